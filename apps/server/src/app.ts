@@ -1,0 +1,53 @@
+import express, { type Express } from "express";
+import { createExpressEndpoints, initServer } from "@ts-rest/express";
+import { contract } from "@keyward/contract";
+import { buildOpenApiDocument } from "@keyward/client/openapi";
+import type { AppDeps } from "./context";
+import { authMiddleware } from "./http/authenticate";
+import { errorHandler, notFoundHandler } from "./http/error-handler";
+import { requestLog } from "./http/logger";
+import { requestId } from "./http/request-id";
+import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
+import { tokenAuthRouter } from "./modules/auth-methods/token-auth.router";
+import { systemRouter } from "./modules/bootstrap/system.router";
+import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
+import { projectsRouter } from "./modules/projects/projects.router";
+
+const s = initServer();
+
+/** The whole API as an Express app. Never listens: main.ts and the tests do. */
+export const createApp = (deps: AppDeps): Express => {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
+  app.use(requestId);
+  app.use(requestLog(deps.logger));
+  app.use(express.json({ limit: "1mb" }));
+
+  let openApi: unknown;
+  app.get("/api/docs/openapi.json", (_req, res) => {
+    openApi ??= buildOpenApiDocument();
+    res.json(openApi);
+  });
+
+  const router = s.router(contract, {
+    system: systemRouter(deps),
+    identities: identitiesRouter(deps),
+    projectIdentities: projectIdentitiesRouter(deps),
+    projects: projectsRouter(deps),
+    tokenAuth: tokenAuthRouter(deps),
+    accessTokens: accessTokensRouter(deps),
+  });
+  createExpressEndpoints(contract, router, app, {
+    logInitialization: false,
+    jsonQuery: false,
+    responseValidation: true,
+    globalMiddleware: [authMiddleware(deps)],
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  });
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+};

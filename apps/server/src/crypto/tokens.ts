@@ -1,0 +1,32 @@
+import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
+
+/** Opaque bearer secret: 256 random bits, prefixed so leaked tokens are recognisable in scans. */
+export const generateToken = (prefix = "kw") => `${prefix}_${randomBytes(32).toString("base64url")}`;
+
+/** Tokens are looked up by hash only; the plaintext is never stored. */
+export const hashToken = (token: string) => createHash("sha256").update(token).digest();
+
+/** Passwords (bootstrap admin) use scrypt with a per-password salt. */
+export const hashPassword = async (password: string) => {
+  const salt = randomBytes(16);
+  const key = await scrypt(password, salt, 32);
+  return `scrypt$${salt.toString("base64")}$${key.toString("base64")}`;
+};
+
+export const verifyPassword = async (password: string, stored: string) => {
+  const [scheme, salt, key] = stored.split("$");
+  if (scheme !== "scrypt" || !salt || !key) return false;
+  const expected = Buffer.from(key, "base64");
+  const actual = await scrypt(password, Buffer.from(salt, "base64"), expected.length);
+  return timingSafeEqual(expected, actual);
+};
+
+/** Compare two secrets without leaking where they differ. */
+export const safeEqual = (a: string, b: string) => {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb);
+};

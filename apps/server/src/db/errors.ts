@@ -1,0 +1,13 @@
+/** PostgreSQL error classification, so services can turn constraint violations into 4xx answers. */
+type PgError = { code?: string; constraint?: string };
+
+export const isUniqueViolation = (error: unknown, constraint?: string) => {
+  const e = error as PgError;
+  return e?.code === "23505" && (constraint === undefined || e.constraint === constraint);
+};
+
+export const isForeignKeyViolation = (error: unknown) => (error as PgError)?.code === "23503";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs in storage; anything else cannot exist, so callers answer 404 without a query. */
+export const isUuid = (value: string) => UUID.test(value);

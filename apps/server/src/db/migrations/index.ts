@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as m0001 from "./0001-foundation";
+
+/**
+ * Static registry: one line per migration, in order. Each issue's tables get their own file so
+ * modules never edit each other's migrations.
+ */
+const migrations: Record<string, Migration> = {
+  "0001-foundation": m0001,
+};
+
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

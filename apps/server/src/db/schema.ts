@@ -1,0 +1,7 @@
+import type { FoundationTables } from "./tables/foundation";
+
+/**
+ * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
+ * next to its migration in db/migrations.
+ */
+export interface DB extends FoundationTables {}

@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/** Configuration, parsed once. The only reader of process.env. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).default("./.keyward-data"),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded")
+    .optional(),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ALLOW_PRIVATE_OUTBOUND: z
+    .enum(["true", "false", "loopback"])
+    .default("false")
+    .transform((v) => (v === "true" ? "private" : v === "loopback" ? "loopback" : "none")),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parse the environment; a bad value gives one line naming it. */
+export const loadEnv = (source: Record<string, string | undefined> = process.env): Env => {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Invalid configuration: ${issue?.path.join(".")} ${issue?.message ?? ""}`.trim());
+  }
+  return parsed.data;
+};

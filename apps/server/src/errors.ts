@@ -1,0 +1,47 @@
+/** The error family: each carries its HTTP status and the `error` name of the spec's body. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorName: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string, name = "BadRequest", details?: unknown) {
+    super(400, name, message, details);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = "You are not allowed to access this resource") {
+    super(401, "UnauthorizedError", message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = "You are not allowed to access this resource", name = "ForbiddenError", details?: unknown) {
+    super(403, name, message, details);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = "The requested entity is not found") {
+    super(404, "NotFound", message);
+  }
+}
+
+export class PermissionDeniedError extends AppError {
+  constructor(action: string, subject: string, details: unknown) {
+    super(403, "PermissionDenied", `You are not allowed to ${action} on ${subject}`, details);
+  }
+}
+
+export class PermissionBoundaryError extends AppError {
+  constructor(message: string, missingPermissions: unknown[]) {
+    super(403, "PermissionBoundaryError", message, { missingPermissions });
+  }
+}

@@ -1,0 +1,63 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { RequestValidationError } from "@ts-rest/express";
+import { ZodError, type ZodIssue } from "zod";
+import { AppError } from "../errors";
+import { isUniqueViolation } from "../db/errors";
+import type { Logger } from "./logger";
+
+type Body = { reqId: string; statusCode: number; message: unknown; error: string; details?: unknown };
+
+/** Issues in the reference's order: params, then body, then query, then headers. */
+const validationIssues = (error: RequestValidationError): ZodIssue[] => [
+  ...(error.pathParams?.issues ?? []),
+  ...(error.body?.issues ?? []),
+  ...(error.query?.issues ?? []),
+  ...(error.headers?.issues ?? []),
+];
+
+const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
+  if (error instanceof RequestValidationError) {
+    return { statusCode: 422, error: "ValidationFailure", message: validationIssues(error) };
+  }
+  if (error instanceof ZodError) return { statusCode: 422, error: "ValidationFailure", message: error.issues };
+  if (error instanceof AppError) {
+    const body: Omit<Body, "reqId"> = { statusCode: error.statusCode, error: error.errorName, message: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    return body;
+  }
+  const type = (error as { type?: string } | undefined)?.type;
+  if (type === "entity.parse.failed") {
+    return { statusCode: 400, error: "BadRequest", message: "The request body is not valid JSON" };
+  }
+  if (type === "entity.too.large") {
+    return { statusCode: 413, error: "PayloadTooLarge", message: "The request body is larger than 1 MiB" };
+  }
+  if (type === "encoding.unsupported" || type === "charset.unsupported") {
+    return { statusCode: 415, error: "UnsupportedMediaType", message: "Unsupported request body encoding" };
+  }
+  if (isUniqueViolation(error)) {
+    return { statusCode: 400, error: "BadRequest", message: "A resource with these unique fields already exists" };
+  }
+  return undefined;
+};
+
+/** Every error leaves as the spec's JSON body; unexpected ones as 500 with the cause only in the log. */
+export const errorHandler =
+  (logger: Logger): ErrorRequestHandler =>
+  (error, req, res, _next) => {
+    const reqId = (res.locals.reqId as string | undefined) ?? "req-unknown";
+    const known = classify(error);
+    if (!known) logger.error({ err: error, reqId, method: req.method, path: req.path }, "unhandled error");
+    const body = known ?? { statusCode: 500, error: "InternalServerError", message: "Something went wrong" };
+    if (res.headersSent) return;
+    res.status(body.statusCode).json({ reqId, ...body });
+  };
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json({
+    reqId: res.locals.reqId as string,
+    statusCode: 404,
+    error: "Not Found",
+    message: `Route ${req.method}:${req.path} not found`,
+  });
+};

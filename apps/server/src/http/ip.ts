@@ -1,0 +1,58 @@
+import ipaddr from "ipaddr.js";
+import type { TrustedIp } from "@keyward/contract";
+import { BadRequestError } from "../errors";
+
+/** "1.2.3.4" -> {ipAddress, type}; "10.0.0.0/24" -> {ipAddress, type, prefix}; invalid -> 400 (reference §3). */
+export const parseTrustedIp = (input: string): TrustedIp => {
+  const value = input.trim();
+  try {
+    if (value.includes("/")) {
+      const [address, prefix] = ipaddr.parseCIDR(value);
+      return { ipAddress: address.toString(), type: address.kind(), prefix };
+    }
+    if (ipaddr.isValid(value)) {
+      const address = ipaddr.parse(value);
+      return { ipAddress: address.toString(), type: address.kind() };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new BadRequestError("The IP is not a valid IPv4, IPv6, or CIDR block");
+};
+
+/** The socket's IPv4-mapped IPv6 form (::ffff:1.2.3.4) is compared as plain IPv4. */
+export const normalizeIp = (ip: string) => {
+  if (!ipaddr.isValid(ip)) return ip;
+  const parsed = ipaddr.parse(ip);
+  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+  }
+  return parsed.toString();
+};
+
+type Range = { kind: "ipv4" | "ipv6"; address: ipaddr.IPv4 | ipaddr.IPv6; prefix: number };
+const compiled = new Map<string, Range[]>();
+
+const compile = (list: readonly TrustedIp[]): Range[] => {
+  const cacheKey = JSON.stringify(list);
+  let ranges = compiled.get(cacheKey);
+  if (!ranges) {
+    ranges = list.map((entry) => ({
+      kind: entry.type,
+      address: ipaddr.parse(entry.ipAddress),
+      prefix: entry.prefix ?? (entry.type === "ipv4" ? 32 : 128),
+    }));
+    if (compiled.size > 1_000) compiled.clear();
+    compiled.set(cacheKey, ranges);
+  }
+  return ranges;
+};
+
+/** Whether the client address falls in any trusted range. */
+export const isIpTrusted = (clientIp: string, list: readonly TrustedIp[]): boolean => {
+  if (!ipaddr.isValid(clientIp)) return false;
+  const address = ipaddr.parse(normalizeIp(clientIp));
+  return compile(list).some(
+    (range) => range.kind === address.kind() && address.match(range.address as never, range.prefix),
+  );
+};

@@ -1,0 +1,82 @@
+import { sql } from "kysely";
+import type { Database } from "../../db/database";
+
+type Executor = Database;
+
+/** The single authentication query: token, its auth method's trusted IPs and its identity. */
+export const findTokenForAuth = (db: Executor, tokenHash: Buffer) =>
+  db
+    .selectFrom("identity_access_tokens as t")
+    .innerJoin("identity_auth_configs as c", "c.id", "t.auth_config_id")
+    .innerJoin("identities as i", "i.id", "t.identity_id")
+    .select([
+      "t.id",
+      "t.identity_id",
+      "t.auth_method",
+      "t.access_token_ttl",
+      "t.access_token_num_uses_limit",
+      "t.created_at",
+      "t.last_renewed_at",
+      "t.is_revoked",
+      "c.access_token_trusted_ips",
+      "i.org_id",
+      "i.org_role",
+      "i.project_id",
+      "i.name",
+      sql<boolean>`exists (select 1 from instance_config ic where ic.admin_identity_id = i.id)`.as("is_instance_admin"),
+    ])
+    .where("t.token_hash", "=", tokenHash)
+    .executeTakeFirst();
+
+/** Spend one use atomically: N parallel requests never overspend a limit of N. */
+export const spendTokenUse = (db: Executor, tokenId: string) =>
+  db
+    .updateTable("identity_access_tokens")
+    .set({ access_token_num_uses: sql`access_token_num_uses + 1` })
+    .where("id", "=", tokenId)
+    .where("is_revoked", "=", false)
+    .where(sql<boolean>`access_token_num_uses < access_token_num_uses_limit`)
+    .returning("access_token_num_uses")
+    .executeTakeFirst();
+
+export const touchTokenLastUsed = (db: Executor, tokenId: string, at: Date) =>
+  db.updateTable("identity_access_tokens").set({ last_used_at: at }).where("id", "=", tokenId).execute();
+
+export const TOKEN_COLUMNS = [
+  "id",
+  "identity_id",
+  "name",
+  "auth_method",
+  "access_token_ttl",
+  "access_token_max_ttl",
+  "access_token_num_uses",
+  "access_token_num_uses_limit",
+  "access_token_period",
+  "last_used_at",
+  "last_renewed_at",
+  "is_revoked",
+  "client_secret_id",
+  "created_at",
+  "updated_at",
+] as const;
+
+export const findTokenByHash = (db: Executor, tokenHash: Buffer) =>
+  db.selectFrom("identity_access_tokens").select(TOKEN_COLUMNS).where("token_hash", "=", tokenHash).executeTakeFirst();
+
+export type TokenRow = NonNullable<Awaited<ReturnType<typeof findTokenByHash>>>;
+
+export const insertToken = (
+  db: Executor,
+  values: {
+    identity_id: string;
+    auth_config_id: string;
+    token_hash: Buffer;
+    name: string | null;
+    auth_method: string;
+    access_token_ttl: number;
+    access_token_max_ttl: number;
+    access_token_num_uses_limit: number;
+    access_token_period: number;
+    client_secret_id?: string | null;
+  },
+) => db.insertInto("identity_access_tokens").values(values).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow();

@@ -1,0 +1,182 @@
+import type { AppDeps, AuthenticatedToken, Actor } from "../../context";
+import { generateToken, hashToken } from "../../crypto/tokens";
+import { ForbiddenError, UnauthorizedError } from "../../errors";
+import { isIpTrusted } from "../../http/ip";
+import type { Database } from "../../db/database";
+import { toIso } from "../../lib/dates";
+import {
+  findTokenByHash,
+  findTokenForAuth,
+  insertToken,
+  spendTokenUse,
+  touchTokenLastUsed,
+  type TokenRow,
+} from "./access-token.repository";
+
+const LAST_USED_WRITE_INTERVAL_MS = 10_000;
+const lastUsedWrites = new Map<string, number>();
+
+const expiresAt = (token: { ttl: number; issuedAt: number }) => token.issuedAt + token.ttl * 1000;
+
+/** Write last-used at most once per token per 10 s, off the request path. */
+const noteTokenUse = (deps: AppDeps, tokenId: string) => {
+  const now = Date.now();
+  const last = lastUsedWrites.get(tokenId);
+  if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
+  if (lastUsedWrites.size > 50_000) lastUsedWrites.clear();
+  lastUsedWrites.set(tokenId, now);
+  touchTokenLastUsed(deps.db, tokenId, new Date(now)).catch((error: unknown) =>
+    deps.logger.warn({ err: error, tokenId }, "could not record token use"),
+  );
+};
+
+const loadToken = async (deps: AppDeps, cacheKey: string, tokenHash: Buffer): Promise<AuthenticatedToken> => {
+  const cached = deps.tokenCache.get(cacheKey);
+  if (cached) return cached;
+  const row = await findTokenForAuth(deps.db, tokenHash);
+  if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
+  const token: AuthenticatedToken = {
+    identityId: row.identity_id,
+    identityName: row.name,
+    orgId: row.org_id,
+    orgRole: row.org_role,
+    identityProjectId: row.project_id,
+    tokenId: row.id,
+    authMethod: row.auth_method,
+    isInstanceAdmin: row.is_instance_admin,
+    ttl: row.access_token_ttl,
+    numUsesLimit: row.access_token_num_uses_limit,
+    issuedAt: new Date(row.last_renewed_at ?? row.created_at).getTime(),
+    trustedIps: row.access_token_trusted_ips,
+  };
+  // Tokens with a use limit are never served from the cache: each use is spent in the database.
+  if (token.numUsesLimit === 0) deps.tokenCache.set(cacheKey, token);
+  return token;
+};
+
+/**
+ * Resolve a bearer header to an actor, checking revocation, TTL, trusted IPs and the use limit
+ * (reference §3.7). One query for an uncached token; a second, atomic one only when it has a use limit.
+ */
+export const authenticate = async (deps: AppDeps, authorization: string | undefined, clientIp: string): Promise<Actor> => {
+  if (!authorization) throw new UnauthorizedError("Token missing");
+  const bearer = authorization.slice(7).trim();
+  if (!bearer || bearer.length > 512) throw new UnauthorizedError("No identity access token found");
+  const tokenHash = hashToken(bearer);
+  const token = await loadToken(deps, tokenHash.toString("base64"), tokenHash);
+  if (!isIpTrusted(clientIp, token.trustedIps)) {
+    throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
+  }
+  if (token.ttl > 0 && Date.now() > expiresAt(token)) {
+    throw new UnauthorizedError("Failed to renew MI access token due to TTL expiration");
+  }
+  if (token.numUsesLimit > 0 && !(await spendTokenUse(deps.db, token.tokenId))) {
+    throw new UnauthorizedError("Unable to renew because access token number of uses limit reached");
+  }
+  noteTokenUse(deps, token.tokenId);
+  const { ttl: _ttl, numUsesLimit: _limit, issuedAt: _issued, trustedIps: _ips, ...actor } = token;
+  return actor;
+};
+
+export const toAccessTokenDto = (row: TokenRow) => ({
+  id: row.id,
+  identityId: row.identity_id,
+  name: row.name,
+  authMethod: row.auth_method,
+  accessTokenTTL: row.access_token_ttl,
+  accessTokenMaxTTL: row.access_token_max_ttl,
+  accessTokenNumUses: row.access_token_num_uses,
+  accessTokenNumUsesLimit: row.access_token_num_uses_limit,
+  accessTokenPeriod: row.access_token_period,
+  accessTokenLastUsedAt: toIso(row.last_used_at),
+  accessTokenLastRenewedAt: toIso(row.last_renewed_at),
+  isAccessTokenRevoked: row.is_revoked,
+  identityUAClientSecretId: row.client_secret_id,
+  createdAt: toIso(row.created_at)!,
+  updatedAt: toIso(row.updated_at)!,
+});
+
+export type AuthConfigForIssue = {
+  id: string;
+  identity_id: string;
+  method: string;
+  access_token_ttl: number;
+  access_token_max_ttl: number;
+  access_token_num_uses_limit: number;
+  access_token_period: number;
+};
+
+/**
+ * Mint an access token under an auth method's settings. Every login path (token auth, universal
+ * auth, LDAP, OIDC, ...) ends here, so tokens always carry the same limits and shape.
+ */
+export const issueAccessToken = async (
+  db: Database,
+  config: AuthConfigForIssue,
+  options: { name?: string | null; clientSecretId?: string | null } = {},
+) => {
+  const accessToken = generateToken();
+  const ttl = config.access_token_period > 0 ? config.access_token_period : config.access_token_ttl;
+  const row = await insertToken(db, {
+    identity_id: config.identity_id,
+    auth_config_id: config.id,
+    token_hash: hashToken(accessToken),
+    name: options.name ?? null,
+    auth_method: config.method,
+    access_token_ttl: ttl,
+    access_token_max_ttl: config.access_token_max_ttl,
+    access_token_num_uses_limit: config.access_token_num_uses_limit,
+    access_token_period: config.access_token_period,
+    client_secret_id: options.clientSecretId ?? null,
+  });
+  return {
+    accessToken,
+    expiresIn: ttl,
+    accessTokenMaxTTL: config.access_token_max_ttl,
+    tokenType: "Bearer" as const,
+    tokenData: toAccessTokenDto(row),
+  };
+};
+
+export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
+  const updated = await deps.db
+    .updateTable("identity_access_tokens")
+    .set({ is_revoked: true, updated_at: new Date() })
+    .where("token_hash", "=", hashToken(accessToken))
+    .where("is_revoked", "=", false)
+    .returning("id")
+    .executeTakeFirst();
+  deps.tokenCache.clear();
+  if (!updated) throw new UnauthorizedError("No identity access token found");
+  return { message: "Successfully revoked access token" };
+};
+
+/** Restart the TTL from now, never past max TTL (periodic tokens have no max). */
+export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
+  const row = await findTokenByHash(deps.db, hashToken(accessToken));
+  if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
+  const now = Date.now();
+  const issuedAt = new Date(row.last_renewed_at ?? row.created_at).getTime();
+  if (row.access_token_ttl > 0 && now > issuedAt + row.access_token_ttl * 1000) {
+    throw new UnauthorizedError("Failed to renew MI access token due to TTL expiration");
+  }
+  if (row.access_token_period === 0 && row.access_token_max_ttl > 0) {
+    const maxExpiry = new Date(row.created_at).getTime() + row.access_token_max_ttl * 1000;
+    if (now > maxExpiry) throw new UnauthorizedError("Failed to renew MI access token due to Max TTL expiration");
+    if (now + row.access_token_ttl * 1000 > maxExpiry) {
+      throw new UnauthorizedError("Failed to renew MI access token past its Max TTL expiration");
+    }
+  }
+  await deps.db
+    .updateTable("identity_access_tokens")
+    .set({ last_renewed_at: new Date(now), updated_at: new Date(now) })
+    .where("id", "=", row.id)
+    .execute();
+  deps.tokenCache.clear();
+  return {
+    accessToken,
+    expiresIn: row.access_token_ttl,
+    accessTokenMaxTTL: row.access_token_max_ttl,
+    tokenType: "Bearer" as const,
+  };
+};

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import type { Database } from "../../db/database";
+import type { PublicContext, RequestContext } from "../../context";
+import { isUniqueViolation } from "../../db/errors";
+import { BadRequestError, ForbiddenError } from "../../errors";
+import { hashPassword } from "../../crypto/tokens";
+import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
+import { parseTrustedIp } from "../../http/ip";
+import { issueAccessToken } from "../access-tokens/access-token.service";
+import { insertAuthConfig } from "../auth-methods/auth-config.repository";
+import { insertIdentity } from "../identities/identity.repository";
+
+const orgSlug = (name: string) =>
+  `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40) || "org"}-${randomBytes(3).toString("hex")}`;
+
+/**
+ * An organization with an admin identity holding Token Auth (trusted everywhere, no expiry) and
+ * one token, returned once.
+ */
+export const createOrganizationWithAdmin = async (trx: Database, name: string, identityName: string) => {
+  const organization = await trx
+    .insertInto("organizations")
+    .values({ name, slug: orgSlug(name) })
+    .returning(["id", "name", "slug"])
+    .executeTakeFirstOrThrow();
+  const identity = await insertIdentity(trx, {
+    org_id: organization.id,
+    project_id: null,
+    name: identityName,
+    org_role: "admin",
+    has_delete_protection: false,
+  });
+  const config = await insertAuthConfig(trx, identity.id, "token-auth", {
+    access_token_ttl: 0,
+    access_token_max_ttl: 0,
+    access_token_num_uses_limit: 0,
+    access_token_trusted_ips: DEFAULT_TRUSTED_IPS.map((ip) => parseTrustedIp(ip.ipAddress)),
+    access_token_period: 0,
+  });
+  const issued = await issueAccessToken(trx, config, { name: `${identityName} Token` });
+  return { organization, identity: { id: identity.id, name: identityName, credentials: { token: issued.accessToken } } };
+};
+
+/** First-run setup (reference §5.1); the instance_config row makes a second call fail. */
+export const bootstrapInstance = async (ctx: PublicContext, body: { email: string; password: string; organization: string }) => {
+  const passwordHash = await hashPassword(body.password);
+  try {
+    return await ctx.deps.db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom("instance_config").select("id").forUpdate().executeTakeFirst();
+      if (existing) throw new BadRequestError("Instance has already been set up");
+      const email = body.email.toLowerCase();
+      const user = await trx
+        .insertInto("users")
+        .values({ username: email, email, first_name: "Admin", last_name: "User", super_admin: true, password_hash: passwordHash })
+        .returning(["id", "username", "email", "first_name", "last_name", "super_admin"])
+        .executeTakeFirstOrThrow();
+      const { organization, identity } = await createOrganizationWithAdmin(trx, body.organization, "Instance Admin Identity");
+      await trx.insertInto("org_user_memberships").values({ org_id: organization.id, user_id: user.id, role: "admin" }).execute();
+      await trx.insertInto("instance_config").values({ id: 1, admin_user_id: user.id, admin_identity_id: identity.id }).execute();
+      return {
+        message: "Successfully bootstrapped instance",
+        user: {
+          id: user.id,
+          username: user.username,
+          email: user.email,
+          firstName: user.first_name,
+          lastName: user.last_name,
+          superAdmin: user.super_admin,
+        },
+        organization,
+        identity,
+      };
+    });
+  } catch (error) {
+    // Two concurrent first calls: the loser hits the primary key of instance_config.
+    if (isUniqueViolation(error)) throw new BadRequestError("Instance has already been set up");
+    throw error;
+  }
+};
+
+export const createOrganization = async (ctx: RequestContext, body: { name: string }) => {
+  if (!ctx.actor.isInstanceAdmin) throw new ForbiddenError("Only instance admins can create organizations");
+  return ctx.deps.db.transaction().execute((trx) => createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`));
+};

@@ -1,0 +1,15 @@
+import { initServer } from "@ts-rest/express";
+import { contract } from "@keyward/contract";
+import type { AppDeps } from "../../context";
+import { contextOf, publicContextOf } from "../../http/authenticate";
+import { ok } from "../../http/respond";
+import { bootstrapInstance, createOrganization } from "./bootstrap.service";
+
+const s = initServer();
+
+export const systemRouter = (deps: AppDeps) =>
+  s.router(contract.system, {
+    status: async () => ok({ status: "ok" as const, date: new Date().toISOString(), ready: await deps.ping() }),
+    bootstrap: async ({ body, req, res }) => ok(await bootstrapInstance(publicContextOf(deps, req, res), body)),
+    createOrganization: async ({ body, req, res }) => ok(await createOrganization(contextOf(deps, req, res), body)),
+  });

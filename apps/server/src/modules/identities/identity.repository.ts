@@ -1,0 +1,96 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import type { DB } from "../../db/schema";
+import type { Database } from "../../db/database";
+
+/**
+ * Identity rows with what every response carries: its auth methods and metadata, aggregated in
+ * the same query. Methods with an active login lockout join `activeLockoutAuthMethods`.
+ */
+export const selectIdentityDetails = (db: Database) =>
+  db
+    .selectFrom("identities as i")
+    .select([
+      "i.id",
+      "i.name",
+      "i.org_id",
+      "i.project_id",
+      "i.org_role",
+      "i.has_delete_protection",
+      "i.created_at",
+      "i.updated_at",
+      sql<string[]>`coalesce((select json_agg(c.method order by c.method) from identity_auth_configs c where c.identity_id = i.id), '[]'::json)`.as(
+        "auth_methods",
+      ),
+      sql<{ id: string; key: string; value: string }[]>`coalesce((select json_agg(json_build_object('id', m.id, 'key', m.key, 'value', m.value) order by m.created_at, m.id) from identity_metadata m where m.identity_id = i.id), '[]'::json)`.as(
+        "metadata",
+      ),
+    ]);
+
+export type IdentityDetailsRow = Awaited<ReturnType<ReturnType<typeof selectIdentityDetails>["executeTakeFirstOrThrow"]>>;
+
+export const findIdentityDetails = (db: Database, identityId: string) =>
+  selectIdentityDetails(db).where("i.id", "=", identityId).executeTakeFirst();
+
+type IdentityFilter = { orgId: string; projectId: string | null; search?: string };
+
+const escapeLike = (value: string) => `%${value.replace(/[\\%_]/g, "\\$&")}%`;
+
+/** Org identities (projectId null) or one project's identities, optionally by name. */
+const identityFilter = (f: IdentityFilter) => (eb: ExpressionBuilder<DB & { i: DB["identities"] }, "i">) => {
+  const clauses: Expression<SqlBool>[] = [
+    eb("i.org_id", "=", f.orgId),
+    f.projectId === null ? eb("i.project_id", "is", null) : eb("i.project_id", "=", f.projectId),
+  ];
+  if (f.search) clauses.push(eb("i.name", "ilike", escapeLike(f.search)));
+  return eb.and(clauses);
+};
+
+export const listIdentityDetails = async (db: Database, filter: IdentityFilter & { offset: number; limit: number }) => {
+  const [rows, count] = await Promise.all([
+    selectIdentityDetails(db).where(identityFilter(filter)).orderBy("i.created_at").orderBy("i.id").offset(filter.offset).limit(filter.limit).execute(),
+    db
+      .selectFrom("identities as i")
+      .select((eb) => eb.fn.countAll<string>().as("count"))
+      .where(identityFilter(filter))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, totalCount: Number(count.count) };
+};
+
+/** The identity row used by authorization decisions; scoped to an organization. */
+export const findIdentityInOrg = (db: Database, orgId: string, identityId: string) =>
+  db
+    .selectFrom("identities")
+    .select(["id", "name", "org_id", "project_id", "org_role", "has_delete_protection"])
+    .where("id", "=", identityId)
+    .where("org_id", "=", orgId)
+    .executeTakeFirst();
+
+export type IdentityRow = NonNullable<Awaited<ReturnType<typeof findIdentityInOrg>>>;
+
+export const insertIdentity = (
+  db: Database,
+  values: { org_id: string; project_id: string | null; name: string; org_role: string; has_delete_protection: boolean },
+) => db.insertInto("identities").values(values).returning("id").executeTakeFirstOrThrow();
+
+export const replaceIdentityMetadata = async (db: Database, identityId: string, metadata: { key: string; value: string }[]) => {
+  await db.deleteFrom("identity_metadata").where("identity_id", "=", identityId).execute();
+  if (metadata.length > 0) {
+    await db
+      .insertInto("identity_metadata")
+      .values(metadata.map((m) => ({ identity_id: identityId, key: m.key, value: m.value })))
+      .execute();
+  }
+};
+
+export const updateIdentityRow = (
+  db: Database,
+  identityId: string,
+  values: { name?: string; org_role?: string; has_delete_protection?: boolean },
+) => db.updateTable("identities").set({ ...values, updated_at: new Date() }).where("id", "=", identityId).execute();
+
+export const deleteIdentityRow = (db: Database, identityId: string) =>
+  db.deleteFrom("identities").where("id", "=", identityId).execute();
+
+export const isInstanceAdminIdentity = async (db: Database, identityId: string) =>
+  (await db.selectFrom("instance_config").select("id").where("admin_identity_id", "=", identityId).executeTakeFirst()) !== undefined;

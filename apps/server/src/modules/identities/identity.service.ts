@@ -1,0 +1,128 @@
+import type { RequestContext } from "../../context";
+import { isUuid } from "../../db/errors";
+import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../errors";
+import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
+import { getOrgPermission, orgAbilityOf } from "../authz/org-access";
+import { assertCan } from "../authz/guard";
+import { toIdentityDto } from "./identity.dto";
+import {
+  deleteIdentityRow,
+  findIdentityDetails,
+  findIdentityInOrg,
+  insertIdentity,
+  isInstanceAdminIdentity,
+  listIdentityDetails,
+  replaceIdentityMetadata,
+  updateIdentityRow,
+} from "./identity.repository";
+
+type Metadata = { key: string; value: string }[];
+
+/** Org roles are built in; an actor may hand out only a role its own covers. */
+const assertGrantableOrgRole = (ctx: RequestContext, role: string) => {
+  if (!isBuiltInOrgRole(role)) throw new BadRequestError(`Failed to find role with slug ${role}`);
+  if (!orgRoleCovers(ctx.actor.orgRole, role)) {
+    throw new PermissionBoundaryError(
+      "Failed to create a more privileged identity. Actor privilege level is not high enough to perform this action",
+      [{ action: "assign", subject: "role", conditions: { role } }],
+    );
+  }
+};
+
+/** Look up an identity of the caller's organization; anything else is 404. */
+export const requireIdentity = async (ctx: RequestContext, identityId: string) => {
+  const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
+  if (!identity) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
+  return identity;
+};
+
+export const loadIdentityDto = async (ctx: RequestContext, identityId: string) => {
+  const row = await findIdentityDetails(ctx.deps.db, identityId);
+  if (!row) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
+  return toIdentityDto(row);
+};
+
+export const createOrgIdentity = async (
+  ctx: RequestContext,
+  body: { name: string; organizationId: string; role: string; hasDeleteProtection: boolean; metadata?: Metadata },
+) => {
+  assertCan(getOrgPermission(ctx.actor, body.organizationId), "create", "identity");
+  assertGrantableOrgRole(ctx, body.role);
+  const id = await ctx.deps.db.transaction().execute(async (trx) => {
+    const { id } = await insertIdentity(trx, {
+      org_id: ctx.actor.orgId,
+      project_id: null,
+      name: body.name,
+      org_role: body.role,
+      has_delete_protection: body.hasDeleteProtection,
+    });
+    await replaceIdentityMetadata(trx, id, body.metadata ?? []);
+    return id;
+  });
+  return loadIdentityDto(ctx, id);
+};
+
+export const listOrgIdentities = async (
+  ctx: RequestContext,
+  query: { orgId?: string; offset: number; limit: number; search?: string },
+) => {
+  assertCan(getOrgPermission(ctx.actor, query.orgId ?? ctx.actor.orgId), "read", "identity");
+  const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, {
+    orgId: ctx.actor.orgId,
+    projectId: null,
+    search: query.search,
+    offset: query.offset,
+    limit: query.limit,
+  });
+  return { identities: rows.map((row) => toIdentityDto(row)), totalCount };
+};
+
+export const getOrgIdentity = async (ctx: RequestContext, identityId: string) => {
+  assertCan(orgAbilityOf(ctx.actor), "read", "identity");
+  await requireIdentity(ctx, identityId);
+  return loadIdentityDto(ctx, identityId);
+};
+
+export const updateOrgIdentity = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: { name?: string; role?: string; hasDeleteProtection?: boolean; metadata?: Metadata },
+) => {
+  assertCan(orgAbilityOf(ctx.actor), "edit", "identity");
+  const identity = await requireIdentity(ctx, identityId);
+  if (body.role !== undefined) {
+    // Both the current and the new role must be within the actor's reach.
+    assertGrantableOrgRole(ctx, identity.org_role);
+    assertGrantableOrgRole(ctx, body.role);
+  }
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await updateIdentityRow(trx, identityId, {
+      name: body.name,
+      org_role: body.role,
+      has_delete_protection: body.hasDeleteProtection,
+    });
+    if (body.metadata) await replaceIdentityMetadata(trx, identityId, body.metadata);
+  });
+  if (body.role !== undefined) ctx.deps.tokenCache.clear();
+  return loadIdentityDto(ctx, identityId);
+};
+
+/** Delete an identity; its tokens go with it and stop working at once. */
+export const deleteIdentity = async (ctx: RequestContext, identityId: string) => {
+  const identity = await requireIdentity(ctx, identityId);
+  if (identity.has_delete_protection) throw new BadRequestError("Identity has delete protection");
+  if (await isInstanceAdminIdentity(ctx.deps.db, identityId)) {
+    throw new BadRequestError("The instance admin identity cannot be deleted");
+  }
+  const dto = await loadIdentityDto(ctx, identityId);
+  await deleteIdentityRow(ctx.deps.db, identityId);
+  ctx.deps.tokenCache.clear();
+  return dto;
+};
+
+export const deleteOrgIdentity = async (ctx: RequestContext, identityId: string) => {
+  assertCan(orgAbilityOf(ctx.actor), "delete", "identity");
+  const identity = await requireIdentity(ctx, identityId);
+  assertGrantableOrgRole(ctx, identity.org_role);
+  return deleteIdentity(ctx, identityId);
+};

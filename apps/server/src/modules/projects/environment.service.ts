@@ -1,0 +1,113 @@
+import { sql } from "kysely";
+import type { RequestContext } from "../../context";
+import { isUniqueViolation, isUuid } from "../../db/errors";
+import { BadRequestError, NotFoundError } from "../../errors";
+import { getProjectPermission } from "../authz/project-access";
+import { assertCan } from "../authz/guard";
+import { toEnvironmentDto } from "./project.dto";
+import { ENVIRONMENT_COLUMNS, findEnvironment, listEnvironments } from "./project.repository";
+import { insertRootFolder } from "../folders/folder.repository";
+
+const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
+
+export const createEnvironment = async (ctx: RequestContext, projectId: string, body: { name: string; slug: string; position?: number }) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  assertCan(ability, "create", "environments");
+  try {
+    const row = await ctx.deps.db.transaction().execute(async (trx) => {
+      const { count } = await trx
+        .selectFrom("environments")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("project_id", "=", project.id)
+        .executeTakeFirstOrThrow();
+      const position = Math.min(body.position ?? Number(count) + 1, Number(count) + 1);
+      await trx
+        .updateTable("environments")
+        .set({ position: sql`position + 1` })
+        .where("project_id", "=", project.id)
+        .where("position", ">=", position)
+        .execute();
+      const created = await trx
+        .insertInto("environments")
+        .values({ project_id: project.id, name: body.name, slug: body.slug, position })
+        .returning(ENVIRONMENT_COLUMNS)
+        .executeTakeFirstOrThrow();
+      await insertRootFolder(trx, created.id);
+      return created;
+    });
+    return { message: "Successfully created environment", environment: toEnvironmentDto(row) };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateSlug(body.slug);
+    throw error;
+  }
+};
+
+export const listProjectEnvironments = async (ctx: RequestContext, projectId: string) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  assertCan(ability, "read", "environments");
+  return { environments: (await listEnvironments(ctx.deps.db, [project.id])).map(toEnvironmentDto) };
+};
+
+const requireEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string) => {
+  const env = isUuid(environmentId) ? await findEnvironment(ctx.deps.db, projectId, environmentId) : undefined;
+  if (!env) throw new NotFoundError(`Environment with id ${environmentId} not found`);
+  return env;
+};
+
+export const updateEnvironment = async (
+  ctx: RequestContext,
+  projectId: string,
+  environmentId: string,
+  body: { name?: string; slug?: string; position?: number },
+) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  assertCan(ability, "edit", "environments");
+  const env = await requireEnvironment(ctx, project.id, environmentId);
+  try {
+    const row = await ctx.deps.db.transaction().execute(async (trx) => {
+      if (body.position !== undefined && body.position !== env.position) {
+        const { count } = await trx
+          .selectFrom("environments")
+          .select((eb) => eb.fn.countAll<string>().as("count"))
+          .where("project_id", "=", project.id)
+          .executeTakeFirstOrThrow();
+        const target = Math.min(body.position, Number(count));
+        const [lo, hi, step] = target > env.position ? [env.position + 1, target, -1] : [target, env.position - 1, 1];
+        await trx
+          .updateTable("environments")
+          .set({ position: sql`position + ${step}` })
+          .where("project_id", "=", project.id)
+          .where("position", ">=", lo)
+          .where("position", "<=", hi)
+          .execute();
+        body = { ...body, position: target };
+      }
+      return trx
+        .updateTable("environments")
+        .set({ name: body.name, slug: body.slug, position: body.position, updated_at: new Date() })
+        .where("id", "=", env.id)
+        .returning(ENVIRONMENT_COLUMNS)
+        .executeTakeFirstOrThrow();
+    });
+    return { message: "Successfully updated environment", environment: toEnvironmentDto(row) };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateSlug(body.slug ?? env.slug);
+    throw error;
+  }
+};
+
+export const deleteEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  assertCan(ability, "delete", "environments");
+  const env = await requireEnvironment(ctx, project.id, environmentId);
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("environments").where("id", "=", env.id).execute();
+    await trx
+      .updateTable("environments")
+      .set({ position: sql`position - 1` })
+      .where("project_id", "=", project.id)
+      .where("position", ">", env.position)
+      .execute();
+  });
+  return { message: "Successfully deleted environment", environment: toEnvironmentDto(env) };
+};

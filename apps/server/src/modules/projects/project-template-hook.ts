@@ -1,0 +1,30 @@
+import type { ProjectType } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import type { Database } from "../../db/database";
+import { NotFoundError } from "../../errors";
+
+/** What a project template contributes to a new project. */
+export type ResolvedTemplate = {
+  id: string;
+  environments: { name: string; slug: string; position: number }[] | null;
+  apply: (ctx: RequestContext, trx: Database, projectId: string) => Promise<void>;
+};
+
+type TemplateResolver = (ctx: RequestContext, name: string, type: ProjectType) => Promise<ResolvedTemplate | undefined>;
+let resolver: TemplateResolver | undefined;
+
+/** The project-templates module registers how a template name is resolved. */
+export const registerProjectTemplateResolver = (fn: TemplateResolver) => {
+  resolver = fn;
+};
+
+/** No template or the built-in `default` means the default environments. */
+export const resolveProjectTemplate = async (ctx: RequestContext, name: string | undefined, type: ProjectType) => {
+  if (name === undefined || name === "default") return undefined;
+  const template = resolver ? await resolver(ctx, name, type) : undefined;
+  if (!template) throw new NotFoundError(`Project template with name ${name} not found`);
+  return template;
+};
+
+export const applyProjectTemplate = (ctx: RequestContext, trx: Database, projectId: string, template: ResolvedTemplate) =>
+  template.apply(ctx, trx, projectId);

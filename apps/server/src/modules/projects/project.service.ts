@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import type { CreateProjectBody } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { isUniqueViolation } from "../../db/errors";
+import { BadRequestError } from "../../errors";
+import { orgAbilityOf } from "../authz/org-access";
+import { getProjectPermission } from "../authz/project-access";
+import { assertCan } from "../authz/guard";
+import { insertRootFolder } from "../folders/folder.repository";
+import { insertMembershipWithRoles } from "./membership.repository";
+import { toProjectDto } from "./project.dto";
+import { insertProject, listEnvironments, listProjectsOfIdentity } from "./project.repository";
+import { applyProjectTemplate, resolveProjectTemplate, type ResolvedTemplate } from "./project-template-hook";
+
+export const DEFAULT_ENVIRONMENTS = [
+  { name: "Development", slug: "dev", position: 1 },
+  { name: "Staging", slug: "staging", position: 2 },
+  { name: "Production", slug: "prod", position: 3 },
+];
+
+const slugFromName = (name: string) => {
+  const base = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 28);
+  return `${base || "project"}-${randomBytes(3).toString("hex")}`;
+};
+
+export const createProject = async (ctx: RequestContext, body: CreateProjectBody) => {
+  assertCan(orgAbilityOf(ctx.actor), "create", "workspace");
+  const template: ResolvedTemplate | undefined = await resolveProjectTemplate(ctx, body.template, body.type);
+  const slug = body.slug ?? slugFromName(body.projectName);
+  const environments = template?.environments ?? (body.type === "secret-manager" ? DEFAULT_ENVIRONMENTS : []);
+  try {
+    const projectId = await ctx.deps.db.transaction().execute(async (trx) => {
+      const project = await insertProject(trx, {
+        org_id: ctx.actor.orgId,
+        name: body.projectName,
+        slug,
+        description: body.projectDescription ?? null,
+        type: body.type,
+      });
+      for (const env of environments) {
+        const created = await trx
+          .insertInto("environments")
+          .values({ project_id: project.id, name: env.name, slug: env.slug, position: env.position })
+          .returning("id")
+          .executeTakeFirstOrThrow();
+        await insertRootFolder(trx, created.id);
+      }
+      await insertMembershipWithRoles(trx, project.id, ctx.actor.identityId, [{ role: "admin", customRoleId: null, isTemporary: false }]);
+      if (template) await applyProjectTemplate(ctx, trx, project.id, template);
+      return project.id;
+    });
+    return getProjectDto(ctx, projectId);
+  } catch (error) {
+    if (isUniqueViolation(error, "projects_org_id_slug_key")) {
+      throw new BadRequestError(`A project with the slug ${slug} already exists`);
+    }
+    throw error;
+  }
+};
+
+export const getProjectDto = async (ctx: RequestContext, projectId: string) => {
+  const { project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  return toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
+};
+
+export const listProjects = async (ctx: RequestContext, type?: string) => {
+  const projects = await listProjectsOfIdentity(ctx.deps.db, ctx.actor.orgId, ctx.actor.identityId, type);
+  const environments = await listEnvironments(
+    ctx.deps.db,
+    projects.map((p) => p.id),
+  );
+  return projects.map((p) =>
+    toProjectDto(
+      p,
+      environments.filter((e) => e.project_id === p.id),
+    ),
+  );
+};
+
+export const deleteProject = async (ctx: RequestContext, projectId: string) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  assertCan(ability, "delete", "workspace");
+  const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
+  await ctx.deps.db.deleteFrom("projects").where("id", "=", project.id).execute();
+  return dto;
+};

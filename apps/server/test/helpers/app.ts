@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { type AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createKeywardClient, type KeywardClient } from "@keyward/client";
+import { createApp } from "../../src/app";
+import type { AppDeps } from "../../src/context";
+import { buildDeps } from "../../src/deps";
+import { loadEnv } from "../../src/env";
+import type { DatabaseHandle } from "../../src/db/database";
+import { createTestDatabaseUrl } from "./database";
+
+export type TestApp = {
+  deps: AppDeps;
+  baseUrl: string;
+  server: Server;
+  handle: DatabaseHandle;
+  /** The bootstrap (instance admin) token of this app's database. */
+  rootToken: string;
+  client: (token?: string) => KeywardClient;
+  close: () => Promise<void>;
+};
+
+/** An app over a database of its own, bootstrapped, listening on an ephemeral loopback port. */
+export const startTestApp = async (overrides: Record<string, string> = {}): Promise<TestApp> => {
+  const databaseUrl = await createTestDatabaseUrl();
+  const dataDir = mkdtempSync(join(tmpdir(), "keyward-test-"));
+  const env = loadEnv({
+    LOG_LEVEL: "silent",
+    DATA_DIR: dataDir,
+    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    ALLOW_PRIVATE_OUTBOUND: "loopback",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...overrides,
+  });
+  const { deps, handle } = await buildDeps(env, { dataDir: "memory://" });
+  const server = createServer(createApp(deps));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = (token?: string) => createKeywardClient({ baseUrl, token });
+  const boot = await client().system.bootstrap({
+    body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
+  });
+  if (boot.status !== 200) throw new Error(`bootstrap failed: ${JSON.stringify(boot.body)}`);
+  return {
+    deps,
+    baseUrl,
+    server,
+    handle,
+    rootToken: boot.body.identity.credentials.token,
+    client,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await handle.close();
+    },
+  };
+};
+
+let shared: Promise<TestApp> | undefined;
+
+/** One migrated database and app per test worker; tests isolate themselves by tenant. */
+export const getTestApp = () => (shared ??= startTestApp());

@@ -1,0 +1,17 @@
+/**
+ * Real servers the suites need (directory servers, target databases, identity providers), started
+ * once per run by the global setup. Each service file exports a starter that publishes its address
+ * through an environment variable and returns a stop function; add one line per service below.
+ */
+type Stop = () => Promise<void> | void;
+type Starter = () => Promise<Stop>;
+
+const starters: Starter[] = [];
+
+export const startTestServices = async () => {
+  const stops: Stop[] = [];
+  for (const start of starters) stops.push(await start());
+  return async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+};

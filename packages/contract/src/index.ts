@@ -1,0 +1,35 @@
+import { initContract } from "@ts-rest/core";
+import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
+import { bootstrapContract } from "./bootstrap.contract";
+import { commonResponses } from "./common";
+import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
+import { projectsContract } from "./projects.contract";
+
+export * from "./common";
+export * from "./duration";
+export * from "./permission-catalog";
+export * from "./auth-common.schema";
+export * from "./roles.schema";
+export * from "./bootstrap.contract";
+export * from "./identities.contract";
+export * from "./projects.contract";
+export * from "./token-auth.contract";
+
+const c = initContract();
+
+/** The whole API. Each resource's routes live in its own file; this composes them once. */
+export const contract = c.router(
+  {
+    system: bootstrapContract,
+    identities: identitiesContract,
+    projectIdentities: projectIdentitiesContract,
+    projects: projectsContract,
+    tokenAuth: tokenAuthContract,
+    accessTokens: accessTokensContract,
+  },
+  { commonResponses },
+);
+export type Contract = typeof contract;
+
+/** Route metadata: `public` routes take no access token. */
+export type RouteMetadata = { public?: boolean };

@@ -1,0 +1,122 @@
+import { initContract } from "@ts-rest/core";
+import { z } from "zod";
+import { MessageSchema, TimestampSchema } from "./common";
+import {
+  AuthConfigCommonSchema,
+  IdentityParams,
+  TTL_ABOVE_MAX_MESSAGE,
+  authConfigAttachFields,
+  authConfigUpdateFields,
+  ttlWithinMax,
+} from "./auth-common.schema";
+
+const c = initContract();
+
+export const AccessTokenRowSchema = z.object({
+  id: z.string(),
+  identityId: z.string(),
+  name: z.string().nullable(),
+  authMethod: z.string(),
+  accessTokenTTL: z.number().int(),
+  accessTokenMaxTTL: z.number().int(),
+  accessTokenNumUses: z.number().int(),
+  accessTokenNumUsesLimit: z.number().int(),
+  accessTokenPeriod: z.number().int(),
+  accessTokenLastUsedAt: TimestampSchema.nullable(),
+  accessTokenLastRenewedAt: TimestampSchema.nullable(),
+  isAccessTokenRevoked: z.boolean(),
+  identityUAClientSecretId: z.string().nullable(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+
+export const IssuedTokenSchema = z.object({
+  accessToken: z.string(),
+  expiresIn: z.number().int(),
+  accessTokenMaxTTL: z.number().int(),
+  tokenType: z.literal("Bearer"),
+});
+
+const TokenBody = z.object({ accessToken: z.string().trim().min(1).max(512) });
+
+export const tokenAuthContract = c.router({
+  attach: {
+    method: "POST",
+    path: "/api/v1/auth/token-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: z.object(authConfigAttachFields).refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
+    summary: "Attach Token Auth to an identity",
+  },
+  get: {
+    method: "GET",
+    path: "/api/v1/auth/token-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
+  },
+  update: {
+    method: "PATCH",
+    path: "/api/v1/auth/token-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: z.object(authConfigUpdateFields).refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
+  },
+  revoke: {
+    method: "DELETE",
+    path: "/api/v1/auth/token-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
+  },
+  createToken: {
+    method: "POST",
+    path: "/api/v1/auth/token-auth/identities/:identityId/tokens",
+    pathParams: IdentityParams,
+    body: z.object({ name: z.string().trim().max(64).optional() }),
+    responses: { 200: IssuedTokenSchema.extend({ tokenData: AccessTokenRowSchema }) },
+    summary: "Issue an access token with Token Auth",
+  },
+  listTokens: {
+    method: "GET",
+    path: "/api/v1/auth/token-auth/identities/:identityId/tokens",
+    pathParams: IdentityParams,
+    query: z.object({
+      offset: z.coerce.number().int().min(0).max(100).default(0),
+      limit: z.coerce.number().int().min(1).max(100).default(20),
+    }),
+    responses: { 200: z.object({ tokens: z.array(AccessTokenRowSchema) }) },
+  },
+  updateToken: {
+    method: "PATCH",
+    path: "/api/v1/auth/token-auth/tokens/:tokenId",
+    pathParams: z.object({ tokenId: z.string().trim().min(1) }),
+    body: z.object({ name: z.string().trim().max(64).optional() }),
+    responses: { 200: z.object({ token: AccessTokenRowSchema }) },
+  },
+  revokeTokenById: {
+    method: "POST",
+    path: "/api/v1/auth/token-auth/tokens/:tokenId/revoke",
+    pathParams: z.object({ tokenId: z.string().trim().min(1) }),
+    body: c.noBody(),
+    responses: { 200: MessageSchema },
+  },
+});
+
+export const accessTokensContract = c.router({
+  revoke: {
+    method: "POST",
+    path: "/api/v1/auth/token/revoke",
+    metadata: { public: true },
+    body: TokenBody,
+    responses: { 200: MessageSchema },
+    summary: "Revoke an access token; it stops working at once",
+  },
+  renew: {
+    method: "POST",
+    path: "/api/v1/auth/token/renew",
+    metadata: { public: true },
+    body: TokenBody,
+    responses: { 200: IssuedTokenSchema },
+    summary: "Restart an access token's TTL, bounded by its max TTL",
+  },
+});

@@ -1,0 +1,34 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/** Shared flat config: type-checked TypeScript, configuration read only in env.ts. */
+export const keywardConfig = (tsconfigRootDir) =>
+  tseslint.config(
+    { ignores: ["dist/**", "node_modules/**", "*.config.*", "openapi.json"] },
+    js.configs.recommended,
+    ...tseslint.configs.recommendedTypeChecked,
+    {
+      languageOptions: { parserOptions: { projectService: true, tsconfigRootDir } },
+      rules: {
+        "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+        "@typescript-eslint/consistent-type-imports": "error",
+        "@typescript-eslint/no-floating-promises": "error",
+        "@typescript-eslint/require-await": "off",
+        "@typescript-eslint/only-throw-error": "off",
+        "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration in src/env.ts only." }],
+      },
+    },
+    {
+      files: ["**/env.ts", "test/**", "bench/**", "scripts/**"],
+      rules: { "no-restricted-properties": "off" },
+    },
+    {
+      files: ["test/**", "bench/**", "**/*.test.ts"],
+      rules: {
+        "@typescript-eslint/no-unsafe-assignment": "off",
+        "@typescript-eslint/no-unsafe-member-access": "off",
+        "@typescript-eslint/no-non-null-assertion": "off",
+        "@typescript-eslint/no-unsafe-argument": "off",
+      },
+    },
+  );
