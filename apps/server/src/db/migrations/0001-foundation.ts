@@ -19,6 +19,7 @@ export const up = (db: Kysely<unknown>) =>
     `create table projects (${ID},
       org_id uuid not null references organizations(id) on delete cascade,
       name text not null, slug text not null, description text, type text not null,
+      permission_version bigint not null default 0,
       ${TIMESTAMPS}, unique (org_id, slug))`,
     `create table environments (${ID},
       project_id uuid not null references projects(id) on delete cascade,

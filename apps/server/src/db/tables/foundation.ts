@@ -48,6 +48,8 @@ export interface ProjectsTable {
   slug: string;
   description: string | null;
   type: string;
+  /** Bumped by every change that feeds abilities in the project (roles, memberships, privileges, groups). */
+  permission_version: Generated<string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/database";
 
-export const PROJECT_COLUMNS = ["id", "org_id", "name", "slug", "description", "type", "created_at", "updated_at"] as const;
+export const PROJECT_COLUMNS = ["id", "org_id", "name", "slug", "description", "type", "permission_version", "created_at", "updated_at"] as const;
 
 export const findProjectById = (db: Database, projectId: string) =>
   db.selectFrom("projects").select(PROJECT_COLUMNS).where("id", "=", projectId).executeTakeFirst();

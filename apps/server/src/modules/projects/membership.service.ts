@@ -5,6 +5,7 @@ import { BadRequestError, NotFoundError } from "../../errors";
 import { getProjectPermission, type ProjectPermission } from "../authz/project-access";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
+import { bumpPermissionVersion } from "../authz/permission-version";
 import { requireIdentity } from "../identities/identity.service";
 import { resolveRoleGrants, toMembershipRoleDto } from "./membership-roles";
 import {
@@ -60,7 +61,10 @@ export const addIdentityMembership = async (
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, normalizeRoles(body));
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to assign role to identity");
   try {
-    await ctx.deps.db.transaction().execute((trx) => insertMembershipWithRoles(trx, permission.project.id, identity.id, grants));
+    await ctx.deps.db.transaction().execute(async (trx) => {
+      await insertMembershipWithRoles(trx, permission.project.id, identity.id, grants);
+      await bumpPermissionVersion(trx, [permission.project.id]);
+    });
   } catch (error) {
     if (isUniqueViolation(error)) {
       throw new BadRequestError(`Identity with ID ${identityId} already exists in project with ID ${permission.project.id}`);
@@ -99,7 +103,10 @@ export const updateIdentityMembership = async (ctx: RequestContext, projectId: s
   const membership = await findMembership(ctx, permission, identityId);
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to update role of identity");
-  await ctx.deps.db.transaction().execute((trx) => replaceMembershipRoles(trx, membership.id, grants));
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await replaceMembershipRoles(trx, membership.id, grants);
+    await bumpPermissionVersion(trx, [permission.project.id]);
+  });
   const [dto] = await toMembershipDtos(ctx, [membership]);
   return dto!.roles;
 };
@@ -109,6 +116,9 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   assertCan(permission.ability, "delete", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
   const [dto] = await toMembershipDtos(ctx, [membership]);
-  await ctx.deps.db.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
+    await bumpPermissionVersion(trx, [permission.project.id]);
+  });
   return dto!;
 };
