@@ -1,0 +1,3 @@
+import type { UserConfig } from "vitest/config";
+
+export declare const keywardVitestConfig: (name: string, extra?: { setupFiles?: string[]; globalSetup?: string[] }) => UserConfig;
