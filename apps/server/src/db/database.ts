@@ -108,6 +108,6 @@ export const migrateToLatest = async (db: Database) => {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error");
-    throw new Error(`Migration ${failed?.migrationName ?? "?"} failed: ${String(error)}`);
+    throw new Error(`Migration ${failed?.migrationName ?? "?"} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
   }
 };

@@ -53,6 +53,6 @@ export const isIpTrusted = (clientIp: string, list: readonly TrustedIp[]): boole
   if (!ipaddr.isValid(clientIp)) return false;
   const address = ipaddr.parse(normalizeIp(clientIp));
   return compile(list).some(
-    (range) => range.kind === address.kind() && address.match(range.address as never, range.prefix),
+    (range) => range.kind === address.kind() && address.match(range.address, range.prefix),
   );
 };

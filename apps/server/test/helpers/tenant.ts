@@ -7,7 +7,7 @@ export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toStri
 /** Fail loudly with the body when a setup call does not succeed. */
 export const expectOk = <R extends { status: number; body: unknown }>(response: R): Extract<R, { status: 200 }>["body"] => {
   if (response.status !== 200) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(response.body)}`);
-  return response.body as Extract<R, { status: 200 }>["body"];
+  return response.body;
 };
 
 export type Tenant = {

@@ -92,8 +92,8 @@ export const toAccessTokenDto = (row: TokenRow) => ({
   accessTokenLastRenewedAt: toIso(row.last_renewed_at),
   isAccessTokenRevoked: row.is_revoked,
   identityUAClientSecretId: row.client_secret_id,
-  createdAt: toIso(row.created_at)!,
-  updatedAt: toIso(row.updated_at)!,
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
 });
 
 export type AuthConfigForIssue = {
