@@ -31,19 +31,18 @@ export const normalizeIp = (ip: string) => {
 };
 
 type Range = { kind: "ipv4" | "ipv6"; address: ipaddr.IPv4 | ipaddr.IPv6; prefix: number };
-const compiled = new Map<string, Range[]>();
+/** Keyed by the list itself: a cached token keeps the same list object, so it is parsed once. */
+const compiled = new WeakMap<readonly TrustedIp[], Range[]>();
 
 const compile = (list: readonly TrustedIp[]): Range[] => {
-  const cacheKey = JSON.stringify(list);
-  let ranges = compiled.get(cacheKey);
+  let ranges = compiled.get(list);
   if (!ranges) {
     ranges = list.map((entry) => ({
       kind: entry.type,
       address: ipaddr.parse(entry.ipAddress),
       prefix: entry.prefix ?? (entry.type === "ipv4" ? 32 : 128),
     }));
-    if (compiled.size > 1_000) compiled.clear();
-    compiled.set(cacheKey, ranges);
+    compiled.set(list, ranges);
   }
   return ranges;
 };

@@ -28,8 +28,11 @@ export const selectIdentityDetails = (db: Database) =>
 
 export type IdentityDetailsRow = Awaited<ReturnType<ReturnType<typeof selectIdentityDetails>["executeTakeFirstOrThrow"]>>;
 
-export const findIdentityDetails = (db: Database, identityId: string) =>
-  selectIdentityDetails(db).where("i.id", "=", identityId).executeTakeFirst();
+export const findIdentityDetails = (db: Database, identityId: string, orgId?: string) =>
+  selectIdentityDetails(db)
+    .where("i.id", "=", identityId)
+    .$if(orgId !== undefined, (qb) => qb.where("i.org_id", "=", orgId!))
+    .executeTakeFirst();
 
 type IdentityFilter = { orgId: string; projectId: string | null; search?: string };
 

@@ -77,10 +77,12 @@ export const listOrgIdentities = async (
   return { identities: rows.map((row) => toIdentityDto(row)), totalCount };
 };
 
+/** One query: the identity, scoped to the caller's organization, with its methods and metadata. */
 export const getOrgIdentity = async (ctx: RequestContext, identityId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "read", "identity");
-  await requireIdentity(ctx, identityId);
-  return loadIdentityDto(ctx, identityId);
+  const row = isUuid(identityId) ? await findIdentityDetails(ctx.deps.db, identityId, ctx.actor.orgId) : undefined;
+  if (!row) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
+  return toIdentityDto(row);
 };
 
 export const updateOrgIdentity = async (

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+
+const serverDir = new URL("../..", import.meta.url).pathname;
+
+export type Spawned = { url: string; stop: () => Promise<void> };
+
+/** Start a script with tsx and wait for it to print `listening <port>` or Keyward's listen log. */
+export const spawnServer = (script: string, env: Record<string, string> = {}): Promise<Spawned> =>
+  new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+      cwd: serverDir,
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let buffered = "";
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /listening (\d+)/.exec(buffered);
+      if (!match) return;
+      child.stdout?.off("data", onData);
+      resolve({
+        url: `http://127.0.0.1:${match[1]}`,
+        stop: () =>
+          new Promise<void>((done) => {
+            child.once("exit", () => done());
+            child.kill("SIGTERM");
+          }),
+      });
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+
+/** A throwaway PostgreSQL 15 cluster, as CI starts one. */
+export const startPostgres = async (): Promise<{ url: string; stop: () => void }> => {
+  const bin = "/usr/lib/postgresql/15/bin";
+  const dir = mkdtempSync(join(tmpdir(), "keyward-bench-pg-"));
+  execFileSync("chown", ["postgres", dir]);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const as = (args: string[]) => execFileSync("runuser", ["-u", "postgres", "--", ...args], { stdio: "ignore" });
+  as([`${bin}/initdb`, "-D", `${dir}/data`, "-A", "trust", "-U", "postgres"]);
+  as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-l", `${dir}/log`, "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "fast", "stop"]),
+  };
+};

@@ -1,0 +1,49 @@
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** wrk (Debian) generates the load from its own process, so the server under test keeps a core. */
+export const ensureWrk = () => {
+  if (existsSync("/usr/bin/wrk")) return;
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env });
+  execFileSync("apt-get", ["install", "-y", "-qq", "wrk"], { stdio: "ignore", env });
+};
+
+export type LoadResult = { rps: number; p50: number; p99: number; requests: number; errors: number };
+
+const toMs = (value: string) => {
+  const match = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
+  if (!match) return Number.NaN;
+  const n = Number.parseFloat(match[1]!);
+  return match[2] === "us" ? n / 1000 : match[2] === "ms" ? n : match[2] === "s" ? n * 1000 : n * 60_000;
+};
+
+/** One wrk run: requests/s, p50 and p99 latency in ms, and non-2xx/socket errors. */
+export const runWrk = async (options: { url: string; headers?: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> => {
+  const args = ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  args.push(options.url);
+  const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
+  const rps = Number.parseFloat(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? "NaN");
+  const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? "");
+  const p99 = toMs(/\s99%\s+(\S+)/.exec(stdout)?.[1] ?? "");
+  const requests = Number.parseInt(/(\d+) requests in/.exec(stdout)?.[1] ?? "0", 10);
+  const non2xx = Number.parseInt(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? "0", 10);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number.parseInt(n, 10), 0) : 0;
+  return { rps, p50, p99, requests, errors: non2xx + socketErrors };
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Warm up, then the median (by req/s) of `rounds` runs. */
+export const measure = async (options: Parameters<typeof runWrk>[0] & { rounds: number; warmupSeconds: number }): Promise<LoadResult> => {
+  await runWrk({ ...options, seconds: options.warmupSeconds });
+  const results: LoadResult[] = [];
+  for (let i = 0; i < options.rounds; i += 1) results.push(await runWrk(options));
+  const mid = median(results.map((r) => r.rps));
+  return results.find((r) => r.rps === mid)!;
+};
