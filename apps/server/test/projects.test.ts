@@ -66,6 +66,18 @@ describe("environments", () => {
     expect(await order()).toEqual(["staging:1", "prod:2", "qa:3"]);
   });
 
+  it("keeps positions unique under parallel creates", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const params = { projectId: project.id };
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => tenant.admin.projects.createEnvironment({ params, body: { name: `E${i}`, slug: `e${i}`, position: 1 } })),
+    );
+    expect(created.every((r) => r.status === 200)).toBe(true);
+    const positions = expectOk(await tenant.admin.projects.listEnvironments({ params })).environments.map((e) => e.position);
+    expect(positions).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+  });
+
   it("rejects duplicate slugs (400), bad slugs (422) and unknown ids (404)", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);

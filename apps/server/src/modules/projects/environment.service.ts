@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { RequestContext } from "../../context";
+import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";
@@ -10,11 +11,16 @@ import { insertRootFolder } from "../folders/folder.repository";
 
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 
+/** Position changes serialise on the project row, so concurrent writes never duplicate a position. */
+const lockProject = (trx: Database, projectId: string) =>
+  trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirstOrThrow();
+
 export const createEnvironment = async (ctx: RequestContext, projectId: string, body: { name: string; slug: string; position?: number }) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, "create", "environments");
   try {
     const row = await ctx.deps.db.transaction().execute(async (trx) => {
+      await lockProject(trx, project.id);
       const { count } = await trx
         .selectFrom("environments")
         .select((eb) => eb.fn.countAll<string>().as("count"))
@@ -65,6 +71,7 @@ export const updateEnvironment = async (
   const env = await requireEnvironment(ctx, project.id, environmentId);
   try {
     const row = await ctx.deps.db.transaction().execute(async (trx) => {
+      await lockProject(trx, project.id);
       if (body.position !== undefined && body.position !== env.position) {
         const { count } = await trx
           .selectFrom("environments")
@@ -101,6 +108,7 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
   assertCan(ability, "delete", "environments");
   const env = await requireEnvironment(ctx, project.id, environmentId);
   await ctx.deps.db.transaction().execute(async (trx) => {
+    await lockProject(trx, project.id);
     await trx.deleteFrom("environments").where("id", "=", env.id).execute();
     await trx
       .updateTable("environments")

@@ -86,5 +86,7 @@ export const deleteProject = async (ctx: RequestContext, projectId: string) => {
   assertCan(ability, "delete", "workspace");
   const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
   await ctx.deps.db.deleteFrom("projects").where("id", "=", project.id).execute();
+  // Identities owned by the project went with it; their tokens must stop at once.
+  ctx.deps.tokenCache.clear();
   return dto;
 };
