@@ -12,6 +12,7 @@ import { tokenAuthRouter } from "./modules/auth-methods/token-auth.router";
 import { systemRouter } from "./modules/bootstrap/system.router";
 import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
 import { projectsRouter } from "./modules/projects/projects.router";
+import { gatewaysRouter } from "./modules/gateways/gateways.router";
 
 const s = initServer();
 
@@ -38,6 +39,7 @@ export const createApp = (deps: AppDeps): Express => {
     projects: projectsRouter(deps),
     tokenAuth: tokenAuthRouter(deps),
     accessTokens: accessTokensRouter(deps),
+    gateways: gatewaysRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -4,6 +4,7 @@ import { bootstrapContract } from "./bootstrap.contract";
 import { commonResponses } from "./common";
 import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
 import { projectsContract } from "./projects.contract";
+import { gatewaysContract } from "./gateways.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -14,6 +15,7 @@ export * from "./bootstrap.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
 export * from "./token-auth.contract";
+export * from "./gateways.contract";
 
 const c = initContract();
 
@@ -26,6 +28,7 @@ export const contract = c.router(
     projects: projectsContract,
     tokenAuth: tokenAuthContract,
     accessTokens: accessTokensContract,
+    gateways: gatewaysContract,
   },
   { commonResponses },
 );

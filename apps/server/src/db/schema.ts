@@ -1,7 +1,8 @@
 import type { FoundationTables } from "./tables/foundation";
+import type { GatewayTables } from "./tables/gateways";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables {}
+export interface DB extends FoundationTables, GatewayTables {}

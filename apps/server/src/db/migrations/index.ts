@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-foundation";
+import * as m0007 from "./0007-gateways";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -7,6 +8,7 @@ import * as m0001 from "./0001-foundation";
  */
 const migrations: Record<string, Migration> = {
   "0001-foundation": m0001,
+  "0007-gateways": m0007,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
