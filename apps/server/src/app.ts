@@ -9,6 +9,11 @@ import { requestLog } from "./http/logger";
 import { requestId } from "./http/request-id";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token-auth.router";
+import { gcpAuthRouter } from "./modules/auth-methods/gcp-auth.router";
+import { kubernetesAuthRouter } from "./modules/auth-methods/kubernetes-auth.router";
+import { ldapAuthRouter } from "./modules/auth-methods/ldap-auth.router";
+import { oidcAuthRouter } from "./modules/auth-methods/oidc-auth.router";
+import { universalAuthRouter } from "./modules/auth-methods/universal-auth.router";
 import { systemRouter } from "./modules/bootstrap/system.router";
 import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
 import { projectsRouter } from "./modules/projects/projects.router";
@@ -39,6 +44,11 @@ export const createApp = (deps: AppDeps): Express => {
     projects: projectsRouter(deps),
     tokenAuth: tokenAuthRouter(deps),
     accessTokens: accessTokensRouter(deps),
+    universalAuth: universalAuthRouter(deps),
+    ldapAuth: ldapAuthRouter(deps),
+    kubernetesAuth: kubernetesAuthRouter(deps),
+    oidcAuth: oidcAuthRouter(deps),
+    gcpAuth: gcpAuthRouter(deps),
     gateways: gatewaysRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {

@@ -2,6 +2,11 @@ import { initContract } from "@ts-rest/core";
 import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
 import { bootstrapContract } from "./bootstrap.contract";
 import { commonResponses } from "./common";
+import { gcpAuthContract } from "./gcp-auth.contract";
+import { kubernetesAuthContract } from "./kubernetes-auth.contract";
+import { ldapAuthContract } from "./ldap-auth.contract";
+import { oidcAuthContract } from "./oidc-auth.contract";
+import { universalAuthContract } from "./universal-auth.contract";
 import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
 import { projectsContract } from "./projects.contract";
 import { gatewaysContract } from "./gateways.contract";
@@ -15,6 +20,12 @@ export * from "./bootstrap.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
 export * from "./token-auth.contract";
+export * from "./auth-methods.schema";
+export * from "./universal-auth.contract";
+export * from "./ldap-auth.contract";
+export * from "./kubernetes-auth.contract";
+export * from "./oidc-auth.contract";
+export * from "./gcp-auth.contract";
 export * from "./gateways.contract";
 
 const c = initContract();
@@ -28,6 +39,11 @@ export const contract = c.router(
     projects: projectsContract,
     tokenAuth: tokenAuthContract,
     accessTokens: accessTokensContract,
+    universalAuth: universalAuthContract,
+    ldapAuth: ldapAuthContract,
+    kubernetesAuth: kubernetesAuthContract,
+    oidcAuth: oidcAuthContract,
+    gcpAuth: gcpAuthContract,
     gateways: gatewaysContract,
   },
   { commonResponses },

@@ -1,3 +1,4 @@
+import type { AuthMethodTables } from "./tables/auth-methods";
 import type { FoundationTables } from "./tables/foundation";
 import type { GatewayTables } from "./tables/gateways";
 
@@ -5,4 +6,4 @@ import type { GatewayTables } from "./tables/gateways";
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables, GatewayTables {}
+export interface DB extends FoundationTables, AuthMethodTables, GatewayTables {}

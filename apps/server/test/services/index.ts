@@ -1,3 +1,5 @@
+import { startSlapd } from "./slapd";
+import { startOidcProvider } from "./oidc-provider";
 /**
  * Real servers the suites need (directory servers, target databases, identity providers), started
  * once per run by the global setup. Each service file exports a starter that publishes its address
@@ -7,6 +9,8 @@ type Stop = () => Promise<void> | void;
 type Starter = () => Promise<Stop>;
 
 const starters: Starter[] = [];
+starters.push(startSlapd);
+starters.push(startOidcProvider);
 
 export const startTestServices = async () => {
   const stops: Stop[] = [];

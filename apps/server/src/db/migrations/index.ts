@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-foundation";
+import * as m0003 from "./0003-auth-methods";
 import * as m0007 from "./0007-gateways";
 
 /**
@@ -8,6 +9,7 @@ import * as m0007 from "./0007-gateways";
  */
 const migrations: Record<string, Migration> = {
   "0001-foundation": m0001,
+  "0003-auth-methods": m0003,
   "0007-gateways": m0007,
 };
 

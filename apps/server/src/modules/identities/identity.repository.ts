@@ -21,6 +21,9 @@ export const selectIdentityDetails = (db: Database) =>
       sql<string[]>`coalesce((select json_agg(c.method order by c.method) from identity_auth_configs c where c.identity_id = i.id), '[]'::json)`.as(
         "auth_methods",
       ),
+      sql<string[]>`coalesce((select json_agg(distinct c.method) from identity_auth_lockouts l join identity_auth_configs c on c.id = l.auth_config_id where c.identity_id = i.id and l.locked_until > now()), '[]'::json)`.as(
+        "active_lockout_auth_methods",
+      ),
       sql<{ id: string; key: string; value: string }[]>`coalesce((select json_agg(json_build_object('id', m.id, 'key', m.key, 'value', m.value) order by m.created_at, m.id) from identity_metadata m where m.identity_id = i.id), '[]'::json)`.as(
         "metadata",
       ),

@@ -1,0 +1,44 @@
+import type { PublicContext } from "../../context";
+import type { Database } from "../../db/database";
+import { UnauthorizedError } from "../../errors";
+import { issueAccessToken, type AuthConfigForIssue } from "../access-tokens/access-token.service";
+import { clearLockout, isLockedOut, recordLoginFailure, type LockoutSettings } from "./lockout.repository";
+
+export const INVALID_CREDENTIALS = "Invalid credentials";
+const LOCKED = "This identity auth method is temporarily locked, please try again later";
+
+type LockoutConfig = {
+  id: string;
+  lockout_enabled: boolean;
+  lockout_threshold: number;
+  lockout_duration_seconds: number;
+  lockout_counter_reset_seconds: number;
+};
+
+const settingsOf = (config: LockoutConfig): LockoutSettings => ({
+  threshold: config.lockout_threshold,
+  durationSeconds: config.lockout_duration_seconds,
+  counterResetSeconds: config.lockout_counter_reset_seconds,
+});
+
+export const assertNotLockedOut = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
+  if (config.lockout_enabled && (await isLockedOut(ctx.deps.db, config.id, key, new Date()))) throw new UnauthorizedError(LOCKED);
+};
+
+/** A wrong credential: counted towards the lockout, answered as "Invalid credentials". */
+export const failLogin = async (ctx: PublicContext, config: LockoutConfig, key: string): Promise<never> => {
+  if (config.lockout_enabled) await recordLoginFailure(ctx.deps.db, config.id, key, settingsOf(config), new Date());
+  throw new UnauthorizedError(INVALID_CREDENTIALS);
+};
+
+export const succeedLogin = (ctx: PublicContext, config: LockoutConfig, key: string) => clearLockout(ctx.deps.db, config.id, key);
+
+/** The login response: the token and its lifetimes, never the token row. */
+export const loginResponse = async (
+  db: Database,
+  config: AuthConfigForIssue,
+  options: { clientSecretId?: string | null } = {},
+) => {
+  const { accessToken, expiresIn, accessTokenMaxTTL, tokenType, tokenData } = await issueAccessToken(db, config, options);
+  return { response: { accessToken, expiresIn, accessTokenMaxTTL, tokenType }, tokenId: tokenData.id };
+};

@@ -1,0 +1,106 @@
+import type { RequestContext } from "../../context";
+import { BadRequestError } from "../../errors";
+import { resolveOutboundTarget } from "../../lib/outbound";
+import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import type { AuthConfigRow } from "./auth-config.repository";
+import {
+  assertNotAttached,
+  deleteMethodConfig,
+  findMethodConfig,
+  insertMethodConfig,
+  openSecret,
+  sealSecret,
+  updateMethodConfig,
+  type MethodSpec,
+} from "./method-config";
+import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
+import { findOidcAuth, findOidcAuthWithSecrets, insertOidcAuth, updateOidcAuth, type OidcAuthRow, type OidcAuthSecretRow } from "./oidc-auth.repository";
+
+const SPEC: MethodSpec = { method: "oidc-auth", label: "oidc auth", duplicateMessage: "Failed to add OIDC Auth to already configured identity" };
+
+type OidcFields = {
+  oidcDiscoveryUrl: string;
+  caCert: string;
+  boundIssuer: string;
+  boundAudiences: string;
+  boundClaims: Record<string, string>;
+  claimMetadataMapping?: Record<string, string>;
+  boundSubject: string;
+};
+
+const toDto = (config: AuthConfigRow, oidc: OidcAuthRow) => ({
+  ...toAuthConfigDto(config),
+  oidcDiscoveryUrl: oidc.oidc_discovery_url,
+  boundIssuer: oidc.bound_issuer,
+  boundAudiences: oidc.bound_audiences,
+  boundClaims: oidc.bound_claims,
+  claimMetadataMapping: oidc.claim_metadata_mapping,
+  boundSubject: oidc.bound_subject,
+});
+
+const toDtoWithCa = (ctx: RequestContext, config: AuthConfigRow, oidc: OidcAuthSecretRow) => ({
+  ...toDto(config, oidc),
+  caCert: openSecret(ctx, config.id, "oidc-ca-cert", oidc.encrypted_ca_cert) ?? "",
+});
+
+/** Refuse a discovery URL that could only ever reach metadata or internal addresses. */
+const checkDiscoveryUrl = (ctx: RequestContext, url: string) =>
+  resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
+
+const requireConfig = async (ctx: RequestContext, identityId: string, message: string) => {
+  const config = await findMethodConfig(ctx, identityId, SPEC);
+  if (!config) throw new BadRequestError(message);
+  return config;
+};
+
+export const attachOidcAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & OidcFields) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", SPEC.label);
+  const values = toAuthConfigValues(body);
+  await assertNotAttached(ctx, identity.id, SPEC);
+  await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
+  const { config, extension } = await insertMethodConfig(ctx, identity.id, SPEC, values, (trx, configId) =>
+    insertOidcAuth(trx, configId, {
+      oidc_discovery_url: body.oidcDiscoveryUrl,
+      bound_issuer: body.boundIssuer,
+      bound_audiences: body.boundAudiences,
+      bound_claims: body.boundClaims,
+      claim_metadata_mapping: body.claimMetadataMapping ?? null,
+      bound_subject: body.boundSubject,
+      encrypted_ca_cert: body.caCert ? sealSecret(ctx, configId, "oidc-ca-cert", body.caCert) : null,
+    }),
+  );
+  return toDtoWithCa(ctx, config, extension);
+};
+
+export const getOidcAuth = async (ctx: RequestContext, identityId: string) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", SPEC.label);
+  const config = await requireConfig(ctx, identity.id, "The identity does not have OIDC Auth attached");
+  return toDtoWithCa(ctx, config, await findOidcAuthWithSecrets(ctx.deps.db, config.id));
+};
+
+export const updateOidcAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<OidcFields>) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", SPEC.label);
+  const current = await requireConfig(ctx, identity.id, "Failed to update OIDC Auth");
+  const values = mergeAuthConfigValues(current, body);
+  if (body.oidcDiscoveryUrl !== undefined) await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
+  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
+    updateOidcAuth(trx, current.id, {
+      oidc_discovery_url: body.oidcDiscoveryUrl,
+      bound_issuer: body.boundIssuer,
+      bound_audiences: body.boundAudiences,
+      bound_claims: body.boundClaims,
+      claim_metadata_mapping: body.claimMetadataMapping,
+      bound_subject: body.boundSubject,
+      encrypted_ca_cert: body.caCert === undefined ? undefined : body.caCert ? sealSecret(ctx, current.id, "oidc-ca-cert", body.caCert) : null,
+    }),
+  );
+  return toDtoWithCa(ctx, config, extension);
+};
+
+export const revokeOidcAuth = async (ctx: RequestContext, identityId: string) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", SPEC.label);
+  const current = await requireConfig(ctx, identity.id, "The identity does not have OIDC auth");
+  const oidc = await findOidcAuth(ctx.deps.db, current.id);
+  await deleteMethodConfig(ctx, current.id);
+  return toDto(current, oidc);
+};

@@ -1,0 +1,83 @@
+import type { RequestContext } from "../../context";
+import { BadRequestError, NotFoundError } from "../../errors";
+import { parseTrustedIp } from "../../http/ip";
+import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import type { AuthConfigRow } from "./auth-config.repository";
+import { clearLockouts } from "./lockout.repository";
+import { assertNotAttached, deleteMethodConfig, findMethodConfig, insertMethodConfig, updateMethodConfig, type MethodSpec } from "./method-config";
+import { toLockoutColumns, toLockoutDto, type CommonAttachInput, type CommonUpdateInput, type LockoutInput } from "./method-inputs";
+import { findUniversalAuth, insertUniversalAuth, updateUniversalAuth, type UniversalAuthRow } from "./universal-auth.repository";
+
+export const UA_SPEC: MethodSpec = {
+  method: "universal-auth",
+  label: "universal auth",
+  duplicateMessage: "Failed to add universal auth to already configured identity",
+};
+export const UA_NOT_ATTACHED = "The identity does not have universal auth";
+
+type UaFields = { clientSecretTrustedIps: { ipAddress: string }[] } & LockoutInput;
+
+const toDto = (config: AuthConfigRow, ua: UniversalAuthRow) => ({
+  ...toAuthConfigDto(config),
+  clientId: ua.client_id,
+  clientSecretTrustedIps: ua.client_secret_trusted_ips,
+  ...toLockoutDto(ua),
+});
+
+/** The identity's Universal Auth config, or the given error. */
+export const requireUniversalAuth = async (ctx: RequestContext, identityId: string, missing: () => Error) => {
+  const config = await findMethodConfig(ctx, identityId, UA_SPEC);
+  if (!config) throw missing();
+  return config;
+};
+
+const notFound = (identityId: string) => () => new NotFoundError(`Failed to find universal auth for identity with ID ${identityId}`);
+const notAttached = () => new BadRequestError(UA_NOT_ATTACHED);
+
+export const attachUniversalAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & UaFields) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", UA_SPEC.label);
+  const values = toAuthConfigValues(body);
+  const clientSecretTrustedIps = body.clientSecretTrustedIps.map((ip) => parseTrustedIp(ip.ipAddress));
+  await assertNotAttached(ctx, identity.id, UA_SPEC);
+  const { config, extension } = await insertMethodConfig(ctx, identity.id, UA_SPEC, values, (trx, configId) =>
+    insertUniversalAuth(trx, configId, {
+      client_secret_trusted_ips: clientSecretTrustedIps,
+      lockout_enabled: body.lockoutEnabled,
+      lockout_threshold: body.lockoutThreshold,
+      lockout_duration_seconds: body.lockoutDurationSeconds,
+      lockout_counter_reset_seconds: body.lockoutCounterResetSeconds,
+    }),
+  );
+  return toDto(config, extension);
+};
+
+export const getUniversalAuth = async (ctx: RequestContext, identityId: string) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", UA_SPEC.label);
+  const config = await requireUniversalAuth(ctx, identity.id, notFound(identityId));
+  return toDto(config, await findUniversalAuth(ctx.deps.db, config.id));
+};
+
+export const updateUniversalAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<UaFields>) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", UA_SPEC.label);
+  const current = await requireUniversalAuth(ctx, identity.id, notFound(identityId));
+  const values = mergeAuthConfigValues(current, body);
+  const clientSecretTrustedIps = body.clientSecretTrustedIps?.map((ip) => parseTrustedIp(ip.ipAddress));
+  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
+    updateUniversalAuth(trx, current.id, { client_secret_trusted_ips: clientSecretTrustedIps, ...toLockoutColumns(body) }),
+  );
+  return toDto(config, extension);
+};
+
+export const revokeUniversalAuth = async (ctx: RequestContext, identityId: string) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", UA_SPEC.label);
+  const current = await requireUniversalAuth(ctx, identity.id, notAttached);
+  const ua = await findUniversalAuth(ctx.deps.db, current.id);
+  await deleteMethodConfig(ctx, current.id);
+  return toDto(current, ua);
+};
+
+export const clearUniversalAuthLockouts = async (ctx: RequestContext, identityId: string) => {
+  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", UA_SPEC.label);
+  const current = await requireUniversalAuth(ctx, identity.id, notAttached);
+  return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
+};

@@ -1,0 +1,21 @@
+import type { KeywardClient } from "@keyward/client";
+import { createIdentity, createProject, expectOk, uniqueName, type Tenant, type TestIdentity } from "../helpers/tenant";
+
+/** An organization identity with no auth method yet. */
+export const createBareIdentity = async (tenant: Tenant, orgRole = "no-access") =>
+  expectOk(await tenant.admin.identities.create({ body: { name: uniqueName("machine"), organizationId: tenant.orgId, role: orgRole } })).identity;
+
+/** A project-owned identity (permissions on it are project permissions) and the project. */
+export const createProjectOwnedIdentity = async (tenant: Tenant) => {
+  const project = await createProject(tenant);
+  const { identity } = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: uniqueName("svc") } }));
+  return { project, identity };
+};
+
+/** Callers without the needed permission: an org identity with no org role, a project member with no access. */
+export const createUnprivileged = async (tenant: Tenant, projectId?: string): Promise<TestIdentity> =>
+  createIdentity(tenant, projectId ? { projectId, projectRole: "no-access" } : { orgRole: "no-access" });
+
+export const MISSING_UUID = "00000000-0000-4000-8000-000000000000";
+
+export type Client = KeywardClient;

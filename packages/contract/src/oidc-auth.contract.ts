@@ -1,0 +1,103 @@
+import { initContract } from "@ts-rest/core";
+import { z } from "zod";
+import {
+  AuthConfigCommonSchema,
+  IdentityParams,
+  TTL_ABOVE_MAX_MESSAGE,
+  authConfigAttachFields,
+  authConfigUpdateFields,
+  ttlWithinMax,
+} from "./auth-common.schema";
+import { GlobPatternSchema, LoginResponseSchema, PemSchema, globListSchema } from "./auth-methods.schema";
+
+const c = initContract();
+
+export const OidcAuthSchema = AuthConfigCommonSchema.extend({
+  oidcDiscoveryUrl: z.string(),
+  boundIssuer: z.string(),
+  boundAudiences: z.string(),
+  boundClaims: z.record(z.string()),
+  claimMetadataMapping: z.record(z.string()).nullable(),
+  boundSubject: z.string().nullable(),
+});
+
+export const OidcAuthWithCaSchema = OidcAuthSchema.extend({ caCert: z.string() });
+
+const MAX_CLAIM_KEYS = 32;
+const ClaimKey = z.string().trim().min(1).max(256);
+/** Claim name -> comma-separated glob patterns, stored as "a, b". */
+const BoundClaims = z
+  .record(ClaimKey, globListSchema(2_048))
+  .refine((v) => Object.keys(v).length <= MAX_CLAIM_KEYS, `At most ${MAX_CLAIM_KEYS} claims`);
+/** Metadata key -> claim name (dot path) to copy from the token. */
+const ClaimMapping = z
+  .record(ClaimKey, z.string().trim().min(1).max(256))
+  .refine((v) => Object.keys(v).length <= MAX_CLAIM_KEYS, `At most ${MAX_CLAIM_KEYS} claims`);
+const DiscoveryUrl = z.string().url().min(1).max(2_048);
+const Issuer = z.string().min(1).max(2_048);
+
+const Wrapped = z.object({ identityOidcAuth: OidcAuthWithCaSchema });
+
+export const oidcAuthContract = c.router({
+  login: {
+    method: "POST",
+    path: "/api/v1/auth/oidc-auth/login",
+    metadata: { public: true },
+    body: z.object({
+      identityId: z.string().trim().max(64),
+      jwt: z.string().trim().max(32_768),
+    }),
+    responses: { 200: LoginResponseSchema },
+    summary: "Log in with a JWT from the configured OIDC provider",
+  },
+  attach: {
+    method: "POST",
+    path: "/api/v1/auth/oidc-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: z
+      .object({
+        oidcDiscoveryUrl: DiscoveryUrl,
+        caCert: PemSchema.default(""),
+        boundIssuer: Issuer,
+        boundAudiences: globListSchema().default(""),
+        boundClaims: BoundClaims,
+        claimMetadataMapping: ClaimMapping.optional(),
+        boundSubject: GlobPatternSchema.optional().default(""),
+        ...authConfigAttachFields,
+      })
+      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    responses: { 200: Wrapped },
+    summary: "Attach OIDC Auth to an identity",
+  },
+  get: {
+    method: "GET",
+    path: "/api/v1/auth/oidc-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    responses: { 200: Wrapped },
+  },
+  update: {
+    method: "PATCH",
+    path: "/api/v1/auth/oidc-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: z
+      .object({
+        oidcDiscoveryUrl: DiscoveryUrl.optional(),
+        caCert: PemSchema.optional(),
+        boundIssuer: Issuer.optional(),
+        boundAudiences: globListSchema().optional(),
+        boundClaims: BoundClaims.optional(),
+        claimMetadataMapping: ClaimMapping.optional(),
+        boundSubject: GlobPatternSchema.optional(),
+        ...authConfigUpdateFields,
+      })
+      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    responses: { 200: Wrapped },
+  },
+  revoke: {
+    method: "DELETE",
+    path: "/api/v1/auth/oidc-auth/identities/:identityId",
+    pathParams: IdentityParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ identityOidcAuth: OidcAuthSchema }) },
+  },
+});
