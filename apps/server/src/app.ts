@@ -18,6 +18,9 @@ import { systemRouter } from "./modules/bootstrap/system.router";
 import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
 import { projectsRouter } from "./modules/projects/projects.router";
 import { gatewaysRouter } from "./modules/gateways/gateways.router";
+import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
+import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
+import { certificatesRouter } from "./modules/pki/certificates.router";
 
 const s = initServer();
 
@@ -50,6 +53,9 @@ export const createApp = (deps: AppDeps): Express => {
     oidcAuth: oidcAuthRouter(deps),
     gcpAuth: gcpAuthRouter(deps),
     gateways: gatewaysRouter(deps),
+    certificateAuthorities: certificateAuthoritiesRouter(deps),
+    certificateProfiles: certificateProfilesRouter(deps),
+    certificates: certificatesRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -10,6 +10,9 @@ import { universalAuthContract } from "./universal-auth.contract";
 import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
 import { projectsContract } from "./projects.contract";
 import { gatewaysContract } from "./gateways.contract";
+import { certificateAuthoritiesContract } from "./certificate-authorities.contract";
+import { certificateProfilesContract } from "./certificate-profiles.contract";
+import { certificatesContract } from "./certificates.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -27,6 +30,9 @@ export * from "./kubernetes-auth.contract";
 export * from "./oidc-auth.contract";
 export * from "./gcp-auth.contract";
 export * from "./gateways.contract";
+export * from "./certificate-authorities.contract";
+export * from "./certificate-profiles.contract";
+export * from "./certificates.contract";
 
 const c = initContract();
 
@@ -45,6 +51,9 @@ export const contract = c.router(
     oidcAuth: oidcAuthContract,
     gcpAuth: gcpAuthContract,
     gateways: gatewaysContract,
+    certificateAuthorities: certificateAuthoritiesContract,
+    certificateProfiles: certificateProfilesContract,
+    certificates: certificatesContract,
   },
   { commonResponses },
 );

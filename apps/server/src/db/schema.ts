@@ -1,9 +1,10 @@
 import type { AuthMethodTables } from "./tables/auth-methods";
 import type { FoundationTables } from "./tables/foundation";
 import type { GatewayTables } from "./tables/gateways";
+import type { PkiTables } from "./tables/pki";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables, AuthMethodTables, GatewayTables {}
+export interface DB extends FoundationTables, AuthMethodTables, GatewayTables, PkiTables {}

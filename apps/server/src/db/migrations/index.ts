@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-foundation";
 import * as m0003 from "./0003-auth-methods";
 import * as m0007 from "./0007-gateways";
+import * as m0006 from "./0006-pki";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   "0001-foundation": m0001,
   "0003-auth-methods": m0003,
   "0007-gateways": m0007,
+  "0006-pki": m0006,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import type {
+  AcmeConfigInput,
+  ApiConfigInput,
+  CertificateProfile,
+  EnrollmentType,
+  EstConfigInput,
+  ScepConfigInput,
+} from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { BadRequestError } from "../../errors";
+import type { EnrollmentConfigRow } from "./profile.repository";
+import { x509 } from "./x509";
+
+export type ConfigInputs = {
+  estConfig?: EstConfigInput;
+  apiConfig?: ApiConfigInput;
+  acmeConfig?: AcmeConfigInput;
+  scepConfig?: ScepConfigInput;
+};
+
+export const CONFIG_KEY = { api: "apiConfig", est: "estConfig", acme: "acmeConfig", scep: "scepConfig" } as const;
+export const CONFIG_LABEL = { api: "API", est: "EST", acme: "ACME", scep: "SCEP" } as const;
+
+/** Defaults for the enrollment types whose configuration may be left out. */
+const DEFAULT_INPUT: Partial<Record<EnrollmentType, object>> = {
+  api: { autoRenew: false, storePrivateKey: false },
+  acme: { skipDnsOwnershipVerification: false, skipEabBinding: false },
+};
+
+const assertPemCertificates = (pem: string) => {
+  try {
+    const blocks = x509.PemConverter.decode(pem);
+    if (blocks.length === 0) throw new Error("no PEM blocks");
+    for (const block of blocks) new x509.X509Certificate(block);
+  } catch {
+    throw new BadRequestError("caChain must hold one or more PEM certificates");
+  }
+};
+
+export type PreparedConfig = { settings: Record<string, unknown>; secret?: string };
+
+/**
+ * The stored form of one enrollment configuration: settings as JSON and the secret (EST passphrase,
+ * static SCEP challenge) apart, to be encrypted. `hasStoredSecret` lets an update keep the old secret.
+ */
+export const prepareConfig = (type: EnrollmentType, inputs: ConfigInputs, hasStoredSecret = false): PreparedConfig | undefined => {
+  const input = (inputs[CONFIG_KEY[type]] ?? DEFAULT_INPUT[type]) as Record<string, unknown> | undefined;
+  if (!input) return undefined;
+  if (type === "est") {
+    const { passphrase, ...settings } = input as EstConfigInput;
+    if (settings.caChain) assertPemCertificates(settings.caChain);
+    if (!passphrase && !hasStoredSecret) throw new BadRequestError("EST enrollment needs a passphrase");
+    return { settings, secret: passphrase };
+  }
+  if (type === "scep") {
+    const { challengePassword, ...settings } = input as ScepConfigInput;
+    if (settings.challengeType === "static" && !challengePassword && !hasStoredSecret) {
+      throw new BadRequestError("A static SCEP challenge needs challengePassword");
+    }
+    return { settings, secret: settings.challengeType === "static" ? challengePassword : undefined };
+  }
+  return { settings: input };
+};
+
+export const encryptConfigSecret = (ctx: RequestContext, configId: string, secret: string) =>
+  ctx.deps.secretBox.encrypt(secret, `pki-enrollment:${configId}`);
+
+export const newConfigRow = (ctx: RequestContext, profileId: string, type: EnrollmentType, prepared: PreparedConfig) => {
+  const id = randomUUID();
+  return {
+    id,
+    profile_id: profileId,
+    type,
+    settings: JSON.stringify(prepared.settings),
+    encrypted_secret: prepared.secret ? encryptConfigSecret(ctx, id, prepared.secret) : null,
+  };
+};
+
+type ConfigDtos = Pick<
+  CertificateProfile,
+  "estConfigId" | "apiConfigId" | "acmeConfigId" | "scepConfigId" | "estConfig" | "apiConfig" | "acmeConfig" | "scepConfig"
+>;
+
+/** Configuration ids and objects as a profile shows them; secrets never leave. */
+export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[]): ConfigDtos => {
+  const out: ConfigDtos = { estConfigId: null, apiConfigId: null, acmeConfigId: null, scepConfigId: null };
+  for (const config of configs) {
+    const s = config.settings;
+    if (config.type === "est") {
+      out.estConfigId = config.id;
+      out.estConfig = {
+        id: config.id,
+        disableBootstrapCaValidation: Boolean(s.disableBootstrapCaValidation),
+        caChain: typeof s.caChain === "string" ? s.caChain : null,
+      };
+    } else if (config.type === "api") {
+      out.apiConfigId = config.id;
+      out.apiConfig = {
+        id: config.id,
+        autoRenew: Boolean(s.autoRenew),
+        renewBeforeDays: typeof s.renewBeforeDays === "number" ? s.renewBeforeDays : null,
+        storePrivateKey: Boolean(s.storePrivateKey),
+      };
+    } else if (config.type === "acme") {
+      out.acmeConfigId = config.id;
+      out.acmeConfig = {
+        id: config.id,
+        directoryUrl: `/api/v1/cert-manager/acme/profiles/${profileId}/directory`,
+        skipDnsOwnershipVerification: Boolean(s.skipDnsOwnershipVerification),
+        skipEabBinding: Boolean(s.skipEabBinding),
+      };
+    } else if (config.type === "scep") {
+      out.scepConfigId = config.id;
+      const dynamic = s.challengeType === "dynamic";
+      out.scepConfig = {
+        id: config.id,
+        scepEndpointUrl: `/api/v1/cert-manager/scep/profiles/${profileId}/pkiclient.exe`,
+        raCertificatePem: null,
+        raCertExpiresAt: null,
+        challengeType: s.challengeType === "dynamic" ? "dynamic" : "static",
+        challengeEndpointUrl: dynamic ? `/api/v1/cert-manager/scep/profiles/${profileId}/challenges` : null,
+        includeCaCertInResponse: Boolean(s.includeCaCertInResponse),
+        allowCertBasedRenewal: Boolean(s.allowCertBasedRenewal),
+        dynamicChallengeExpiryMinutes: Number(s.dynamicChallengeExpiryMinutes ?? 60),
+        dynamicChallengeMaxPending: Number(s.dynamicChallengeMaxPending ?? 100),
+      };
+    }
+  }
+  return out;
+};
