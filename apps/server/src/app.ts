@@ -17,6 +17,10 @@ import { universalAuthRouter } from "./modules/auth-methods/universal-auth.route
 import { systemRouter } from "./modules/bootstrap/system.router";
 import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
 import { projectsRouter } from "./modules/projects/projects.router";
+import { foldersRouter } from "./modules/folders/folders.router";
+import { secretImportsRouter } from "./modules/secret-imports/secret-imports.router";
+import { projectTemplatesRouter } from "./modules/project-templates/project-templates.router";
+import { groupsRouter, projectGroupsRouter } from "./modules/groups/groups.router";
 import { gatewaysRouter } from "./modules/gateways/gateways.router";
 import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
@@ -45,6 +49,11 @@ export const createApp = (deps: AppDeps): Express => {
     identities: identitiesRouter(deps),
     projectIdentities: projectIdentitiesRouter(deps),
     projects: projectsRouter(deps),
+    folders: foldersRouter(deps),
+    secretImports: secretImportsRouter(deps),
+    projectTemplates: projectTemplatesRouter(deps),
+    groups: groupsRouter(deps),
+    projectGroups: projectGroupsRouter(deps),
     tokenAuth: tokenAuthRouter(deps),
     accessTokens: accessTokensRouter(deps),
     universalAuth: universalAuthRouter(deps),

@@ -9,6 +9,10 @@ import { oidcAuthContract } from "./oidc-auth.contract";
 import { universalAuthContract } from "./universal-auth.contract";
 import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
 import { projectsContract } from "./projects.contract";
+import { foldersContract } from "./folders.contract";
+import { secretImportsContract } from "./secret-imports.contract";
+import { projectTemplatesContract } from "./project-templates.contract";
+import { groupsContract, projectGroupsContract } from "./groups.contract";
 import { gatewaysContract } from "./gateways.contract";
 import { certificateAuthoritiesContract } from "./certificate-authorities.contract";
 import { certificateProfilesContract } from "./certificate-profiles.contract";
@@ -22,6 +26,10 @@ export * from "./roles.schema";
 export * from "./bootstrap.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
+export * from "./folders.contract";
+export * from "./secret-imports.contract";
+export * from "./project-templates.contract";
+export * from "./groups.contract";
 export * from "./token-auth.contract";
 export * from "./auth-methods.schema";
 export * from "./universal-auth.contract";
@@ -43,6 +51,11 @@ export const contract = c.router(
     identities: identitiesContract,
     projectIdentities: projectIdentitiesContract,
     projects: projectsContract,
+    folders: foldersContract,
+    secretImports: secretImportsContract,
+    projectTemplates: projectTemplatesContract,
+    groups: groupsContract,
+    projectGroups: projectGroupsContract,
     tokenAuth: tokenAuthContract,
     accessTokens: accessTokensContract,
     universalAuth: universalAuthContract,

@@ -44,10 +44,12 @@ export const up = (db: Kysely<unknown>) =>
       identity_id uuid not null references identities(id) on delete cascade,
       ${TIMESTAMPS}, unique (project_id, identity_id))`,
     `create index identity_project_memberships_identity_id_idx on identity_project_memberships (identity_id)`,
+    // Deferred: a role in use still cannot be deleted, but the check runs at commit, after a
+    // project's delete has cascaded through its memberships and roles.
     `create table identity_project_membership_roles (${ID},
       membership_id uuid not null references identity_project_memberships(id) on delete cascade,
       role text not null,
-      custom_role_id uuid references project_roles(id) on delete restrict,
+      custom_role_id uuid references project_roles(id) deferrable initially deferred,
       is_temporary boolean not null default false,
       temporary_mode text, temporary_range text,
       temporary_access_start_time timestamptz, temporary_access_end_time timestamptz, ${TIMESTAMPS})`,
@@ -75,7 +77,7 @@ export const up = (db: Kysely<unknown>) =>
     `create table group_project_membership_roles (${ID},
       membership_id uuid not null references group_project_memberships(id) on delete cascade,
       role text not null,
-      custom_role_id uuid references project_roles(id) on delete restrict,
+      custom_role_id uuid references project_roles(id) deferrable initially deferred,
       is_temporary boolean not null default false,
       temporary_mode text, temporary_range text,
       temporary_access_start_time timestamptz, temporary_access_end_time timestamptz, ${TIMESTAMPS})`,

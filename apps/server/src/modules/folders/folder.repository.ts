@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Database } from "../../db/database";
 
 export const FOLDER_COLUMNS = [
@@ -20,12 +21,37 @@ export const insertRootFolder = (db: Database, envId: string) =>
 /** "/a/b/" -> ["a", "b"]; "/" -> []. */
 export const pathSegments = (path: string) => path.split("/").filter((segment) => segment.length > 0);
 
+/** ["a", "b"] -> "/a/b"; [] -> "/". */
+export const joinPath = (segments: readonly string[]) => `/${segments.join("/")}`;
+
+export const findEnvironmentBySlug = (db: Database, projectId: string, slug: string) =>
+  db
+    .selectFrom("environments")
+    .select(["id", "name", "slug", "project_id"])
+    .where("project_id", "=", projectId)
+    .where("slug", "=", slug)
+    .executeTakeFirst();
+
+export const findRootFolder = (db: Database, envId: string) =>
+  db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("env_id", "=", envId).where("parent_id", "is", null).executeTakeFirst();
+
+export const findChildFolder = (db: Database, parentId: string, by: { name: string } | { id: string }) =>
+  db
+    .selectFrom("secret_folders")
+    .select(FOLDER_COLUMNS)
+    .where("parent_id", "=", parentId)
+    .where("is_reserved", "=", false)
+    .$if("name" in by, (qb) => qb.where("name", "=", (by as { name: string }).name))
+    .$if("id" in by, (qb) => qb.where("id", "=", (by as { id: string }).id))
+    .executeTakeFirst();
+
+export type FolderRow = NonNullable<Awaited<ReturnType<typeof findRootFolder>>>;
+
 /**
- * The folder at a path of an environment (by slug), walking from the root in one recursive query.
+ * The folder at a path of an environment (by slug), walking from the root.
  * Undefined when the environment or any segment is missing.
  */
 export const findFolderByPath = async (db: Database, projectId: string, environmentSlug: string, path: string) => {
-  const segments = pathSegments(path);
   const env = await db
     .selectFrom("environments as e")
     .innerJoin("secret_folders as f", (join) => join.onRef("f.env_id", "=", "e.id").on("f.parent_id", "is", null))
@@ -34,17 +60,106 @@ export const findFolderByPath = async (db: Database, projectId: string, environm
     .where("e.slug", "=", environmentSlug)
     .executeTakeFirst();
   if (!env) return undefined;
-  let folderId = env.root_id;
-  for (const name of segments) {
-    const next = await db
-      .selectFrom("secret_folders")
-      .select("id")
-      .where("parent_id", "=", folderId)
-      .where("name", "=", name)
-      .executeTakeFirst();
+  const folder = await findFolderInEnv(db, env.root_id, path);
+  if (!folder) return undefined;
+  return { folder, environment: { id: env.env_id, name: env.env_name, slug: env.env_slug } };
+};
+
+/** The folder at a path below a known root folder. */
+export const findFolderInEnv = async (db: Database, rootId: string, path: string) => {
+  let folderId = rootId;
+  for (const name of pathSegments(path)) {
+    const next = await db.selectFrom("secret_folders").select("id").where("parent_id", "=", folderId).where("name", "=", name).executeTakeFirst();
     if (!next) return undefined;
     folderId = next.id;
   }
-  const folder = await db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("id", "=", folderId).executeTakeFirstOrThrow();
-  return { folder, environment: { id: env.env_id, name: env.env_name, slug: env.env_slug } };
+  return db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("id", "=", folderId).executeTakeFirst();
+};
+
+export const insertFolder = (db: Database, values: { env_id: string; parent_id: string; name: string; description?: string | null }) =>
+  db
+    .insertInto("secret_folders")
+    .values({ ...values, description: values.description ?? null })
+    .returning(FOLDER_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+/**
+ * Takes the row lock that serialises changes below this folder (creates, imports, moves). NO KEY
+ * UPDATE conflicts with itself but not with the key-share locks of inserts that reference the row.
+ */
+export const lockFolder = (db: Database, folderId: string) =>
+  db.selectFrom("secret_folders").select("id").where("id", "=", folderId).forNoKeyUpdate().executeTakeFirst();
+
+export const updateFolderRow = (db: Database, folderId: string, values: { name: string; description?: string | null }) =>
+  db
+    .updateTable("secret_folders")
+    .set({
+      name: values.name,
+      ...(values.description !== undefined ? { description: values.description } : {}),
+      version: sql<number>`version + 1`,
+      updated_at: new Date(),
+    })
+    .where("id", "=", folderId)
+    .returning(FOLDER_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+/** Children go with it (parent_id cascades), and so do the imports they hold. */
+export const deleteFolderRow = (db: Database, folderId: string) => db.deleteFrom("secret_folders").where("id", "=", folderId).execute();
+
+export const listChildFolders = (db: Database, parentId: string, modifiedSince?: Date) =>
+  db
+    .selectFrom("secret_folders")
+    .select(FOLDER_COLUMNS)
+    .where("parent_id", "=", parentId)
+    .where("is_reserved", "=", false)
+    .$if(modifiedSince !== undefined, (qb) => qb.where("last_secret_modified", ">=", modifiedSince!))
+    .orderBy("name")
+    .orderBy("id")
+    .execute();
+
+type DescendantRow = FolderRow & { path: string };
+
+/** Every folder below one, with its full path, in one recursive query. */
+export const listDescendantFolders = async (db: Database, folderId: string, basePath: string): Promise<DescendantRow[]> => {
+  const prefix = basePath === "/" ? "" : basePath;
+  const { rows } = await sql<DescendantRow>`
+    with recursive tree as (
+      select f.id, (${prefix}::text || '/' || f.name)::text as path
+      from secret_folders f where f.parent_id = ${folderId} and f.is_reserved = false
+      union all
+      select c.id, (t.path || '/' || c.name)::text
+      from secret_folders c join tree t on c.parent_id = t.id where c.is_reserved = false
+    )
+    select f.id, f.env_id, f.parent_id, f.name, f.description, f.version, f.is_reserved,
+      f.last_secret_modified, f.created_at, f.updated_at, t.path
+    from tree t join secret_folders f on f.id = t.id
+    order by t.path`.execute(db);
+  return rows;
+};
+
+/** A folder with its environment and project (for the read by id), or undefined. */
+export const findFolderWithContext = (db: Database, folderId: string) =>
+  db
+    .selectFrom("secret_folders as f")
+    .innerJoin("environments as e", "e.id", "f.env_id")
+    .select([
+      ...FOLDER_COLUMNS.map((c) => `f.${c}` as const),
+      "e.name as env_name",
+      "e.slug as env_slug",
+      "e.project_id",
+    ])
+    .where("f.id", "=", folderId)
+    .executeTakeFirst();
+
+/** "/a/b" for a folder, from its chain of parents; "/" for a root. */
+export const folderPath = async (db: Database, folderId: string) => {
+  const { rows } = await sql<{ name: string; is_root: boolean }>`
+    with recursive chain as (
+      select id, parent_id, name, 0 as depth from secret_folders where id = ${folderId}
+      union all
+      select p.id, p.parent_id, p.name, c.depth + 1 from secret_folders p join chain c on p.id = c.parent_id
+    )
+    select name, parent_id is null as is_root from chain order by depth desc`.execute(db);
+  if (rows.length === 0) return undefined;
+  return joinPath(rows.filter((r) => !r.is_root).map((r) => r.name));
 };

@@ -1,0 +1,153 @@
+import type { RequestContext } from "../../context";
+import { isUniqueViolation, isUuid } from "../../db/errors";
+import { BadRequestError, NotFoundError } from "../../errors";
+import { getProjectPermission, permissionForProject } from "../authz/project-access";
+import { findProjectById } from "../authz/project-access.repository";
+import { assertCan } from "../authz/guard";
+import { toFolderDto } from "./folder.dto";
+import {
+  deleteFolderRow,
+  findChildFolder,
+  findEnvironmentBySlug,
+  findFolderInEnv,
+  findFolderWithContext,
+  findRootFolder,
+  folderPath,
+  insertFolder,
+  listChildFolders,
+  listDescendantFolders,
+  lockFolder,
+  pathSegments,
+  updateFolderRow,
+  type FolderRow,
+} from "./folder.repository";
+
+type ProjectRef = { workspaceId?: string; projectId?: string };
+type FolderTarget = ProjectRef & { environment: string; path: string };
+
+/** Folders exist only in secret-manager projects (reference §0.4). */
+export const SECRET_MANAGER = "secret-manager" as const;
+
+export const projectIdOf = (ref: ProjectRef) => (ref.workspaceId ?? ref.projectId)!;
+
+const folderPathNotFound = (path: string, environment: string) =>
+  new NotFoundError(`Folder with path '${path}' in environment with slug '${environment}' not found`);
+
+const NAME_TAKEN = "Folder with specified name already exists";
+
+/** The folder a target names: its path inside the environment, or 404. */
+export const requireFolderAt = async (ctx: RequestContext, projectId: string, environment: string, path: string, db = ctx.deps.db) => {
+  const env = await findEnvironmentBySlug(db, projectId, environment);
+  const root = env ? await findRootFolder(db, env.id) : undefined;
+  const folder = root ? await findFolderInEnv(db, root.id, path) : undefined;
+  if (!env || !folder) throw folderPathNotFound(path, environment);
+  return { env, folder };
+};
+
+/** Idempotent, as in the reference: missing parents are created, an existing folder is returned. */
+export const createFolder = async (ctx: RequestContext, body: FolderTarget & { name: string; description?: string | null }) => {
+  const projectId = projectIdOf(body);
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId, SECRET_MANAGER);
+  assertCan(ability, "create", "secret-folders", { environment: body.environment, secretPath: body.path });
+  const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
+  if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
+  try {
+    const folder = await ctx.deps.db.transaction().execute(async (trx) => {
+      const root = await findRootFolder(trx, env.id);
+      if (!root) throw folderPathNotFound("/", body.environment);
+      // One writer per environment tree at a time, so concurrent creates of one path agree.
+      await lockFolder(trx, root.id);
+      let parent: FolderRow = root;
+      for (const name of pathSegments(body.path)) {
+        parent = (await findChildFolder(trx, parent.id, { name })) ?? (await insertFolder(trx, { env_id: env.id, parent_id: parent.id, name }));
+      }
+      const existing = await findChildFolder(trx, parent.id, { name: body.name });
+      if (existing) return existing;
+      return insertFolder(trx, { env_id: env.id, parent_id: parent.id, name: body.name, description: body.description });
+    });
+    return toFolderDto(folder);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BadRequestError(NAME_TAKEN);
+    throw error;
+  }
+};
+
+/** "Folder list is allowed to be read by anyone" in the project: membership is enough. */
+export const listFolders = async (ctx: RequestContext, query: FolderTarget & { recursive?: boolean; lastSecretModified?: string }) => {
+  const { project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(query), SECRET_MANAGER);
+  const env = await findEnvironmentBySlug(ctx.deps.db, project.id, query.environment);
+  if (!env) throw new NotFoundError(`Environment with slug '${query.environment}' not found`);
+  const root = await findRootFolder(ctx.deps.db, env.id);
+  const parent = root ? await findFolderInEnv(ctx.deps.db, root.id, query.path) : undefined;
+  if (!parent) return [];
+  const since = query.lastSecretModified ? new Date(query.lastSecretModified) : undefined;
+  if (!query.recursive) return (await listChildFolders(ctx.deps.db, parent.id, since)).map(toFolderDto);
+  const rows = await listDescendantFolders(ctx.deps.db, parent.id, query.path);
+  return rows
+    .filter((row) => !since || (row.last_secret_modified !== null && new Date(row.last_secret_modified) >= since))
+    .map((row) => ({ ...toFolderDto(row), relativePath: row.path }));
+};
+
+/** Legacy read by id (reference §4.5); another organization's folder is indistinguishable from none. */
+export const getFolderById = async (ctx: RequestContext, id: string) => {
+  const notFound = new NotFoundError(`Folder with ID '${id}' not found`);
+  const row = isUuid(id) ? await findFolderWithContext(ctx.deps.db, id) : undefined;
+  const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
+  if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
+  await permissionForProject(ctx.deps.db, ctx.actor, project, SECRET_MANAGER);
+  const path = await folderPath(ctx.deps.db, row.id);
+  if (path === undefined) throw notFound;
+  return {
+    ...toFolderDto(row),
+    path,
+    projectId: project.id,
+    environment: { envId: row.env_id, envName: row.env_name, envSlug: row.env_slug },
+  };
+};
+
+/** The folder named by id (or, for older clients, by name) directly under a parent. */
+const findTarget = async (db: RequestContext["deps"]["db"], parentId: string, idOrName: string) =>
+  (await findChildFolder(db, parentId, { name: idOrName })) ?? (isUuid(idOrName) ? await findChildFolder(db, parentId, { id: idOrName }) : undefined);
+
+/** Rename or re-describe a folder; `path` is its parent's path. */
+export const updateFolder = async (
+  ctx: RequestContext,
+  folderId: string,
+  body: FolderTarget & { name: string; description?: string | null },
+) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(body), SECRET_MANAGER);
+  assertCan(ability, "edit", "secret-folders", { environment: body.environment, secretPath: body.path });
+  const { folder: parent } = await requireFolderAt(ctx, project.id, body.environment, body.path);
+  try {
+    const updated = await ctx.deps.db.transaction().execute(async (trx) => {
+      await lockFolder(trx, parent.id);
+      const folder = await findTarget(trx, parent.id, folderId);
+      if (!folder) throw new NotFoundError(`Folder with ID '${folderId}' not found`);
+      if (body.name !== folder.name && (await findChildFolder(trx, parent.id, { name: body.name }))) throw new BadRequestError(NAME_TAKEN);
+      return updateFolderRow(trx, folder.id, { name: body.name, description: body.description });
+    });
+    return toFolderDto(updated);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BadRequestError(NAME_TAKEN);
+    throw error;
+  }
+};
+
+/** Deletes the folder, its subtree and every import they hold in one statement. */
+export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: FolderTarget) => {
+  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(body), SECRET_MANAGER);
+  assertCan(ability, "delete", "secret-folders", { environment: body.environment, secretPath: body.path });
+  const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
+  if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' not found`);
+  const deleted = await ctx.deps.db.transaction().execute(async (trx) => {
+    const root = await findRootFolder(trx, env.id);
+    const parent = root ? await findFolderInEnv(trx, root.id, body.path) : undefined;
+    if (!parent) throw folderPathNotFound(body.path, body.environment);
+    await lockFolder(trx, parent.id);
+    const folder = await findTarget(trx, parent.id, idOrName);
+    if (!folder) throw new NotFoundError(`Folder with ID '${idOrName}' not found`);
+    await deleteFolderRow(trx, folder.id);
+    return folder;
+  });
+  return toFolderDto(deleted);
+};

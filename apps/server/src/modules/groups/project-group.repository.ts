@@ -1,0 +1,72 @@
+import type { Database } from "../../db/database";
+import type { RoleGrant } from "../projects/membership.repository";
+
+const MEMBERSHIP_COLUMNS = ["m.id", "m.group_id", "m.project_id", "m.created_at", "m.updated_at", "g.name", "g.slug"] as const;
+
+const selectMemberships = (db: Database) =>
+  db.selectFrom("group_project_memberships as m").innerJoin("groups as g", "g.id", "m.group_id").select(MEMBERSHIP_COLUMNS);
+
+export const listProjectGroupMemberships = (db: Database, projectId: string) =>
+  selectMemberships(db).where("m.project_id", "=", projectId).orderBy("m.created_at").orderBy("m.id").execute();
+
+export const findProjectGroupMembership = (db: Database, projectId: string, groupId: string) =>
+  selectMemberships(db).where("m.project_id", "=", projectId).where("m.group_id", "=", groupId).executeTakeFirst();
+
+export type ProjectGroupMembershipRow = NonNullable<Awaited<ReturnType<typeof findProjectGroupMembership>>>;
+
+export const findGroupMembershipRoles = (db: Database, membershipIds: string[]) =>
+  membershipIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("group_project_membership_roles as r")
+        .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
+        .select([
+          "r.membership_id",
+          "r.id",
+          "r.role",
+          "r.custom_role_id",
+          "pr.name as custom_role_name",
+          "pr.slug as custom_role_slug",
+          "r.is_temporary",
+          "r.temporary_mode",
+          "r.temporary_range",
+          "r.temporary_access_start_time",
+          "r.temporary_access_end_time",
+          "r.created_at",
+          "r.updated_at",
+        ])
+        .where("r.membership_id", "in", membershipIds)
+        .orderBy("r.created_at")
+        .orderBy("r.id")
+        .execute();
+
+const roleRows = (membershipId: string, roles: RoleGrant[]) =>
+  roles.map((r) => ({
+    membership_id: membershipId,
+    role: r.role,
+    custom_role_id: r.customRoleId,
+    is_temporary: r.isTemporary,
+    temporary_mode: r.isTemporary ? (r.temporaryMode ?? "relative") : null,
+    temporary_range: r.isTemporary ? (r.temporaryRange ?? null) : null,
+    temporary_access_start_time: r.isTemporary ? (r.temporaryAccessStartTime ?? null) : null,
+    temporary_access_end_time: r.isTemporary ? (r.temporaryAccessEndTime ?? null) : null,
+  }));
+
+export const insertGroupMembershipWithRoles = async (db: Database, projectId: string, groupId: string, roles: RoleGrant[]) => {
+  const membership = await db
+    .insertInto("group_project_memberships")
+    .values({ project_id: projectId, group_id: groupId })
+    .returning(["id", "group_id", "project_id", "created_at", "updated_at"])
+    .executeTakeFirstOrThrow();
+  if (roles.length > 0) await db.insertInto("group_project_membership_roles").values(roleRows(membership.id, roles)).execute();
+  return membership;
+};
+
+export const replaceGroupMembershipRoles = async (db: Database, membershipId: string, roles: RoleGrant[]) => {
+  await db.deleteFrom("group_project_membership_roles").where("membership_id", "=", membershipId).execute();
+  await db.insertInto("group_project_membership_roles").values(roleRows(membershipId, roles)).execute();
+  await db.updateTable("group_project_memberships").set({ updated_at: new Date() }).where("id", "=", membershipId).execute();
+};
+
+export const deleteGroupMembership = (db: Database, membershipId: string) =>
+  db.deleteFrom("group_project_memberships").where("id", "=", membershipId).execute();
