@@ -25,6 +25,7 @@ import { gatewaysRouter } from "./modules/gateways/gateways.router";
 import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "./modules/pki/certificates.router";
+import { dynamicSecretLeasesRouter, dynamicSecretsRouter } from "./modules/dynamic-secrets/dynamic-secrets.router";
 
 const s = initServer();
 
@@ -65,6 +66,8 @@ export const createApp = (deps: AppDeps): Express => {
     certificateAuthorities: certificateAuthoritiesRouter(deps),
     certificateProfiles: certificateProfilesRouter(deps),
     certificates: certificatesRouter(deps),
+    dynamicSecrets: dynamicSecretsRouter(deps),
+    dynamicSecretLeases: dynamicSecretLeasesRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -17,6 +17,8 @@ import { gatewaysContract } from "./gateways.contract";
 import { certificateAuthoritiesContract } from "./certificate-authorities.contract";
 import { certificateProfilesContract } from "./certificate-profiles.contract";
 import { certificatesContract } from "./certificates.contract";
+import { dynamicSecretsContract } from "./dynamic-secrets.contract";
+import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -41,6 +43,8 @@ export * from "./gateways.contract";
 export * from "./certificate-authorities.contract";
 export * from "./certificate-profiles.contract";
 export * from "./certificates.contract";
+export * from "./dynamic-secrets.contract";
+export * from "./dynamic-secret-leases.contract";
 
 const c = initContract();
 
@@ -67,6 +71,8 @@ export const contract = c.router(
     certificateAuthorities: certificateAuthoritiesContract,
     certificateProfiles: certificateProfilesContract,
     certificates: certificatesContract,
+    dynamicSecrets: dynamicSecretsContract,
+    dynamicSecretLeases: dynamicSecretLeasesContract,
   },
   { commonResponses },
 );

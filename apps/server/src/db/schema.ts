@@ -1,4 +1,5 @@
 import type { AuthMethodTables } from "./tables/auth-methods";
+import type { DynamicSecretTables } from "./tables/dynamic-secrets";
 import type { FoundationTables } from "./tables/foundation";
 import type { GatewayTables } from "./tables/gateways";
 import type { PkiTables } from "./tables/pki";
@@ -8,4 +9,4 @@ import type { ProjectStructureTables } from "./tables/project-structure";
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables, ProjectStructureTables, AuthMethodTables, GatewayTables, PkiTables {}
+export interface DB extends FoundationTables, ProjectStructureTables, AuthMethodTables, GatewayTables, DynamicSecretTables, PkiTables {}

@@ -1,3 +1,5 @@
+import { startPostgresTarget } from "./postgres-target";
+import { startRedis } from "./redis";
 import { startSlapd } from "./slapd";
 import { startOidcProvider } from "./oidc-provider";
 /**
@@ -9,6 +11,8 @@ type Stop = () => Promise<void> | void;
 type Starter = () => Promise<Stop>;
 
 const starters: Starter[] = [];
+starters.push(startPostgresTarget);
+starters.push(startRedis);
 starters.push(startSlapd);
 starters.push(startOidcProvider);
 

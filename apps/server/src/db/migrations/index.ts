@@ -3,6 +3,7 @@ import * as m0001 from "./0001-foundation";
 import * as m0004 from "./0004-project-structure";
 import * as m0003 from "./0003-auth-methods";
 import * as m0007 from "./0007-gateways";
+import * as m0005 from "./0005-dynamic-secrets";
 import * as m0006 from "./0006-pki";
 
 /**
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "0004-project-structure": m0004,
   "0003-auth-methods": m0003,
   "0007-gateways": m0007,
+  "0005-dynamic-secrets": m0005,
   "0006-pki": m0006,
 };
 

@@ -1,0 +1,51 @@
+import type { AppDeps } from "../context";
+import { runRevocationPass } from "../modules/dynamic-secrets/lease-revoker";
+import { sweepOrphanCredentials } from "../modules/dynamic-secrets/orphan-sweeper";
+import { registerJob } from "./index";
+
+/** How often the orphan sweeper lists credentials on the targets (it also runs at start-up). */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+/** setTimeout chaining: a slow pass delays the next one instead of overlapping it. */
+const loop = (everyMs: number, work: () => Promise<unknown>, onError: (error: unknown) => void) => {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    if (stopped) return;
+    running = work()
+      .then(() => undefined, onError)
+      .finally(() => {
+        if (!stopped) timer = setTimeout(run, everyMs);
+      });
+  };
+  run();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+};
+
+/**
+ * Lease revocation, on every instance: a pass at start-up (leases that expired while no server ran)
+ * and then every LEASE_REVOCATION_INTERVAL_MS; the orphan sweeper runs beside it on its own loop so
+ * an unreachable target never delays revocations.
+ */
+export const startLeaseRevocation = (deps: AppDeps, options: { intervalMs?: number; sweepEveryMs?: number } = {}) => {
+  const stopRevoking = loop(
+    options.intervalMs ?? deps.env.LEASE_REVOCATION_INTERVAL_MS,
+    () => runRevocationPass(deps),
+    (error) => deps.logger.error({ err: error }, "lease revocation pass failed"),
+  );
+  const stopSweeping = loop(
+    options.sweepEveryMs ?? SWEEP_EVERY_MS,
+    () => sweepOrphanCredentials(deps),
+    (error) => deps.logger.error({ err: error }, "orphan credential sweep failed"),
+  );
+  return async () => {
+    await Promise.all([stopRevoking(), stopSweeping()]);
+  };
+};
+
+registerJob({ name: "lease-revocation", start: (deps) => startLeaseRevocation(deps) });

@@ -1,0 +1,188 @@
+import { sql } from "kysely";
+import type { Database } from "../../db/database";
+import type { LeaseState } from "../../db/tables/dynamic-secrets";
+import { DELETING_STATUS } from "./dynamic-secret.repository";
+
+export const LEASE_COLUMNS = [
+  "id",
+  "dynamic_secret_id",
+  "external_entity_id",
+  "expire_at",
+  "version",
+  "state",
+  "status",
+  "status_details",
+  "config",
+  "attempts",
+  "created_at",
+  "updated_at",
+] as const;
+
+/** Failed revocations say so in `status`, as the reference does. */
+export const FAILED_DELETION_STATUS = "Failed to delete";
+
+const secondsFromNow = (seconds: number) => sql<Date>`now() + make_interval(secs => ${seconds})`;
+
+/** The intent, committed before any credential exists, so a crash can never leave one unaccounted for. */
+export const insertLeaseIntent = (
+  db: Database,
+  values: { id: string; dynamic_secret_id: string; external_entity_id: string; expire_at: Date; config: unknown },
+) =>
+  db
+    .insertInto("dynamic_secret_leases")
+    .values({ ...values, state: "creating", config: values.config === undefined ? null : JSON.stringify(values.config) })
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+/** Undefined when the lease is no longer `creating` (the sweeper took it): the credential must go. */
+export const activateLease = (db: Database, id: string) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({ state: "active", updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where("state", "=", "creating")
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
+
+export const findLease = (db: Database, id: string) =>
+  db
+    .selectFrom("dynamic_secret_leases as l")
+    .innerJoin("dynamic_secrets as d", "d.id", "l.dynamic_secret_id")
+    .select(LEASE_COLUMNS.map((column) => `l.${column}` as const))
+    .select(["d.folder_id", sql<boolean>`l.expire_at <= now()`.as("is_expired")])
+    .where("l.id", "=", id)
+    .executeTakeFirst();
+
+export type LeaseRow = Awaited<ReturnType<typeof insertLeaseIntent>>;
+
+export const listLeasesOf = (db: Database, dynamicSecretId: string) =>
+  db
+    .selectFrom("dynamic_secret_leases")
+    .select(LEASE_COLUMNS)
+    .where("dynamic_secret_id", "=", dynamicSecretId)
+    .where("state", "<>", "creating")
+    .orderBy("created_at")
+    .execute();
+
+export const countLeasesOf = async (db: Database, dynamicSecretId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom("dynamic_secret_leases")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("dynamic_secret_id", "=", dynamicSecretId)
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+
+export const leaseIdsAmong = async (db: Database, ids: string[]) =>
+  ids.length === 0
+    ? new Set<string>()
+    : new Set((await db.selectFrom("dynamic_secret_leases").select("id").where("id", "in", ids).execute()).map((r) => r.id));
+
+/**
+ * Take one lease for a provider call (revoke or renew). Nobody else touches it until the claim is
+ * released or lapses; undefined when someone holds it.
+ */
+export const claimLease = (db: Database, id: string, token: string, claimSeconds: number, options: { state?: LeaseState; onlyUnexpired?: boolean }) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({ claimed_until: secondsFromNow(claimSeconds), claim_token: token, ...(options.state ? { state: options.state } : {}), updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where("state", "<>", "creating")
+    .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
+    .$if(options.onlyUnexpired === true, (qb) => qb.where("expire_at", ">", sql<Date>`now()`).where("state", "=", "active"))
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
+
+/**
+ * Leases due for revocation: expired, stuck in `creating` past the grace period, already being
+ * revoked (a retry, or a claimer that died), or belonging to a secret being deleted. Locked with
+ * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row.
+ */
+export const lockDueLeases = (trx: Database, limit: number, creatingGraceSeconds: number) =>
+  trx
+    .selectFrom("dynamic_secret_leases as l")
+    .select("l.id")
+    .where((eb) => eb.or([eb("l.claimed_until", "is", null), eb("l.claimed_until", "<", sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb("l.next_attempt_at", "is", null), eb("l.next_attempt_at", "<=", sql<Date>`now()`)]))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", sql<Date>`now()`)]),
+        eb.and([eb("l.state", "=", "creating"), eb("l.created_at", "<", sql<Date>`now() - make_interval(secs => ${creatingGraceSeconds})`)]),
+        eb("l.state", "=", "revoking"),
+        eb.and([
+          eb("l.state", "=", "active"),
+          eb(
+            "l.dynamic_secret_id",
+            "in",
+            eb
+              .selectFrom("dynamic_secrets as d")
+              .select("d.id")
+              .where((inner) => inner.or([inner("d.folder_id", "is", null), inner("d.status", "=", DELETING_STATUS)])),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy("l.expire_at")
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+
+/** Mark locked leases as claimed by `token` for the duration of the provider calls. */
+export const claimLockedLeases = (trx: Database, ids: string[], token: string, claimSeconds: number) =>
+  trx
+    .updateTable("dynamic_secret_leases")
+    .set({
+      state: "revoking",
+      claimed_until: secondsFromNow(claimSeconds),
+      claim_token: token,
+      attempts: sql<number>`attempts + 1`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "in", ids)
+    .returning(LEASE_COLUMNS)
+    .execute();
+
+/** The credential is gone: drop the row, but only if this caller still holds the claim. */
+export const deleteClaimedLease = (db: Database, id: string, token: string) =>
+  db.deleteFrom("dynamic_secret_leases").where("id", "=", id).where("claim_token", "=", token).returning(LEASE_COLUMNS).executeTakeFirst();
+
+/** A failed revocation: visible in status, retried after `retrySeconds` by whichever instance comes first. */
+export const recordFailedRevocation = (db: Database, id: string, token: string, details: string, retrySeconds: number) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({
+      state: "revoking",
+      status: FAILED_DELETION_STATUS,
+      status_details: details.slice(0, 255),
+      next_attempt_at: secondsFromNow(retrySeconds),
+      claimed_until: null,
+      claim_token: null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", id)
+    .where("claim_token", "=", token)
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
+
+/** Release a renewal claim, with the new expiry when the provider accepted it. */
+export const releaseRenewal = (db: Database, id: string, token: string, expireAt?: Date) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({ claimed_until: null, claim_token: null, ...(expireAt ? { expire_at: expireAt } : {}), updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where("claim_token", "=", token)
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
+
+/** A lease whose provider call failed before it was ever handed out: retried as a revocation at once. */
+export const markCreationFailed = (db: Database, id: string, details: string) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({ state: "revoking", status: FAILED_DELETION_STATUS, status_details: details.slice(0, 255), updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .execute();
+
+export const deleteLeaseById = (db: Database, id: string) => db.deleteFrom("dynamic_secret_leases").where("id", "=", id).execute();

@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { parseDuration } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { isUuid } from "../../db/errors";
+import { AppError, BadRequestError, NotFoundError } from "../../errors";
+import { assertCan } from "../authz/guard";
+import { DELETING_STATUS, findDynamicSecretById, findEncryptedInputs, type DynamicSecretRow } from "./dynamic-secret.repository";
+import { permissionObjectOf, toDynamicSecretDto, toLeaseDto } from "./dynamic-secret.dto";
+import {
+  decryptInputs,
+  folderNotFound,
+  projectAccess,
+  providerContext,
+  providerOf,
+  requireDynamicSecret,
+  requireFolder,
+  type Scope,
+} from "./dynamic-secret.scope";
+import { failpoint } from "./failpoint";
+import { CLAIM_SECONDS, revokeClaimedLease } from "./lease-revoker";
+import {
+  activateLease,
+  claimLease,
+  countLeasesOf,
+  deleteLeaseById,
+  findLease,
+  insertLeaseIntent,
+  listLeasesOf,
+  markCreationFailed,
+  releaseRenewal,
+} from "./lease.repository";
+import type { Provider } from "./providers";
+import { leaseEntityName, redactSecrets, renderUsername } from "./providers/templates";
+
+/** Leases per dynamic secret, as the reference's default MAX_LEASE_LIMIT. */
+export const MAX_LEASES_PER_SECRET = 10_000;
+const SUBJECT = "dynamic-secrets";
+
+const errorText = (error: unknown, provider: Provider<unknown>, inputs: unknown, extra: (string | undefined)[] = []) =>
+  redactSecrets(error instanceof Error ? error.message : String(error), [...provider.secretsOf(inputs), ...extra]);
+
+const loadInputs = async (ctx: RequestContext, secret: DynamicSecretRow) => {
+  const { provider } = providerOf(secret.type);
+  const inputs = decryptInputs(ctx, secret.id, (await findEncryptedInputs(ctx.deps.db, secret.id)) ?? "");
+  return { provider, inputs };
+};
+
+/** The scope's folder and dynamic secret, then the `lease` check on the secret (reference order). */
+const secretForLeasing = async (ctx: RequestContext, name: string, scope: Scope) => {
+  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
+  const secret = await requireDynamicSecret(ctx, folder.id, name, `Dynamic secret with name '${name}' in folder with path '${scope.path}' not found`);
+  assertCan(ability, "lease", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
+  return secret;
+};
+
+/** A lease of the scope's folder; one elsewhere (another project, folder or org) is simply not found. */
+const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) => {
+  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
+  const lease = isUuid(leaseId) ? await findLease(ctx.deps.db, leaseId) : undefined;
+  const secret = lease && lease.folder_id === folder.id && lease.state !== "creating" ? await findDynamicSecretById(ctx.deps.db, lease.dynamic_secret_id) : undefined;
+  if (!lease || !secret) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
+  assertCan(ability, "lease", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
+  return { lease, secret };
+};
+
+/** Take back whatever a failed creation may have made; if that fails too, the job retries it. */
+const undoCreation = async (ctx: RequestContext, provider: Provider<unknown>, inputs: unknown, leaseId: string, username: string, reason: string) => {
+  try {
+    await provider.revoke(inputs, username, providerContext(ctx.deps));
+    await deleteLeaseById(ctx.deps.db, leaseId);
+  } catch {
+    await markCreationFailed(ctx.deps.db, leaseId, reason);
+  }
+};
+
+/**
+ * Spec §4.4 / reference §4.6. The lease row (state `creating`) is committed before the provider is
+ * called, so whatever happens next, the credential is always traceable to a row that the
+ * revocation job will act on.
+ */
+export const createLease = async (
+  ctx: RequestContext,
+  body: Scope & { dynamicSecretName: string; ttl?: string; config?: unknown },
+) => {
+  const secret = await secretForLeasing(ctx, body.dynamicSecretName, body);
+  if (secret.status === DELETING_STATUS) throw new BadRequestError("The dynamic secret is being deleted");
+  if ((await countLeasesOf(ctx.deps.db, secret.id)) >= MAX_LEASES_PER_SECRET) {
+    throw new BadRequestError(`Max lease limit reached. Limit: ${MAX_LEASES_PER_SECRET}`);
+  }
+  const now = Date.now();
+  const expireAt = new Date(now + parseDuration(body.ttl || secret.default_ttl)!);
+  if (secret.max_ttl && expireAt.getTime() > now + parseDuration(secret.max_ttl)!) {
+    throw new BadRequestError("TTL cannot be larger than max TTL");
+  }
+
+  const { provider, inputs } = await loadInputs(ctx, secret);
+  const leaseId = randomUUID();
+  const username = renderUsername(secret.username_template, leaseEntityName(secret.entity_prefix, leaseId), ctx.actor.identityName);
+  if (username.length > provider.maxUsernameLength) {
+    throw new BadRequestError(`The generated username is longer than ${provider.maxUsernameLength} characters`);
+  }
+
+  await insertLeaseIntent(ctx.deps.db, { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config });
+  failpoint(ctx.deps.env, "lease-after-intent");
+  let created: Awaited<ReturnType<Provider<unknown>["create"]>>;
+  try {
+    created = await provider.create(inputs, { username, expireAt }, providerContext(ctx.deps));
+  } catch (error) {
+    const reason = errorText(error, provider, inputs);
+    await undoCreation(ctx, provider, inputs, leaseId, username, reason);
+    throw error instanceof AppError ? error : new BadRequestError(`Failed to create lease from provider: ${reason}`);
+  }
+  failpoint(ctx.deps.env, "lease-after-provider");
+  const lease = await activateLease(ctx.deps.db, leaseId);
+  if (!lease) {
+    await undoCreation(ctx, provider, inputs, leaseId, username, "The lease was abandoned before its credential was handed out");
+    throw new BadRequestError("The lease was abandoned before its credential was ready; please try again");
+  }
+  return { lease: toLeaseDto(lease), dynamicSecret: toDynamicSecretDto(secret), data: created.data };
+};
+
+export const getLease = async (ctx: RequestContext, leaseId: string, scope: Scope) => {
+  const { lease, secret } = await leaseInScope(ctx, leaseId, scope);
+  return { ...toLeaseDto(lease), dynamicSecret: toDynamicSecretDto(secret) };
+};
+
+export const listLeases = async (ctx: RequestContext, name: string, scope: Scope) => {
+  const secret = await secretForLeasing(ctx, name, scope);
+  return (await listLeasesOf(ctx.deps.db, secret.id)).map(toLeaseDto);
+};
+
+/**
+ * Extends from the current expiry; the max TTL counts from creation. The lease is claimed during
+ * the provider call so the revocation job cannot take it back halfway through a renewal.
+ */
+export const renewLease = async (ctx: RequestContext, leaseId: string, body: Scope & { ttl?: string }) => {
+  const { lease, secret } = await leaseInScope(ctx, leaseId, body);
+  const expireAt = new Date(new Date(lease.expire_at).getTime() + parseDuration(body.ttl || secret.default_ttl)!);
+  if (secret.max_ttl && expireAt.getTime() > new Date(lease.created_at).getTime() + parseDuration(secret.max_ttl)!) {
+    throw new BadRequestError("The requested renewal would exceed the maximum allowed lease duration. Please choose a shorter TTL");
+  }
+  const { provider, inputs } = await loadInputs(ctx, secret);
+  const token = randomUUID();
+  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { onlyUnexpired: true });
+  if (!claimed) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
+  try {
+    await provider.renew(inputs, lease.external_entity_id, expireAt, providerContext(ctx.deps));
+  } catch (error) {
+    await releaseRenewal(ctx.deps.db, lease.id, token);
+    if (error instanceof AppError) throw error;
+    throw new BadRequestError(`Failed to renew lease from provider: ${errorText(error, provider, inputs)}`);
+  }
+  return toLeaseDto((await releaseRenewal(ctx.deps.db, lease.id, token, expireAt)) ?? claimed);
+};
+
+/**
+ * Revoke now. A provider failure leaves the lease with status "Failed to delete" (retried in the
+ * background) unless isForced, which drops the row anyway. A lease another caller is already
+ * revoking is returned as it stands.
+ */
+export const revokeLease = async (ctx: RequestContext, leaseId: string, body: Scope & { isForced: boolean }) => {
+  const { lease } = await leaseInScope(ctx, leaseId, body);
+  const token = randomUUID();
+  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { state: "revoking" });
+  if (!claimed) return toLeaseDto(lease);
+  const { row } = await revokeClaimedLease(ctx.deps, claimed, token, { isForced: body.isForced });
+  return toLeaseDto(row);
+};

@@ -1,0 +1,47 @@
+import type { AppDeps } from "../../context";
+import { findEncryptedInputs, listSweepableDynamicSecrets } from "./dynamic-secret.repository";
+import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.scope";
+import { leaseIdsAmong } from "./lease.repository";
+import { leaseIdFromEntityName, redactSecrets } from "./providers/templates";
+
+const LISTABLE_TYPES = ["sql-database", "redis"];
+
+/**
+ * Credentials on a target that carry a secret's marker but whose lease row no longer exists
+ * (a forced revoke that could not reach the target, a creator that died after giving up) are
+ * removed. The target is listed before the rows are read: a lease's row is committed before its
+ * credential is made, so a credential seen without a row can never become valid again.
+ */
+export const sweepOrphanCredentials = async (deps: AppDeps) => {
+  let removed = 0;
+  for (const secret of await listSweepableDynamicSecrets(deps.db, LISTABLE_TYPES)) {
+    const { provider } = providerOf(secret.type);
+    if (!provider.listEntities) continue;
+    let secrets: (string | undefined)[] = [];
+    try {
+      const encrypted = await findEncryptedInputs(deps.db, secret.id);
+      if (encrypted === undefined) continue;
+      const inputs = decryptInputs({ deps }, secret.id, encrypted);
+      secrets = provider.secretsOf(inputs);
+      const marker = `${secret.entity_prefix}_`;
+      const names = await provider.listEntities(inputs, marker, providerContext(deps));
+      const traced = names.flatMap((name) => {
+        const leaseId = leaseIdFromEntityName(secret.entity_prefix, name);
+        return leaseId ? [{ name, leaseId }] : [];
+      });
+      const live = await leaseIdsAmong(
+        deps.db,
+        traced.map((t) => t.leaseId),
+      );
+      for (const { name, leaseId } of traced) {
+        if (live.has(leaseId)) continue;
+        await provider.revoke(inputs, name, providerContext(deps));
+        deps.logger.warn({ dynamicSecretId: secret.id, leaseId }, "removed a credential that had no lease");
+        removed += 1;
+      }
+    } catch (error) {
+      deps.logger.warn({ dynamicSecretId: secret.id, reason: redactSecrets(error instanceof Error ? error.message : String(error), secrets) }, "orphan sweep skipped a target");
+    }
+  }
+  return removed;
+};
