@@ -14,7 +14,7 @@ const expireNow = (deps: AppDeps, leaseId: string) =>
   deps.db.updateTable("dynamic_secret_leases").set({ expire_at: sql<Date>`now() - interval '1 second'` }).where("id", "=", leaseId).execute();
 
 const leaseRow = (deps: AppDeps, leaseId: string) =>
-  deps.db.selectFrom("dynamic_secret_leases").select(["state", "status", "status_details", "attempts", "next_attempt_at"]).where("id", "=", leaseId).executeTakeFirst();
+  deps.db.selectFrom("dynamic_secret_leases").select(["state", "status", "status_details", "attempts", "next_attempt_at", "updated_at", "claim_token"]).where("id", "=", leaseId).executeTakeFirst();
 
 const entityPrefix = async (deps: AppDeps, dynamicSecretId: string) =>
   (await deps.db.selectFrom("dynamic_secrets").select("entity_prefix").where("id", "=", dynamicSecretId).executeTakeFirstOrThrow()).entity_prefix;
@@ -59,11 +59,18 @@ describe("the revocation job", () => {
     expect(shown.status).toBe("Failed to delete");
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
 
-    // Backoff: the wait before the next attempt doubles (0.4 s, 0.8 s, 1.6 s ... from twice the interval).
+    // Backoff: the wait scheduled after each failure doubles (0.4 s, 0.8 s, 1.6 s ... from twice the
+    // interval). Both timestamps are written by the statement that records the failure, so the gap
+    // is exact once the attempt is no longer claimed.
     const gapAfter = async (attempts: number) => {
-      await waitUntil(`attempt ${attempts}`, async () => ((await leaseRow(deps, lease.id))?.attempts ?? 0) >= attempts, 15_000);
-      const current = (await leaseRow(deps, lease.id))!;
-      return new Date(current.next_attempt_at!).getTime() - Date.now();
+      let gap = Number.NaN;
+      await waitUntil(`failed attempt ${attempts}`, async () => {
+        const row = await leaseRow(deps, lease.id);
+        if (!row || row.attempts !== attempts || row.claim_token !== null) return false;
+        gap = new Date(row.next_attempt_at!).getTime() - new Date(row.updated_at).getTime();
+        return true;
+      }, 15_000);
+      return gap;
     };
     const third = await gapAfter(3);
     const fourth = await gapAfter(4);
