@@ -17,6 +17,8 @@ import { universalAuthRouter } from "./modules/auth-methods/universal-auth.route
 import { systemRouter } from "./modules/bootstrap/system.router";
 import { identitiesRouter, projectIdentitiesRouter } from "./modules/identities/identities.router";
 import { projectsRouter } from "./modules/projects/projects.router";
+import { rolesRouter } from "./modules/roles/roles.router";
+import { privilegesRouter } from "./modules/privileges/privileges.router";
 import { foldersRouter } from "./modules/folders/folders.router";
 import { secretImportsRouter } from "./modules/secret-imports/secret-imports.router";
 import { projectTemplatesRouter } from "./modules/project-templates/project-templates.router";
@@ -50,6 +52,8 @@ export const createApp = (deps: AppDeps): Express => {
     identities: identitiesRouter(deps),
     projectIdentities: projectIdentitiesRouter(deps),
     projects: projectsRouter(deps),
+    roles: rolesRouter(deps),
+    privileges: privilegesRouter(deps),
     folders: foldersRouter(deps),
     secretImports: secretImportsRouter(deps),
     projectTemplates: projectTemplatesRouter(deps),

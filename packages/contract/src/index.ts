@@ -9,6 +9,8 @@ import { oidcAuthContract } from "./oidc-auth.contract";
 import { universalAuthContract } from "./universal-auth.contract";
 import { identitiesContract, projectIdentitiesContract } from "./identities.contract";
 import { projectsContract } from "./projects.contract";
+import { rolesContract } from "./roles.contract";
+import { privilegesContract } from "./privileges.contract";
 import { foldersContract } from "./folders.contract";
 import { secretImportsContract } from "./secret-imports.contract";
 import { projectTemplatesContract } from "./project-templates.contract";
@@ -28,6 +30,11 @@ export * from "./roles.schema";
 export * from "./bootstrap.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
+export * from "./glob-pattern";
+export * from "./permission.schema";
+export * from "./privilege.schema";
+export * from "./privileges.contract";
+export * from "./roles.contract";
 export * from "./folders.contract";
 export * from "./secret-imports.contract";
 export * from "./project-templates.contract";
@@ -55,6 +62,8 @@ export const contract = c.router(
     identities: identitiesContract,
     projectIdentities: projectIdentitiesContract,
     projects: projectsContract,
+    roles: rolesContract,
+    privileges: privilegesContract,
     folders: foldersContract,
     secretImports: secretImportsContract,
     projectTemplates: projectTemplatesContract,

@@ -1,12 +1,13 @@
 import type { AuthMethodTables } from "./tables/auth-methods";
-import type { DynamicSecretTables } from "./tables/dynamic-secrets";
 import type { FoundationTables } from "./tables/foundation";
-import type { GatewayTables } from "./tables/gateways";
-import type { PkiTables } from "./tables/pki";
 import type { ProjectStructureTables } from "./tables/project-structure";
+import type { GatewayTables } from "./tables/gateways";
+import type { DynamicSecretTables } from "./tables/dynamic-secrets";
+import type { PkiTables } from "./tables/pki";
+import type { PrivilegeTables } from "./tables/privileges";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables, ProjectStructureTables, AuthMethodTables, GatewayTables, DynamicSecretTables, PkiTables {}
+export interface DB extends FoundationTables, ProjectStructureTables, AuthMethodTables, GatewayTables, DynamicSecretTables, PkiTables, PrivilegeTables {}

@@ -1,4 +1,6 @@
 import { ORG_PERMISSION_CATALOG, PROJECT_PERMISSION_CATALOG } from "@keyward/contract";
+import { buildAbility, type Ability } from "./ability";
+import { missingPermissions } from "./boundary";
 import type { PermissionRule } from "./types";
 
 const all = (catalog: Record<string, readonly string[]>): PermissionRule[] =>
@@ -113,7 +115,16 @@ export const ORG_ROLE_RULES: Record<string, PermissionRule[]> = {
 export const isBuiltInProjectRole = (slug: string) => Object.hasOwn(PROJECT_ROLE_RULES, slug);
 export const isBuiltInOrgRole = (slug: string) => Object.hasOwn(ORG_ROLE_RULES, slug);
 
-/** Org roles ranked for "nobody grants more than they hold" between built-in roles. */
-const ORG_ROLE_RANK: Record<string, number> = { "no-access": 0, member: 1, admin: 2 };
+const orgRoleAbilities = new Map<string, Ability>();
+const orgRoleAbility = (role: string) => {
+  let ability = orgRoleAbilities.get(role);
+  if (!ability) {
+    ability = buildAbility(ORG_ROLE_RULES[role] ?? []);
+    orgRoleAbilities.set(role, ability);
+  }
+  return ability;
+};
+
+/** "Nobody grants more than they hold" between org roles, asked of the engine's boundary check. */
 export const orgRoleCovers = (holder: string, granted: string) =>
-  (ORG_ROLE_RANK[holder] ?? -1) >= (ORG_ROLE_RANK[granted] ?? Number.POSITIVE_INFINITY);
+  isBuiltInOrgRole(holder) && isBuiltInOrgRole(granted) && missingPermissions(orgRoleAbility(holder), ORG_ROLE_RULES[granted]!).length === 0;

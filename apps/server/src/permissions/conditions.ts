@@ -11,7 +11,7 @@ const asList = (value: FieldValue): string[] | undefined => {
 
 const matchElem = (value: FieldValue, spec: Record<string, ConditionValue>) =>
   Array.isArray(value) &&
-  value.some((item) => typeof item === "object" && item !== null && matchConditions(spec, item as PermissionObject));
+  value.some((item) => typeof item === "object" && item !== null && matchConditions(spec, item));
 
 /** One field against one condition, with MongoDB semantics for list-valued fields. */
 const matchField = (value: FieldValue, condition: ConditionValue): boolean => {

@@ -2,6 +2,7 @@ import { startPostgresTarget } from "./postgres-target";
 import { startRedis } from "./redis";
 import { startSlapd } from "./slapd";
 import { startOidcProvider } from "./oidc-provider";
+
 /**
  * Real servers the suites need (directory servers, target databases, identity providers), started
  * once per run by the global setup. Each service file exports a starter that publishes its address

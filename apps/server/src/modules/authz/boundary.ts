@@ -1,25 +1,9 @@
 import { PermissionBoundaryError } from "../../errors";
-import type { Ability, PermissionRule } from "../../permissions";
+import { missingPermissions, type Ability, type PermissionRule } from "../../permissions";
 
-type Missing = { action: string; subject: string; conditions?: unknown };
+export { missingPermissions };
 
-/**
- * Nobody grants what they do not hold. Conservative form: every granted (action, subject) must be
- * held unconditionally and unforbidden by the actor.
- */
-export const missingPermissions = (actor: Ability, granted: readonly PermissionRule[]): Missing[] => {
-  const missing: Missing[] = [];
-  for (const rule of granted) {
-    if (rule.inverted) continue;
-    for (const action of rule.action) {
-      const held = actor.rulesFor(action, rule.subject);
-      const covered = held.some((r) => !r.inverted && !r.conditions) && !held.some((r) => r.inverted);
-      if (!covered) missing.push({ action, subject: rule.subject, ...(rule.conditions ? { conditions: rule.conditions } : {}) });
-    }
-  }
-  return missing;
-};
-
+/** 403 PermissionBoundaryError listing what the actor would grant without holding it (reference §1.5). */
 export const assertWithinBoundary = (actor: Ability, granted: readonly PermissionRule[], message: string) => {
   const missing = missingPermissions(actor, granted);
   if (missing.length > 0) {

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from "kysely";
 import type { Database } from "../../db/database";
 
 export const PROJECT_COLUMNS = ["id", "org_id", "name", "slug", "description", "type", "permission_version", "created_at", "updated_at"] as const;
@@ -10,20 +11,64 @@ export const findProjectBySlug = (db: Database, orgId: string, slug: string) =>
 
 export type ProjectRow = NonNullable<Awaited<ReturnType<typeof findProjectById>>>;
 
-/** The identity's membership in the project and its roles, with custom roles' rules. */
-export const findIdentityMembershipRoles = (db: Database, projectId: string, identityId: string) =>
-  db
-    .selectFrom("identity_project_memberships as m")
-    .leftJoin("identity_project_membership_roles as r", "r.membership_id", "m.id")
-    .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
-    .select([
-      "m.id as membership_id",
-      "r.role",
-      "r.is_temporary",
-      "r.temporary_access_start_time",
-      "r.temporary_access_end_time",
-      "pr.permissions as custom_permissions",
-    ])
-    .where("m.project_id", "=", projectId)
-    .where("m.identity_id", "=", identityId)
-    .execute();
+/** One role or privilege as the loader sees it; timestamps arrive as JSON strings. */
+export type GrantJson = {
+  role?: string;
+  isTemporary: boolean;
+  start: string | null;
+  end: string | null;
+  permissions: unknown;
+};
+
+/** Everything that feeds an identity's ability in a project. */
+export type GrantsJson = {
+  membershipId: string | null;
+  groupMembershipId: string | null;
+  roles: GrantJson[] | null;
+  groupRoles: GrantJson[] | null;
+  privileges: GrantJson[] | null;
+};
+
+type AccessRow = ProjectRow & { grants: GrantsJson };
+
+const roleJson = (alias: string) =>
+  sql.raw(`json_build_object('role', ${alias}.role, 'isTemporary', ${alias}.is_temporary,
+    'start', ${alias}.temporary_access_start_time, 'end', ${alias}.temporary_access_end_time, 'permissions', pr.permissions)`);
+
+/**
+ * The project with every grant of the identity in it (direct roles, group roles, additional
+ * privileges) in one round trip. Only run when no cached ability is current: its correlated
+ * subqueries cost far more to plan than the small lookups of the hot path.
+ */
+const accessQuery = (where: RawBuilder<unknown>, identityId: string) => sql<AccessRow>`
+  select p.id, p.org_id, p.name, p.slug, p.description, p.type, p.permission_version, p.created_at, p.updated_at,
+    json_build_object(
+      'membershipId', (select m.id from identity_project_memberships m where m.project_id = p.id and m.identity_id = ${identityId}),
+      'roles', (select json_agg(${roleJson("r")})
+        from identity_project_memberships m
+        join identity_project_membership_roles r on r.membership_id = m.id
+        left join project_roles pr on pr.id = r.custom_role_id
+        where m.project_id = p.id and m.identity_id = ${identityId}),
+      'groupMembershipId', (select gpm.id from group_identity_members gim
+        join group_project_memberships gpm on gpm.group_id = gim.group_id
+        where gpm.project_id = p.id and gim.identity_id = ${identityId}
+        order by gpm.created_at, gpm.id limit 1),
+      'groupRoles', (select json_agg(${roleJson("gr")})
+        from group_identity_members gim
+        join group_project_memberships gpm on gpm.group_id = gim.group_id
+        join group_project_membership_roles gr on gr.membership_id = gpm.id
+        left join project_roles pr on pr.id = gr.custom_role_id
+        where gpm.project_id = p.id and gim.identity_id = ${identityId}),
+      'privileges', (select json_agg(json_build_object('isTemporary', a.is_temporary,
+          'start', a.temporary_access_start_time, 'end', a.temporary_access_end_time, 'permissions', a.permissions))
+        from identity_project_additional_privileges a
+        where a.project_id = p.id and a.identity_id = ${identityId})
+    ) as grants
+  from projects p
+  where ${where}`;
+
+export const loadProjectAccessById = async (db: Database, projectId: string, identityId: string) =>
+  (await accessQuery(sql`p.id = ${projectId}`, identityId).execute(db)).rows[0];
+
+export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug: string, identityId: string) =>
+  (await accessQuery(sql`p.org_id = ${orgId} and p.slug = ${slug}`, identityId).execute(db)).rows[0];

@@ -3,8 +3,17 @@ import type { Actor } from "../../context";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
-import { PROJECT_ROLE_RULES, buildAbility, type Ability, type PermissionRule } from "../../permissions";
-import { findIdentityMembershipRoles, findProjectById, findProjectBySlug, type ProjectRow } from "./project-access.repository";
+import type { Ability, PermissionRule } from "../../permissions";
+import { abilityCache, projectIdCache, type CachedAbility } from "./ability-cache";
+import { abilityOfGrants, toGrants } from "./grants";
+import {
+  findProjectById,
+  findProjectBySlug,
+  loadProjectAccessById,
+  loadProjectAccessBySlug,
+  type GrantsJson,
+  type ProjectRow,
+} from "./project-access.repository";
 
 export type ProjectPermission = {
   project: ProjectRow;
@@ -23,20 +32,13 @@ export const isActiveGrant = (
   return start <= now && now < end;
 };
 
-/** Rules of one identity in one project: its active roles. */
-export const loadIdentityProjectRules = async (db: Database, projectId: string, identityId: string) => {
-  const rows = await findIdentityMembershipRoles(db, projectId, identityId);
-  if (rows.length === 0) return undefined;
-  const rules: PermissionRule[] = [];
-  for (const row of rows) {
-    if (row.role === null || !isActiveGrant({ is_temporary: row.is_temporary, temporary_access_start_time: row.temporary_access_start_time, temporary_access_end_time: row.temporary_access_end_time })) continue;
-    if (row.custom_permissions) rules.push(...(row.custom_permissions as PermissionRule[]));
-    else rules.push(...(PROJECT_ROLE_RULES[row.role] ?? []));
-  }
-  return { membershipId: rows[0]!.membership_id, rules };
-};
+const notAMember = (projectId: string) =>
+  new ForbiddenError(
+    `You are not a member of this project with ID ${projectId}. Please assign this identity to the project with the appropriate permissions, then try again.`,
+    "ProjectMembershipNotFound",
+  );
 
-const assertProjectOfActor = (project: ProjectRow | undefined, actor: Actor, notFoundMessage: string): ProjectRow => {
+const assertProjectOfActor = <P extends ProjectRow>(project: P | undefined, actor: Actor, notFoundMessage: string): P => {
   // Another organization's project is indistinguishable from a missing one.
   if (!project || project.org_id !== actor.orgId) throw new NotFoundError(notFoundMessage);
   return project;
@@ -48,13 +50,42 @@ const assertType = (project: ProjectRow, requiredType?: ProjectType) => {
   }
 };
 
+/** Build the ability from freshly loaded grants and cache it; non-members get a 403. */
+const freshAbility = (identityId: string, project: ProjectRow, grants: GrantsJson): ProjectPermission => {
+  const membershipId = grants.membershipId ?? grants.groupMembershipId;
+  if (membershipId === null) {
+    // Non-membership is never cached: memberships may be added without a version bump.
+    abilityCache.delete(identityId, project.id);
+    throw notAMember(project.id);
+  }
+  const loaded = toGrants(grants);
+  const entry: CachedAbility = { version: project.permission_version, membershipId, grants: loaded, ...abilityOfGrants(loaded) };
+  abilityCache.set(identityId, project.id, entry);
+  return { project, membershipId, ability: entry.ability };
+};
+
+/** A cached ability still valid for this project row, rebuilt locally once a temporary grant starts or ends. */
+const cachedAbility = (identityId: string, project: ProjectRow): ProjectPermission | undefined => {
+  let entry = abilityCache.get(identityId, project.id);
+  if (!entry || entry.version !== project.permission_version) return undefined;
+  const now = Date.now();
+  if (now >= entry.validUntil) {
+    entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
+    abilityCache.set(identityId, project.id, entry);
+  }
+  return { project, membershipId: entry.membershipId, ability: entry.ability };
+};
+
 export const resolveProject = async (db: Database, actor: Actor, projectId: string) =>
   assertProjectOfActor(isUuid(projectId) ? await findProjectById(db, projectId) : undefined, actor, `Project with ${projectId} not found`);
 
 export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: string) =>
   assertProjectOfActor(await findProjectBySlug(db, actor.orgId, slug), actor, `Project with slug ${slug} not found`);
 
-/** The actor's ability in a project it belongs to (reference §0.4, §2). */
+/**
+ * The actor's ability in a project already looked up (reference §0.4, §2): no query while the
+ * cached ability is current, else one that loads every grant.
+ */
 export const permissionForProject = async (
   db: Database,
   actor: Actor,
@@ -62,18 +93,54 @@ export const permissionForProject = async (
   requiredType?: ProjectType,
 ): Promise<ProjectPermission> => {
   assertType(project, requiredType);
-  const loaded = await loadIdentityProjectRules(db, project.id, actor.identityId);
-  if (!loaded) {
-    throw new ForbiddenError(
-      `You are not a member of this project with ID ${project.id}. Please assign this identity to the project with the appropriate permissions, then try again.`,
-      "ProjectMembershipNotFound",
-    );
-  }
-  return { project, membershipId: loaded.membershipId, ability: buildAbility(loaded.rules) };
+  const cached = cachedAbility(actor.identityId, project);
+  if (cached) return cached;
+  const row = await loadProjectAccessById(db, project.id, actor.identityId);
+  if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
+  const { grants, ...fresh } = row;
+  return freshAbility(actor.identityId, fresh, grants);
 };
 
-export const getProjectPermission = async (db: Database, actor: Actor, projectId: string, requiredType?: ProjectType) =>
-  permissionForProject(db, actor, await resolveProject(db, actor, projectId), requiredType);
+/**
+ * The project and the actor's ability in it. One round trip either way: the project row alone
+ * when an ability is cached (a bumped version then costs a second), else project and grants together.
+ */
+export const getProjectPermission = async (db: Database, actor: Actor, projectId: string, requiredType?: ProjectType) => {
+  const notFound = `Project with ${projectId} not found`;
+  if (!isUuid(projectId)) throw new NotFoundError(notFound);
+  if (abilityCache.get(actor.identityId, projectId)) {
+    return permissionForProject(db, actor, assertProjectOfActor(await findProjectById(db, projectId), actor, notFound), requiredType);
+  }
+  const { grants, ...project } = assertProjectOfActor(await loadProjectAccessById(db, projectId, actor.identityId), actor, notFound);
+  assertType(project, requiredType);
+  return freshAbility(actor.identityId, project, grants);
+};
 
-export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slug: string, requiredType?: ProjectType) =>
-  permissionForProject(db, actor, await resolveProjectBySlug(db, actor, slug), requiredType);
+export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slug: string, requiredType?: ProjectType) => {
+  const notFound = `Project with slug ${slug} not found`;
+  const knownId = projectIdCache.get(actor.orgId, slug);
+  if (knownId && abilityCache.get(actor.identityId, knownId)) {
+    const project = assertProjectOfActor(await findProjectBySlug(db, actor.orgId, slug), actor, notFound);
+    projectIdCache.set(actor.orgId, slug, project.id);
+    return permissionForProject(db, actor, project, requiredType);
+  }
+  const { grants, ...project } = assertProjectOfActor(await loadProjectAccessBySlug(db, actor.orgId, slug, actor.identityId), actor, notFound);
+  projectIdCache.set(actor.orgId, slug, project.id);
+  assertType(project, requiredType);
+  return freshAbility(actor.identityId, project, grants);
+};
+
+/**
+ * Another identity's active rules in a project, always read fresh (used before writing grants):
+ * undefined when it is no member at all; `membershipId` is its direct membership, if any.
+ */
+export const loadIdentityProjectRules = async (
+  db: Database,
+  projectId: string,
+  identityId: string,
+): Promise<{ membershipId: string | null; rules: PermissionRule[] } | undefined> => {
+  const row = await loadProjectAccessById(db, projectId, identityId);
+  const grants = row?.grants;
+  if (!grants || (grants.membershipId === null && grants.groupMembershipId === null)) return undefined;
+  return { membershipId: grants.membershipId, rules: abilityOfGrants(toGrants(grants)).rules };
+};

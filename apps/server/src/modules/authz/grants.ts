@@ -1,0 +1,42 @@
+import { PROJECT_ROLE_RULES, buildAbility, type Ability, type PermissionRule } from "../../permissions";
+import type { GrantJson, GrantsJson } from "./project-access.repository";
+
+/** A role or privilege reduced to its rules and its window (epoch ms; null when permanent). */
+export type Grant = { start: number | null; end: number | null; rules: readonly PermissionRule[] };
+
+const time = (value: string | Date | null) => (value === null ? Number.NEGATIVE_INFINITY : new Date(value).getTime());
+
+const toGrant = (json: GrantJson): Grant => {
+  const custom = Array.isArray(json.permissions) ? (json.permissions as PermissionRule[]) : undefined;
+  const rules = json.role === undefined || custom ? (custom ?? []) : (PROJECT_ROLE_RULES[json.role] ?? []);
+  if (!json.isTemporary) return { start: null, end: null, rules };
+  return { start: time(json.start), end: time(json.end), rules };
+};
+
+export const toGrants = (json: GrantsJson): Grant[] => [
+  ...(json.roles ?? []).map(toGrant),
+  ...(json.groupRoles ?? []).map(toGrant),
+  ...(json.privileges ?? []).map(toGrant),
+];
+
+/** Temporary grants count only inside their window: start <= now < end (ARCHITECTURE §7). */
+const isActive = (grant: Grant, now: number) => grant.start === null || (grant.start <= now && now < grant.end!);
+
+export type BuiltAbility = { ability: Ability; rules: PermissionRule[]; validUntil: number };
+
+/**
+ * The ability of a set of grants at `now`, and the next instant a temporary grant starts or ends,
+ * after which it must be rebuilt. Forbid rules beat allow rules wherever they come from.
+ */
+export const abilityOfGrants = (grants: readonly Grant[], now = Date.now()): BuiltAbility => {
+  const rules: PermissionRule[] = [];
+  let validUntil = Number.POSITIVE_INFINITY;
+  for (const grant of grants) {
+    if (grant.start !== null) {
+      if (now < grant.start) validUntil = Math.min(validUntil, grant.start);
+      else if (now < grant.end!) validUntil = Math.min(validUntil, grant.end!);
+    }
+    if (isActive(grant, now)) for (const rule of grant.rules) rules.push(rule);
+  }
+  return { ability: buildAbility(rules), rules, validUntil };
+};

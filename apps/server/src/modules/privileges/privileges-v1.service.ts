@@ -1,0 +1,79 @@
+import type { LegacyPermission, PrivilegePermission } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { BadRequestError, NotFoundError, UnauthorizedError } from "../../errors";
+import { assertCan } from "../authz/guard";
+import { getProjectPermissionBySlug } from "../authz/project-access";
+import { expandLegacyPermissions } from "./legacy-permissions";
+import { toPrivilegeDto } from "./privilege.dto";
+import { findPrivilegeBySlug, listPrivileges, type PrivilegeRow } from "./privileges.repository";
+import { assertTargetMember, createPrivilege, deletePrivilege, updatePrivilege, windowOf, type PrivilegeTiming } from "./privileges.service";
+
+type LegacyRules = { permissions?: LegacyPermission[]; privilegePermission?: PrivilegePermission };
+type Lookup = { identityId: string; projectSlug: string };
+
+/** Reference §1.8: a v1 write without any permission form is refused as 401, before any lookup. */
+const requireLegacyRules = (input: LegacyRules) => {
+  const rules = expandLegacyPermissions(input);
+  if (!rules) throw new UnauthorizedError("Permission or privilegePermission must be provided");
+  return rules;
+};
+
+const v1Dto = (row: Parameters<typeof toPrivilegeDto>[0]) => toPrivilegeDto(row, { v1: true });
+
+export const createPrivilegeV1 = async (ctx: RequestContext, body: Lookup & LegacyRules & { slug?: string }, timing: PrivilegeTiming) => {
+  const rules = requireLegacyRules(body);
+  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, body.projectSlug);
+  return v1Dto(await createPrivilege(ctx, permission, { identityId: body.identityId, slug: body.slug, rules, timing }));
+};
+
+const requireBySlug = async (ctx: RequestContext, lookup: Lookup & { privilegeSlug: string }) => {
+  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, lookup.projectSlug);
+  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, lookup.identityId, lookup.privilegeSlug);
+  if (!row) throw new NotFoundError(`Privilege with slug ${lookup.privilegeSlug} not found`);
+  return { permission, row };
+};
+
+type Details = LegacyRules & {
+  slug?: string;
+  isTemporary?: boolean;
+  temporaryMode?: string;
+  temporaryRange?: string;
+  temporaryAccessStartTime?: string;
+};
+
+/** v1 PATCH merges the given temporary fields over the stored ones. */
+const mergedTiming = (row: PrivilegeRow, details: Details): PrivilegeTiming => {
+  if (!(details.isTemporary ?? row.is_temporary)) return { isTemporary: false };
+  const range = details.temporaryRange ?? row.temporary_range;
+  const start = details.temporaryAccessStartTime ?? row.temporary_access_start_time;
+  if (!range || !start) throw new BadRequestError("Temporary mode expects start time and range");
+  return { isTemporary: true, temporaryMode: details.temporaryMode ?? row.temporary_mode ?? "relative", temporaryRange: range, temporaryAccessStartTime: start };
+};
+
+export const updatePrivilegeV1 = async (ctx: RequestContext, body: Lookup & { privilegeSlug: string; privilegeDetails: Details }) => {
+  const rules = requireLegacyRules(body.privilegeDetails);
+  const { permission, row } = await requireBySlug(ctx, body);
+  const window = windowOf(mergedTiming(row, body.privilegeDetails));
+  return v1Dto(await updatePrivilege(ctx, permission, row, { slug: body.privilegeDetails.slug, rules, window }));
+};
+
+export const deletePrivilegeV1 = async (ctx: RequestContext, body: Lookup & { privilegeSlug: string }) => {
+  const { permission, row } = await requireBySlug(ctx, body);
+  return v1Dto(await deletePrivilege(ctx, permission, row));
+};
+
+export const getPrivilegeV1 = async (ctx: RequestContext, slug: string, query: Lookup) => {
+  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
+  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
+  await assertTargetMember(ctx, permission.project.id, query.identityId);
+  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, query.identityId, slug);
+  if (!row) throw new NotFoundError(`Additional privilege with name ${slug} doesn't exist`);
+  return v1Dto(row);
+};
+
+export const listPrivilegesV1 = async (ctx: RequestContext, query: Lookup) => {
+  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
+  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
+  await assertTargetMember(ctx, permission.project.id, query.identityId);
+  return (await listPrivileges(ctx.deps.db, permission.project.id, query.identityId)).map(v1Dto);
+};

@@ -1,0 +1,97 @@
+import type { Database } from "../../db/database";
+import type { PermissionRule } from "../../permissions";
+
+const RETURNING = [
+  "id",
+  "slug",
+  "membership_id",
+  "project_id",
+  "identity_id",
+  "is_temporary",
+  "temporary_mode",
+  "temporary_range",
+  "temporary_access_start_time",
+  "temporary_access_end_time",
+  "permissions",
+  "created_at",
+  "updated_at",
+] as const;
+const COLUMNS = RETURNING.map((c) => `a.${c}` as const);
+
+/** The temporary window as stored: all null for a permanent privilege. */
+export type PrivilegeWindow = {
+  is_temporary: boolean;
+  temporary_mode: string | null;
+  temporary_range: string | null;
+  temporary_access_start_time: Date | null;
+  temporary_access_end_time: Date | null;
+};
+
+const select = (db: Database) => db.selectFrom("identity_project_additional_privileges as a").select(COLUMNS);
+
+export const findPrivilegeBySlug = (db: Database, projectId: string, identityId: string, slug: string) =>
+  select(db).where("a.project_id", "=", projectId).where("a.identity_id", "=", identityId).where("a.slug", "=", slug).executeTakeFirst();
+
+export type PrivilegeRow = NonNullable<Awaited<ReturnType<typeof findPrivilegeBySlug>>>;
+
+/** The privilege with its project, in the caller's organization only (the hot read path: one round trip). */
+export const findPrivilegeWithProject = (db: Database, orgId: string, id: string) =>
+  select(db)
+    .innerJoin("projects as p", "p.id", "a.project_id")
+    .select([
+      "p.org_id as p_org_id",
+      "p.name as p_name",
+      "p.slug as p_slug",
+      "p.description as p_description",
+      "p.type as p_type",
+      "p.permission_version as p_permission_version",
+      "p.created_at as p_created_at",
+      "p.updated_at as p_updated_at",
+    ])
+    .where("a.id", "=", id)
+    .where("p.org_id", "=", orgId)
+    .executeTakeFirst();
+
+export const listPrivileges = (db: Database, projectId: string, identityId: string) =>
+  select(db)
+    .where("a.project_id", "=", projectId)
+    .where("a.identity_id", "=", identityId)
+    .orderBy("a.created_at")
+    .orderBy("a.id")
+    .execute();
+
+export const insertPrivilege = (
+  db: Database,
+  values: PrivilegeWindow & { slug: string; membership_id: string; project_id: string; identity_id: string; permissions: PermissionRule[] },
+) =>
+  db
+    .insertInto("identity_project_additional_privileges")
+    .values({ ...values, permissions: JSON.stringify(values.permissions) })
+    .returning(RETURNING)
+    .executeTakeFirstOrThrow();
+
+export const updatePrivilegeRow = (
+  db: Database,
+  id: string,
+  values: Partial<PrivilegeWindow> & { slug?: string; permissions?: PermissionRule[] },
+) =>
+  db
+    .updateTable("identity_project_additional_privileges")
+    .set({ ...values, permissions: values.permissions && JSON.stringify(values.permissions), updated_at: new Date() })
+    .where("id", "=", id)
+    .returning(RETURNING)
+    .executeTakeFirstOrThrow();
+
+export const deletePrivilegeRow = (db: Database, id: string) =>
+  db.deleteFrom("identity_project_additional_privileges").where("id", "=", id).execute();
+
+/** The identity's direct project membership, which privileges hang off. */
+export const findDirectMembershipId = async (db: Database, projectId: string, identityId: string) =>
+  (
+    await db
+      .selectFrom("identity_project_memberships")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("identity_id", "=", identityId)
+      .executeTakeFirst()
+  )?.id;

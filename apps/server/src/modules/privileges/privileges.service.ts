@@ -1,0 +1,151 @@
+import { parseDuration } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { isUniqueViolation, isUuid } from "../../db/errors";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import type { PermissionRule } from "../../permissions";
+import { assertWithinBoundary } from "../authz/boundary";
+import { assertCan } from "../authz/guard";
+import { bumpPermissionVersion } from "../authz/permission-version";
+import { loadIdentityProjectRules, permissionForProject, type ProjectPermission } from "../authz/project-access";
+import { generatePrivilegeSlug } from "./privilege-slug";
+import {
+  deletePrivilegeRow,
+  findDirectMembershipId,
+  findPrivilegeWithProject,
+  insertPrivilege,
+  updatePrivilegeRow,
+  type PrivilegeRow,
+  type PrivilegeWindow,
+} from "./privileges.repository";
+
+/** A privilege's lifetime as requested: permanent, or from a start for an ms-style range. */
+export type PrivilegeTiming =
+  | { isTemporary: false }
+  | { isTemporary: true; temporaryMode: string; temporaryRange: string; temporaryAccessStartTime: string | Date };
+
+export const windowOf = (timing: PrivilegeTiming): PrivilegeWindow => {
+  if (!timing.isTemporary) {
+    return { is_temporary: false, temporary_mode: null, temporary_range: null, temporary_access_start_time: null, temporary_access_end_time: null };
+  }
+  const start = new Date(timing.temporaryAccessStartTime);
+  const range = parseDuration(timing.temporaryRange);
+  if (range === undefined || !(range > 0)) throw new BadRequestError("Temporary range must be a positive number");
+  return {
+    is_temporary: true,
+    temporary_mode: timing.temporaryMode,
+    temporary_range: timing.temporaryRange,
+    temporary_access_start_time: start,
+    temporary_access_end_time: new Date(start.getTime() + range),
+  };
+};
+
+const notAMember = (projectId: string) =>
+  new ForbiddenError(
+    `You are not a member of this project with ID ${projectId}. Please assign this identity to the project with the appropriate permissions, then try again.`,
+    "ProjectMembershipNotFound",
+  );
+const NO_MEMBERSHIP = "Actor doesn't have membership";
+
+/** The target's current rules and direct membership, for writes (reference §1.5). */
+const loadTarget = async (ctx: RequestContext, projectId: string, identityId: string) => {
+  const target = isUuid(identityId) ? await loadIdentityProjectRules(ctx.deps.db, projectId, identityId) : undefined;
+  if (!target) throw notAMember(projectId);
+  if (target.membershipId === null) throw new BadRequestError(NO_MEMBERSHIP);
+  return { membershipId: target.membershipId, rules: target.rules };
+};
+
+/** Reads and deletes need the target to be a member, else 400 (reference §1.5). */
+export const assertTargetMember = async (ctx: RequestContext, projectId: string, identityId: string) => {
+  const membershipId = isUuid(identityId) ? await findDirectMembershipId(ctx.deps.db, projectId, identityId) : undefined;
+  if (!membershipId) throw new BadRequestError(NO_MEMBERSHIP);
+  return membershipId;
+};
+
+/**
+ * v2 addresses privileges by id; another organization's privilege is a plain 404. The privilege
+ * and its project come in one query; a cached ability needs no other.
+ */
+export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
+  const loaded = isUuid(id) ? await findPrivilegeWithProject(ctx.deps.db, ctx.actor.orgId, id) : undefined;
+  if (!loaded) throw new NotFoundError(`Privilege with id ${id} not found`);
+  const { p_org_id, p_name, p_slug, p_description, p_type, p_permission_version, p_created_at, p_updated_at, ...row } = loaded;
+  const project = {
+    id: row.project_id,
+    org_id: p_org_id,
+    name: p_name,
+    slug: p_slug,
+    description: p_description,
+    type: p_type,
+    permission_version: p_permission_version,
+    created_at: p_created_at,
+    updated_at: p_updated_at,
+  };
+  return { row, permission: await permissionForProject(ctx.deps.db, ctx.actor, project) };
+};
+
+const inTransaction = <T>(ctx: RequestContext, projectId: string, write: (trx: RequestContext["deps"]["db"]) => Promise<T>) =>
+  ctx.deps.db.transaction().execute(async (trx) => {
+    const result = await write(trx);
+    await bumpPermissionVersion(trx, [projectId]);
+    return result;
+  });
+
+const GENERATED_SLUG_ATTEMPTS = 5;
+
+export const createPrivilege = async (
+  ctx: RequestContext,
+  permission: ProjectPermission,
+  input: { identityId: string; slug?: string; rules: PermissionRule[]; timing: PrivilegeTiming },
+) => {
+  const projectId = permission.project.id;
+  assertCan(permission.ability, "edit", "identity", { identityId: input.identityId });
+  const target = await loadTarget(ctx, projectId, input.identityId);
+  assertWithinBoundary(permission.ability, [...target.rules, ...input.rules], "Failed to create additional privileges");
+  const window = windowOf(input.timing);
+  for (let attempt = 1; ; attempt++) {
+    const slug = input.slug ?? generatePrivilegeSlug();
+    try {
+      return await inTransaction(ctx, projectId, (trx) =>
+        insertPrivilege(trx, {
+          ...window,
+          slug,
+          membership_id: target.membershipId,
+          project_id: projectId,
+          identity_id: input.identityId,
+          permissions: input.rules,
+        }),
+      );
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (input.slug !== undefined || attempt >= GENERATED_SLUG_ATTEMPTS) {
+        throw new BadRequestError(`Additional privilege with name ${slug} exists`);
+      }
+    }
+  }
+};
+
+export const updatePrivilege = async (
+  ctx: RequestContext,
+  permission: ProjectPermission,
+  row: PrivilegeRow,
+  input: { slug?: string; rules?: PermissionRule[]; window?: PrivilegeWindow },
+) => {
+  assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
+  const target = await loadTarget(ctx, row.project_id, row.identity_id);
+  assertWithinBoundary(permission.ability, [...target.rules, ...(input.rules ?? [])], "Failed to update additional privileges");
+  try {
+    return await inTransaction(ctx, row.project_id, (trx) =>
+      updatePrivilegeRow(trx, row.id, { slug: input.slug, permissions: input.rules, ...input.window }),
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BadRequestError("Additional privilege with provided slug already exists");
+    throw error;
+  }
+};
+
+export const deletePrivilege = async (ctx: RequestContext, permission: ProjectPermission, row: PrivilegeRow) => {
+  assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
+  await assertTargetMember(ctx, row.project_id, row.identity_id);
+  await inTransaction(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
+  return row;
+};
