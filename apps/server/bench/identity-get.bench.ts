@@ -46,3 +46,8 @@ console.log(`\n${settings.connections} connections, ${settings.seconds}s x ${set
 for (const { label, result } of results) {
   console.log(formatRow(label, result, `${((result.rps / bare) * 100).toFixed(1)}% of bare, ${((result.rps / ceiling) * 100).toFixed(1)}% of express+ts-rest`));
 }
+// A run that measured error responses measured the wrong thing.
+if (results.some(({ result }) => result.errors > 0)) {
+  console.error("some requests failed: the figures above are not valid");
+  process.exitCode = 1;
+}

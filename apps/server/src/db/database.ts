@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
 import { migrationProvider } from "./migrations";
@@ -52,6 +53,38 @@ const lockDataDir = (dir: string): (() => void) => {
   throw new Error(`Could not lock data directory ${dir}`);
 };
 
+/**
+ * Prepared statements for pg: Kysely sends the same SQL text for the same query shape, so naming
+ * each distinct DML text lets PostgreSQL plan it once per connection instead of on every request
+ * (the identity read's plan costs more than its execution). Bounded, because pg keeps a prepared
+ * statement for the life of its connection and `in (...)` lists make texts of many lengths.
+ */
+const MAX_PREPARED_STATEMENTS = 500;
+const statementNames = new Map<string, string | null>();
+const DML = /^\s*(select|insert|update|delete|with)\b/i;
+
+const statementName = (text: string): string | undefined => {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_PREPARED_STATEMENTS) return undefined;
+    name = DML.test(text) ? `kw_${createHash("sha1").update(text).digest("hex").slice(0, 24)}` : null;
+    statementNames.set(text, name);
+  }
+  return name ?? undefined;
+};
+
+const preparingPool = (pool: pg.Pool): PostgresPool => ({
+  connect: async (): Promise<PostgresPoolClient> => {
+    const client = await pool.connect();
+    const query = (text: string, values: unknown[]) => {
+      const name = statementName(text);
+      return client.query(name ? { name, text, values } : { text, values });
+    };
+    return { query: query as unknown as PostgresPoolClient["query"], release: () => client.release() };
+  },
+  end: () => pool.end(),
+});
+
 export type OpenDatabaseOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
 
 /**
@@ -62,7 +95,7 @@ export const openDatabase = async ({ databaseUrl, dataDir, poolSize = 10 }: Open
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
     pool.on("error", () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     return {
       db,
       kind: "postgres",

@@ -20,15 +20,26 @@ export const parseTrustedIp = (input: string): TrustedIp => {
   throw new BadRequestError("The IP is not a valid IPv4, IPv6, or CIDR block");
 };
 
-/** The socket's IPv4-mapped IPv6 form (::ffff:1.2.3.4) is compared as plain IPv4. */
-export const normalizeIp = (ip: string) => {
-  if (!ipaddr.isValid(ip)) return ip;
-  const parsed = ipaddr.parse(ip);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    return (parsed as ipaddr.IPv6).toIPv4Address().toString();
+type ParsedIp = { text: string; address: ipaddr.IPv4 | ipaddr.IPv6 | undefined };
+/** Clients repeat their address on every request; parse each one once (bounded). */
+const parsedIps = new Map<string, ParsedIp>();
+
+const parseClientIp = (ip: string): ParsedIp => {
+  let parsed = parsedIps.get(ip);
+  if (!parsed) {
+    let address = ipaddr.isValid(ip) ? ipaddr.parse(ip) : undefined;
+    // The socket's IPv4-mapped IPv6 form (::ffff:1.2.3.4) is compared as plain IPv4.
+    if (address?.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()) {
+      address = (address as ipaddr.IPv6).toIPv4Address();
+    }
+    parsed = { text: address ? address.toString() : ip, address };
+    if (parsedIps.size >= 10_000) parsedIps.clear();
+    parsedIps.set(ip, parsed);
   }
-  return parsed.toString();
+  return parsed;
 };
+
+export const normalizeIp = (ip: string) => parseClientIp(ip).text;
 
 type Range = { kind: "ipv4" | "ipv6"; address: ipaddr.IPv4 | ipaddr.IPv6; prefix: number };
 /** Keyed by the list itself: a cached token keeps the same list object, so it is parsed once. */
@@ -49,8 +60,8 @@ const compile = (list: readonly TrustedIp[]): Range[] => {
 
 /** Whether the client address falls in any trusted range. */
 export const isIpTrusted = (clientIp: string, list: readonly TrustedIp[]): boolean => {
-  if (!ipaddr.isValid(clientIp)) return false;
-  const address = ipaddr.parse(normalizeIp(clientIp));
+  const { address } = parseClientIp(clientIp);
+  if (!address) return false;
   return compile(list).some(
     (range) => range.kind === address.kind() && address.match(range.address, range.prefix),
   );

@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { DB } from "../../db/schema";
+import { compiledOnce } from "../../db/compiled-once";
 import type { Database } from "../../db/database";
 
 /**
@@ -31,11 +32,15 @@ export const selectIdentityDetails = (db: Database) =>
 
 export type IdentityDetailsRow = Awaited<ReturnType<ReturnType<typeof selectIdentityDetails>["executeTakeFirstOrThrow"]>>;
 
-export const findIdentityDetails = (db: Database, identityId: string, orgId?: string) =>
-  selectIdentityDetails(db)
-    .where("i.id", "=", identityId)
-    .$if(orgId !== undefined, (qb) => qb.where("i.org_id", "=", orgId!))
-    .executeTakeFirst();
+export const findIdentityDetails = (db: Database, identityId: string) =>
+  selectIdentityDetails(db).where("i.id", "=", identityId).executeTakeFirst();
+
+/** The read every identity GET makes: compiled once, scoped to the caller's organization. */
+const identityDetailsInOrg = compiledOnce((db, identityId: string, orgId: string) =>
+  selectIdentityDetails(db).where("i.id", "=", identityId).where("i.org_id", "=", orgId),
+);
+export const findIdentityDetailsInOrg = async (db: Database, identityId: string, orgId: string) =>
+  (await identityDetailsInOrg(db, identityId, orgId))[0];
 
 type IdentityFilter = { orgId: string; projectId: string | null; search?: string };
 

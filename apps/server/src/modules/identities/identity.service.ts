@@ -8,6 +8,7 @@ import { toIdentityDto } from "./identity.dto";
 import {
   deleteIdentityRow,
   findIdentityDetails,
+  findIdentityDetailsInOrg,
   findIdentityInOrg,
   insertIdentity,
   isInstanceAdminIdentity,
@@ -80,7 +81,7 @@ export const listOrgIdentities = async (
 /** One query: the identity, scoped to the caller's organization, with its methods and metadata. */
 export const getOrgIdentity = async (ctx: RequestContext, identityId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "read", "identity");
-  const row = isUuid(identityId) ? await findIdentityDetails(ctx.deps.db, identityId, ctx.actor.orgId) : undefined;
+  const row = isUuid(identityId) ? await findIdentityDetailsInOrg(ctx.deps.db, identityId, ctx.actor.orgId) : undefined;
   if (!row) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
   return toIdentityDto(row);
 };
