@@ -1,3 +1,4 @@
+import { compiledOnce } from "../../db/compiled-once";
 import type { Database } from "../../db/database";
 import type { PermissionRule } from "../../permissions";
 
@@ -34,8 +35,11 @@ export const findPrivilegeBySlug = (db: Database, projectId: string, identityId:
 
 export type PrivilegeRow = NonNullable<Awaited<ReturnType<typeof findPrivilegeBySlug>>>;
 
-/** The privilege with its project, in the caller's organization only (the hot read path: one round trip). */
-export const findPrivilegeWithProject = (db: Database, orgId: string, id: string) =>
+/**
+ * The privilege with its project, in the caller's organization only: the hot read path, one round
+ * trip, compiled once.
+ */
+const privilegeWithProject = compiledOnce((db, orgId: string, id: string) =>
   select(db)
     .innerJoin("projects as p", "p.id", "a.project_id")
     .select([
@@ -49,8 +53,9 @@ export const findPrivilegeWithProject = (db: Database, orgId: string, id: string
       "p.updated_at as p_updated_at",
     ])
     .where("a.id", "=", id)
-    .where("p.org_id", "=", orgId)
-    .executeTakeFirst();
+    .where("p.org_id", "=", orgId),
+);
+export const findPrivilegeWithProject = async (db: Database, orgId: string, id: string) => (await privilegeWithProject(db, orgId, id))[0];
 
 export const listPrivileges = (db: Database, projectId: string, identityId: string) =>
   select(db)
