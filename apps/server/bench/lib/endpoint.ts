@@ -1,0 +1,55 @@
+import { createKeywardClient, type KeywardClient } from "@keyward/client";
+import { benchSettings, formatRow, startKeyward } from "./keyward";
+import { spawnServer } from "./processes";
+import { ensureWrk, measure, type LoadResult } from "./wrk";
+
+/** Fail a benchmark's setup loudly: figures measured against error responses mean nothing. */
+export const setupOk = <T extends { status: number; body: unknown }>(res: T) => {
+  if (res.status !== 200) throw new Error(`setup failed: ${JSON.stringify(res.body)}`);
+  return res.body as Extract<T, { status: 200 }>["body"];
+};
+
+/**
+ * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
+ * node:http server and the express + ts-rest ceiling measured in the same run; prints req/s,
+ * p50/p99 and the ratios to both baselines. `prepare` creates what the endpoint reads and returns
+ * its path.
+ */
+export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<string>) => {
+  ensureWrk();
+  const settings = benchSettings();
+  const results: { label: string; result: LoadResult }[] = [];
+
+  for (const [name, script] of [
+    ["baseline: bare node:http", "bench/servers/bare.ts"],
+    ["baseline: express + ts-rest", "bench/servers/express-ts-rest.ts"],
+  ] as const) {
+    const server = await spawnServer(script);
+    results.push({ label: name, result: await measure({ url: `${server.url}/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f`, ...settings }) });
+    await server.stop();
+  }
+
+  for (const database of ["postgres", "pglite"] as const) {
+    const target = await startKeyward(database);
+    try {
+      const path = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+      results.push({
+        label: `keyward ${label} (${database})`,
+        result: await measure({ url: `${target.url}${path}`, headers: { authorization: `Bearer ${target.adminToken}` }, ...settings }),
+      });
+    } finally {
+      await target.stop();
+    }
+  }
+
+  const bare = results[0]!.result.rps;
+  const ceiling = results[1]!.result.rps;
+  console.log(`\n${settings.connections} connections, ${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1`);
+  for (const { label: name, result } of results) {
+    console.log(formatRow(name, result, `${((result.rps / bare) * 100).toFixed(1)}% of bare, ${((result.rps / ceiling) * 100).toFixed(1)}% of express+ts-rest`));
+  }
+  if (results.some(({ result }) => result.errors > 0)) {
+    console.error("some requests failed: the figures above are not valid");
+    process.exitCode = 1;
+  }
+};
