@@ -52,6 +52,26 @@ describe("system routes", () => {
   });
 });
 
+describe("database outage", () => {
+  it("reports not ready and answers 500 without leaking the cause", async () => {
+    const app = await startTestApp();
+    const root = app.client(app.rootToken);
+    expectOk(await root.identities.list({ query: {} }));
+    await app.handle.close();
+    try {
+      const status = await app.client().system.status();
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ status: "ok", ready: false });
+      const res = await root.projects.create({ body: { projectName: "during-outage" } });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ reqId: expect.stringMatching(/^req-/), statusCode: 500, error: "InternalServerError", message: "Something went wrong" });
+    } finally {
+      app.server.closeAllConnections();
+      await new Promise<void>((resolve) => app.server.close(() => resolve()));
+    }
+  });
+});
+
 describe("instance bootstrap", () => {
   it("works once, returning a usable admin token", async () => {
     const app = await startTestApp();
