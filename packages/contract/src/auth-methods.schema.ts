@@ -1,4 +1,8 @@
+import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { IdentityParams, TTL_ABOVE_MAX_MESSAGE, ttlWithinMax } from "./auth-common.schema";
+
+const c = initContract();
 
 /** Pieces shared by the LDAP, Kubernetes, OIDC, GCP and Universal Auth contracts. */
 
@@ -62,3 +66,49 @@ export const globListSchema = (max = 4_096) =>
     (value) => value.split(", ").every((entry) => GlobPatternSchema.safeParse(entry).success),
     "Patterns may not use extglob groups such as +(...) or @(...)",
   );
+
+/** A method's attach or update body: its fields plus the common ones, TTL checked against max TTL. */
+export const authMethodBody = <T extends z.ZodRawShape>(shape: T) =>
+  z.object(shape).refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] });
+
+/**
+ * The attach, get, update and revoke routes every method serves at `/api/v1/auth/<slug>/identities/:identityId`.
+ * Each method declares only its bodies and response; get and revoke may answer with a different shape.
+ */
+export const identityAuthMethodRoutes = <
+  Slug extends string,
+  Attach extends z.ZodTypeAny,
+  Update extends z.ZodTypeAny,
+  Response extends z.ZodTypeAny,
+  GetResponse extends z.ZodTypeAny = Response,
+  RevokeResponse extends z.ZodTypeAny = Response,
+>(spec: {
+  slug: Slug;
+  name: string;
+  attachBody: Attach;
+  updateBody: Update;
+  response: Response;
+  getResponse?: GetResponse;
+  revokeResponse?: RevokeResponse;
+}) => {
+  const path = `/api/v1/auth/${spec.slug}/identities/:identityId` as const;
+  return {
+    attach: {
+      method: "POST",
+      path,
+      pathParams: IdentityParams,
+      body: spec.attachBody,
+      responses: { 200: spec.response },
+      summary: `Attach ${spec.name} to an identity`,
+    },
+    get: { method: "GET", path, pathParams: IdentityParams, responses: { 200: (spec.getResponse ?? spec.response) as GetResponse } },
+    update: { method: "PATCH", path, pathParams: IdentityParams, body: spec.updateBody, responses: { 200: spec.response } },
+    revoke: {
+      method: "DELETE",
+      path,
+      pathParams: IdentityParams,
+      body: c.noBody(),
+      responses: { 200: (spec.revokeResponse ?? spec.response) as RevokeResponse },
+    },
+  } as const;
+};

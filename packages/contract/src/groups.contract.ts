@@ -1,7 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { TimestampSchema, slugSchema } from "./common";
-import { RoleAssignmentsInputSchema } from "./roles.schema";
+import { MembershipRoleSchema, RoleAssignmentsInputSchema } from "./roles.schema";
 
 const c = initContract();
 
@@ -129,19 +129,8 @@ export const groupsContract = c.router({
   },
 });
 
-/** Spec §2.11: a custom role shows as `custom` with its customRole* fields. */
-export const GroupMembershipRoleSchema = z.object({
-  id: z.string(),
-  role: z.string(),
-  customRoleId: z.string().nullable().optional(),
-  customRoleName: z.string().nullable().optional(),
-  customRoleSlug: z.string().nullable().optional(),
-  isTemporary: z.boolean(),
-  temporaryMode: z.string().nullable().optional(),
-  temporaryRange: z.string().nullable().optional(),
-  temporaryAccessStartTime: TimestampSchema.nullable().optional(),
-  temporaryAccessEndTime: TimestampSchema.nullable().optional(),
-});
+/** Spec §2.11: a custom role shows as `custom` with its customRole* fields; group roles carry no timestamps. */
+export const GroupMembershipRoleSchema = MembershipRoleSchema.omit({ createdAt: true, updatedAt: true });
 
 export const ProjectGroupMembershipSchema = z.object({
   id: z.string(),

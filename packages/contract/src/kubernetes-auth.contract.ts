@@ -1,14 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import {
-  AuthConfigCommonSchema,
-  IdentityParams,
-  TTL_ABOVE_MAX_MESSAGE,
-  authConfigAttachFields,
-  authConfigUpdateFields,
-  ttlWithinMax,
-} from "./auth-common.schema";
-import { PemSchema } from "./auth-methods.schema";
+import { AuthConfigCommonSchema, TTL_ABOVE_MAX_MESSAGE, authConfigAttachFields, authConfigUpdateFields, ttlWithinMax } from "./auth-common.schema";
+import { PemSchema, identityAuthMethodRoutes } from "./auth-methods.schema";
 
 const c = initContract();
 
@@ -57,12 +50,11 @@ const reviewModeRules = (
 
 const Wrapped = z.object({ identityKubernetesAuth: KubernetesAuthWithSecretsSchema });
 
-export const kubernetesAuthContract = c.router({
-  attach: {
-    method: "POST",
-    path: "/api/v1/auth/kubernetes-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
+export const kubernetesAuthContract = c.router(
+  identityAuthMethodRoutes({
+    slug: "kubernetes-auth",
+    name: "Kubernetes Auth",
+    attachBody: z
       .object({
         kubernetesHost: Host.nullable(),
         caCert: PemSchema.default(""),
@@ -80,20 +72,7 @@ export const kubernetesAuthContract = c.router({
         reviewModeRules(data, ctx, true);
         if (!ttlWithinMax(data)) ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
       }),
-    responses: { 200: Wrapped },
-    summary: "Attach Kubernetes Auth to an identity",
-  },
-  get: {
-    method: "GET",
-    path: "/api/v1/auth/kubernetes-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    responses: { 200: Wrapped },
-  },
-  update: {
-    method: "PATCH",
-    path: "/api/v1/auth/kubernetes-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
+    updateBody: z
       .object({
         kubernetesHost: Host.nullable().optional(),
         caCert: PemSchema.optional(),
@@ -111,13 +90,7 @@ export const kubernetesAuthContract = c.router({
         reviewModeRules(data, ctx, false);
         if (!ttlWithinMax(data)) ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
       }),
-    responses: { 200: Wrapped },
-  },
-  revoke: {
-    method: "DELETE",
-    path: "/api/v1/auth/kubernetes-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: c.noBody(),
-    responses: { 200: z.object({ identityKubernetesAuth: KubernetesAuthSchema }) },
-  },
-});
+    response: Wrapped,
+    revokeResponse: z.object({ identityKubernetesAuth: KubernetesAuthSchema }),
+  }),
+);

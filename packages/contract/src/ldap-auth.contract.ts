@@ -1,19 +1,13 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import {
-  AuthConfigCommonSchema,
-  IdentityParams,
-  TTL_ABOVE_MAX_MESSAGE,
-  TtlSchema,
-  authConfigAttachFields,
-  authConfigUpdateFields,
-  ttlWithinMax,
-} from "./auth-common.schema";
+import { AuthConfigCommonSchema, IdentityParams, TtlSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
 import {
   ClearLockoutsResponseSchema,
   LockoutSettingsSchema,
   LoginResponseSchema,
   PemSchema,
+  authMethodBody,
+  identityAuthMethodRoutes,
   lockoutAttachFields,
   lockoutUpdateFields,
 } from "./auth-methods.schema";
@@ -62,59 +56,35 @@ export const ldapAuthContract = c.router({
     responses: { 200: LoginResponseSchema },
     summary: "Log in with an LDAP username and password",
   },
-  attach: {
-    method: "POST",
-    path: "/api/v1/auth/ldap-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({
-        url: Text(2_048),
-        bindDN: Text(1_024),
-        bindPass: Text(1_024),
-        searchBase: Text(1_024),
-        searchFilter: SearchFilter.default("(uid={{username}})"),
-        allowedFields: z.array(AllowedFieldSchema).max(32).optional(),
-        ldapCaCertificate: PemSchema.optional(),
-        ...authConfigAttachFields,
-        accessTokenMaxTTL: TtlSchema.min(1).default(2_592_000),
-        ...lockoutAttachFields,
-      })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-    summary: "Attach LDAP Auth to an identity",
-  },
-  get: {
-    method: "GET",
-    path: "/api/v1/auth/ldap-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    responses: { 200: z.object({ identityLdapAuth: LdapAuthWithSecretsSchema }) },
-  },
-  update: {
-    method: "PATCH",
-    path: "/api/v1/auth/ldap-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({
-        url: Text(2_048).min(1).optional(),
-        bindDN: Text(1_024).min(1).optional(),
-        bindPass: Text(1_024).min(1).optional(),
-        searchBase: Text(1_024).min(1).optional(),
-        searchFilter: SearchFilter.optional(),
-        allowedFields: z.array(AllowedFieldSchema).max(32).optional(),
-        ldapCaCertificate: PemSchema.optional(),
-        ...authConfigUpdateFields,
-        ...lockoutUpdateFields,
-      })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-  },
-  revoke: {
-    method: "DELETE",
-    path: "/api/v1/auth/ldap-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: c.noBody(),
-    responses: { 200: Wrapped },
-  },
+  ...identityAuthMethodRoutes({
+    slug: "ldap-auth",
+    name: "LDAP Auth",
+    attachBody: authMethodBody({
+      url: Text(2_048),
+      bindDN: Text(1_024),
+      bindPass: Text(1_024),
+      searchBase: Text(1_024),
+      searchFilter: SearchFilter.default("(uid={{username}})"),
+      allowedFields: z.array(AllowedFieldSchema).max(32).optional(),
+      ldapCaCertificate: PemSchema.optional(),
+      ...authConfigAttachFields,
+      accessTokenMaxTTL: TtlSchema.min(1).default(2_592_000),
+      ...lockoutAttachFields,
+    }),
+    updateBody: authMethodBody({
+      url: Text(2_048).min(1).optional(),
+      bindDN: Text(1_024).min(1).optional(),
+      bindPass: Text(1_024).min(1).optional(),
+      searchBase: Text(1_024).min(1).optional(),
+      searchFilter: SearchFilter.optional(),
+      allowedFields: z.array(AllowedFieldSchema).max(32).optional(),
+      ldapCaCertificate: PemSchema.optional(),
+      ...authConfigUpdateFields,
+      ...lockoutUpdateFields,
+    }),
+    response: Wrapped,
+    getResponse: z.object({ identityLdapAuth: LdapAuthWithSecretsSchema }),
+  }),
   clearLockouts: {
     method: "POST",
     path: "/api/v1/auth/ldap-auth/identities/:identityId/clear-lockouts",

@@ -1,14 +1,14 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { AuthConfigCommonSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
 import {
-  AuthConfigCommonSchema,
-  IdentityParams,
-  TTL_ABOVE_MAX_MESSAGE,
-  authConfigAttachFields,
-  authConfigUpdateFields,
-  ttlWithinMax,
-} from "./auth-common.schema";
-import { GlobPatternSchema, LoginResponseSchema, PemSchema, globListSchema } from "./auth-methods.schema";
+  GlobPatternSchema,
+  LoginResponseSchema,
+  PemSchema,
+  authMethodBody,
+  globListSchema,
+  identityAuthMethodRoutes,
+} from "./auth-methods.schema";
 
 const c = initContract();
 
@@ -50,54 +50,30 @@ export const oidcAuthContract = c.router({
     responses: { 200: LoginResponseSchema },
     summary: "Log in with a JWT from the configured OIDC provider",
   },
-  attach: {
-    method: "POST",
-    path: "/api/v1/auth/oidc-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({
-        oidcDiscoveryUrl: DiscoveryUrl,
-        caCert: PemSchema.default(""),
-        boundIssuer: Issuer,
-        boundAudiences: globListSchema().default(""),
-        boundClaims: BoundClaims,
-        claimMetadataMapping: ClaimMapping.optional(),
-        boundSubject: GlobPatternSchema.optional().default(""),
-        ...authConfigAttachFields,
-      })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-    summary: "Attach OIDC Auth to an identity",
-  },
-  get: {
-    method: "GET",
-    path: "/api/v1/auth/oidc-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    responses: { 200: Wrapped },
-  },
-  update: {
-    method: "PATCH",
-    path: "/api/v1/auth/oidc-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({
-        oidcDiscoveryUrl: DiscoveryUrl.optional(),
-        caCert: PemSchema.optional(),
-        boundIssuer: Issuer.optional(),
-        boundAudiences: globListSchema().optional(),
-        boundClaims: BoundClaims.optional(),
-        claimMetadataMapping: ClaimMapping.optional(),
-        boundSubject: GlobPatternSchema.optional(),
-        ...authConfigUpdateFields,
-      })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-  },
-  revoke: {
-    method: "DELETE",
-    path: "/api/v1/auth/oidc-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: c.noBody(),
-    responses: { 200: z.object({ identityOidcAuth: OidcAuthSchema }) },
-  },
+  ...identityAuthMethodRoutes({
+    slug: "oidc-auth",
+    name: "OIDC Auth",
+    attachBody: authMethodBody({
+      oidcDiscoveryUrl: DiscoveryUrl,
+      caCert: PemSchema.default(""),
+      boundIssuer: Issuer,
+      boundAudiences: globListSchema().default(""),
+      boundClaims: BoundClaims,
+      claimMetadataMapping: ClaimMapping.optional(),
+      boundSubject: GlobPatternSchema.optional().default(""),
+      ...authConfigAttachFields,
+    }),
+    updateBody: authMethodBody({
+      oidcDiscoveryUrl: DiscoveryUrl.optional(),
+      caCert: PemSchema.optional(),
+      boundIssuer: Issuer.optional(),
+      boundAudiences: globListSchema().optional(),
+      boundClaims: BoundClaims.optional(),
+      claimMetadataMapping: ClaimMapping.optional(),
+      boundSubject: GlobPatternSchema.optional(),
+      ...authConfigUpdateFields,
+    }),
+    response: Wrapped,
+    revokeResponse: z.object({ identityOidcAuth: OidcAuthSchema }),
+  }),
 });

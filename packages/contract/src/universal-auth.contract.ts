@@ -5,17 +5,17 @@ import {
   AuthConfigCommonSchema,
   DEFAULT_TRUSTED_IPS,
   IdentityParams,
-  TTL_ABOVE_MAX_MESSAGE,
   TrustedIpInputSchema,
   TrustedIpSchema,
   authConfigAttachFields,
   authConfigUpdateFields,
-  ttlWithinMax,
 } from "./auth-common.schema";
 import {
   ClearLockoutsResponseSchema,
   LockoutSettingsSchema,
   LoginResponseSchema,
+  authMethodBody,
+  identityAuthMethodRoutes,
   lockoutAttachFields,
   lockoutUpdateFields,
 } from "./auth-methods.schema";
@@ -57,38 +57,13 @@ export const universalAuthContract = c.router({
     responses: { 200: LoginResponseSchema },
     summary: "Log in with a Universal Auth client id and secret",
   },
-  attach: {
-    method: "POST",
-    path: "/api/v1/auth/universal-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({ ...authConfigAttachFields, clientSecretTrustedIps: TrustedIps.default(DEFAULT_TRUSTED_IPS), ...lockoutAttachFields })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-    summary: "Attach Universal Auth to an identity",
-  },
-  get: {
-    method: "GET",
-    path: "/api/v1/auth/universal-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    responses: { 200: Wrapped },
-  },
-  update: {
-    method: "PATCH",
-    path: "/api/v1/auth/universal-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object({ ...authConfigUpdateFields, clientSecretTrustedIps: TrustedIps.optional(), ...lockoutUpdateFields })
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: Wrapped },
-  },
-  revoke: {
-    method: "DELETE",
-    path: "/api/v1/auth/universal-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: c.noBody(),
-    responses: { 200: Wrapped },
-  },
+  ...identityAuthMethodRoutes({
+    slug: "universal-auth",
+    name: "Universal Auth",
+    attachBody: authMethodBody({ ...authConfigAttachFields, clientSecretTrustedIps: TrustedIps.default(DEFAULT_TRUSTED_IPS), ...lockoutAttachFields }),
+    updateBody: authMethodBody({ ...authConfigUpdateFields, clientSecretTrustedIps: TrustedIps.optional(), ...lockoutUpdateFields }),
+    response: Wrapped,
+  }),
   createClientSecret: {
     method: "POST",
     path: "/api/v1/auth/universal-auth/identities/:identityId/client-secrets",

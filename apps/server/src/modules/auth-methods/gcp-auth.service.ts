@@ -1,9 +1,16 @@
 import type { RequestContext } from "../../context";
-import { BadRequestError } from "../../errors";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import { findGcpAuth, insertGcpAuth, updateGcpAuth, type GcpAuthRow } from "./gcp-auth.repository";
-import { assertNotAttached, deleteMethodConfig, findMethodConfig, insertMethodConfig, updateMethodConfig, type MethodSpec } from "./method-config";
+import {
+  authorizeMethodConfig,
+  beginAttach,
+  beginUpdate,
+  insertMethodConfig,
+  revokeMethodConfig,
+  updateMethodConfig,
+  type MethodSpec,
+} from "./method-config";
 import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
 
 const SPEC: MethodSpec = { method: "gcp-auth", label: "gcp auth", duplicateMessage: "Failed to add GCP Auth to already configured identity" };
@@ -18,17 +25,9 @@ const toDto = (config: AuthConfigRow, gcp: GcpAuthRow) => ({
   allowedZones: gcp.allowed_zones,
 });
 
-const requireConfig = async (ctx: RequestContext, identityId: string, message: string) => {
-  const config = await findMethodConfig(ctx, identityId, SPEC);
-  if (!config) throw new BadRequestError(message);
-  return config;
-};
-
 export const attachGcpAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & GcpFields) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", SPEC.label);
-  const values = toAuthConfigValues(body);
-  await assertNotAttached(ctx, identity.id, SPEC);
-  const { config, extension } = await insertMethodConfig(ctx, identity.id, SPEC, values, (trx, configId) =>
+  const attach = await beginAttach(ctx, identityId, SPEC, body);
+  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
     insertGcpAuth(trx, configId, {
       type: body.type,
       allowed_service_accounts: body.allowedServiceAccounts,
@@ -40,15 +39,12 @@ export const attachGcpAuth = async (ctx: RequestContext, identityId: string, bod
 };
 
 export const getGcpAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", SPEC.label);
-  const config = await requireConfig(ctx, identity.id, "The identity does not have GCP Auth attached");
+  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, "The identity does not have GCP Auth attached");
   return toDto(config, await findGcpAuth(ctx.deps.db, config.id));
 };
 
 export const updateGcpAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<GcpFields>) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, "Failed to update GCP Auth");
-  const values = mergeAuthConfigValues(current, body);
+  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update GCP Auth", body);
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
     updateGcpAuth(trx, current.id, {
       type: body.type,
@@ -60,10 +56,5 @@ export const updateGcpAuthConfig = async (ctx: RequestContext, identityId: strin
   return toDto(config, extension);
 };
 
-export const revokeGcpAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, "The identity does not have gcp auth");
-  const gcp = await findGcpAuth(ctx.deps.db, current.id);
-  await deleteMethodConfig(ctx, current.id);
-  return toDto(current, gcp);
-};
+export const revokeGcpAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have gcp auth", findGcpAuth, toDto);

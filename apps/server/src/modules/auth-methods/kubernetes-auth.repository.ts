@@ -1,6 +1,7 @@
 import type { Database } from "../../db/database";
-import { definedOnly } from "./method-inputs";
+import { findMethodRow, insertMethodRow, updateMethodRow } from "./method-repository";
 
+const TABLE = "identity_kubernetes_auths";
 const COLUMNS = [
   "auth_config_id",
   "kubernetes_host",
@@ -29,33 +30,17 @@ export type KubernetesAuthValues = {
   encrypted_token_reviewer_jwt: string | null;
 };
 
+const ALL_COLUMNS = [...COLUMNS, ...SECRET_COLUMNS] as const;
+
 export const insertKubernetesAuth = (db: Database, configId: string, values: KubernetesAuthValues) =>
-  db
-    .insertInto("identity_kubernetes_auths")
-    .values({ auth_config_id: configId, ...values })
-    .returning([...COLUMNS, ...SECRET_COLUMNS])
-    .executeTakeFirstOrThrow();
+  insertMethodRow(db, TABLE, { auth_config_id: configId, ...values }, ALL_COLUMNS);
 
-export const findKubernetesAuth = (db: Database, configId: string) =>
-  db.selectFrom("identity_kubernetes_auths").select(COLUMNS).where("auth_config_id", "=", configId).executeTakeFirstOrThrow();
+export const findKubernetesAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findKubernetesAuthWithSecrets = (db: Database, configId: string) =>
-  db
-    .selectFrom("identity_kubernetes_auths")
-    .select([...COLUMNS, ...SECRET_COLUMNS])
-    .where("auth_config_id", "=", configId)
-    .executeTakeFirstOrThrow();
+export const findKubernetesAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, ALL_COLUMNS, configId);
 
 export type KubernetesAuthRow = Awaited<ReturnType<typeof findKubernetesAuth>>;
 export type KubernetesAuthSecretRow = Awaited<ReturnType<typeof findKubernetesAuthWithSecrets>>;
 
-export const updateKubernetesAuth = (db: Database, configId: string, values: Partial<KubernetesAuthValues>) => {
-  const set = definedOnly(values);
-  if (Object.keys(set).length === 0) return findKubernetesAuthWithSecrets(db, configId);
-  return db
-    .updateTable("identity_kubernetes_auths")
-    .set(set)
-    .where("auth_config_id", "=", configId)
-    .returning([...COLUMNS, ...SECRET_COLUMNS])
-    .executeTakeFirstOrThrow();
-};
+export const updateKubernetesAuth = (db: Database, configId: string, values: Partial<KubernetesAuthValues>) =>
+  updateMethodRow(db, TABLE, configId, values, ALL_COLUMNS);

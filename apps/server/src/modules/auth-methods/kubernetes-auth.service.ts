@@ -1,7 +1,7 @@
 import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { resolveOutboundTarget } from "../../lib/outbound";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import {
   findKubernetesAuth,
@@ -12,11 +12,12 @@ import {
   type KubernetesAuthSecretRow,
 } from "./kubernetes-auth.repository";
 import {
-  assertNotAttached,
-  deleteMethodConfig,
-  findMethodConfig,
+  authorizeMethodConfig,
+  beginAttach,
+  beginUpdate,
   insertMethodConfig,
   openSecret,
+  revokeMethodConfig,
   sealSecret,
   updateMethodConfig,
   type MethodSpec,
@@ -72,18 +73,10 @@ const checkHost = async (ctx: RequestContext, host: string | null | undefined, m
   await resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
 };
 
-const requireConfig = async (ctx: RequestContext, identityId: string, missing: () => Error) => {
-  const config = await findMethodConfig(ctx, identityId, SPEC);
-  if (!config) throw missing();
-  return config;
-};
-
 export const attachKubernetesAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & KubernetesFields) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", SPEC.label);
-  const values = toAuthConfigValues(body);
-  await assertNotAttached(ctx, identity.id, SPEC);
+  const attach = await beginAttach(ctx, identityId, SPEC, body);
   await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
-  const { config, extension } = await insertMethodConfig(ctx, identity.id, SPEC, values, (trx, configId) =>
+  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
     insertKubernetesAuth(trx, configId, {
       kubernetes_host: body.kubernetesHost,
       token_review_mode: body.tokenReviewMode,
@@ -101,8 +94,8 @@ export const attachKubernetesAuth = async (ctx: RequestContext, identityId: stri
 };
 
 export const getKubernetesAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", SPEC.label);
-  const config = await requireConfig(ctx, identity.id, () => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`));
+  const missing = () => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`);
+  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, missing);
   return toDtoWithSecrets(ctx, config, await findKubernetesAuthWithSecrets(ctx.deps.db, config.id));
 };
 
@@ -111,9 +104,7 @@ export const updateKubernetesAuthConfig = async (
   identityId: string,
   body: CommonUpdateInput & Partial<KubernetesFields>,
 ) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, () => new BadRequestError("Failed to update Kubernetes Auth"));
-  const values = mergeAuthConfigValues(current, body);
+  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update Kubernetes Auth", body);
   const stored = await findKubernetesAuth(ctx.deps.db, current.id);
   const mode = body.tokenReviewMode ?? stored.token_review_mode;
   const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
@@ -146,10 +137,5 @@ export const updateKubernetesAuthConfig = async (
   return toDtoWithSecrets(ctx, config, extension);
 };
 
-export const revokeKubernetesAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, () => new BadRequestError("The identity does not have kubernetes auth"));
-  const k8s = await findKubernetesAuth(ctx.deps.db, current.id);
-  await deleteMethodConfig(ctx, current.id);
-  return toDto(current, k8s);
-};
+export const revokeKubernetesAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have kubernetes auth", findKubernetesAuth, toDto);

@@ -1,6 +1,7 @@
 import type { Database } from "../../db/database";
-import { definedOnly } from "./method-inputs";
+import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "./method-repository";
 
+const TABLE = "identity_ldap_auths";
 const COLUMNS = [
   "auth_config_id",
   "url",
@@ -36,30 +37,17 @@ const toRow = <T extends { allowed_fields?: { key: string; value: string }[] | n
 });
 
 export const insertLdapAuth = (db: Database, configId: string, values: LdapAuthValues) =>
-  db
-    .insertInto("identity_ldap_auths")
-    .values({ auth_config_id: configId, ...toRow(values) })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow();
+  insertMethodRow(db, TABLE, { auth_config_id: configId, ...toRow(values) }, COLUMNS);
 
-export const findLdapAuth = (db: Database, configId: string) =>
-  db.selectFrom("identity_ldap_auths").select(COLUMNS).where("auth_config_id", "=", configId).executeTakeFirstOrThrow();
+export const findLdapAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findLdapAuthWithSecrets = (db: Database, configId: string) =>
-  db
-    .selectFrom("identity_ldap_auths")
-    .select([...COLUMNS, ...SECRET_COLUMNS])
-    .where("auth_config_id", "=", configId)
-    .executeTakeFirstOrThrow();
+export const findLdapAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, [...COLUMNS, ...SECRET_COLUMNS], configId);
 
 export type LdapAuthRow = Awaited<ReturnType<typeof findLdapAuth>>;
 export type LdapAuthSecretRow = Awaited<ReturnType<typeof findLdapAuthWithSecrets>>;
 
-export const updateLdapAuth = (db: Database, configId: string, values: Partial<LdapAuthValues>) => {
-  const set = definedOnly(toRow(values));
-  if (Object.keys(set).length === 0) return findLdapAuth(db, configId);
-  return db.updateTable("identity_ldap_auths").set(set).where("auth_config_id", "=", configId).returning(COLUMNS).executeTakeFirstOrThrow();
-};
+export const updateLdapAuth = (db: Database, configId: string, values: Partial<LdapAuthValues>) =>
+  updateMethodRow(db, TABLE, configId, toRow(values), COLUMNS);
 
 /** What a login needs: the identity's LDAP config with its common settings, found by identity id. */
 export const findLdapLoginConfig = (db: Database, identityId: string) =>
@@ -67,13 +55,7 @@ export const findLdapLoginConfig = (db: Database, identityId: string) =>
     .selectFrom("identity_auth_configs as c")
     .innerJoin("identity_ldap_auths as l", "l.auth_config_id", "c.id")
     .select([
-      "c.id",
-      "c.identity_id",
-      "c.method",
-      "c.access_token_ttl",
-      "c.access_token_max_ttl",
-      "c.access_token_num_uses_limit",
-      "c.access_token_period",
+      ...LOGIN_CONFIG_COLUMNS,
       "l.url",
       "l.search_base",
       "l.search_filter",

@@ -1,7 +1,7 @@
 import { ZodError } from "zod";
 import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import { canBind, isValidLdapFilter, type LdapServer } from "./ldap-client";
 import {
@@ -14,11 +14,12 @@ import {
 } from "./ldap-auth.repository";
 import { clearLockouts } from "./lockout.repository";
 import {
-  assertNotAttached,
-  deleteMethodConfig,
-  findMethodConfig,
+  authorizeMethodConfig,
+  beginAttach,
+  beginUpdate,
   insertMethodConfig,
   openSecret,
+  revokeMethodConfig,
   sealSecret,
   updateMethodConfig,
   type MethodSpec,
@@ -71,22 +72,13 @@ const assertReachable = async (ctx: RequestContext, server: LdapServer) => {
   if (!(await canBind(server, ctx.deps.env.ALLOW_PRIVATE_OUTBOUND))) throw new BadRequestError(CONNECT_FAILED);
 };
 
-const requireConfig = async (ctx: RequestContext, identityId: string, missing: () => Error) => {
-  const config = await findMethodConfig(ctx, identityId, LDAP_SPEC);
-  if (!config) throw missing();
-  return config;
-};
-
 export const attachLdapAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & LdapFields & LockoutInput) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", LDAP_SPEC.label);
-  assertFilter(body.searchFilter);
-  const values = toAuthConfigValues(body);
-  await assertNotAttached(ctx, identity.id, LDAP_SPEC);
+  const attach = await beginAttach(ctx, identityId, LDAP_SPEC, body, () => assertFilter(body.searchFilter));
   if (!body.bindDN || !body.bindPass || !body.searchBase || !body.url) {
     throw new BadRequestError("Invalid request. Missing bind DN, bind pass, search base, or URL.");
   }
   await assertReachable(ctx, { url: body.url, bindDN: body.bindDN, bindPass: body.bindPass, caCert: body.ldapCaCertificate || undefined });
-  const { config, extension } = await insertMethodConfig(ctx, identity.id, LDAP_SPEC, values, (trx, configId) =>
+  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, LDAP_SPEC, attach.values, (trx, configId) =>
     insertLdapAuth(trx, configId, {
       url: body.url,
       search_base: body.searchBase,
@@ -105,8 +97,7 @@ export const attachLdapAuth = async (ctx: RequestContext, identityId: string, bo
 };
 
 export const getLdapAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", LDAP_SPEC.label);
-  const config = await requireConfig(ctx, identity.id, () => new BadRequestError(NOT_ATTACHED));
+  const config = await authorizeMethodConfig(ctx, identityId, "read", LDAP_SPEC, NOT_ATTACHED);
   const row = await findLdapAuthWithSecrets(ctx.deps.db, config.id);
   const secrets = openLdapSecrets(ctx, config.id, row);
   return {
@@ -122,10 +113,8 @@ export const updateLdapAuthConfig = async (
   identityId: string,
   body: CommonUpdateInput & Partial<LdapFields> & Partial<LockoutInput>,
 ) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", LDAP_SPEC.label);
-  assertFilter(body.searchFilter);
-  const current = await requireConfig(ctx, identity.id, () => new NotFoundError(NOT_ATTACHED));
-  const values = mergeAuthConfigValues(current, body);
+  const missing = () => new NotFoundError(NOT_ATTACHED);
+  const { current, values } = await beginUpdate(ctx, identityId, LDAP_SPEC, missing, body, () => assertFilter(body.searchFilter));
   // Only a change to how Keyward reaches the directory needs a new connection check.
   if (body.url !== undefined || body.bindDN !== undefined || body.bindPass !== undefined || body.ldapCaCertificate !== undefined) {
     const storedRow = await findLdapAuthWithSecrets(ctx.deps.db, current.id);
@@ -152,16 +141,10 @@ export const updateLdapAuthConfig = async (
   return toDto(config, extension);
 };
 
-export const revokeLdapAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", LDAP_SPEC.label);
-  const current = await requireConfig(ctx, identity.id, () => new BadRequestError(NOT_ATTACHED));
-  const ldap = await findLdapAuth(ctx.deps.db, current.id);
-  await deleteMethodConfig(ctx, current.id);
-  return toDto(current, ldap);
-};
+export const revokeLdapAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, LDAP_SPEC, NOT_ATTACHED, findLdapAuth, toDto);
 
 export const clearLdapLockouts = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", LDAP_SPEC.label);
-  const current = await requireConfig(ctx, identity.id, () => new BadRequestError("The identity does not have ldap auth"));
+  const current = await authorizeMethodConfig(ctx, identityId, "update", LDAP_SPEC, "The identity does not have ldap auth");
   return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
 };

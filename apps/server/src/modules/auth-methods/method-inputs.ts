@@ -34,7 +34,3 @@ export const toLockoutDto = (row: {
   lockoutDurationSeconds: row.lockout_duration_seconds,
   lockoutCounterResetSeconds: row.lockout_counter_reset_seconds,
 });
-
-/** Only the keys a partial update actually sets (Kysely cannot run an empty SET). */
-export const definedOnly = <T extends Record<string, unknown>>(values: T): Partial<T> =>
-  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -1,6 +1,7 @@
 import type { Database } from "../../db/database";
-import { definedOnly } from "./method-inputs";
+import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "./method-repository";
 
+const TABLE = "identity_oidc_auths";
 const COLUMNS = [
   "auth_config_id",
   "oidc_discovery_url",
@@ -11,6 +12,7 @@ const COLUMNS = [
   "bound_subject",
 ] as const;
 const SECRET_COLUMNS = ["encrypted_ca_cert"] as const;
+const ALL_COLUMNS = [...COLUMNS, ...SECRET_COLUMNS] as const;
 
 export type OidcAuthValues = {
   oidc_discovery_url: string;
@@ -30,53 +32,34 @@ const toRow = (values: Partial<OidcAuthValues>) => ({
 });
 
 export const insertOidcAuth = (db: Database, configId: string, values: OidcAuthValues) =>
-  db
-    .insertInto("identity_oidc_auths")
-    .values({
+  insertMethodRow(
+    db,
+    TABLE,
+    {
       auth_config_id: configId,
       ...values,
       bound_claims: JSON.stringify(values.bound_claims),
       claim_metadata_mapping: values.claim_metadata_mapping && JSON.stringify(values.claim_metadata_mapping),
-    })
-    .returning([...COLUMNS, ...SECRET_COLUMNS])
-    .executeTakeFirstOrThrow();
+    },
+    ALL_COLUMNS,
+  );
 
-export const findOidcAuth = (db: Database, configId: string) =>
-  db.selectFrom("identity_oidc_auths").select(COLUMNS).where("auth_config_id", "=", configId).executeTakeFirstOrThrow();
+export const findOidcAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findOidcAuthWithSecrets = (db: Database, configId: string) =>
-  db
-    .selectFrom("identity_oidc_auths")
-    .select([...COLUMNS, ...SECRET_COLUMNS])
-    .where("auth_config_id", "=", configId)
-    .executeTakeFirstOrThrow();
+export const findOidcAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, ALL_COLUMNS, configId);
 
 export type OidcAuthRow = Awaited<ReturnType<typeof findOidcAuth>>;
 export type OidcAuthSecretRow = Awaited<ReturnType<typeof findOidcAuthWithSecrets>>;
 
-export const updateOidcAuth = (db: Database, configId: string, values: Partial<OidcAuthValues>) => {
-  const set = definedOnly(toRow(values));
-  if (Object.keys(set).length === 0) return findOidcAuthWithSecrets(db, configId);
-  return db
-    .updateTable("identity_oidc_auths")
-    .set(set)
-    .where("auth_config_id", "=", configId)
-    .returning([...COLUMNS, ...SECRET_COLUMNS])
-    .executeTakeFirstOrThrow();
-};
+export const updateOidcAuth = (db: Database, configId: string, values: Partial<OidcAuthValues>) =>
+  updateMethodRow(db, TABLE, configId, toRow(values), ALL_COLUMNS);
 
 export const findOidcLoginConfig = (db: Database, identityId: string) =>
   db
     .selectFrom("identity_auth_configs as c")
     .innerJoin("identity_oidc_auths as o", "o.auth_config_id", "c.id")
     .select([
-      "c.id",
-      "c.identity_id",
-      "c.method",
-      "c.access_token_ttl",
-      "c.access_token_max_ttl",
-      "c.access_token_num_uses_limit",
-      "c.access_token_period",
+      ...LOGIN_CONFIG_COLUMNS,
       "o.oidc_discovery_url",
       "o.bound_issuer",
       "o.bound_audiences",

@@ -1,14 +1,14 @@
 import type { RequestContext } from "../../context";
-import { BadRequestError } from "../../errors";
 import { resolveOutboundTarget } from "../../lib/outbound";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import {
-  assertNotAttached,
-  deleteMethodConfig,
-  findMethodConfig,
+  authorizeMethodConfig,
+  beginAttach,
+  beginUpdate,
   insertMethodConfig,
   openSecret,
+  revokeMethodConfig,
   sealSecret,
   updateMethodConfig,
   type MethodSpec,
@@ -47,18 +47,10 @@ const toDtoWithCa = (ctx: RequestContext, config: AuthConfigRow, oidc: OidcAuthS
 const checkDiscoveryUrl = (ctx: RequestContext, url: string) =>
   resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
 
-const requireConfig = async (ctx: RequestContext, identityId: string, message: string) => {
-  const config = await findMethodConfig(ctx, identityId, SPEC);
-  if (!config) throw new BadRequestError(message);
-  return config;
-};
-
 export const attachOidcAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & OidcFields) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", SPEC.label);
-  const values = toAuthConfigValues(body);
-  await assertNotAttached(ctx, identity.id, SPEC);
+  const attach = await beginAttach(ctx, identityId, SPEC, body);
   await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
-  const { config, extension } = await insertMethodConfig(ctx, identity.id, SPEC, values, (trx, configId) =>
+  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
     insertOidcAuth(trx, configId, {
       oidc_discovery_url: body.oidcDiscoveryUrl,
       bound_issuer: body.boundIssuer,
@@ -73,15 +65,12 @@ export const attachOidcAuth = async (ctx: RequestContext, identityId: string, bo
 };
 
 export const getOidcAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", SPEC.label);
-  const config = await requireConfig(ctx, identity.id, "The identity does not have OIDC Auth attached");
+  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, "The identity does not have OIDC Auth attached");
   return toDtoWithCa(ctx, config, await findOidcAuthWithSecrets(ctx.deps.db, config.id));
 };
 
 export const updateOidcAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<OidcFields>) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, "Failed to update OIDC Auth");
-  const values = mergeAuthConfigValues(current, body);
+  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update OIDC Auth", body);
   if (body.oidcDiscoveryUrl !== undefined) await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
     updateOidcAuth(trx, current.id, {
@@ -97,10 +86,5 @@ export const updateOidcAuthConfig = async (ctx: RequestContext, identityId: stri
   return toDtoWithCa(ctx, config, extension);
 };
 
-export const revokeOidcAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", SPEC.label);
-  const current = await requireConfig(ctx, identity.id, "The identity does not have OIDC auth");
-  const oidc = await findOidcAuth(ctx.deps.db, current.id);
-  await deleteMethodConfig(ctx, current.id);
-  return toDto(current, oidc);
-};
+export const revokeOidcAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have OIDC auth", findOidcAuth, toDto);

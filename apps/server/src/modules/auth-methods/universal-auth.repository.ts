@@ -1,8 +1,9 @@
 import { sql } from "kysely";
 import type { TrustedIp } from "@keyward/contract";
 import type { Database } from "../../db/database";
-import { definedOnly } from "./method-inputs";
+import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "./method-repository";
 
+const TABLE = "identity_universal_auths";
 const COLUMNS = [
   "auth_config_id",
   "client_id",
@@ -27,22 +28,19 @@ const toRow = (values: Partial<UniversalAuthValues>) => ({
 });
 
 export const insertUniversalAuth = (db: Database, configId: string, values: UniversalAuthValues) =>
-  db
-    .insertInto("identity_universal_auths")
-    .values({ auth_config_id: configId, ...values, client_secret_trusted_ips: JSON.stringify(values.client_secret_trusted_ips) })
-    .returning(COLUMNS)
-    .executeTakeFirstOrThrow();
+  insertMethodRow(
+    db,
+    TABLE,
+    { auth_config_id: configId, ...values, client_secret_trusted_ips: JSON.stringify(values.client_secret_trusted_ips) },
+    COLUMNS,
+  );
 
-export const findUniversalAuth = (db: Database, configId: string) =>
-  db.selectFrom("identity_universal_auths").select(COLUMNS).where("auth_config_id", "=", configId).executeTakeFirstOrThrow();
+export const findUniversalAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
 export type UniversalAuthRow = Awaited<ReturnType<typeof findUniversalAuth>>;
 
-export const updateUniversalAuth = (db: Database, configId: string, values: Partial<UniversalAuthValues>) => {
-  const set = definedOnly(toRow(values));
-  if (Object.keys(set).length === 0) return findUniversalAuth(db, configId);
-  return db.updateTable("identity_universal_auths").set(set).where("auth_config_id", "=", configId).returning(COLUMNS).executeTakeFirstOrThrow();
-};
+export const updateUniversalAuth = (db: Database, configId: string, values: Partial<UniversalAuthValues>) =>
+  updateMethodRow(db, TABLE, configId, toRow(values), COLUMNS);
 
 /** The login lookup: config and common settings by client id. */
 export const findUniversalAuthLoginConfig = (db: Database, clientId: string) =>
@@ -50,13 +48,7 @@ export const findUniversalAuthLoginConfig = (db: Database, clientId: string) =>
     .selectFrom("identity_universal_auths as u")
     .innerJoin("identity_auth_configs as c", "c.id", "u.auth_config_id")
     .select([
-      "c.id",
-      "c.identity_id",
-      "c.method",
-      "c.access_token_ttl",
-      "c.access_token_max_ttl",
-      "c.access_token_num_uses_limit",
-      "c.access_token_period",
+      ...LOGIN_CONFIG_COLUMNS,
       "u.client_secret_trusted_ips",
       "u.lockout_enabled",
       "u.lockout_threshold",

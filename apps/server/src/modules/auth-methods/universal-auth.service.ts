@@ -1,10 +1,19 @@
 import type { RequestContext } from "../../context";
-import { BadRequestError, NotFoundError } from "../../errors";
+import { NotFoundError } from "../../errors";
 import { parseTrustedIp } from "../../http/ip";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import { authorizeAuthMethodOperation, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import { clearLockouts } from "./lockout.repository";
-import { assertNotAttached, deleteMethodConfig, findMethodConfig, insertMethodConfig, updateMethodConfig, type MethodSpec } from "./method-config";
+import {
+  assertNotAttached,
+  authorizeMethodConfig,
+  beginUpdate,
+  insertMethodConfig,
+  requireMethodConfig,
+  revokeMethodConfig,
+  updateMethodConfig,
+  type MethodSpec,
+} from "./method-config";
 import { toLockoutColumns, toLockoutDto, type CommonAttachInput, type CommonUpdateInput, type LockoutInput } from "./method-inputs";
 import { findUniversalAuth, insertUniversalAuth, updateUniversalAuth, type UniversalAuthRow } from "./universal-auth.repository";
 
@@ -25,14 +34,10 @@ const toDto = (config: AuthConfigRow, ua: UniversalAuthRow) => ({
 });
 
 /** The identity's Universal Auth config, or the given error. */
-export const requireUniversalAuth = async (ctx: RequestContext, identityId: string, missing: () => Error) => {
-  const config = await findMethodConfig(ctx, identityId, UA_SPEC);
-  if (!config) throw missing();
-  return config;
-};
+export const requireUniversalAuth = (ctx: RequestContext, identityId: string, missing: () => Error) =>
+  requireMethodConfig(ctx, identityId, UA_SPEC, missing);
 
 const notFound = (identityId: string) => () => new NotFoundError(`Failed to find universal auth for identity with ID ${identityId}`);
-const notAttached = () => new BadRequestError(UA_NOT_ATTACHED);
 
 export const attachUniversalAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & UaFields) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", UA_SPEC.label);
@@ -52,15 +57,12 @@ export const attachUniversalAuth = async (ctx: RequestContext, identityId: strin
 };
 
 export const getUniversalAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", UA_SPEC.label);
-  const config = await requireUniversalAuth(ctx, identity.id, notFound(identityId));
+  const config = await authorizeMethodConfig(ctx, identityId, "read", UA_SPEC, notFound(identityId));
   return toDto(config, await findUniversalAuth(ctx.deps.db, config.id));
 };
 
 export const updateUniversalAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<UaFields>) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", UA_SPEC.label);
-  const current = await requireUniversalAuth(ctx, identity.id, notFound(identityId));
-  const values = mergeAuthConfigValues(current, body);
+  const { current, values } = await beginUpdate(ctx, identityId, UA_SPEC, notFound(identityId), body);
   const clientSecretTrustedIps = body.clientSecretTrustedIps?.map((ip) => parseTrustedIp(ip.ipAddress));
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
     updateUniversalAuth(trx, current.id, { client_secret_trusted_ips: clientSecretTrustedIps, ...toLockoutColumns(body) }),
@@ -68,16 +70,10 @@ export const updateUniversalAuthConfig = async (ctx: RequestContext, identityId:
   return toDto(config, extension);
 };
 
-export const revokeUniversalAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", UA_SPEC.label);
-  const current = await requireUniversalAuth(ctx, identity.id, notAttached);
-  const ua = await findUniversalAuth(ctx.deps.db, current.id);
-  await deleteMethodConfig(ctx, current.id);
-  return toDto(current, ua);
-};
+export const revokeUniversalAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, UA_SPEC, UA_NOT_ATTACHED, findUniversalAuth, toDto);
 
 export const clearUniversalAuthLockouts = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", UA_SPEC.label);
-  const current = await requireUniversalAuth(ctx, identity.id, notAttached);
+  const current = await authorizeMethodConfig(ctx, identityId, "update", UA_SPEC, UA_NOT_ATTACHED);
   return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
 };

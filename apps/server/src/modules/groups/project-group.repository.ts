@@ -1,5 +1,5 @@
 import type { Database } from "../../db/database";
-import type { RoleGrant } from "../projects/membership.repository";
+import { MEMBERSHIP_ROLE_COLUMNS, roleRows, type RoleGrant } from "../projects/membership.repository";
 
 const MEMBERSHIP_COLUMNS = ["m.id", "m.group_id", "m.project_id", "m.created_at", "m.updated_at", "g.name", "g.slug"] as const;
 
@@ -20,37 +20,11 @@ export const findGroupMembershipRoles = (db: Database, membershipIds: string[]) 
     : db
         .selectFrom("group_project_membership_roles as r")
         .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
-        .select([
-          "r.membership_id",
-          "r.id",
-          "r.role",
-          "r.custom_role_id",
-          "pr.name as custom_role_name",
-          "pr.slug as custom_role_slug",
-          "r.is_temporary",
-          "r.temporary_mode",
-          "r.temporary_range",
-          "r.temporary_access_start_time",
-          "r.temporary_access_end_time",
-          "r.created_at",
-          "r.updated_at",
-        ])
+        .select(["r.membership_id", ...MEMBERSHIP_ROLE_COLUMNS])
         .where("r.membership_id", "in", membershipIds)
         .orderBy("r.created_at")
         .orderBy("r.id")
         .execute();
-
-const roleRows = (membershipId: string, roles: RoleGrant[]) =>
-  roles.map((r) => ({
-    membership_id: membershipId,
-    role: r.role,
-    custom_role_id: r.customRoleId,
-    is_temporary: r.isTemporary,
-    temporary_mode: r.isTemporary ? (r.temporaryMode ?? "relative") : null,
-    temporary_range: r.isTemporary ? (r.temporaryRange ?? null) : null,
-    temporary_access_start_time: r.isTemporary ? (r.temporaryAccessStartTime ?? null) : null,
-    temporary_access_end_time: r.isTemporary ? (r.temporaryAccessEndTime ?? null) : null,
-  }));
 
 export const insertGroupMembershipWithRoles = async (db: Database, projectId: string, groupId: string, roles: RoleGrant[]) => {
   const membership = await db

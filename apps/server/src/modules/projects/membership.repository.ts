@@ -10,7 +10,8 @@ export type RoleGrant = {
   temporaryAccessEndTime?: Date | null;
 };
 
-const roleRows = (membershipId: string, roles: RoleGrant[]) =>
+/** Role grants as rows of a membership-roles table; identity and group memberships store them alike. */
+export const roleRows = (membershipId: string, roles: RoleGrant[]) =>
   roles.map((r) => ({
     membership_id: membershipId,
     role: r.role,
