@@ -2,7 +2,7 @@ import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { getProjectPermission, type ProjectPermission } from "../authz/project-access";
+import { getProjectPermission, loadIdentityProjectRules, type ProjectPermission } from "../authz/project-access";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
@@ -41,6 +41,16 @@ const findMembership = async (ctx: RequestContext, permission: ProjectPermission
   const row = await selectIdentityMemberships(ctx.deps.db, permission.project.id).where("m.identity_id", "=", identityId).executeTakeFirst();
   if (!row) throw new NotFoundError(`Identity with ID ${identityId} is not a member of project with ID ${permission.project.id}`);
   return row;
+};
+
+/**
+ * Nobody changes or removes an identity that holds more than they do: the target's current active
+ * rules must be within the actor's own ability (reference §1.5, as Infisical's membership update
+ * and delete check "more privileged identity").
+ */
+const assertTargetWithinActor = async (ctx: RequestContext, permission: ProjectPermission, identityId: string, message: string) => {
+  const target = await loadIdentityProjectRules(ctx.deps.db, permission.project.id, identityId);
+  if (target) assertWithinBoundary(permission.ability, target.rules, message);
 };
 
 const normalizeRoles = (body: { role?: string; roles?: RoleAssignmentInput[] }): RoleAssignmentInput[] =>
@@ -101,6 +111,7 @@ export const updateIdentityMembership = async (ctx: RequestContext, projectId: s
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "edit", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
+  await assertTargetWithinActor(ctx, permission, identityId, "Failed to change role of more privileged identity");
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to update role of identity");
   await ctx.deps.db.transaction().execute(async (trx) => {
@@ -115,6 +126,7 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "delete", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
+  await assertTargetWithinActor(ctx, permission, identityId, "Failed to delete more privileged identity");
   const [dto] = await toMembershipDtos(ctx, [membership]);
   await ctx.deps.db.transaction().execute(async (trx) => {
     await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
