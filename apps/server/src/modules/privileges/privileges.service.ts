@@ -132,7 +132,10 @@ export const updatePrivilege = async (
 ) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
   const target = await loadTarget(ctx, row.project_id, row.identity_id);
-  assertWithinBoundary(permission.ability, [...target.rules, ...(input.rules ?? [])], "Failed to update additional privileges");
+  // The privilege's stored rules count even while it is inactive: re-timing an expired privilege
+  // would otherwise revive rules the caller does not hold.
+  const granted = input.rules ?? (row.permissions as PermissionRule[]);
+  assertWithinBoundary(permission.ability, [...target.rules, ...granted], "Failed to update additional privileges");
   try {
     return await inTransaction(ctx, row.project_id, (trx) =>
       updatePrivilegeRow(trx, row.id, { slug: input.slug, permissions: input.rules, ...input.window }),
@@ -143,9 +146,16 @@ export const updatePrivilege = async (
   }
 };
 
+/** Removing a privilege is changing the identity: the caller must hold what the target holds. */
 export const deletePrivilege = async (ctx: RequestContext, permission: ProjectPermission, row: PrivilegeRow) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
   await assertTargetMember(ctx, row.project_id, row.identity_id);
+  const target = await loadIdentityProjectRules(ctx.deps.db, row.project_id, row.identity_id);
+  assertWithinBoundary(
+    permission.ability,
+    [...(target?.rules ?? []), ...(row.permissions as PermissionRule[])],
+    "Failed to delete additional privileges",
+  );
   await inTransaction(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
   return row;
 };
