@@ -74,6 +74,17 @@ export const listProjectGroups = async (ctx: RequestContext, projectId: string) 
   return rows.map((row) => toProjectGroupMembershipDto(row, roles));
 };
 
+/** Changing or removing a group's project roles needs the caller to hold what those roles grant now. */
+const assertCurrentRolesWithinActor = async (ctx: RequestContext, permission: ProjectPermission, membershipId: string) => {
+  const current = await findGroupMembershipRoles(ctx.deps.db, [membershipId]);
+  const grants = await resolveRoleGrants(
+    ctx.deps.db,
+    permission.project.id,
+    current.map((r) => ({ role: r.custom_role_slug ?? r.role, isTemporary: false as const })),
+  );
+  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to change a more privileged group");
+};
+
 export const getProjectGroup = async (ctx: RequestContext, projectId: string, groupId: string) => {
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "read", "groups");
@@ -85,6 +96,7 @@ export const updateProjectGroup = async (ctx: RequestContext, projectId: string,
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "edit", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
+  await assertCurrentRolesWithinActor(ctx, permission, membership.id);
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), BOUNDARY);
   await ctx.deps.db.transaction().execute(async (trx) => {
@@ -98,6 +110,7 @@ export const removeGroupFromProject = async (ctx: RequestContext, projectId: str
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "delete", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
+  await assertCurrentRolesWithinActor(ctx, permission, membership.id);
   await ctx.deps.db.transaction().execute(async (trx) => {
     await deleteGroupMembership(trx, membership.id);
     await bumpPermissionVersion(trx, [permission.project.id]);
