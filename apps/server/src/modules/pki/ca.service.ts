@@ -79,7 +79,8 @@ export const createCa = async (
     const parentNotAfter = new Date(parent.not_after);
     if (parentNotAfter <= now) throw new BadRequestError(`The parent CA ${parent.name} has expired`);
     if (!cfg.notAfter && notAfter > parentNotAfter) notAfter = parentNotAfter;
-    if (notBefore < parentNotBefore || notAfter > parentNotAfter) {
+    // Clamping notAfter to the parent's end can leave it before a notBefore that starts after the parent ends.
+    if (notBefore < parentNotBefore || notAfter > parentNotAfter || notBefore >= notAfter) {
       throw new BadRequestError("The validity of an intermediate CA must lie within the validity of its parent CA");
     }
     pathLength = childPathLength(parent, cfg.maxPathLength);

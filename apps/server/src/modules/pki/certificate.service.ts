@@ -103,7 +103,8 @@ export const listCertificates = async (ctx: RequestContext, query: ListCertifica
   }
   if (!dependsOnObject(ability, "read", SUBJECT)) {
     const [rows, totalCount] = await Promise.all([
-      listCertificatePage(ctx.deps.db, project.id, query, query.offset, query.limit),
+      // An offset past any possible row still pages to nothing, never to a bigint overflow in SQL.
+      listCertificatePage(ctx.deps.db, project.id, query, Math.min(query.offset, Number.MAX_SAFE_INTEGER), query.limit),
       countCertificates(ctx.deps.db, project.id, query),
     ]);
     return { certificates: rows.map(toCertificateDto), totalCount };

@@ -2,6 +2,7 @@ import type { CertKeyAlgorithm, CreateProfileBody, EnrollmentType, ListProfilesQ
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
+import type { Ability } from "../../permissions";
 import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
 import { findCaById, type CaRow } from "./ca.repository";
@@ -41,6 +42,14 @@ const profileDto = async (ctx: RequestContext, profileId: string) => {
   return (await toProfileDtos(ctx.deps.db, [row]))[0]!;
 };
 
+/**
+ * Profiles whose certificates are CA certificates let every issue-cert holder mint a sub-CA under the
+ * profile's CA, so writing one needs what creating an intermediate needs: sign-intermediate on that CA.
+ */
+const assertMaySignCaCertificates = (ability: Ability, defaults: ProfileDefaults | null | undefined, ca: CaRow | undefined) => {
+  if (ca && defaults?.basicConstraints?.isCA) assertCan(ability, "sign-intermediate", "certificate-authorities", { name: ca.name });
+};
+
 /** Defaults that cannot work with the issuer: a signature its key cannot make, or a CA certificate the CA may not sign. */
 const assertDefaultsFitIssuer = (defaults: ProfileDefaults | null | undefined, ca: CaRow | undefined) => {
   if (!defaults) return;
@@ -67,6 +76,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
     ca = isUuid(body.caId) ? await findCaById(ctx.deps.db, body.caId) : undefined;
     if (!ca || ca.project_id !== project.id) throw caNotFound(body.caId);
   }
+  assertMaySignCaCertificates(ability, body.defaults, ca);
   assertDefaultsFitIssuer(body.defaults, ca);
   const prepared = prepareConfig(body.enrollmentType, body);
   try {
@@ -128,6 +138,7 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
   }
   if (body.defaults) {
     const ca = profile.ca_id ? await findCaById(ctx.deps.db, profile.ca_id) : undefined;
+    assertMaySignCaCertificates(ability, body.defaults, ca);
     assertDefaultsFitIssuer(body.defaults, ca);
   }
   const stored = (await listConfigsOfProfiles(ctx.deps.db, [profile.id]))[0];
