@@ -15,6 +15,12 @@ const validationIssues = (error: RequestValidationError): ZodIssue[] => [
   ...(error.headers?.issues ?? []),
 ];
 
+/**
+ * PostgreSQL refusing a value the request carried (a NUL character in text or JSON, a number out of
+ * range, malformed text for a typed column) is the caller's error, whichever field it came in.
+ */
+const REJECTED_INPUT_CODES = new Set(["22021", "22P05", "22003", "22P02", "54000"]);
+
 const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   if (error instanceof RequestValidationError) {
     return { statusCode: 422, error: "ValidationFailure", message: validationIssues(error) };
@@ -34,6 +40,10 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   }
   if (type === "encoding.unsupported" || type === "charset.unsupported") {
     return { statusCode: 415, error: "UnsupportedMediaType", message: "Unsupported request body encoding" };
+  }
+  const pgCode = (error as { code?: unknown } | undefined)?.code;
+  if (typeof pgCode === "string" && REJECTED_INPUT_CODES.has(pgCode)) {
+    return { statusCode: 400, error: "BadRequest", message: "The request contains a value the database cannot store" };
   }
   if (isUniqueViolation(error)) {
     return { statusCode: 400, error: "BadRequest", message: "A resource with these unique fields already exists" };
