@@ -2,9 +2,12 @@ import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import {
   DynamicSecretLeaseSchema,
+  DynamicSecretNameLookupSchema,
   DynamicSecretSchema,
   DynamicSecretScopeFields,
   DynamicSecretTtlSchema,
+  isStorableJson,
+  isStorableText,
   normalizeSecretPath,
 } from "./dynamic-secrets.contract";
 
@@ -15,7 +18,7 @@ const LeaseParams = z.object({ leaseId: z.string().trim().min(1).max(64) });
 /** Delete and renew require a non-empty path (reference). */
 const ScopeWithPath = {
   ...DynamicSecretScopeFields,
-  path: z.string().trim().min(1).max(1024).default("/").transform(normalizeSecretPath),
+  path: z.string().trim().min(1).max(1024).refine(isStorableText, "must not contain NUL characters or unpaired surrogates").default("/").transform(normalizeSecretPath),
 };
 
 export const dynamicSecretLeasesContract = c.router({
@@ -23,10 +26,13 @@ export const dynamicSecretLeasesContract = c.router({
     method: "POST",
     path: "/api/v1/dynamic-secrets/leases",
     body: z.object({
-      dynamicSecretName: z.string().trim().toLowerCase().min(1).max(64),
+      dynamicSecretName: DynamicSecretNameLookupSchema,
       ...DynamicSecretScopeFields,
       ttl: DynamicSecretTtlSchema.optional(),
-      config: z.any().optional(),
+      config: z
+        .any()
+        .optional()
+        .refine((value) => value === undefined || isStorableJson(value), "config must be JSON without NUL characters or unpaired surrogates, nested at most 32 levels"),
     }),
     responses: {
       200: z.object({ lease: DynamicSecretLeaseSchema, dynamicSecret: DynamicSecretSchema, data: z.record(z.string()) }),

@@ -22,14 +22,40 @@ export const DynamicSecretTtlSchema = z
     else if (ms > TEN_YEARS_MS) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be less than 10 years" });
   });
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Text PostgreSQL can store: no NUL (text and jsonb) and no lone surrogate (jsonb); else a 422, never a database error. */
+export const isStorableText = (value: string) => !value.includes("\u0000") && !LONE_SURROGATE.test(value);
+const STORABLE_TEXT = "must not contain NUL characters or unpaired surrogates";
+
+/** A JSON value jsonb accepts, nested at most `maxDepth` levels (deeper ones overflow the stack when serialised). */
+export const isStorableJson = (value: unknown, maxDepth = 32): boolean => {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item === "string") {
+      if (!isStorableText(item)) return false;
+    } else if (item !== null && typeof item === "object") {
+      if (depth >= maxDepth) return false;
+      for (const [key, child] of Object.entries(item)) {
+        if (!isStorableText(key)) return false;
+        pending.push([child, depth + 1]);
+      }
+    }
+  }
+  return true;
+};
+
+const storableText = (schema: z.ZodString) => schema.refine(isStorableText, STORABLE_TEXT);
+
 /** "/a/b/" and "a//b" both become "/a/b"; the root stays "/". */
 export const normalizeSecretPath = (path: string) => `/${path.split("/").filter((s) => s.length > 0).join("/")}`;
 
-export const DynamicSecretPathSchema = z.string().trim().max(1024).default("/").transform(normalizeSecretPath);
+export const DynamicSecretPathSchema = storableText(z.string().trim().max(1024)).default("/").transform(normalizeSecretPath);
 
 const MetadataEntry = z.object({
-  key: z.string().trim().min(1, "Metadata key cannot be empty").max(255),
-  value: z.string().trim().max(1020).default(""),
+  key: storableText(z.string().trim().min(1, "Metadata key cannot be empty").max(255)),
+  value: storableText(z.string().trim().max(1020)).default(""),
 });
 
 /** The reference takes `[{key, value}]`; the SDK's type also allows a plain object, so both are read. */
@@ -38,7 +64,8 @@ export const DynamicSecretMetadataInputSchema = z
   .transform((value) => (Array.isArray(value) ? value : Object.entries(value).map(([key, v]) => ({ key, value: v }))))
   .refine((entries) => entries.length <= 64 && entries.every((e) => e.key.trim().length > 0 && e.key.length <= 255), {
     message: "At most 64 metadata entries with non-empty keys",
-  });
+  })
+  .refine((entries) => entries.every((e) => isStorableText(e.key) && isStorableText(e.value)), `Metadata ${STORABLE_TEXT}`);
 
 const USERNAME_TEMPLATE_EXPRESSIONS = ["randomUsername", "unixTimestamp", "identity.name"];
 
@@ -59,8 +86,8 @@ export const UsernameTemplateSchema = z
   .refine((value) => /{{\s*randomUsername\s*}}/.test(value), "Username template must contain {{randomUsername}}");
 
 export const DynamicSecretScopeFields = {
-  projectSlug: z.string().trim().min(1).max(64),
-  environmentSlug: z.string().trim().min(1).max(64),
+  projectSlug: storableText(z.string().trim().min(1).max(64)),
+  environmentSlug: storableText(z.string().trim().min(1).max(64)),
   path: DynamicSecretPathSchema,
 };
 
@@ -102,7 +129,10 @@ export const DynamicSecretLeaseSchema = z.object({
 });
 export type DynamicSecretLease = z.infer<typeof DynamicSecretLeaseSchema>;
 
-const NameParams = z.object({ name: z.string().trim().toLowerCase().min(1).max(64) });
+/** A dynamic secret's name as looked up (not as created, which is a slug). */
+export const DynamicSecretNameLookupSchema = storableText(z.string().trim().toLowerCase().min(1).max(64));
+
+const NameParams = z.object({ name: DynamicSecretNameLookupSchema });
 const ScopeQuery = z.object(DynamicSecretScopeFields);
 
 export const dynamicSecretsContract = c.router({

@@ -83,7 +83,7 @@ export const updateDynamicSecret = (
     })
     .where("id", "=", id)
     .returning(DYNAMIC_SECRET_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 
 /**
  * Out of its folder at once (the name is free again), kept only until the revocation job has taken
@@ -97,8 +97,17 @@ export const detachDynamicSecret = (db: Database, id: string) =>
     .returning(DYNAMIC_SECRET_COLUMNS)
     .executeTakeFirst();
 
-export const deleteDynamicSecret = (db: Database, id: string) =>
-  db.deleteFrom("dynamic_secrets").where("id", "=", id).returning(DYNAMIC_SECRET_COLUMNS).executeTakeFirst();
+/**
+ * Deletes the secret only while it has no lease, in one statement: a count followed by a delete
+ * would let a lease committed in between be cascaded away while its credential lives on.
+ */
+export const deleteDynamicSecretWithoutLeases = (db: Database, id: string) =>
+  db
+    .deleteFrom("dynamic_secrets")
+    .where("id", "=", id)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom("dynamic_secret_leases as l").select("l.id").whereRef("l.dynamic_secret_id", "=", "dynamic_secrets.id"))))
+    .returning(DYNAMIC_SECRET_COLUMNS)
+    .executeTakeFirst();
 
 /**
  * Secrets being deleted, or detached because their folder went away, are removed once their

@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamicSecretProvider } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
-import { AppError, BadRequestError } from "../../errors";
+import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import {
   DELETING_STATUS,
-  deleteDynamicSecret,
+  deleteDynamicSecretWithoutLeases,
   detachDynamicSecret,
   findDynamicSecretByName,
   findEncryptedInputs,
@@ -27,7 +27,6 @@ import {
   requireFolder,
   type Scope,
 } from "./dynamic-secret.scope";
-import { countLeasesOf } from "./lease.repository";
 import type { Provider } from "./providers";
 import { redactSecrets } from "./providers/templates";
 
@@ -52,6 +51,18 @@ const verifyConnection = async (ctx: RequestContext, provider: Provider<unknown>
 };
 
 const withInputs = (row: DynamicSecretRow, inputs: Record<string, unknown>) => ({ ...toDynamicSecretDto(row), inputs });
+
+/**
+ * Root credentials go wherever host and port point. An edit that moves them elsewhere must supply
+ * the password itself: otherwise anyone allowed to edit could send the stored one to a server of
+ * their choosing and read it there, without ever being allowed to see it.
+ */
+const assertPasswordResupplied = (stored: Record<string, unknown>, updated: Record<string, unknown>, given: Record<string, unknown>) => {
+  if (typeof stored.password !== "string" || stored.password === "" || given.password !== undefined) return;
+  if (updated.host !== stored.host || updated.port !== stored.port) {
+    throw new BadRequestError("The root password must be provided again when the host or port changes");
+  }
+};
 
 export const createDynamicSecret = async (
   ctx: RequestContext,
@@ -129,10 +140,12 @@ export const updateDynamicSecretByName = async (
   }
 
   const { schema, provider } = providerOf(secret.type);
-  let inputs: unknown = await storedInputs(ctx, secret);
+  const stored = await storedInputs(ctx, secret);
+  let inputs: unknown = stored;
   if (data.inputs) {
     // Reads never return root secrets, so an edit that leaves them out keeps the stored ones.
-    inputs = schema.parse({ ...(inputs as Record<string, unknown>), ...data.inputs });
+    inputs = schema.parse({ ...stored, ...data.inputs });
+    assertPasswordResupplied(stored, inputs as Record<string, unknown>, data.inputs);
     provider.validate(inputs);
     await verifyConnection(ctx, provider, inputs);
   }
@@ -145,6 +158,8 @@ export const updateDynamicSecretByName = async (
       username_template: data.usernameTemplate,
       metadata: data.metadata,
     });
+    // Deleted by someone else since it was read.
+    if (!row) throw new NotFoundError(notFound(name, body));
     const canRead = ability.can("read-root-credential", SUBJECT, permissionObjectOf(body.environmentSlug, body.path, row.metadata));
     return withInputs(row, canRead ? provider.redact(inputs) : {});
   } catch (error) {
@@ -161,14 +176,14 @@ export const updateDynamicSecretByName = async (
  */
 export const deleteDynamicSecretByName = async (ctx: RequestContext, name: string, body: Scope & { isForced: boolean }) => {
   const { secret } = await loadForAction(ctx, name, body, "delete-root-credential");
-  if ((await countLeasesOf(ctx.deps.db, secret.id)) === 0) {
-    return toDynamicSecretDto((await deleteDynamicSecret(ctx.deps.db, secret.id)) ?? secret);
-  }
-  if (body.isForced) {
-    await detachDynamicSecret(ctx.deps.db, secret.id);
-    return toDynamicSecretDto(secret);
-  }
-  return toDynamicSecretDto(await updateDynamicSecret(ctx.deps.db, secret.id, { status: DELETING_STATUS, status_details: null }));
+  const deleted = await deleteDynamicSecretWithoutLeases(ctx.deps.db, secret.id);
+  if (deleted) return toDynamicSecretDto(deleted);
+  const kept = body.isForced
+    ? await detachDynamicSecret(ctx.deps.db, secret.id)
+    : await updateDynamicSecret(ctx.deps.db, secret.id, { status: DELETING_STATUS, status_details: null });
+  // Neither deleted nor found: a concurrent delete took it first.
+  if (!kept) throw new NotFoundError(notFound(name, body));
+  return toDynamicSecretDto(body.isForced ? secret : kept);
 };
 
 /** Reading the details shows the (redacted) inputs, so it takes both read and edit (reference). */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { parseDuration } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import { isUuid } from "../../db/errors";
+import { isForeignKeyViolation, isUuid } from "../../db/errors";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { DELETING_STATUS, findDynamicSecretById, findEncryptedInputs, type DynamicSecretRow } from "./dynamic-secret.repository";
@@ -102,7 +102,13 @@ export const createLease = async (
     throw new BadRequestError(`The generated username is longer than ${provider.maxUsernameLength} characters`);
   }
 
-  await insertLeaseIntent(ctx.deps.db, { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config });
+  const notFound = `Dynamic secret with name '${body.dynamicSecretName}' in folder with path '${body.path}' not found`;
+  await insertLeaseIntent(ctx.deps.db, { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config }).catch(
+    (error: unknown) => {
+      // The secret was deleted since it was read: nothing was created yet, so there is nothing to undo.
+      throw isForeignKeyViolation(error) ? new NotFoundError(notFound) : error;
+    },
+  );
   failpoint(ctx.deps.env, "lease-after-intent");
   let created: Awaited<ReturnType<Provider<unknown>["create"]>>;
   try {
