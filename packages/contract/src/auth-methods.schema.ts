@@ -1,6 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { IdentityParams, TTL_ABOVE_MAX_MESSAGE, ttlWithinMax } from "./auth-common.schema";
+import { globPatternError } from "./glob-pattern";
 
 const c = initContract();
 
@@ -38,12 +39,18 @@ export const ClearLockoutsResponseSchema = z.object({ deleted: z.number().int() 
 /** PEM text (CA certificates): bounded, trimmed. */
 export const PemSchema = z.string().trim().max(65_536);
 
-// Glob patterns are matched on every login; extglob groups can backtrack for seconds.
+// Glob patterns are matched on every login; extglob groups can backtrack for seconds, and so can
+// plain wildcards (`*a*a*a*a*b` on a long claim), so patterns pass the same dialect check as `$glob`.
 const EXTGLOB = /[@!+*?]\(/;
+const EXTGLOB_MESSAGE = "Patterns may not use extglob groups such as +(...) or @(...)";
+const globIssue = (pattern: string) => (EXTGLOB.test(pattern) ? EXTGLOB_MESSAGE : pattern === "" ? undefined : globPatternError(pattern));
 export const GlobPatternSchema = z
   .string()
   .max(256)
-  .refine((v) => !EXTGLOB.test(v), "Patterns may not use extglob groups such as +(...) or @(...)");
+  .superRefine((v, ctx) => {
+    const message = globIssue(v);
+    if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+  });
 
 /** "a, b ,c" -> "a, b, c": comma-separated lists are stored trimmed and joined with ", ". */
 export const commaListSchema = (max = 4_096) =>
@@ -62,10 +69,13 @@ export const commaListSchema = (max = 4_096) =>
 
 /** A comma-separated list of glob patterns, each checked like GlobPatternSchema. */
 export const globListSchema = (max = 4_096) =>
-  commaListSchema(max).refine(
-    (value) => value.split(", ").every((entry) => GlobPatternSchema.safeParse(entry).success),
-    "Patterns may not use extglob groups such as +(...) or @(...)",
-  );
+  commaListSchema(max).superRefine((value, ctx) => {
+    const message = value
+      .split(", ")
+      .map((entry) => (entry.length > 256 ? "Glob pattern must be at most 256 characters" : globIssue(entry)))
+      .find((issue) => issue !== undefined);
+    if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+  });
 
 /** A method's attach or update body: its fields plus the common ones, TTL checked against max TTL. */
 export const authMethodBody = <T extends z.ZodRawShape>(shape: T) =>

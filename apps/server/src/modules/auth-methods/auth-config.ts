@@ -6,7 +6,7 @@ import { orgRoleCovers } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { requireIdentity } from "../identities/identity.service";
+import { assertMayModifyIdentity, requireIdentity } from "../identities/identity.service";
 import type { AuthConfigRow, AuthConfigValues } from "./auth-config.repository";
 
 /** What a caller wants to do with an identity's auth method. */
@@ -39,6 +39,7 @@ export const authorizeAuthMethodOperation = async (
   methodLabel: string,
 ) => {
   const identity = await requireIdentity(ctx, identityId);
+  if (operation !== "read") await assertMayModifyIdentity(ctx, identity.id);
   if (identity.project_id) {
     const { ability } = await getProjectPermission(ctx.deps.db, ctx.actor, identity.project_id);
     assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });

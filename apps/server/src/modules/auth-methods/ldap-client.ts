@@ -78,7 +78,9 @@ export const authenticateLdapUser = async (
   username: string,
   password: string,
 ): Promise<LdapUser | null> => {
-  const filter = config.searchFilter.replaceAll("{{username}}", escapeFilterValue(username));
+  // A replacer function: a replacement string would expand `$&`, `$'` and `` $` `` from the username.
+  const escaped = escapeFilterValue(username);
+  const filter = config.searchFilter.replaceAll("{{username}}", () => escaped);
   const entries = await withClient(target, config.caCert, async (client) => {
     await client.bind(config.bindDN, config.bindPass);
     try {

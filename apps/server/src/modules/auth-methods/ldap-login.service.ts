@@ -3,7 +3,7 @@ import { NotFoundError, UnauthorizedError } from "../../errors";
 import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
 import { findLdapLoginConfig } from "./ldap-auth.repository";
 import { openLdapSecrets } from "./ldap-auth.service";
-import { assertNotLockedOut, failLogin, loginResponse, succeedLogin } from "./login-common";
+import { assertNotLockedOut, failLogin, loginResponse, releaseAttempt, succeedLogin } from "./login-common";
 
 /** Every required field must be present on the user with one of its comma-separated values. */
 const hasAllowedFields = (user: LdapUser, allowed: { key: string; value: string }[] | null) =>
@@ -37,6 +37,7 @@ export const loginWithLdap = async (ctx: PublicContext, body: { identityId: stri
   } catch (error) {
     // The directory is unreachable or refused the service account: not the caller's failure.
     ctx.deps.logger.warn({ identityId: config.identity_id, reason: (error as Error).name }, "LDAP login could not reach the directory");
+    await releaseAttempt(ctx, config, lockoutKey);
     throw new UnauthorizedError("LDAP authentication failed");
   }
   if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, config, lockoutKey);

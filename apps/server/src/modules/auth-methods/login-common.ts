@@ -2,7 +2,7 @@ import type { PublicContext } from "../../context";
 import type { Database } from "../../db/database";
 import { UnauthorizedError } from "../../errors";
 import { issueAccessToken, type AuthConfigForIssue } from "../access-tokens/access-token.service";
-import { clearLockout, isLockedOut, recordLoginFailure, type LockoutSettings } from "./lockout.repository";
+import { clearLockout, lockIfThresholdReached, releaseLoginAttempt, reserveLoginAttempt, type LockoutSettings } from "./lockout.repository";
 
 export const INVALID_CREDENTIALS = "Invalid credentials";
 const LOCKED = "This identity auth method is temporarily locked, please try again later";
@@ -21,13 +21,24 @@ const settingsOf = (config: LockoutConfig): LockoutSettings => ({
   counterResetSeconds: config.lockout_counter_reset_seconds,
 });
 
+/**
+ * Take one attempt of the lockout budget before the credential is checked (atomically, so N
+ * parallel guesses never get past a threshold below N); refused while locked.
+ */
 export const assertNotLockedOut = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
-  if (config.lockout_enabled && (await isLockedOut(ctx.deps.db, config.id, key, new Date()))) throw new UnauthorizedError(LOCKED);
+  if (config.lockout_enabled && !(await reserveLoginAttempt(ctx.deps.db, config.id, key, settingsOf(config), new Date()))) {
+    throw new UnauthorizedError(LOCKED);
+  }
 };
 
-/** A wrong credential: counted towards the lockout, answered as "Invalid credentials". */
+/** The credential was never checked (the directory was unreachable): the attempt is given back. */
+export const releaseAttempt = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
+  if (config.lockout_enabled) await releaseLoginAttempt(ctx.deps.db, config.id, key);
+};
+
+/** A wrong credential: its reserved attempt stays counted (locking at the threshold), answered as "Invalid credentials". */
 export const failLogin = async (ctx: PublicContext, config: LockoutConfig, key: string): Promise<never> => {
-  if (config.lockout_enabled) await recordLoginFailure(ctx.deps.db, config.id, key, settingsOf(config), new Date());
+  if (config.lockout_enabled) await lockIfThresholdReached(ctx.deps.db, config.id, key, settingsOf(config), new Date());
   throw new UnauthorizedError(INVALID_CREDENTIALS);
 };
 

@@ -8,7 +8,7 @@ import { orgRoleCovers } from "../../permissions";
 import { assertCan } from "../authz/guard";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
-import { requireIdentity } from "../identities/identity.service";
+import { assertMayModifyIdentity, requireIdentity } from "../identities/identity.service";
 import {
   findClientSecret,
   insertClientSecret,
@@ -35,6 +35,7 @@ const BOUNDARY_MESSAGE: Record<SecretOperation, string> = {
 
 const authorizeSecretOperation = async (ctx: RequestContext, identityId: string, operation: SecretOperation) => {
   const identity = await requireIdentity(ctx, identityId);
+  if (operation === "create" || operation === "revoke") await assertMayModifyIdentity(ctx, identity.id);
   if (identity.project_id) {
     const { ability } = await getProjectPermission(ctx.deps.db, ctx.actor, identity.project_id);
     assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
-import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../errors";
+import { BadRequestError, ForbiddenError, NotFoundError, PermissionBoundaryError } from "../../errors";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
 import { getOrgPermission, orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
@@ -35,6 +35,16 @@ export const requireIdentity = async (ctx: RequestContext, identityId: string) =
   const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
   if (!identity) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
   return identity;
+};
+
+/**
+ * The instance admin identity can create organizations; an org admin who could change it (its role,
+ * its auth methods, its tokens) could take those powers. Only an instance admin may (reference §3).
+ */
+export const assertMayModifyIdentity = async (ctx: RequestContext, identityId: string) => {
+  if (!ctx.actor.isInstanceAdmin && (await isInstanceAdminIdentity(ctx.deps.db, identityId))) {
+    throw new ForbiddenError("You are attempting to modify an instance admin identity. This requires elevated instance admin privileges");
+  }
 };
 
 export const loadIdentityDto = async (ctx: RequestContext, identityId: string) => {
@@ -98,6 +108,7 @@ export const updateOrgIdentity = async (
     assertGrantableOrgRole(ctx, identity.org_role);
     assertGrantableOrgRole(ctx, body.role);
   }
+  await assertMayModifyIdentity(ctx, identity.id);
   await ctx.deps.db.transaction().execute(async (trx) => {
     await updateIdentityRow(trx, identityId, {
       name: body.name,
