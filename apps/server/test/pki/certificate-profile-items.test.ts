@@ -1,16 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createIdentity, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
-import { createApiProfile, createCertProject, createCustomRole, createRootCa } from "./pki-helpers";
+import { createIdentity, createTenant, expectOk, uniqueName } from "../helpers/tenant";
+import { createApiProfile, createCertProject, createCustomRole, createProfileRaw, createRootCa, setupCaProject } from "./pki-helpers";
 
-const setup = async () => {
-  const tenant = await createTenant();
-  const project = await createCertProject(tenant);
-  const ca = await createRootCa(tenant, project.id);
-  return { tenant, project, ca };
-};
-
-const create = (tenant: Tenant, body: Record<string, unknown>) => tenant.admin.certificateProfiles.create({ body: body as never });
+const setup = setupCaProject;
+const create = createProfileRaw;
 
 describe("GET, PATCH and DELETE /api/v1/cert-manager/certificate-profiles/:profileId", () => {
   it("gets, updates and deletes, returning the deleted profile", async () => {

@@ -1,16 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createIdentity, createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import { createCertProject, createCustomRole, createRootCa } from "./pki-helpers";
+import { createIdentity, createProject, createTenant, expectOk } from "../helpers/tenant";
+import { createCertProject, createCustomRole, createProfileRaw, createRootCa, setupCaProject } from "./pki-helpers";
 
-const setup = async () => {
-  const tenant = await createTenant();
-  const project = await createCertProject(tenant);
-  const ca = await createRootCa(tenant, project.id);
-  return { tenant, project, ca };
-};
-
-const create = (tenant: Tenant, body: Record<string, unknown>) => tenant.admin.certificateProfiles.create({ body: body as never });
+const setup = setupCaProject;
+const create = createProfileRaw;
 
 describe("POST /api/v1/cert-manager/certificate-profiles", () => {
   it("creates profiles of every enrollment type, keeping secrets encrypted and out of responses", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionRule } from "../../src/permissions";
 import { ensureDebianPackages } from "../services/debian";
-import { createProject, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
+import { createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 
 /** The Debian openssl binary the chain checks run; installed when missing. */
 export const ensureOpenssl = () => ensureDebianPackages("/usr/bin/openssl", ["openssl"]);
@@ -102,3 +102,15 @@ export const createCustomRole = async (tenant: Tenant, projectId: string, rules:
     .execute();
   return slug;
 };
+
+/** A fresh tenant with a cert-manager project and an active root CA: what most profile tests start from. */
+export const setupCaProject = async () => {
+  const tenant = await createTenant();
+  const project = await createCertProject(tenant);
+  const ca = await createRootCa(tenant, project.id);
+  return { tenant, project, ca };
+};
+
+/** Create a profile from a loosely typed body, so tests can send invalid shapes too. */
+export const createProfileRaw = (tenant: Tenant, body: Record<string, unknown>) =>
+  tenant.admin.certificateProfiles.create({ body: body as never });
