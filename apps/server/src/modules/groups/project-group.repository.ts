@@ -1,5 +1,5 @@
 import type { Database } from "../../db/database";
-import { MEMBERSHIP_ROLE_COLUMNS, roleRows, type RoleGrant } from "../projects/membership.repository";
+import { findMembershipRoles, roleRows, type RoleGrant } from "../projects/membership.repository";
 
 const MEMBERSHIP_COLUMNS = ["m.id", "m.group_id", "m.project_id", "m.created_at", "m.updated_at", "g.name", "g.slug"] as const;
 
@@ -15,16 +15,7 @@ export const findProjectGroupMembership = (db: Database, projectId: string, grou
 export type ProjectGroupMembershipRow = NonNullable<Awaited<ReturnType<typeof findProjectGroupMembership>>>;
 
 export const findGroupMembershipRoles = (db: Database, membershipIds: string[]) =>
-  membershipIds.length === 0
-    ? Promise.resolve([])
-    : db
-        .selectFrom("group_project_membership_roles as r")
-        .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
-        .select(["r.membership_id", ...MEMBERSHIP_ROLE_COLUMNS])
-        .where("r.membership_id", "in", membershipIds)
-        .orderBy("r.created_at")
-        .orderBy("r.id")
-        .execute();
+  findMembershipRoles(db, membershipIds, "group_project_membership_roles");
 
 export const insertGroupMembershipWithRoles = async (db: Database, projectId: string, groupId: string, roles: RoleGrant[]) => {
   const membership = await db

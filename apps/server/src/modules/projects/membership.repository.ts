@@ -54,11 +54,15 @@ export const MEMBERSHIP_ROLE_COLUMNS = [
   "r.updated_at",
 ] as const;
 
-export const findMembershipRoles = (db: Database, membershipIds: string[]) =>
+/** Identity and group memberships keep their roles in tables of one shape (MembershipRoleColumns). */
+export type MembershipRoleTable = "identity_project_membership_roles" | "group_project_membership_roles";
+
+export const findMembershipRoles = (db: Database, membershipIds: string[], table: MembershipRoleTable = "identity_project_membership_roles") =>
   membershipIds.length === 0
     ? Promise.resolve([])
     : db
-        .selectFrom("identity_project_membership_roles as r")
+        // Both tables have the same columns, so typing the query by one of them is exact for either.
+        .selectFrom(`${table} as r` as "identity_project_membership_roles as r")
         .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
         .select(["r.membership_id", ...MEMBERSHIP_ROLE_COLUMNS])
         .where("r.membership_id", "in", membershipIds)
