@@ -156,6 +156,23 @@ describe("additional privileges v2", () => {
     expect((await v2.list({ query: { identityId: member.id, projectId: "nope" } })).status).toBe(404);
   });
 
+  it("answers parallel reads each with its own privilege, and a foreign one 404, however they are batched", async () => {
+    const a = await projectWithMember();
+    const b = await projectWithMember();
+    const mine = await Promise.all([RULES, [{ subject: "secrets", action: ["readValue"] }] as RuleInput[]].map((rules) => grant(a.tenant, a.project.id, a.member, rules)));
+    const theirs = await grant(b.tenant, b.project.id, b.member, RULES);
+    const ids = [mine[0]!.id, theirs.id, mine[1]!.id, mine[0]!.id, NIL, theirs.id];
+
+    const [asA, asB] = await Promise.all(
+      [a.tenant, b.tenant].map((t) => Promise.all(ids.map((id) => t.admin.privileges.v2.get({ params: { id } })))),
+    );
+
+    const outcome = (res: { status: number; body: unknown }) => (res.status === 200 ? (res.body as { privilege: { id: string } }).privilege.id : res.status);
+    expect(asA!.map(outcome)).toEqual([mine[0]!.id, 404, mine[1]!.id, mine[0]!.id, 404, 404]);
+    expect(asB!.map(outcome)).toEqual([404, theirs.id, 404, 404, 404, theirs.id]);
+    expect(asA![2]!.body).toMatchObject({ privilege: { permissions: [{ subject: "secrets", action: ["readValue"] }] } });
+  });
+
   it("answers 403 to callers without identity permissions", async () => {
     const { tenant, project, member } = await projectWithMember();
     const privilege = await grant(tenant, project.id, member, RULES);

@@ -8,9 +8,10 @@ const placeholder = (index: number) => `${PREFIX}${index}`;
  * A hot query built and compiled by Kysely once per database, then run with fresh parameters.
  * Building a query tree on every request costs more than the database round trip it describes; the
  * SQL text stays identical, so PostgreSQL also reuses its prepared plan. `build` receives placeholder
- * strings in place of the parameters and must use each of them only as a bound value.
+ * strings in place of the parameters (whatever their declared type, e.g. an array bound as one
+ * PostgreSQL array) and must use each of them only as a bound value.
  */
-export const compiledOnce = <R, A extends string[]>(build: (db: Database, ...params: A) => Compilable<R>) => {
+export const compiledOnce = <R, A extends unknown[]>(build: (db: Database, ...params: A) => Compilable<R>) => {
   const cache = new WeakMap<Database, CompiledQuery<R>>();
   return async (db: Database, ...values: A): Promise<R[]> => {
     let compiled = cache.get(db);

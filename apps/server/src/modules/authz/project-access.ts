@@ -15,8 +15,11 @@ import {
   type ProjectRow,
 } from "./project-access.repository";
 
-export type ProjectPermission = {
-  project: ProjectRow;
+/** What an ability lookup needs of a project: hot paths select only these columns. */
+export type ProjectKey = Pick<ProjectRow, "id" | "org_id" | "type" | "permission_version">;
+
+export type ProjectPermission<P extends ProjectKey = ProjectRow> = {
+  project: P;
   membershipId: string;
   ability: Ability;
 };
@@ -44,14 +47,17 @@ const assertProjectOfActor = <P extends ProjectRow>(project: P | undefined, acto
   return project;
 };
 
-const assertType = (project: ProjectRow, requiredType?: ProjectType) => {
+const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
   if (requiredType && project.type !== requiredType) {
     throw new BadRequestError(`The project is of type ${project.type}. Operations of type ${requiredType} are not allowed.`);
   }
 };
 
-/** Build the ability from freshly loaded grants and cache it; non-members get a 403. */
-const freshAbility = (identityId: string, project: ProjectRow, grants: GrantsJson): ProjectPermission => {
+/**
+ * Build the ability from freshly loaded grants and cache it at the version they were read at;
+ * non-members get a 403.
+ */
+const freshAbility = <P extends ProjectKey>(identityId: string, project: P, grants: GrantsJson, version = project.permission_version): ProjectPermission<P> => {
   const membershipId = grants.membershipId ?? grants.groupMembershipId;
   if (membershipId === null) {
     // Non-membership is never cached: memberships may be added without a version bump.
@@ -59,13 +65,13 @@ const freshAbility = (identityId: string, project: ProjectRow, grants: GrantsJso
     throw notAMember(project.id);
   }
   const loaded = toGrants(grants);
-  const entry: CachedAbility = { version: project.permission_version, membershipId, grants: loaded, ...abilityOfGrants(loaded) };
+  const entry: CachedAbility = { version, membershipId, grants: loaded, ...abilityOfGrants(loaded) };
   abilityCache.set(identityId, project.id, entry);
   return { project, membershipId, ability: entry.ability };
 };
 
 /** A cached ability still valid for this project row, rebuilt locally once a temporary grant starts or ends. */
-const cachedAbility = (identityId: string, project: ProjectRow): ProjectPermission | undefined => {
+const cachedAbility = <P extends ProjectKey>(identityId: string, project: P): ProjectPermission<P> | undefined => {
   let entry = abilityCache.get(identityId, project.id);
   if (!entry || entry.version !== project.permission_version) return undefined;
   const now = Date.now();
@@ -86,19 +92,18 @@ export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: str
  * The actor's ability in a project already looked up (reference §0.4, §2): no query while the
  * cached ability is current, else one that loads every grant.
  */
-export const permissionForProject = async (
+export const permissionForProject = async <P extends ProjectKey>(
   db: Database,
   actor: Actor,
-  project: ProjectRow,
+  project: P,
   requiredType?: ProjectType,
-): Promise<ProjectPermission> => {
+): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
   const cached = cachedAbility(actor.identityId, project);
   if (cached) return cached;
   const row = await loadProjectAccessById(db, project.id, actor.identityId);
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
-  const { grants, ...fresh } = row;
-  return freshAbility(actor.identityId, fresh, grants);
+  return freshAbility(actor.identityId, project, row.grants, row.permission_version);
 };
 
 /**

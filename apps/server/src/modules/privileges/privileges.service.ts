@@ -6,7 +6,7 @@ import type { PermissionRule } from "../../permissions";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { loadIdentityProjectRules, permissionForProject, type ProjectPermission } from "../authz/project-access";
+import { loadIdentityProjectRules, permissionForProject, type ProjectKey, type ProjectPermission } from "../authz/project-access";
 import { generatePrivilegeSlug } from "./privilege-slug";
 import {
   deletePrivilegeRow,
@@ -68,18 +68,8 @@ export const assertTargetMember = async (ctx: RequestContext, projectId: string,
 export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
   const loaded = isUuid(id) ? await findPrivilegeWithProject(ctx.deps.db, ctx.actor.orgId, id) : undefined;
   if (!loaded) throw new NotFoundError(`Privilege with id ${id} not found`);
-  const { p_org_id, p_name, p_slug, p_description, p_type, p_permission_version, p_created_at, p_updated_at, ...row } = loaded;
-  const project = {
-    id: row.project_id,
-    org_id: p_org_id,
-    name: p_name,
-    slug: p_slug,
-    description: p_description,
-    type: p_type,
-    permission_version: p_permission_version,
-    created_at: p_created_at,
-    updated_at: p_updated_at,
-  };
+  const { p_org_id, p_type, p_permission_version, ...row } = loaded;
+  const project = { id: row.project_id, org_id: p_org_id, type: p_type, permission_version: p_permission_version };
   return { row, permission: await permissionForProject(ctx.deps.db, ctx.actor, project) };
 };
 
@@ -94,7 +84,7 @@ const GENERATED_SLUG_ATTEMPTS = 5;
 
 export const createPrivilege = async (
   ctx: RequestContext,
-  permission: ProjectPermission,
+  permission: ProjectPermission<ProjectKey>,
   input: { identityId: string; slug?: string; rules: PermissionRule[]; timing: PrivilegeTiming },
 ) => {
   const projectId = permission.project.id;
@@ -126,7 +116,7 @@ export const createPrivilege = async (
 
 export const updatePrivilege = async (
   ctx: RequestContext,
-  permission: ProjectPermission,
+  permission: ProjectPermission<ProjectKey>,
   row: PrivilegeRow,
   input: { slug?: string; rules?: PermissionRule[]; window?: PrivilegeWindow },
 ) => {
@@ -147,7 +137,7 @@ export const updatePrivilege = async (
 };
 
 /** Removing a privilege is changing the identity: the caller must hold what the target holds. */
-export const deletePrivilege = async (ctx: RequestContext, permission: ProjectPermission, row: PrivilegeRow) => {
+export const deletePrivilege = async (ctx: RequestContext, permission: ProjectPermission<ProjectKey>, row: PrivilegeRow) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
   await assertTargetMember(ctx, row.project_id, row.identity_id);
   const target = await loadIdentityProjectRules(ctx.deps.db, row.project_id, row.identity_id);
