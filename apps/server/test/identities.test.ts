@@ -64,6 +64,16 @@ describe("organization identities", () => {
     }
   });
 
+  it("answers parallel reads each with its own identity, and a foreign one 404, however they are batched", async () => {
+    const a = await createTenant();
+    const b = await createTenant();
+    const ids = [a.adminIdentityId, b.adminIdentityId, NIL_UUID, a.adminIdentityId];
+    const [asA, asB] = await Promise.all([a, b].map((t) => Promise.all(ids.map((identityId) => t.admin.identities.get({ params: { identityId } })))));
+    const outcome = (res: { status: number; body: unknown }) => (res.status === 200 ? (res.body as { identity: { id: string } }).identity.id : res.status);
+    expect(asA!.map(outcome)).toEqual([a.adminIdentityId, 404, 404, a.adminIdentityId]);
+    expect(asB!.map(outcome)).toEqual([404, b.adminIdentityId, 404, 404]);
+  });
+
   it("honours delete protection", async () => {
     const tenant = await createTenant();
     const { identity } = expectOk(

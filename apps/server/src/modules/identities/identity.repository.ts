@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { DB } from "../../db/schema";
+import { batchedLookup } from "../../db/batched-lookup";
 import { compiledOnce } from "../../db/compiled-once";
 import type { Database } from "../../db/database";
 
@@ -35,12 +36,18 @@ export type IdentityDetailsRow = Awaited<ReturnType<ReturnType<typeof selectIden
 export const findIdentityDetails = (db: Database, identityId: string) =>
   selectIdentityDetails(db).where("i.id", "=", identityId).executeTakeFirst();
 
-/** The read every identity GET makes: compiled once, scoped to the caller's organization. */
-const identityDetailsInOrg = compiledOnce((db, identityId: string, orgId: string) =>
-  selectIdentityDetails(db).where("i.id", "=", identityId).where("i.org_id", "=", orgId),
-);
-export const findIdentityDetailsInOrg = async (db: Database, identityId: string, orgId: string) =>
-  (await identityDetailsInOrg(db, identityId, orgId))[0];
+/** Identities by id (UUIDs only: one malformed id would fail the whole batch), compiled once. */
+const identitiesDetails = compiledOnce((db, ids: string[]) => selectIdentityDetails(db).where(sql<boolean>`i.id = any(${ids}::uuid[])`));
+const identityDetails = batchedLookup(identitiesDetails, (row) => row.id);
+
+/**
+ * The read every identity GET makes, batched with the other identity reads of the same
+ * event-loop turn; another organization's identity is not found.
+ */
+export const findIdentityDetailsInOrg = async (db: Database, identityId: string, orgId: string) => {
+  const row = await identityDetails(db, identityId);
+  return row?.org_id === orgId ? row : undefined;
+};
 
 type IdentityFilter = { orgId: string; projectId: string | null; search?: string };
 
