@@ -13,9 +13,9 @@ export const setupOk = <T extends { status: number; body: unknown }>(res: T) => 
  * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
  * node:http server and the express + ts-rest ceiling measured in the same run; prints req/s,
  * p50/p99 and the ratios to both baselines. `prepare` creates what the endpoint reads and returns
- * its path.
+ * its paths: requests go to each in turn, so concurrent requests read different rows.
  */
-export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<string>) => {
+export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<string[]>) => {
   ensureWrk();
   const settings = benchSettings();
   const results: { label: string; result: LoadResult }[] = [];
@@ -25,17 +25,17 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
     ["baseline: express + ts-rest", "bench/servers/express-ts-rest.ts"],
   ] as const) {
     const server = await spawnServer(script);
-    results.push({ label: name, result: await measure({ url: `${server.url}/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f`, ...settings }) });
+    results.push({ label: name, result: await measure({ origin: server.url, paths: ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"], ...settings }) });
     await server.stop();
   }
 
   for (const database of ["postgres", "pglite"] as const) {
     const target = await startKeyward(database);
     try {
-      const path = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+      const paths = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
       results.push({
         label: `keyward ${label} (${database})`,
-        result: await measure({ url: `${target.url}${path}`, headers: { authorization: `Bearer ${target.adminToken}` }, ...settings }),
+        result: await measure({ origin: target.url, paths, headers: { authorization: `Bearer ${target.adminToken}` }, ...settings }),
       });
     } finally {
       await target.stop();

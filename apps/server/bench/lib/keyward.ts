@@ -44,4 +44,4 @@ export const benchSettings = () => ({
 });
 
 export const formatRow = (label: string, r: { rps: number; p50: number; p99: number; errors: number }, ratios: string) =>
-  `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}   ${ratios}`;
+  `${label.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}   ${ratios}`;

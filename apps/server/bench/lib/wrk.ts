@@ -1,5 +1,7 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -21,11 +23,29 @@ const toMs = (value: string) => {
   return match[2] === "us" ? n / 1000 : match[2] === "ms" ? n : match[2] === "s" ? n * 1000 : n * 60_000;
 };
 
+/** A wrk script sending each request to the next of `paths` in turn. */
+const rotatingScript = (paths: readonly string[]) => {
+  const file = join(mkdtempSync(join(tmpdir(), "keyward-wrk-")), "paths.lua");
+  const list = paths.map((path) => JSON.stringify(path)).join(",\n  ");
+  writeFileSync(file, `local paths = {\n  ${list}\n}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`);
+  return file;
+};
+
+export type LoadOptions = {
+  /** The server's origin; requests go to `paths` in turn. */
+  origin: string;
+  paths: readonly string[];
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+};
+
 /** One wrk run: requests/s, p50 and p99 latency in ms, and non-2xx/socket errors. */
-export const runWrk = async (options: { url: string; headers?: Record<string, string>; connections: number; seconds: number }): Promise<LoadResult> => {
+export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
   const args = ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
-  args.push(options.url);
+  if (options.paths.length > 1) args.push("-s", rotatingScript(options.paths));
+  args.push(`${options.origin}${options.paths[0]}`);
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const rps = Number.parseFloat(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? "NaN");
   const p50 = toMs(/\s50%\s+(\S+)/.exec(stdout)?.[1] ?? "");
@@ -40,7 +60,7 @@ export const runWrk = async (options: { url: string; headers?: Record<string, st
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Warm up, then the median (by req/s) of `rounds` runs. */
-export const measure = async (options: Parameters<typeof runWrk>[0] & { rounds: number; warmupSeconds: number }): Promise<LoadResult> => {
+export const measure = async (options: LoadOptions & { rounds: number; warmupSeconds: number }): Promise<LoadResult> => {
   await runWrk({ ...options, seconds: options.warmupSeconds });
   const results: LoadResult[] = [];
   for (let i = 0; i < options.rounds; i += 1) results.push(await runWrk(options));
