@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
+import { createTokenGateway } from "../gateways/helpers";
+import { createIdentity, createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged } from "./helpers";
 
 const BASE = { kubernetesHost: "https://127.0.0.1:6443", allowedNamespaces: "default, ci", allowedNames: "", allowedAudience: "" };
@@ -77,7 +78,7 @@ describe("Kubernetes auth configuration", () => {
       params: { identityId: bare.id },
       body: { ...BASE, kubernetesHost: null, tokenReviewMode: "gateway", gatewayId: MISSING_UUID },
     });
-    expect(gatewayMode.status).toBe(200);
+    expect(gatewayMode).toMatchObject({ status: 404, body: { error: "NotFound", message: `Gateway with ID ${MISSING_UUID} not found` } });
 
     const other = await createBareIdentity(tenant);
     expect(await tenant.admin.kubernetesAuth.get({ params: { identityId: other.id } })).toMatchObject({
@@ -123,5 +124,72 @@ describe("Kubernetes auth configuration", () => {
       body: { message: "You are not allowed to revoke-auth on identity" },
     });
     expect((await member.client.kubernetesAuth.update({ params: { identityId: owned.id }, body: {} })).status).toBe(403);
+  });
+
+  it("checks gateway references: the caller's gateway (404 otherwise), then attach-gateways (403); no pools", async () => {
+    const tenant = await createTenant();
+    const other = await createTenant();
+    const gateway = await createTokenGateway(tenant);
+    const foreign = await createTokenGateway(other);
+    const GATEWAY = { ...BASE, kubernetesHost: null, tokenReviewMode: "gateway" as const };
+
+    const { identity, k8s } = await attachK8s(tenant, { ...GATEWAY, gatewayId: gateway.id });
+    expect(k8s).toMatchObject({ tokenReviewMode: "gateway", kubernetesHost: null, gatewayId: gateway.id, gatewayPoolId: null });
+    expect(expectOk(await tenant.admin.kubernetesAuth.get({ params: { identityId: identity.id } })).identityKubernetesAuth.gatewayId).toBe(gateway.id);
+
+    const bare = await createBareIdentity(tenant);
+    const foreignAttach = await tenant.admin.kubernetesAuth.attach({ params: { identityId: bare.id }, body: { ...GATEWAY, gatewayId: foreign.id } });
+    expect(foreignAttach).toMatchObject({ status: 404, body: { error: "NotFound", message: `Gateway with ID ${foreign.id} not found` } });
+    const poolAttach = await tenant.admin.kubernetesAuth.attach({ params: { identityId: bare.id }, body: { ...GATEWAY, gatewayPoolId: MISSING_UUID } });
+    expect(poolAttach).toMatchObject({ status: 404, body: { error: "NotFound", message: `Gateway pool with ID ${MISSING_UUID} not found` } });
+    const bothAttach = await tenant.admin.kubernetesAuth.attach({
+      params: { identityId: bare.id },
+      body: { ...GATEWAY, gatewayId: gateway.id, gatewayPoolId: MISSING_UUID },
+    });
+    expect(bothAttach).toMatchObject({ status: 404, body: { message: `Gateway pool with ID ${MISSING_UUID} not found` } });
+    expect(await tenant.admin.kubernetesAuth.get({ params: { identityId: bare.id } })).toMatchObject({ status: 404 });
+
+    // Update checks only what the body names; null clears without a check.
+    const update = (body: Record<string, unknown>) => tenant.admin.kubernetesAuth.update({ params: { identityId: identity.id }, body });
+    expect(await update({ gatewayId: foreign.id })).toMatchObject({ status: 404, body: { message: `Gateway with ID ${foreign.id} not found` } });
+    expect(await update({ gatewayId: MISSING_UUID })).toMatchObject({ status: 404, body: { message: `Gateway with ID ${MISSING_UUID} not found` } });
+    expect(await update({ gatewayPoolId: MISSING_UUID })).toMatchObject({ status: 404, body: { message: `Gateway pool with ID ${MISSING_UUID} not found` } });
+    expect(expectOk(await update({ allowedNames: "runner" })).identityKubernetesAuth).toMatchObject({ gatewayId: gateway.id, allowedNames: "runner" });
+    const second = await createTokenGateway(tenant);
+    expect(expectOk(await update({ gatewayId: second.id })).identityKubernetesAuth.gatewayId).toBe(second.id);
+    const cleared = expectOk(await update({ tokenReviewMode: "api", kubernetesHost: BASE.kubernetesHost, gatewayId: null, gatewayPoolId: null }));
+    expect(cleared.identityKubernetesAuth).toMatchObject({ tokenReviewMode: "api", gatewayId: null, gatewayPoolId: null });
+  });
+
+  it("needs attach-gateways from a caller who may edit the identity's auth methods", async () => {
+    // Org identities need org `identity` create/edit, which only the org admin role (holding
+    // attach-gateways too) has; project identities are governed by project permission, so an org
+    // `no-access` project member can configure them but cannot attach a gateway.
+    const tenant = await createTenant();
+    const gateway = await createTokenGateway(tenant);
+    const foreign = await createTokenGateway(await createTenant());
+    const GATEWAY = { ...BASE, kubernetesHost: null, tokenReviewMode: "gateway" as const };
+    const { project, identity: first } = await createProjectOwnedIdentity(tenant);
+    const { identity: second } = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "svc-second" } }),
+    );
+    const noAccess = await createIdentity(tenant, { orgRole: "no-access", projectId: project.id, projectRole: "member" });
+
+    const denied = await noAccess.client.kubernetesAuth.attach({ params: { identityId: first.id }, body: { ...GATEWAY, gatewayId: gateway.id } });
+    expect(denied).toMatchObject({ status: 403, body: { error: "PermissionDenied", message: "You are not allowed to attach-gateways on gateway" } });
+    // Existence is checked first: a missing or foreign gateway is 404 even without the permission.
+    for (const gatewayId of [MISSING_UUID, foreign.id]) {
+      const missing = await noAccess.client.kubernetesAuth.attach({ params: { identityId: first.id }, body: { ...GATEWAY, gatewayId } });
+      expect(missing).toMatchObject({ status: 404, body: { message: `Gateway with ID ${gatewayId} not found` } });
+    }
+    expect(expectOk(await noAccess.client.kubernetesAuth.attach({ params: { identityId: first.id }, body: BASE })).identityKubernetesAuth.gatewayId).toBeNull();
+    const deniedUpdate = await noAccess.client.kubernetesAuth.update({ params: { identityId: first.id }, body: { gatewayId: gateway.id } });
+    expect(deniedUpdate).toMatchObject({ status: 403, body: { error: "PermissionDenied", message: "You are not allowed to attach-gateways on gateway" } });
+    expect(expectOk(await noAccess.client.kubernetesAuth.update({ params: { identityId: first.id }, body: { gatewayId: null } })).identityKubernetesAuth.gatewayId).toBeNull();
+
+    // The org member role holds attach-gateways.
+    const member = await createIdentity(tenant, { orgRole: "member", projectId: project.id, projectRole: "member" });
+    const attached = expectOk(await member.client.kubernetesAuth.attach({ params: { identityId: second.id }, body: { ...GATEWAY, gatewayId: gateway.id } }));
+    expect(attached.identityKubernetesAuth.gatewayId).toBe(gateway.id);
   });
 });

@@ -1,6 +1,9 @@
 import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { resolveOutboundTarget } from "../../lib/outbound";
+import { assertCan } from "../authz/guard";
+import { orgAbilityOf } from "../authz/org-access";
+import { findGatewayInOrg } from "../gateways/gateway.repository";
 import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import {
@@ -73,8 +76,24 @@ const checkHost = async (ctx: RequestContext, host: string | null | undefined, m
   await resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
 };
 
+/**
+ * Gateway references given in the body (null or absent ones are not checked). A gateway must belong
+ * to the caller's organization, and another organization's answers exactly as a missing one; only
+ * then is `attach-gateways` required: existence (404) before permission (403), as the reference
+ * orders them. Keyward has no gateway pools, so every pool id is missing.
+ */
+const checkGatewayRefs = async (ctx: RequestContext, refs: { gatewayId?: string | null; gatewayPoolId?: string | null }) => {
+  if (refs.gatewayId) {
+    const gateway = await findGatewayInOrg(ctx.deps.db, ctx.actor.orgId, refs.gatewayId);
+    if (!gateway) throw new NotFoundError(`Gateway with ID ${refs.gatewayId} not found`);
+    assertCan(orgAbilityOf(ctx.actor), "attach-gateways", "gateway");
+  }
+  if (refs.gatewayPoolId) throw new NotFoundError(`Gateway pool with ID ${refs.gatewayPoolId} not found`);
+};
+
 export const attachKubernetesAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & KubernetesFields) => {
   const attach = await beginAttach(ctx, identityId, SPEC, body);
+  await checkGatewayRefs(ctx, body);
   await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
   const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
     insertKubernetesAuth(trx, configId, {
@@ -105,6 +124,7 @@ export const updateKubernetesAuthConfig = async (
   body: CommonUpdateInput & Partial<KubernetesFields>,
 ) => {
   const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update Kubernetes Auth", body);
+  await checkGatewayRefs(ctx, body);
   const stored = await findKubernetesAuth(ctx.deps.db, current.id);
   const mode = body.tokenReviewMode ?? stored.token_review_mode;
   const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
