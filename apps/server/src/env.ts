@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Leases one dynamic secret may have at once (counting those still being revoked). */
+  MAX_LEASE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Test only: the process kills itself (SIGKILL) when it reaches the named point, to prove crash safety. */
   KEYWARD_FAILPOINT: z.string().min(1).max(100).optional(),
 });

@@ -1,7 +1,21 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revoker";
+import { claimLease, releaseRenewal } from "../../src/modules/dynamic-secrets/lease.repository";
 import { createIdentity, createTenant, expectOk } from "../helpers/tenant";
-import { canLogin, createScope, createSqlSecret, identityWithRules, leaseOf, openSession, roleExists, scopeOf, targetQuery } from "./helpers";
+import {
+  canLogin,
+  createScope,
+  createSqlSecret,
+  identityWithRules,
+  leaseOf,
+  openSession,
+  roleExists,
+  scopeOf,
+  targetQuery,
+  type LeaseScope,
+} from "./helpers";
 
 const roleValidUntil = async (name: string) =>
   new Date((await targetQuery<{ until: Date }>("select rolvaliduntil as until from pg_roles where rolname = $1", [name]))[0]!.until).getTime();
@@ -222,5 +236,52 @@ describe("lease read, list, renew and revoke", () => {
     const res = await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
     expect(res.status).toBe(200);
     expect(expectOk(res).lease.status).toBeNull();
+  });
+
+  describe("revoking a lease while a renewal holds it (here or on another instance)", () => {
+    /** What a renewal does around its provider call: claim the lease, later release it with the new expiry. */
+    const holdAsRenewal = async (scope: LeaseScope, leaseId: string) => {
+      const db = scope.tenant.app.deps.db;
+      const token = randomUUID();
+      expect(await claimLease(db, leaseId, token, 30, { onlyUnexpired: true })).toBeDefined();
+      return () => releaseRenewal(db, leaseId, token, new Date(Date.now() + 3_600_000));
+    };
+
+    it("revokes it as soon as the renewal lets go", async () => {
+      const scope = await createScope();
+      const secret = await createSqlSecret(scope);
+      const { lease, data } = await leaseOf(scope, secret.name);
+      const release = await holdAsRenewal(scope, lease.id);
+
+      const deleting = scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await release();
+
+      expect(expectOk(await deleting).lease.id).toBe(lease.id);
+      expect(await roleExists(data.DB_USERNAME!)).toBe(false);
+      expect((await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).status).toBe(404);
+    });
+
+    it("marks it when the renewal outlasts the wait: no further renewal, and the job revokes it once released", async () => {
+      const scope = await createScope();
+      const secret = await createSqlSecret(scope);
+      const { lease, data } = await leaseOf(scope, secret.name);
+      const release = await holdAsRenewal(scope, lease.id);
+
+      const res = await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      expect(expectOk(res).lease.id).toBe(lease.id);
+      const db = scope.tenant.app.deps.db;
+      expect((await db.selectFrom("dynamic_secret_leases").select("state").where("id", "=", lease.id).executeTakeFirstOrThrow()).state).toBe("revoking");
+      expect(await roleExists(data.DB_USERNAME!)).toBe(true);
+
+      await release();
+      const renew = await scope.tenant.admin.dynamicSecretLeases.renew({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      expect(renew.status).toBe(404);
+
+      await runRevocationPass(scope.tenant.app.deps);
+      expect(await roleExists(data.DB_USERNAME!)).toBe(false);
+      expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(false);
+      expect((await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).status).toBe(404);
+    });
   });
 });

@@ -127,4 +127,30 @@ describe("writes racing a delete answer 404, never 500", () => {
       await skip();
     }
   });
+
+  it("holds the lease limit under parallel creations", async () => {
+    const scope = await createScope();
+    const secret = await createTotpSecret(scope);
+    const db = scope.tenant.app.deps.db;
+    const limit = scope.tenant.app.deps.env.MAX_LEASE_LIMIT;
+    await sql`insert into dynamic_secret_leases (id, dynamic_secret_id, external_entity_id, expire_at, state)
+      select gen_random_uuid(), ${secret.id}::uuid, 'filler-' || n, now() + interval '1 day', 'active' from generate_series(1, ${limit - 3}) as n`.execute(db);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } })),
+      );
+      expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+      const refused = results.filter((r) => r.status !== 200);
+      expect(refused).toHaveLength(9);
+      for (const r of refused) expect(r.body).toMatchObject({ statusCode: 400, message: `Max lease limit reached. Limit: ${limit}` });
+      const { count } = await db
+        .selectFrom("dynamic_secret_leases")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("dynamic_secret_id", "=", secret.id)
+        .executeTakeFirstOrThrow();
+      expect(Number(count)).toBe(limit);
+    } finally {
+      await db.deleteFrom("dynamic_secret_leases").where("dynamic_secret_id", "=", secret.id).execute();
+    }
+  });
 });

@@ -23,16 +23,34 @@ export const FAILED_DELETION_STATUS = "Failed to delete";
 
 const secondsFromNow = (seconds: number) => sql<Date>`now() + make_interval(secs => ${seconds})`;
 
-/** The intent, committed before any credential exists, so a crash can never leave one unaccounted for. */
-export const insertLeaseIntent = (
-  db: Database,
-  values: { id: string; dynamic_secret_id: string; external_entity_id: string; expire_at: Date; config: unknown },
-) =>
+const insertLeaseRow = (db: Database, values: LeaseIntent) =>
   db
     .insertInto("dynamic_secret_leases")
     .values({ ...values, state: "creating", config: values.config === undefined ? null : JSON.stringify(values.config) })
     .returning(LEASE_COLUMNS)
     .executeTakeFirstOrThrow();
+
+type LeaseIntent = { id: string; dynamic_secret_id: string; external_entity_id: string; expire_at: Date; config: unknown };
+
+/**
+ * The intent, committed before any credential exists, so a crash can never leave one unaccounted
+ * for. The secret's row is locked while its leases are counted, so parallel creations cannot pass
+ * the limit together; "gone" or "deleting" when the secret was deleted (or marked) since it was read.
+ */
+export const insertLeaseIntent = (db: Database, values: LeaseIntent, maxLeases: number) =>
+  db.transaction().execute(async (trx) => {
+    const secret = await trx
+      .selectFrom("dynamic_secrets")
+      .select("status")
+      .where("id", "=", values.dynamic_secret_id)
+      .where("folder_id", "is not", null)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
+    if (!secret) return "gone" as const;
+    if (secret.status === DELETING_STATUS) return "deleting" as const;
+    if ((await countLeasesOf(trx, values.dynamic_secret_id)) >= maxLeases) return "full" as const;
+    return insertLeaseRow(trx, values);
+  });
 
 /** Undefined when the lease is no longer `creating` (the sweeper took it): the credential must go. */
 export const activateLease = (db: Database, id: string) =>
@@ -53,7 +71,7 @@ export const findLease = (db: Database, id: string) =>
     .where("l.id", "=", id)
     .executeTakeFirst();
 
-export type LeaseRow = Awaited<ReturnType<typeof insertLeaseIntent>>;
+export type LeaseRow = Awaited<ReturnType<typeof insertLeaseRow>>;
 
 export const listLeasesOf = (db: Database, dynamicSecretId: string) =>
   db
@@ -92,6 +110,20 @@ export const claimLease = (db: Database, id: string, token: string, claimSeconds
     .where("state", "<>", "creating")
     .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
     .$if(options.onlyUnexpired === true, (qb) => qb.where("expire_at", ">", sql<Date>`now()`).where("state", "=", "active"))
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
+
+/**
+ * Ask for a held lease to be revoked: an active lease becomes `revoking`, so no renewal can take it
+ * again and the revocation job takes the credential back once the holder lets go. Undefined when
+ * the lease is gone or was not active.
+ */
+export const markForRevocation = (db: Database, id: string) =>
+  db
+    .updateTable("dynamic_secret_leases")
+    .set({ state: "revoking", updated_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where("state", "=", "active")
     .returning(LEASE_COLUMNS)
     .executeTakeFirst();
 

@@ -27,13 +27,12 @@ import {
   insertLeaseIntent,
   listLeasesOf,
   markCreationFailed,
+  markForRevocation,
   releaseRenewal,
 } from "./lease.repository";
 import type { Provider } from "./providers";
 import { leaseEntityName, redactSecrets, renderUsername } from "./providers/templates";
 
-/** Leases per dynamic secret, as the reference's default MAX_LEASE_LIMIT. */
-export const MAX_LEASES_PER_SECRET = 10_000;
 const SUBJECT = "dynamic-secrets";
 
 const errorText = (error: unknown, provider: Provider<unknown>, inputs: unknown, extra: (string | undefined)[] = []) =>
@@ -85,10 +84,12 @@ export const createLease = async (
   body: Scope & { dynamicSecretName: string; ttl?: string; config?: unknown },
 ) => {
   const secret = await secretForLeasing(ctx, body.dynamicSecretName, body);
-  if (secret.status === DELETING_STATUS) throw new BadRequestError("The dynamic secret is being deleted");
-  if ((await countLeasesOf(ctx.deps.db, secret.id)) >= MAX_LEASES_PER_SECRET) {
-    throw new BadRequestError(`Max lease limit reached. Limit: ${MAX_LEASES_PER_SECRET}`);
-  }
+  const beingDeleted = () => new BadRequestError("The dynamic secret is being deleted");
+  if (secret.status === DELETING_STATUS) throw beingDeleted();
+  const maxLeases = ctx.deps.env.MAX_LEASE_LIMIT;
+  const limitReached = () => new BadRequestError(`Max lease limit reached. Limit: ${maxLeases}`);
+  // Checked here for the reference's order of errors; the insert below re-checks under a lock.
+  if ((await countLeasesOf(ctx.deps.db, secret.id)) >= maxLeases) throw limitReached();
   const now = Date.now();
   const expireAt = new Date(now + parseDuration(body.ttl || secret.default_ttl)!);
   if (secret.max_ttl && expireAt.getTime() > now + parseDuration(secret.max_ttl)!) {
@@ -103,12 +104,17 @@ export const createLease = async (
   }
 
   const notFound = `Dynamic secret with name '${body.dynamicSecretName}' in folder with path '${body.path}' not found`;
-  await insertLeaseIntent(ctx.deps.db, { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config }).catch(
-    (error: unknown) => {
-      // The secret was deleted since it was read: nothing was created yet, so there is nothing to undo.
-      throw isForeignKeyViolation(error) ? new NotFoundError(notFound) : error;
-    },
-  );
+  const intent = await insertLeaseIntent(
+    ctx.deps.db,
+    { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config },
+    maxLeases,
+  ).catch((error: unknown) => {
+    throw isForeignKeyViolation(error) ? new NotFoundError(notFound) : error;
+  });
+  // Nothing was created yet, so there is nothing to undo.
+  if (intent === "gone") throw new NotFoundError(notFound);
+  if (intent === "deleting") throw beingDeleted();
+  if (intent === "full") throw limitReached();
   failpoint(ctx.deps.env, "lease-after-intent");
   let created: Awaited<ReturnType<Provider<unknown>["create"]>>;
   try {
@@ -161,16 +167,41 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
   return toLeaseDto((await releaseRenewal(ctx.deps.db, lease.id, token, expireAt)) ?? claimed);
 };
 
+/** How long a revocation waits for a renewal in progress (its provider call) to finish. */
+const RENEWAL_WAIT_MS = 2_000;
+const RENEWAL_POLL_MS = 50;
+
+/**
+ * Claim a lease for revocation. While a renewal holds it (on this or another instance), it is first
+ * marked `revoking` so it cannot be renewed again and the revocation job takes it back once the
+ * renewal lets go, then claimed here if that happens within a short wait.
+ */
+const claimForRevocation = async (ctx: RequestContext, leaseId: string, token: string) => {
+  const claim = () => claimLease(ctx.deps.db, leaseId, token, CLAIM_SECONDS, { state: "revoking" });
+  const claimed = await claim();
+  if (claimed) return { claimed };
+  const marked = await markForRevocation(ctx.deps.db, leaseId);
+  // Not active: another revocation holds it (or it is gone), and that revocation finishes the job.
+  if (!marked) return {};
+  for (let waited = 0; waited < RENEWAL_WAIT_MS; waited += RENEWAL_POLL_MS) {
+    await new Promise((resolve) => setTimeout(resolve, RENEWAL_POLL_MS));
+    const later = await claim();
+    if (later) return { claimed: later };
+  }
+  return { pending: marked };
+};
+
 /**
  * Revoke now. A provider failure leaves the lease with status "Failed to delete" (retried in the
- * background) unless isForced, which drops the row anyway. A lease another caller is already
- * revoking is returned as it stands.
+ * background) unless isForced, which drops the row anyway. A lease someone else still holds after
+ * a short wait (a slow renewal, or another revocation) is returned as it stands, marked for the
+ * revocation job.
  */
 export const revokeLease = async (ctx: RequestContext, leaseId: string, body: Scope & { isForced: boolean }) => {
   const { lease } = await leaseInScope(ctx, leaseId, body);
   const token = randomUUID();
-  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { state: "revoking" });
-  if (!claimed) return toLeaseDto(lease);
+  const { claimed, pending } = await claimForRevocation(ctx, lease.id, token);
+  if (!claimed) return toLeaseDto(pending ?? lease);
   const { row } = await revokeClaimedLease(ctx.deps, claimed, token, { isForced: body.isForced });
   return toLeaseDto(row);
 };
