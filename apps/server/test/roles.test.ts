@@ -69,6 +69,27 @@ describe("custom project roles", () => {
     expect((await list()).status).toBe(403);
   });
 
+  it("answers 400, never 500, when a role is deleted while it is being assigned, and leaves one consistent outcome", async () => {
+    const { tenant, project } = await setup();
+    const identities = await Promise.all(Array.from({ length: 6 }, () => createIdentity(tenant)));
+    for (const identity of identities) {
+      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("race"), name: "Race", permissions: RULES } }));
+      const [assigned, deleted] = await Promise.all([
+        tenant.admin.projects.addIdentityMembership({ params: { projectId: project.id, identityId: identity.id }, body: { role: role.slug } }),
+        tenant.admin.roles.delete({ params: { projectId: project.id, roleId: role.id } }),
+      ]);
+      expect([assigned.status, deleted.status].sort()).toEqual([200, 400]);
+      const membership = await tenant.admin.projects.getIdentityMembership({ params: { projectId: project.id, identityId: identity.id } });
+      if (assigned.status === 200) {
+        expect(deleted.body).toMatchObject({ statusCode: 400 });
+        expect(expectOk(membership).identityMembership.roles).toEqual([expect.objectContaining({ customRoleSlug: role.slug })]);
+      } else {
+        expect(assigned.body).toMatchObject({ statusCode: 400, error: "BadRequest" });
+        expect(membership.status).not.toBe(200);
+      }
+    }
+  });
+
   it("answers 401 without a token", async () => {
     const { tenant, project } = await setup();
     const params = { projectId: project.id, roleId: NIL };

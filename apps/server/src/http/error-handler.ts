@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import { RequestValidationError } from "@ts-rest/express";
 import { ZodError, type ZodIssue } from "zod";
 import { AppError } from "../errors";
-import { isUniqueViolation } from "../db/errors";
+import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
 import type { Logger } from "./logger";
 
 type Body = { reqId: string; statusCode: number; message: unknown; error: string; details?: unknown };
@@ -47,6 +47,10 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   }
   if (isUniqueViolation(error)) {
     return { statusCode: 400, error: "BadRequest", message: "A resource with these unique fields already exists" };
+  }
+  // A row the request refers to was deleted by a concurrent request (or one still refers to a row it deletes).
+  if (isForeignKeyViolation(error)) {
+    return { statusCode: 400, error: "BadRequest", message: "A related resource was changed or removed meanwhile; please try again" };
   }
   return undefined;
 };
