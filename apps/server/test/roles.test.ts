@@ -71,7 +71,7 @@ describe("custom project roles", () => {
 
   it("answers 400, never 500, when a role is deleted while it is being assigned, and leaves one consistent outcome", async () => {
     const { tenant, project } = await setup();
-    const identities = await Promise.all(Array.from({ length: 6 }, () => createIdentity(tenant)));
+    const identities = await Promise.all(Array.from({ length: 12 }, () => createIdentity(tenant)));
     for (const identity of identities) {
       const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("race"), name: "Race", permissions: RULES } }));
       const [assigned, deleted] = await Promise.all([

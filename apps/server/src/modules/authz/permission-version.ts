@@ -1,34 +1,35 @@
-import { sql } from "kysely";
+import { sql, type SelectQueryBuilder } from "kysely";
+import type { DB } from "../../db/schema";
 import type { Database } from "../../db/database";
 
 /**
+ * Bump the permission version of the projects `ids` selects, locking their rows in id order.
+ *
  * Any change that feeds an ability in a project (a role's rules, a membership or its roles, an
- * additional privilege, a group's membership or project roles) bumps the project's permission
- * version inside the same transaction, so a cached ability is never reused after the change.
+ * additional privilege, a group's membership or project roles) calls this FIRST in its
+ * transaction. The cached ability is then never reused after the change, and every such write to a
+ * project queues on the project's row before touching anything else, so two of them cannot
+ * deadlock over the rows they touch afterwards (a role being deleted while it is assigned, say).
  */
-export const bumpPermissionVersion = async (db: Database, projectIds: readonly string[]) => {
-  if (projectIds.length === 0) return;
+type Locked = SelectQueryBuilder<DB & { locked: DB["projects"] }, "locked", { id: string }>;
+
+const bump = async (db: Database, which: (locked: Locked) => Locked) => {
+  const locked = which(db.selectFrom("projects as locked").select("locked.id")).orderBy("locked.id").forNoKeyUpdate();
   await db
     .updateTable("projects")
     .set({ permission_version: sql`permission_version + 1` })
-    .where("id", "in", [...new Set(projectIds)])
+    .where("id", "in", locked)
     .execute();
+};
+
+export const bumpPermissionVersion = async (db: Database, projectIds: readonly string[]) => {
+  if (projectIds.length === 0) return;
+  await bump(db, (locked) => locked.where("locked.id", "in", [...new Set(projectIds)]));
 };
 
 /** Group changes reach every project the group belongs to. */
 export const bumpPermissionVersionForGroup = async (db: Database, groupId: string) => {
-  await db
-    .updateTable("projects")
-    .set({ permission_version: sql`permission_version + 1` })
-    .where("id", "in", db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId))
-    .execute();
-};
-
-/** Identity-wide changes (deleting the identity, group membership) reach every project it is in. */
-export const bumpPermissionVersionForIdentity = async (db: Database, identityId: string) => {
-  await db
-    .updateTable("projects")
-    .set({ permission_version: sql`permission_version + 1` })
-    .where("id", "in", db.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId))
-    .execute();
+  await bump(db, (locked) =>
+    locked.where("locked.id", "in", db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId)),
+  );
 };

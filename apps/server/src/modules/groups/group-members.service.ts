@@ -39,9 +39,8 @@ const requireOrgUser = async (ctx: RequestContext, username: string) => {
 /** Every change of who is in a group reaches the projects the group belongs to. */
 const inTransaction = (ctx: RequestContext, group: GroupRow, change: (trx: RequestContext["deps"]["db"]) => Promise<boolean | void>) =>
   ctx.deps.db.transaction().execute(async (trx) => {
-    const result = await change(trx);
     await bumpPermissionVersionForGroup(trx, group.id);
-    return result;
+    return change(trx);
   });
 
 export const listGroupUserMembers = async (ctx: RequestContext, groupId: string, query: MembersQuery & { username?: string }) => {

@@ -75,8 +75,8 @@ export const updateGroup = async (ctx: RequestContext, groupId: string, body: { 
   }
   try {
     const updated = await ctx.deps.db.transaction().execute(async (trx) => {
-      const row = await updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
       await bumpPermissionVersionForGroup(trx, group.id);
+      const row = await updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
       return row;
     });
     return toGroupDto(updated);

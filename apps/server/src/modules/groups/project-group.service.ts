@@ -51,9 +51,8 @@ export const addGroupToProject = async (
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), BOUNDARY);
   try {
     const membership = await ctx.deps.db.transaction().execute(async (trx) => {
-      const row = await insertGroupMembershipWithRoles(trx, permission.project.id, group.id, grants);
       await bumpPermissionVersion(trx, [permission.project.id]);
-      return row;
+      return insertGroupMembershipWithRoles(trx, permission.project.id, group.id, grants);
     });
     return toGroupMembershipRowDto(membership);
   } catch (error) {
@@ -100,8 +99,8 @@ export const updateProjectGroup = async (ctx: RequestContext, projectId: string,
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), BOUNDARY);
   await ctx.deps.db.transaction().execute(async (trx) => {
-    await replaceGroupMembershipRoles(trx, membership.id, grants);
     await bumpPermissionVersion(trx, [permission.project.id]);
+    await replaceGroupMembershipRoles(trx, membership.id, grants);
   });
   return (await findGroupMembershipRoles(ctx.deps.db, [membership.id])).map(toMembershipRoleDto);
 };
@@ -112,8 +111,8 @@ export const removeGroupFromProject = async (ctx: RequestContext, projectId: str
   const membership = await requireMembership(ctx, permission, groupId);
   await assertCurrentRolesWithinActor(ctx, permission, membership.id);
   await ctx.deps.db.transaction().execute(async (trx) => {
-    await deleteGroupMembership(trx, membership.id);
     await bumpPermissionVersion(trx, [permission.project.id]);
+    await deleteGroupMembership(trx, membership.id);
   });
   return toGroupMembershipRowDto(membership);
 };

@@ -75,9 +75,8 @@ export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
 
 const inTransaction = <T>(ctx: RequestContext, projectId: string, write: (trx: RequestContext["deps"]["db"]) => Promise<T>) =>
   ctx.deps.db.transaction().execute(async (trx) => {
-    const result = await write(trx);
     await bumpPermissionVersion(trx, [projectId]);
-    return result;
+    return write(trx);
   });
 
 const GENERATED_SLUG_ATTEMPTS = 5;

@@ -28,6 +28,7 @@ const grantsFor = (slugs: string[], customRoleIds: Map<string, string>): RoleGra
  * Runs inside the project's creation transaction, so a failure leaves no project behind.
  */
 const applyTemplate = async (ctx: RequestContext, trx: Database, projectId: string, row: TemplateRow, members: TemplateMembers) => {
+  await bumpPermissionVersion(trx, [projectId]);
   const customRoleIds = new Map<string, string>();
   for (const role of row.roles) {
     const created = await trx
@@ -58,7 +59,6 @@ const applyTemplate = async (ctx: RequestContext, trx: Database, projectId: stri
     });
     await insertMembershipWithRoles(trx, projectId, id, grantsFor(managed.roles, customRoleIds));
   }
-  await bumpPermissionVersion(trx, [projectId]);
 };
 
 /** `template: <name>` on project creation resolves here (the built-in `default` never reaches it). */

@@ -72,8 +72,8 @@ export const addIdentityMembership = async (
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to assign role to identity");
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
-      await insertMembershipWithRoles(trx, permission.project.id, identity.id, grants);
       await bumpPermissionVersion(trx, [permission.project.id]);
+      await insertMembershipWithRoles(trx, permission.project.id, identity.id, grants);
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
@@ -115,8 +115,8 @@ export const updateIdentityMembership = async (ctx: RequestContext, projectId: s
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to update role of identity");
   await ctx.deps.db.transaction().execute(async (trx) => {
-    await replaceMembershipRoles(trx, membership.id, grants);
     await bumpPermissionVersion(trx, [permission.project.id]);
+    await replaceMembershipRoles(trx, membership.id, grants);
   });
   const [dto] = await toMembershipDtos(ctx, [membership]);
   return dto!.roles;
@@ -129,8 +129,8 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   await assertTargetWithinActor(ctx, permission, identityId, "Failed to delete more privileged identity");
   const [dto] = await toMembershipDtos(ctx, [membership]);
   await ctx.deps.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
     await bumpPermissionVersion(trx, [permission.project.id]);
+    await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
   });
   return dto!;
 };

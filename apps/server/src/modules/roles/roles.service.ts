@@ -78,14 +78,13 @@ export const updateRole = async (ctx: RequestContext, projectId: string, roleId:
   const row = await ctx.deps.db
     .transaction()
     .execute(async (trx) => {
-      const updated = await updateRoleRow(trx, role.id, {
+      await bumpPermissionVersion(trx, [permission.project.id]);
+      return updateRoleRow(trx, role.id, {
         name: body.name,
         slug: body.slug,
         description: body.description,
         permissions: body.permissions as PermissionRule[] | undefined,
       });
-      await bumpPermissionVersion(trx, [permission.project.id]);
-      return updated;
     })
     .catch(rethrowDuplicate);
   return toRoleDto(row);
@@ -99,9 +98,9 @@ export const deleteRole = async (ctx: RequestContext, projectId: string, roleId:
   const role = await requireRole(ctx, permission, roleId);
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
+      await bumpPermissionVersion(trx, [permission.project.id]);
       if (await isRoleInUse(trx, role.id)) throw new BadRequestError(ROLE_IN_USE);
       await deleteRoleRow(trx, role.id);
-      await bumpPermissionVersion(trx, [permission.project.id]);
     });
   } catch (error) {
     // A membership taking the role between the check and the delete trips the foreign key.
