@@ -31,6 +31,7 @@ export * from "./bootstrap.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
 export * from "./glob-pattern";
+export * from "./permission-template";
 export * from "./permission.schema";
 export * from "./privilege.schema";
 export * from "./privileges.contract";

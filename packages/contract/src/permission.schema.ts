@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { globPatternError } from "./glob-pattern";
+import { invalidTemplateExpression, withoutTemplates } from "./permission-template";
 import {
   PROJECT_PERMISSION_CATALOG,
   PROJECT_PERMISSION_CONDITIONS,
@@ -35,7 +36,8 @@ const value = z.string().min(1).max(MAX_VALUE_LENGTH);
 const pathValue = value.refine((v) => v.startsWith("/"), SECRET_PATH_MESSAGE);
 
 export const PermissionGlobSchema = z.string().superRefine((pattern, ctx) => {
-  const message = globPatternError(pattern);
+  // An identity template is filled in with a literal value, so it is checked as one literal character.
+  const message = globPatternError(withoutTemplates(pattern));
   if (message) ctx.addIssue({ code: z.ZodIssueCode.custom, message });
 });
 
@@ -127,11 +129,37 @@ export const ProjectPermissionInputSchema = z
 
 export const ProjectPermissionsInputSchema = z.array(ProjectPermissionInputSchema).max(MAX_PERMISSION_RULES);
 
+/** Every string a rule's conditions hold (operator values, list items, nested `$elemMatch`). */
+const conditionStrings = (value: unknown): string[] =>
+  typeof value === "string"
+    ? [value]
+    : Array.isArray(value)
+      ? value.flatMap(conditionStrings)
+      : value && typeof value === "object"
+        ? Object.values(value).flatMap(conditionStrings)
+        : [];
+
+/** A template expression other than an identity variable (reference §1): the 400 message, or undefined. */
+export const invalidPermissionTemplate = (rules: readonly PermissionRuleInput[]): string | undefined => {
+  for (const rule of rules) {
+    for (const text of conditionStrings(rule.conditions)) {
+      const expression = invalidTemplateExpression(text);
+      if (expression) {
+        return `Invalid template ${expression} in permission conditions: only identity variables such as {{identity.id}}, {{identity.username}} or {{identity.metadata.<key>}} are allowed`;
+      }
+    }
+  }
+  return undefined;
+};
+
 /**
- * Reference §1.1: `read` on secrets is the legacy action; combining it with its replacements is a
- * 400 (checked by the service, after validation). Returns the message or undefined.
+ * Rule sets the schema cannot refuse on its own, answered 400 by the services (after validation):
+ * a template expression other than an identity variable (reference §1), and `read` on secrets,
+ * the legacy action, combined with its replacements (reference §1.1). Returns the message or undefined.
  */
 export const invalidPermissionCombination = (rules: readonly PermissionRuleInput[]): string | undefined => {
+  const template = invalidPermissionTemplate(rules);
+  if (template) return template;
   for (const rule of rules) {
     if (rule.subject !== "secrets" || !rule.action.includes("read")) continue;
     const readValue = rule.action.includes("readValue");

@@ -1,6 +1,7 @@
 import { LIST_VALUED_CONDITION_FIELDS } from "@keyward/contract";
 import { globMatches } from "./glob";
 import { isGlobSubsetOfGlob } from "./glob-subset";
+import { conditionHasTemplate } from "./templates";
 import type { ConditionValue, Conditions } from "./types";
 
 /**
@@ -8,6 +9,7 @@ import type { ConditionValue, Conditions } from "./types";
  * conditions both hold? Both answers are sound and conservative: "implies" may say no to a true
  * implication, "disjoint" may say no to truly disjoint conditions; neither ever widens a grant.
  * Scalar fields hold one string (or are missing); list fields (secretTags, metadata) hold many.
+ * Conditions holding identity templates are treated as unknown values.
  */
 type Ops = Exclude<ConditionValue, string>;
 
@@ -65,6 +67,8 @@ const impliesOp = (r: Ops, op: string, expected: unknown, list: boolean): boolea
 
 /** Every object matching `granted` on this field also matches `held` on it. */
 export const conditionImplies = (field: string, granted: ConditionValue, held: ConditionValue): boolean => {
+  // A template's value is only known per identity: it implies nothing, and only "no condition" covers it.
+  if (conditionHasTemplate(granted) || conditionHasTemplate(held)) return false;
   const r = opsOf(granted);
   const list = isList(field);
   return Object.entries(opsOf(held)).every(([op, expected]) => expected === undefined || impliesOp(r, op, expected, list));
@@ -112,7 +116,7 @@ export const conditionsMayOverlap = (a: Conditions | undefined, b: Conditions | 
   for (const field of Object.keys(a)) {
     const ca = a[field];
     const cb = b[field];
-    if (ca === undefined || cb === undefined) continue;
+    if (ca === undefined || cb === undefined || conditionHasTemplate(ca) || conditionHasTemplate(cb)) continue;
     const list = isList(field);
     const opsA = Object.entries(opsOf(ca)).filter(([, v]) => v !== undefined);
     const opsB = Object.entries(opsOf(cb)).filter(([, v]) => v !== undefined);

@@ -6,3 +6,4 @@ export * from "./glob-subset";
 export * from "./condition-subset";
 export * from "./boundary";
 export * from "./built-in-roles";
+export * from "./templates";

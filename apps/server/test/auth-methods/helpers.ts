@@ -1,5 +1,6 @@
 import type { KeywardClient } from "@keyward/client";
 import { createIdentity, createProject, expectOk, uniqueName, type Tenant, type TestIdentity } from "../helpers/tenant";
+import { OIDC_TEST_CLIENTS } from "../services/oidc-clients";
 
 /** An organization identity with no auth method yet. */
 export const createBareIdentity = async (tenant: Tenant, orgRole = "no-access") =>
@@ -19,3 +20,21 @@ export const createUnprivileged = async (tenant: Tenant, projectId?: string): Pr
 export const MISSING_UUID = "00000000-0000-4000-8000-000000000000";
 
 export type Client = KeywardClient;
+
+export const issuer = () => process.env.KEYWARD_TEST_OIDC_ISSUER!;
+export const AUDIENCE = "https://keyward.test/api";
+
+/** A JWT from the real provider, by client credentials. */
+export const providerToken = async (clientId: keyof typeof OIDC_TEST_CLIENTS, resource = AUDIENCE) => {
+  const res = await fetch(`${issuer()}/token`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from(`${clientId}:${OIDC_TEST_CLIENTS[clientId].secret}`).toString("base64")}`,
+    },
+    body: new URLSearchParams({ grant_type: "client_credentials", resource, scope: "api" }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`provider gave no token: ${JSON.stringify(body)}`);
+  return body.access_token;
+};

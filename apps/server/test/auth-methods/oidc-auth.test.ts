@@ -1,26 +1,7 @@
 import { SignJWT, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import { OIDC_TEST_CLIENTS } from "../services/oidc-clients";
-import { MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged } from "./helpers";
-
-const issuer = () => process.env.KEYWARD_TEST_OIDC_ISSUER!;
-const AUDIENCE = "https://keyward.test/api";
-
-/** A JWT from the real provider, by client credentials. */
-const providerToken = async (clientId: keyof typeof OIDC_TEST_CLIENTS, resource = AUDIENCE) => {
-  const res = await fetch(`${issuer()}/token`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from(`${clientId}:${OIDC_TEST_CLIENTS[clientId].secret}`).toString("base64")}`,
-    },
-    body: new URLSearchParams({ grant_type: "client_credentials", resource, scope: "api" }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`provider gave no token: ${JSON.stringify(body)}`);
-  return body.access_token;
-};
+import { AUDIENCE, MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged, issuer, providerToken } from "./helpers";
 
 const attachOidc = async (tenant: Tenant, body: Record<string, unknown> = {}, orgRole = "no-access") => {
   const identity = await createBareIdentity(tenant, orgRole);

@@ -13,6 +13,8 @@ export type CachedAbility = {
   grants: readonly Grant[];
   ability: Ability;
   validUntil: number;
+  /** Set when the rules were filled in from this token's login (`identity.auth` templates). */
+  tokenId?: string;
 };
 
 const MAX_ENTRIES = 10_000;

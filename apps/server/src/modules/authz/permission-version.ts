@@ -33,3 +33,26 @@ export const bumpPermissionVersionForGroup = async (db: Database, groupId: strin
     locked.where("locked.id", "in", db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId)),
   );
 };
+
+/**
+ * An identity's name or metadata feeds the `{{identity.…}}` templates of every project it is in,
+ * directly or through a group.
+ */
+export const bumpPermissionVersionForIdentity = async (db: Database, identityId: string) => {
+  await bump(db, (locked) =>
+    locked.where((eb) =>
+      eb.or([
+        eb("locked.id", "in", db.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId)),
+        eb(
+          "locked.id",
+          "in",
+          db
+            .selectFrom("group_project_memberships as gpm")
+            .innerJoin("group_identity_members as gim", "gim.group_id", "gpm.group_id")
+            .select("gpm.project_id")
+            .where("gim.identity_id", "=", identityId),
+        ),
+      ]),
+    ),
+  );
+};

@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
+import type { Actor } from "../../context";
 import type { Database } from "../../db/database";
+import type { TemplateContext } from "../../permissions";
 
 export const PROJECT_COLUMNS = ["id", "org_id", "name", "slug", "description", "type", "permission_version", "created_at", "updated_at"] as const;
 
@@ -72,3 +74,25 @@ export const loadProjectAccessById = async (db: Database, projectId: string, ide
 
 export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug: string, identityId: string) =>
   (await accessQuery(sql`p.org_id = ${orgId} and p.slug = ${slug}`, identityId).execute(db)).rows[0];
+
+/**
+ * What identity templates are filled in from: the identity's name and metadata as stored now (not
+ * as a cached token row saw them), and with `withAuth`, the claims its token's login established.
+ */
+export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: boolean): Promise<TemplateContext> => {
+  const [identity, metadata, claims] = await Promise.all([
+    db.selectFrom("identities").select("name").where("id", "=", actor.identityId).executeTakeFirst(),
+    db.selectFrom("identity_metadata").select(["key", "value"]).where("identity_id", "=", actor.identityId).orderBy("created_at").execute(),
+    withAuth
+      ? db.selectFrom("identity_access_token_claims").select(["auth_method", "claims"]).where("token_id", "=", actor.tokenId).executeTakeFirst()
+      : undefined,
+  ]);
+  return {
+    identity: {
+      id: actor.identityId,
+      username: identity?.name ?? "",
+      metadata: Object.fromEntries(metadata.map((m) => [m.key, m.value])),
+      auth: claims ? { [claims.auth_method.replace(/-auth$/, "")]: { claims: claims.claims } } : {},
+    },
+  };
+};

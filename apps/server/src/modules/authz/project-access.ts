@@ -3,7 +3,7 @@ import type { Actor } from "../../context";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
-import type { Ability, PermissionRule } from "../../permissions";
+import { renderRules, rulesUseAuthTemplates, rulesUseTemplates, type Ability, type PermissionRule } from "../../permissions";
 import { abilityCache, projectIdCache, type CachedAbility } from "./ability-cache";
 import { abilityOfGrants, toGrants } from "./grants";
 import {
@@ -11,6 +11,7 @@ import {
   findProjectBySlug,
   loadProjectAccessById,
   loadProjectAccessBySlug,
+  loadTemplateContext,
   type GrantsJson,
   type ProjectRow,
 } from "./project-access.repository";
@@ -55,29 +56,45 @@ const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
 
 /**
  * Build the ability from freshly loaded grants and cache it at the version they were read at;
- * non-members get a 403.
+ * non-members get a 403. Identity templates in the rules are filled in here, once per build.
  */
-const freshAbility = <P extends ProjectKey>(identityId: string, project: P, grants: GrantsJson, version = project.permission_version): ProjectPermission<P> => {
+const freshAbility = async <P extends ProjectKey>(
+  db: Database,
+  actor: Actor,
+  project: P,
+  grants: GrantsJson,
+  version = project.permission_version,
+): Promise<ProjectPermission<P>> => {
   const membershipId = grants.membershipId ?? grants.groupMembershipId;
   if (membershipId === null) {
     // Non-membership is never cached: memberships may be added without a version bump.
-    abilityCache.delete(identityId, project.id);
+    abilityCache.delete(actor.identityId, project.id);
     throw notAMember(project.id);
   }
-  const loaded = toGrants(grants);
-  const entry: CachedAbility = { version, membershipId, grants: loaded, ...abilityOfGrants(loaded) };
-  abilityCache.set(identityId, project.id, entry);
+  let loaded = toGrants(grants);
+  let tokenId: string | undefined;
+  const rules = loaded.flatMap((grant) => grant.rules);
+  if (rulesUseTemplates(rules)) {
+    const perToken = rulesUseAuthTemplates(rules);
+    const context = await loadTemplateContext(db, actor, perToken);
+    loaded = loaded.map((grant) => ({ ...grant, rules: renderRules(grant.rules, context) }));
+    if (perToken) tokenId = actor.tokenId;
+  }
+  const entry: CachedAbility = { version, membershipId, grants: loaded, tokenId, ...abilityOfGrants(loaded) };
+  abilityCache.set(actor.identityId, project.id, entry);
   return { project, membershipId, ability: entry.ability };
 };
 
 /** A cached ability still valid for this project row, rebuilt locally once a temporary grant starts or ends. */
-const cachedAbility = <P extends ProjectKey>(identityId: string, project: P): ProjectPermission<P> | undefined => {
-  let entry = abilityCache.get(identityId, project.id);
+const cachedAbility = <P extends ProjectKey>(actor: Actor, project: P): ProjectPermission<P> | undefined => {
+  let entry = abilityCache.get(actor.identityId, project.id);
   if (!entry || entry.version !== project.permission_version) return undefined;
+  // Rules that read `identity.auth` were filled in for one token.
+  if (entry.tokenId !== undefined && entry.tokenId !== actor.tokenId) return undefined;
   const now = Date.now();
   if (now >= entry.validUntil) {
     entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
-    abilityCache.set(identityId, project.id, entry);
+    abilityCache.set(actor.identityId, project.id, entry);
   }
   return { project, membershipId: entry.membershipId, ability: entry.ability };
 };
@@ -99,11 +116,11 @@ export const permissionForProject = async <P extends ProjectKey>(
   requiredType?: ProjectType,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
-  const cached = cachedAbility(actor.identityId, project);
+  const cached = cachedAbility(actor, project);
   if (cached) return cached;
   const row = await loadProjectAccessById(db, project.id, actor.identityId);
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
-  return freshAbility(actor.identityId, project, row.grants, row.permission_version);
+  return freshAbility(db, actor, project, row.grants, row.permission_version);
 };
 
 /**
@@ -118,7 +135,7 @@ export const getProjectPermission = async (db: Database, actor: Actor, projectId
   }
   const { grants, ...project } = assertProjectOfActor(await loadProjectAccessById(db, projectId, actor.identityId), actor, notFound);
   assertType(project, requiredType);
-  return freshAbility(actor.identityId, project, grants);
+  return freshAbility(db, actor, project, grants);
 };
 
 export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slug: string, requiredType?: ProjectType) => {
@@ -132,7 +149,7 @@ export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slu
   const { grants, ...project } = assertProjectOfActor(await loadProjectAccessBySlug(db, actor.orgId, slug, actor.identityId), actor, notFound);
   projectIdCache.set(actor.orgId, slug, project.id);
   assertType(project, requiredType);
-  return freshAbility(actor.identityId, project, grants);
+  return freshAbility(db, actor, project, grants);
 };
 
 /**

@@ -16,6 +16,7 @@ import {
   replaceIdentityMetadata,
   updateIdentityRow,
 } from "./identity.repository";
+import { bumpPermissionVersionForIdentity } from "../authz/permission-version";
 
 type Metadata = { key: string; value: string }[];
 
@@ -110,6 +111,7 @@ export const updateOrgIdentity = async (
   }
   await assertMayModifyIdentity(ctx, identity.id);
   await ctx.deps.db.transaction().execute(async (trx) => {
+    if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, {
       name: body.name,
       org_role: body.role,

@@ -7,6 +7,7 @@ import { insertMembershipWithRoles } from "../projects/membership.repository";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
 import { findIdentityInOrg, insertIdentity, listIdentityDetails, replaceIdentityMetadata, updateIdentityRow } from "./identity.repository";
+import { bumpPermissionVersionForIdentity } from "../authz/permission-version";
 
 type Metadata = { key: string; value: string }[];
 
@@ -68,6 +69,7 @@ export const updateProjectIdentity = async (
 ) => {
   await requireProjectIdentity(ctx, projectId, identityId, "edit");
   await ctx.deps.db.transaction().execute(async (trx) => {
+    if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, { name: body.name, has_delete_protection: body.hasDeleteProtection });
     if (body.metadata) await replaceIdentityMetadata(trx, identityId, body.metadata);
   });

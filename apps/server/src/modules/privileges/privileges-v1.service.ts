@@ -3,6 +3,7 @@ import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError, UnauthorizedError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { getProjectPermissionBySlug } from "../authz/project-access";
+import { assertValidTemplates } from "../roles/roles.service";
 import { expandLegacyPermissions } from "./legacy-permissions";
 import { toPrivilegeDto } from "./privilege.dto";
 import { findPrivilegeBySlug, listPrivileges, type PrivilegeRow } from "./privileges.repository";
@@ -15,6 +16,7 @@ type Lookup = { identityId: string; projectSlug: string };
 const requireLegacyRules = (input: LegacyRules) => {
   const rules = expandLegacyPermissions(input);
   if (!rules) throw new UnauthorizedError("Permission or privilegePermission must be provided");
+  assertValidTemplates(rules);
   return rules;
 };
 

@@ -1,4 +1,4 @@
-import { BUILT_IN_PROJECT_ROLES, invalidPermissionCombination, type PermissionRuleInput } from "@keyward/contract";
+import { BUILT_IN_PROJECT_ROLES, invalidPermissionCombination, invalidPermissionTemplate, type PermissionRuleInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -18,6 +18,12 @@ const DUPLICATE_SLUG = "Role with same slug already exists";
 /** Reference §1.1: legacy `read` combined with its replacements is a 400, before any lookup. */
 export const assertValidCombination = (rules: readonly PermissionRuleInput[] | undefined) => {
   const message = rules && invalidPermissionCombination(rules);
+  if (message) throw new BadRequestError(message);
+};
+
+/** v1 legacy rules expand `read` next to its replacements on purpose: only their templates are checked. */
+export const assertValidTemplates = (rules: readonly PermissionRuleInput[]) => {
+  const message = invalidPermissionTemplate(rules);
   if (message) throw new BadRequestError(message);
 };
 

@@ -1,0 +1,59 @@
+import { TEMPLATE_EXPRESSION, hasTemplate } from "@keyward/contract";
+import type { ConditionValue, Conditions, PermissionRule } from "./types";
+
+/** What `{{identity.…}}` templates in condition values are filled in from. */
+export type TemplateContext = {
+  identity: {
+    id: string;
+    username: string;
+    metadata: Record<string, string>;
+    /** Per auth method, what the token's login established, e.g. `{ oidc: { claims: { email } } }`. */
+    auth: Record<string, unknown>;
+  };
+};
+
+export const conditionHasTemplate = (condition: ConditionValue): boolean =>
+  hasTemplate(typeof condition === "string" ? condition : JSON.stringify(condition));
+
+const ruleHasTemplate = (rule: PermissionRule) => rule.conditions !== undefined && hasTemplate(JSON.stringify(rule.conditions));
+
+export const rulesUseTemplates = (rules: readonly PermissionRule[]) => rules.some(ruleHasTemplate);
+
+/** Whether the rules read `identity.auth`, which differs from one token of the identity to another. */
+export const rulesUseAuthTemplates = (rules: readonly PermissionRule[]) =>
+  rules.some((rule) => ruleHasTemplate(rule) && /\{\{\s*identity\.auth\./.test(JSON.stringify(rule.conditions)));
+
+/** A variable's value; missing or non-scalar ones are empty, so they match nothing but empty values. */
+const lookup = (context: TemplateContext, path: string): string => {
+  let value: unknown = context;
+  for (const part of path.split(".")) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, part)) return "";
+    value = (value as Record<string, unknown>)[part];
+  }
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? String(value) : "";
+};
+
+/** Filled-in values are literals: in a `$glob`, their wildcard characters are escaped. */
+const escapeGlob = (value: string) => value.replace(/[\\*?[\]{}()!+@,|^$]/g, "\\$&");
+
+const fill = (text: string, context: TemplateContext, glob: boolean) =>
+  text.replace(TEMPLATE_EXPRESSION, (_, path: string) => (glob ? escapeGlob(lookup(context, path)) : lookup(context, path)));
+
+const fillCondition = (condition: ConditionValue, context: TemplateContext): ConditionValue => {
+  if (typeof condition === "string") return fill(condition, context, false);
+  const filled: Exclude<ConditionValue, string> = {};
+  if (condition.$eq !== undefined) filled.$eq = fill(condition.$eq, context, false);
+  if (condition.$ne !== undefined) filled.$ne = fill(condition.$ne, context, false);
+  if (condition.$in !== undefined) filled.$in = condition.$in.map((v) => fill(v, context, false));
+  if (condition.$all !== undefined) filled.$all = condition.$all.map((v) => fill(v, context, false));
+  if (condition.$glob !== undefined) filled.$glob = fill(condition.$glob, context, true);
+  if (condition.$elemMatch !== undefined) filled.$elemMatch = fillConditions(condition.$elemMatch, context);
+  return filled;
+};
+
+const fillConditions = (conditions: Conditions, context: TemplateContext): Conditions =>
+  Object.fromEntries(Object.entries(conditions).map(([field, condition]) => [field, fillCondition(condition, context)]));
+
+/** The rules with every identity template filled in for one identity (rules without templates are reused as they are). */
+export const renderRules = (rules: readonly PermissionRule[], context: TemplateContext): PermissionRule[] =>
+  rules.map((rule) => (ruleHasTemplate(rule) ? { ...rule, conditions: fillConditions(rule.conditions!, context) } : rule));
