@@ -12,10 +12,19 @@ export type TemplateContext = {
   };
 };
 
-export const conditionHasTemplate = (condition: ConditionValue): boolean =>
-  hasTemplate(typeof condition === "string" ? condition : JSON.stringify(condition));
+/** Whether any string inside a condition value (operators, list items, nested `$elemMatch`) holds a template. */
+const holdsTemplate = (value: unknown): boolean => {
+  if (typeof value === "string") return hasTemplate(value);
+  if (Array.isArray(value)) return value.some(holdsTemplate);
+  if (value !== null && typeof value === "object") {
+    for (const key in value) if (holdsTemplate((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+};
 
-const ruleHasTemplate = (rule: PermissionRule) => rule.conditions !== undefined && hasTemplate(JSON.stringify(rule.conditions));
+export const conditionHasTemplate = (condition: ConditionValue): boolean => holdsTemplate(condition);
+
+const ruleHasTemplate = (rule: PermissionRule) => rule.conditions !== undefined && holdsTemplate(rule.conditions);
 
 export const rulesUseTemplates = (rules: readonly PermissionRule[]) => rules.some(ruleHasTemplate);
 
