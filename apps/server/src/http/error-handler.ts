@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { RequestValidationError } from "@ts-rest/express";
+import { NoResultError } from "kysely";
 import { ZodError, type ZodIssue } from "zod";
 import { AppError } from "../errors";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
@@ -20,6 +21,8 @@ const validationIssues = (error: RequestValidationError): ZodIssue[] => [
  * range, malformed text for a typed column) is the caller's error, whichever field it came in.
  */
 const REJECTED_INPUT_CODES = new Set(["22021", "22P05", "22003", "22P02", "54000"]);
+/** deadlock_detected and serialization_failure. */
+const CONFLICT_CODES = new Set(["40P01", "40001"]);
 
 const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   if (error instanceof RequestValidationError) {
@@ -51,6 +54,14 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   // A row the request refers to was deleted by a concurrent request (or one still refers to a row it deletes).
   if (isForeignKeyViolation(error)) {
     return { statusCode: 400, error: "BadRequest", message: "A related resource was changed or removed meanwhile; please try again" };
+  }
+  // The row the request changes was deleted by a concurrent request after it was looked up.
+  if (error instanceof NoResultError) {
+    return { statusCode: 404, error: "NotFound", message: "The resource was not found: it was deleted while the request was being handled" };
+  }
+  // PostgreSQL ended one of two transactions that waited on each other; nothing of it was written.
+  if (typeof pgCode === "string" && CONFLICT_CODES.has(pgCode)) {
+    return { statusCode: 409, error: "Conflict", message: "The request conflicted with a concurrent change and was not applied; please try again" };
   }
   return undefined;
 };
