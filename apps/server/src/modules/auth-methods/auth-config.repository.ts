@@ -54,3 +54,10 @@ export const updateAuthConfig = (db: Database, configId: string, values: Partial
 /** Deleting the config deletes every token it issued (foreign key cascade). */
 export const deleteAuthConfig = (db: Database, configId: string) =>
   db.deleteFrom("identity_auth_configs").where("id", "=", configId).execute();
+
+/**
+ * Keeps the method from being removed until the transaction ends (a login takes this before it
+ * spends anything, in the order removal takes them); undefined when it is already gone.
+ */
+export const lockAuthConfigForKeyShare = (db: Database, configId: string) =>
+  db.selectFrom("identity_auth_configs").select("id").where("id", "=", configId).forKeyShare().executeTakeFirst();

@@ -1,5 +1,6 @@
 import type { PublicContext } from "../../context";
 import type { Database } from "../../db/database";
+import { isForeignKeyViolation } from "../../db/errors";
 import { UnauthorizedError } from "../../errors";
 import { issueAccessToken, type AuthConfigForIssue } from "../access-tokens/access-token.service";
 import { clearLockout, lockIfThresholdReached, releaseLoginAttempt, reserveLoginAttempt, type LockoutSettings } from "./lockout.repository";
@@ -52,4 +53,10 @@ export const loginResponse = async (
 ) => {
   const { accessToken, expiresIn, accessTokenMaxTTL, tokenType, tokenData } = await issueAccessToken(db, config, options);
   return { response: { accessToken, expiresIn, accessTokenMaxTTL, tokenType }, tokenId: tokenData.id };
+};
+
+/** A login whose method or identity was removed while it ran failed like any other login, not with a 400. */
+export const removedMeanwhileIsInvalid = (error: unknown): never => {
+  if (isForeignKeyViolation(error)) throw new UnauthorizedError(INVALID_CREDENTIALS);
+  throw error;
 };

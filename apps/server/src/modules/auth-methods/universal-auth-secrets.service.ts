@@ -103,5 +103,7 @@ export const getClientSecret = async (ctx: RequestContext, identityId: string, s
 export const revokeClientSecret = async (ctx: RequestContext, identityId: string, secretId: string) => {
   const { config } = await authorizeSecretOperation(ctx, identityId, "revoke");
   const row = await requireSecret(ctx, config.id, identityId, secretId);
-  return { clientSecretData: toClientSecretDto(await revokeClientSecretRow(ctx.deps.db, row.id)) };
+  const revoked = await revokeClientSecretRow(ctx.deps.db, row.id);
+  if (!revoked) throw new NotFoundError(`Failed to find client secret with ID ${secretId}`);
+  return { clientSecretData: toClientSecretDto(revoked) };
 };

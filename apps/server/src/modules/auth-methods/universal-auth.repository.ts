@@ -106,13 +106,14 @@ export const findActiveClientSecretByHash = (db: Database, configId: string, has
     .where("is_client_secret_revoked", "=", false)
     .executeTakeFirst();
 
+/** Undefined when the secret is gone (its auth method was removed meanwhile). */
 export const revokeClientSecretRow = (db: Database, secretId: string) =>
   db
     .updateTable("identity_ua_client_secrets")
     .set({ is_client_secret_revoked: true, updated_at: new Date() })
     .where("id", "=", secretId)
     .returning(SECRET_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 
 /** Spend one use atomically: N parallel logins never overspend a limit (0 = unlimited). */
 export const spendClientSecretUse = (db: Database, secretId: string) =>

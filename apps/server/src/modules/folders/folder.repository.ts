@@ -90,6 +90,10 @@ export const insertFolder = (db: Database, values: { env_id: string; parent_id: 
 export const lockFolder = (db: Database, folderId: string) =>
   db.selectFrom("secret_folders").select("id").where("id", "=", folderId).forNoKeyUpdate().executeTakeFirst();
 
+/** Keeps the environment from being deleted until the transaction ends; undefined when it is gone. */
+export const lockEnvironmentForKeyShare = (db: Database, envId: string) =>
+  db.selectFrom("environments").select("id").where("id", "=", envId).forKeyShare().executeTakeFirst();
+
 export const updateFolderRow = (db: Database, folderId: string, values: { name: string; description?: string | null }) =>
   db
     .updateTable("secret_folders")

@@ -16,6 +16,7 @@ import {
   insertFolder,
   listChildFolders,
   listDescendantFolders,
+  lockEnvironmentForKeyShare,
   lockFolder,
   pathSegments,
   updateFolderRow,
@@ -30,7 +31,7 @@ export const SECRET_MANAGER = "secret-manager" as const;
 
 export const projectIdOf = (ref: ProjectRef) => (ref.workspaceId ?? ref.projectId)!;
 
-const folderPathNotFound = (path: string, environment: string) =>
+export const folderPathNotFound = (path: string, environment: string) =>
   new NotFoundError(`Folder with path '${path}' in environment with slug '${environment}' not found`);
 
 const NAME_TAKEN = "Folder with specified name already exists";
@@ -53,6 +54,8 @@ export const createFolder = async (ctx: RequestContext, body: FolderTarget & { n
   if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
   try {
     const folder = await ctx.deps.db.transaction().execute(async (trx) => {
+      // The environment first, as deleting it does (then its folders): otherwise the two deadlock.
+      if (!(await lockEnvironmentForKeyShare(trx, env.id))) throw folderPathNotFound("/", body.environment);
       const root = await findRootFolder(trx, env.id);
       if (!root) throw folderPathNotFound("/", body.environment);
       // One writer per environment tree at a time, so concurrent creates of one path agree.

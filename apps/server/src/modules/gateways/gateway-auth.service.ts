@@ -59,6 +59,8 @@ export const revokeGatewayAccess = async (ctx: RequestContext, gatewayId: string
     throw new BadRequestError("Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.");
   }
   const deletedTokenCount = await ctx.deps.db.transaction().execute(async (trx) => {
+    // The gateway row first, as deleting the gateway does (then its tokens): otherwise the two deadlock.
+    if (!(await lockGatewayAuthMethod(trx, gateway.id))) throw new NotFoundError(`Gateway ${gateway.id} not found`);
     const enrollment = await deleteUnusedEnrollmentTokens(trx, gateway.id);
     const access = await deleteAccessTokens(trx, gateway.id);
     await bumpTokenVersion(trx, gateway.id);

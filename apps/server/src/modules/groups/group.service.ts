@@ -34,6 +34,9 @@ const slugFromName = (name: string) => {
 
 const slugTaken = (slug: string) => new BadRequestError(`Failed to create group with slug '${slug}'. Group with the same slug already exists`);
 
+/** The checks above answer the common case; the index settles parallel creates and renames. */
+const NAME_KEY = "groups_org_id_name_key";
+
 export const createGroup = async (ctx: RequestContext, body: { name: string; slug?: string; role: string }) => {
   assertCan(orgAbilityOf(ctx.actor), "create", "groups");
   assertGrantableRole(ctx, body.role);
@@ -44,6 +47,7 @@ export const createGroup = async (ctx: RequestContext, body: { name: string; slu
   try {
     return toGroupDto(await insertGroup(ctx.deps.db, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role }));
   } catch (error) {
+    if (isUniqueViolation(error, NAME_KEY)) throw new BadRequestError(`Failed to create group with name '${body.name}'. Group with the same name already exists`);
     if (isUniqueViolation(error)) throw slugTaken(slug);
     throw error;
   }
@@ -76,11 +80,11 @@ export const updateGroup = async (ctx: RequestContext, groupId: string, body: { 
   try {
     const updated = await ctx.deps.db.transaction().execute(async (trx) => {
       await bumpPermissionVersionForGroup(trx, group.id);
-      const row = await updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
-      return row;
+      return updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
     });
     return toGroupDto(updated);
   } catch (error) {
+    if (isUniqueViolation(error, NAME_KEY)) throw new BadRequestError(`Failed to update group with name '${body.name}'. Group with the same name already exists`);
     if (isUniqueViolation(error)) throw slugTaken(body.slug ?? group.slug);
     throw error;
   }

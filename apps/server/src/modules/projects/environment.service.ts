@@ -12,8 +12,18 @@ import { insertRootFolder } from "../folders/folder.repository";
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 
 /** Position changes serialise on the project row, so concurrent writes never duplicate a position. */
-const lockProject = (trx: Database, projectId: string) =>
-  trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirstOrThrow();
+/** One environment writer per project at a time; 404 when the project was deleted meanwhile. */
+const lockProject = async (trx: Database, projectId: string) => {
+  const locked = await trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirst();
+  if (!locked) throw new NotFoundError(`Project with ${projectId} not found`);
+};
+
+/** The environment as it stands under the project lock (positions move with every write). */
+const lockedEnvironment = async (trx: Database, projectId: string, environmentId: string) => {
+  const env = await findEnvironment(trx, projectId, environmentId);
+  if (!env) throw new NotFoundError(`Environment with id ${environmentId} not found`);
+  return env;
+};
 
 export const createEnvironment = async (ctx: RequestContext, projectId: string, body: { name: string; slug: string; position?: number }) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
@@ -68,10 +78,11 @@ export const updateEnvironment = async (
 ) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, "edit", "environments");
-  const env = await requireEnvironment(ctx, project.id, environmentId);
+  const found = await requireEnvironment(ctx, project.id, environmentId);
   try {
     const row = await ctx.deps.db.transaction().execute(async (trx) => {
       await lockProject(trx, project.id);
+      const env = await lockedEnvironment(trx, project.id, found.id);
       if (body.position !== undefined && body.position !== env.position) {
         const { count } = await trx
           .selectFrom("environments")
@@ -98,7 +109,7 @@ export const updateEnvironment = async (
     });
     return { message: "Successfully updated environment", environment: toEnvironmentDto(row) };
   } catch (error) {
-    if (isUniqueViolation(error)) throw duplicateSlug(body.slug ?? env.slug);
+    if (isUniqueViolation(error)) throw duplicateSlug(body.slug ?? found.slug);
     throw error;
   }
 };
@@ -106,9 +117,10 @@ export const updateEnvironment = async (
 export const deleteEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, "delete", "environments");
-  const env = await requireEnvironment(ctx, project.id, environmentId);
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  const found = await requireEnvironment(ctx, project.id, environmentId);
+  const env = await ctx.deps.db.transaction().execute(async (trx) => {
     await lockProject(trx, project.id);
+    const env = await lockedEnvironment(trx, project.id, found.id);
     await trx.deleteFrom("environments").where("id", "=", env.id).execute();
     await trx
       .updateTable("environments")
@@ -116,6 +128,7 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
       .where("project_id", "=", project.id)
       .where("position", ">", env.position)
       .execute();
+    return env;
   });
   return { message: "Successfully deleted environment", environment: toEnvironmentDto(env) };
 };

@@ -6,7 +6,7 @@ import type { Ability } from "../../permissions";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
 import { findEnvironmentBySlug, lockFolder } from "../folders/folder.repository";
-import { SECRET_MANAGER, projectIdOf, requireFolderAt } from "../folders/folder.service";
+import { SECRET_MANAGER, folderPathNotFound, projectIdOf, requireFolderAt } from "../folders/folder.service";
 import { wouldCreateCycle } from "./import-graph";
 import { toSecretImportDto } from "./secret-import.dto";
 import {
@@ -77,14 +77,16 @@ export const createSecretImport = async (
     .transaction()
     .execute(async (trx) => {
       await lockProjectImports(trx, project.id);
-      await lockFolder(trx, folder.id);
+      if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
       await assertAcceptableSource(trx, project.id, target, source);
       const position = (await countImports(trx, folder.id)) + 1;
       return (await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })).id;
     })
     .catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
-  return { message: "Successfully created secret import", secretImport: toSecretImportDto(row!) };
+  // Its folder was deleted (taking the import with it) right after the insert committed.
+  if (!row) throw folderPathNotFound(body.path, body.environment);
+  return { message: "Successfully created secret import", secretImport: toSecretImportDto(row) };
 };
 
 export const listSecretImports = async (ctx: RequestContext, query: { workspaceId?: string; projectId?: string } & Holder) => {
