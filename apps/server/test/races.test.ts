@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "./helpers/tenant";
+import { withTrigger } from "./helpers/triggers";
 
 /**
  * Requests racing each other end in one consistent outcome with 2xx/4xx answers, never a 5xx.
@@ -162,5 +163,42 @@ describe("races end consistently, never in a 5xx", () => {
       expect([200, 400, 404]).toContain(statuses[6]);
       for (const i of [1, 3, 5, 7]) expect(statuses[i]).toBe(200);
     }
+  });
+
+  describe("what PostgreSQL reports for a race reaches the client as a 4xx", () => {
+    it("an update whose row is gone by the time it runs answers 404", async () => {
+      const tenant = await createTenant();
+      const project = await createProject(tenant);
+      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "R", permissions: [] } }));
+      // As if a concurrent delete won: the update finds no row to return.
+      const drop = await withTrigger(tenant.app.deps.db, "project_roles", "before update", `if old.id = '${role.id}' then return null; end if; return new;`);
+      try {
+        const res = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } });
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ error: "NotFound", message: "The resource was not found: it was deleted while the request was being handled" });
+      } finally {
+        await drop();
+      }
+    });
+
+    it("a transaction ended as a deadlock victim answers 409 and writes nothing", async () => {
+      const tenant = await createTenant();
+      const project = await createProject(tenant);
+      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "R", permissions: [] } }));
+      const drop = await withTrigger(
+        tenant.app.deps.db,
+        "project_roles",
+        "before update",
+        `if old.id = '${role.id}' then raise exception 'deadlock detected' using errcode = '40P01'; end if; return new;`,
+      );
+      try {
+        const res = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } });
+        expect(res.status).toBe(409);
+        expect(res.body).toMatchObject({ error: "Conflict", message: "The request conflicted with a concurrent change and was not applied; please try again" });
+      } finally {
+        await drop();
+      }
+      expect(expectOk(await tenant.admin.roles.get({ params: { projectId: project.id, roleId: role.id } })).role.name).toBe("R");
+    });
   });
 });

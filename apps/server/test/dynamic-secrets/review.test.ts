@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { expectOk, uniqueName } from "../helpers/tenant";
+import { withTrigger } from "../helpers/triggers";
 import { createScope, createSqlSecret, leaseOf, scopeOf, sqlInputs, type LeaseScope } from "./helpers";
 
 const totp = { type: "totp" as const, inputs: { configType: "manual" as const, secret: "JBSWY3DPEHPK3PXP" } };
@@ -8,18 +9,6 @@ const totp = { type: "totp" as const, inputs: { configType: "manual" as const, s
 const createTotpSecret = async (scope: LeaseScope) => {
   const name = uniqueName("totp");
   return expectOk(await scope.tenant.admin.dynamicSecrets.create({ body: { ...scopeOf(scope), name, provider: totp, defaultTTL: "1h" } })).dynamicSecret;
-};
-
-/** A PL/pgSQL trigger on one row only, so the shared test database is not affected elsewhere; dropped by the returned function. */
-const withTrigger = async (scope: LeaseScope, table: string, timing: string, body: string) => {
-  const name = `t_${uniqueName("review").replace(/-/g, "_")}`;
-  const db = scope.tenant.app.deps.db;
-  await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin ${body} end $$`).execute(db);
-  await sql.raw(`create trigger ${name} ${timing} on ${table} for each row execute function ${name}()`).execute(db);
-  return async () => {
-    await sql.raw(`drop trigger ${name} on ${table}`).execute(db);
-    await sql.raw(`drop function ${name}()`).execute(db);
-  };
 };
 
 describe("inputs PostgreSQL cannot store are 422, never 500", () => {
@@ -97,7 +86,7 @@ describe("writes racing a delete answer 404, never 500", () => {
     const secret = await createTotpSecret(scope);
     // The secret disappears just as the lease intent is written, as a concurrent delete would make it.
     const drop = await withTrigger(
-      scope,
+      scope.tenant.app.deps.db,
       "dynamic_secret_leases",
       "before insert",
       `if new.dynamic_secret_id = '${secret.id}' then delete from dynamic_secrets where id = new.dynamic_secret_id; end if; return new;`,
@@ -116,7 +105,7 @@ describe("writes racing a delete answer 404, never 500", () => {
     const secret = await createTotpSecret(scope);
     expectOk(await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } }));
     // The row vanishes between the read and the write: the write affects nothing.
-    const skip = await withTrigger(scope, "dynamic_secrets", "before update", `if old.id = '${secret.id}' then return null; end if; return new;`);
+    const skip = await withTrigger(scope.tenant.app.deps.db, "dynamic_secrets", "before update", `if old.id = '${secret.id}' then return null; end if; return new;`);
     try {
       const update = await scope.tenant.admin.dynamicSecrets.update({ params: { name: secret.name }, body: { ...scopeOf(scope), data: { defaultTTL: "2h" } } });
       expect(update.status).toBe(404);
