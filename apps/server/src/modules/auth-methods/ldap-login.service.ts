@@ -3,7 +3,7 @@ import { NotFoundError, UnauthorizedError } from "../../errors";
 import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
 import { findLdapLoginConfig } from "./ldap-auth.repository";
 import { openLdapSecrets } from "./ldap-auth.service";
-import { assertNotLockedOut, failLogin, loginResponse, releaseAttempt, removedMeanwhileIsInvalid, succeedLogin } from "./login-common";
+import { assertNotLockedOut, failLogin, failingIfRemovedMeanwhile, loginResponse, releaseAttempt, succeedLogin } from "./login-common";
 
 /** Every required field must be present on the user with one of its comma-separated values. */
 const hasAllowedFields = (user: LdapUser, allowed: { key: string; value: string }[] | null) =>
@@ -18,7 +18,7 @@ const hasAllowedFields = (user: LdapUser, allowed: { key: string; value: string 
  * Log in with an LDAP username and password: search the user with the service account, bind as the
  * user, check the allowed fields. Wrong credentials count towards the per-username lockout.
  */
-const attemptLdap = async (ctx: PublicContext, body: { identityId: string; username: string; password: string }) => {
+export const loginWithLdap = failingIfRemovedMeanwhile(async (ctx: PublicContext, body: { identityId: string; username: string; password: string }) => {
   const config = await findLdapLoginConfig(ctx.deps.db, body.identityId);
   if (!config) throw new NotFoundError(`LDAP auth with ID '${body.identityId}' not found`);
   const lockoutKey = body.username.trim().toLowerCase();
@@ -44,6 +44,4 @@ const attemptLdap = async (ctx: PublicContext, body: { identityId: string; usern
 
   await succeedLogin(ctx, config, lockoutKey);
   return (await loginResponse(ctx.deps.db, config)).response;
-};
-
-export const loginWithLdap = (ctx: PublicContext, body: { identityId: string; username: string; password: string }) => attemptLdap(ctx, body).catch(removedMeanwhileIsInvalid);
+});

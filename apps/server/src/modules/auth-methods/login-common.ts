@@ -55,8 +55,11 @@ export const loginResponse = async (
   return { response: { accessToken, expiresIn, accessTokenMaxTTL, tokenType }, tokenId: tokenData.id };
 };
 
-/** A login whose method or identity was removed while it ran failed like any other login, not with a 400. */
-export const removedMeanwhileIsInvalid = (error: unknown): never => {
-  if (isForeignKeyViolation(error)) throw new UnauthorizedError(INVALID_CREDENTIALS);
-  throw error;
-};
+/** A login whose method or identity was removed while it ran fails like any other login, not with a 400. */
+export const failingIfRemovedMeanwhile =
+  <B, R>(login: (ctx: PublicContext, body: B) => Promise<R>) =>
+  (ctx: PublicContext, body: B): Promise<R> =>
+    login(ctx, body).catch((error: unknown) => {
+      if (isForeignKeyViolation(error)) throw new UnauthorizedError(INVALID_CREDENTIALS);
+      throw error;
+    });

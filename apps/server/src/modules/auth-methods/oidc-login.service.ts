@@ -1,7 +1,7 @@
 import type { PublicContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
-import { loginResponse, removedMeanwhileIsInvalid } from "./login-common";
+import { failingIfRemovedMeanwhile, loginResponse } from "./login-common";
 import { openSecret } from "./method-config";
 import { findOidcLoginConfig, insertTokenClaims } from "./oidc-auth.repository";
 import { checkBoundClaims, fetchProviderKeys, verifyProviderJwt } from "./oidc-verify";
@@ -10,7 +10,7 @@ import { checkBoundClaims, fetchProviderKeys, verifyProviderJwt } from "./oidc-v
  * Log in with a JWT issued by the configured provider: keys from its discovery document, then
  * signature, issuer, subject, audiences and claims. Mapped claims are stored with the token.
  */
-const attemptOidc = async (ctx: PublicContext, body: { identityId: string; jwt: string }) => {
+export const loginWithOidc = failingIfRemovedMeanwhile(async (ctx: PublicContext, body: { identityId: string; jwt: string }) => {
   const config = isUuid(body.identityId) ? await findOidcLoginConfig(ctx.deps.db, body.identityId) : undefined;
   if (!config) throw new NotFoundError("OIDC auth method not found for identity, did you configure OIDC auth?");
 
@@ -29,6 +29,4 @@ const attemptOidc = async (ctx: PublicContext, body: { identityId: string; jwt: 
     if (Object.keys(mapped).length > 0) await insertTokenClaims(trx, tokenId, "oidc-auth", mapped);
     return response;
   });
-};
-
-export const loginWithOidc = (ctx: PublicContext, body: { identityId: string; jwt: string }) => attemptOidc(ctx, body).catch(removedMeanwhileIsInvalid);
+});

@@ -4,7 +4,7 @@ import { isUuid } from "../../db/errors";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { isIpTrusted } from "../../http/ip";
 import { lockAuthConfigForKeyShare } from "./auth-config.repository";
-import { INVALID_CREDENTIALS, assertNotLockedOut, failLogin, loginResponse, removedMeanwhileIsInvalid, succeedLogin } from "./login-common";
+import { INVALID_CREDENTIALS, assertNotLockedOut, failLogin, failingIfRemovedMeanwhile, loginResponse, succeedLogin } from "./login-common";
 import {
   findActiveClientSecretByHash,
   findUniversalAuthLoginConfig,
@@ -16,7 +16,7 @@ import {
  * Exchange a client id and secret for an access token. The secret's use is spent and the token
  * written in one transaction, so parallel logins never exceed the secret's use limit.
  */
-const attemptUniversalAuth = async (ctx: PublicContext, body: { clientId: string; clientSecret: string }) => {
+export const loginWithUniversalAuth = failingIfRemovedMeanwhile(async (ctx: PublicContext, body: { clientId: string; clientSecret: string }) => {
   const config = isUuid(body.clientId) ? await findUniversalAuthLoginConfig(ctx.deps.db, body.clientId) : undefined;
   if (!config) throw new UnauthorizedError(INVALID_CREDENTIALS);
   if (!isIpTrusted(ctx.clientIp, config.client_secret_trusted_ips)) {
@@ -33,19 +33,15 @@ const attemptUniversalAuth = async (ctx: PublicContext, body: { clientId: string
     await revokeClientSecretRow(ctx.deps.db, secret.id);
     throw new UnauthorizedError("Access denied due to expired client secret");
   }
-  const issued = await ctx.deps.db
-    .transaction()
-    .execute(async (trx) => {
-      if (!(await lockAuthConfigForKeyShare(trx, config.id))) return null;
-      if (!(await spendClientSecretUse(trx, secret.id))) return null;
-      return (await loginResponse(trx, config, { clientSecretId: secret.id })).response;
-    });
+  const issued = await ctx.deps.db.transaction().execute(async (trx) => {
+    if (!(await lockAuthConfigForKeyShare(trx, config.id))) return null;
+    if (!(await spendClientSecretUse(trx, secret.id))) return null;
+    return (await loginResponse(trx, config, { clientSecretId: secret.id })).response;
+  });
   if (!issued) {
     // Not spendable: its last use went to a parallel login, or it was revoked or removed meanwhile.
     if (!(await revokeClientSecretRow(ctx.deps.db, secret.id))) throw new UnauthorizedError(INVALID_CREDENTIALS);
     throw new UnauthorizedError("Access denied due to client secret usage limit reached");
   }
   return issued;
-};
-
-export const loginWithUniversalAuth = (ctx: PublicContext, body: { clientId: string; clientSecret: string }) => attemptUniversalAuth(ctx, body).catch(removedMeanwhileIsInvalid);
+});

@@ -34,20 +34,22 @@ const slugFromName = (name: string) => {
 
 const slugTaken = (slug: string) => new BadRequestError(`Failed to create group with slug '${slug}'. Group with the same slug already exists`);
 
-/** The checks above answer the common case; the index settles parallel creates and renames. */
+const nameTaken = (action: "create" | "update", name: string) =>
+  new BadRequestError(`Failed to ${action} group with name '${name}'. Group with the same name already exists`);
+/** The name is checked first (the reference's order of errors); the index settles parallel creates and renames. */
 const NAME_KEY = "groups_org_id_name_key";
 
 export const createGroup = async (ctx: RequestContext, body: { name: string; slug?: string; role: string }) => {
   assertCan(orgAbilityOf(ctx.actor), "create", "groups");
   assertGrantableRole(ctx, body.role);
   if (await findGroupByName(ctx.deps.db, ctx.actor.orgId, body.name)) {
-    throw new BadRequestError(`Failed to create group with name '${body.name}'. Group with the same name already exists`);
+    throw nameTaken("create", body.name);
   }
   const slug = body.slug ?? slugFromName(body.name);
   try {
     return toGroupDto(await insertGroup(ctx.deps.db, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role }));
   } catch (error) {
-    if (isUniqueViolation(error, NAME_KEY)) throw new BadRequestError(`Failed to create group with name '${body.name}'. Group with the same name already exists`);
+    if (isUniqueViolation(error, NAME_KEY)) throw nameTaken("create", body.name);
     if (isUniqueViolation(error)) throw slugTaken(slug);
     throw error;
   }
@@ -74,7 +76,7 @@ export const updateGroup = async (ctx: RequestContext, groupId: string, body: { 
   if (body.name !== undefined) {
     const sameName = await findGroupByName(ctx.deps.db, ctx.actor.orgId, body.name);
     if (sameName && sameName.id !== group.id) {
-      throw new BadRequestError(`Failed to update group with name '${body.name}'. Group with the same name already exists`);
+      throw nameTaken("update", body.name);
     }
   }
   try {
@@ -84,7 +86,7 @@ export const updateGroup = async (ctx: RequestContext, groupId: string, body: { 
     });
     return toGroupDto(updated);
   } catch (error) {
-    if (isUniqueViolation(error, NAME_KEY)) throw new BadRequestError(`Failed to update group with name '${body.name}'. Group with the same name already exists`);
+    if (isUniqueViolation(error, NAME_KEY)) throw nameTaken("update", body.name ?? group.name);
     if (isUniqueViolation(error)) throw slugTaken(body.slug ?? group.slug);
     throw error;
   }

@@ -11,18 +11,13 @@ import { insertRootFolder } from "../folders/folder.repository";
 
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 
-/** Position changes serialise on the project row, so concurrent writes never duplicate a position. */
-/** One environment writer per project at a time; 404 when the project was deleted meanwhile. */
+/**
+ * One environment writer per project at a time, so concurrent writes never duplicate a position;
+ * 404 when the project was deleted meanwhile.
+ */
 const lockProject = async (trx: Database, projectId: string) => {
   const locked = await trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirst();
   if (!locked) throw new NotFoundError(`Project with ${projectId} not found`);
-};
-
-/** The environment as it stands under the project lock (positions move with every write). */
-const lockedEnvironment = async (trx: Database, projectId: string, environmentId: string) => {
-  const env = await findEnvironment(trx, projectId, environmentId);
-  if (!env) throw new NotFoundError(`Environment with id ${environmentId} not found`);
-  return env;
 };
 
 export const createEnvironment = async (ctx: RequestContext, projectId: string, body: { name: string; slug: string; position?: number }) => {
@@ -64,8 +59,9 @@ export const listProjectEnvironments = async (ctx: RequestContext, projectId: st
   return { environments: (await listEnvironments(ctx.deps.db, [project.id])).map(toEnvironmentDto) };
 };
 
-const requireEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string) => {
-  const env = isUuid(environmentId) ? await findEnvironment(ctx.deps.db, projectId, environmentId) : undefined;
+/** Read again under the project lock by writers: positions move with every write. */
+const requireEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string, db: Database = ctx.deps.db) => {
+  const env = isUuid(environmentId) ? await findEnvironment(db, projectId, environmentId) : undefined;
   if (!env) throw new NotFoundError(`Environment with id ${environmentId} not found`);
   return env;
 };
@@ -82,7 +78,7 @@ export const updateEnvironment = async (
   try {
     const row = await ctx.deps.db.transaction().execute(async (trx) => {
       await lockProject(trx, project.id);
-      const env = await lockedEnvironment(trx, project.id, found.id);
+      const env = await requireEnvironment(ctx, project.id, found.id, trx);
       if (body.position !== undefined && body.position !== env.position) {
         const { count } = await trx
           .selectFrom("environments")
@@ -120,7 +116,7 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
   const found = await requireEnvironment(ctx, project.id, environmentId);
   const env = await ctx.deps.db.transaction().execute(async (trx) => {
     await lockProject(trx, project.id);
-    const env = await lockedEnvironment(trx, project.id, found.id);
+    const env = await requireEnvironment(ctx, project.id, found.id, trx);
     await trx.deleteFrom("environments").where("id", "=", env.id).execute();
     await trx
       .updateTable("environments")
