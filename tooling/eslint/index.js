@@ -16,7 +16,10 @@ export const keywardConfig = (tsconfigRootDir) =>
         "@typescript-eslint/require-await": "off",
         "@typescript-eslint/only-throw-error": "off",
         "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
-        "no-restricted-properties": ["error", { object: "process", property: "env", message: "Read configuration in src/env.ts only." }],
+        "no-restricted-properties": [
+          "error",
+          { object: "process", property: "env", message: "Read configuration in src/env.ts only." },
+        ],
       },
     },
     {

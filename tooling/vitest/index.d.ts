@@ -1,3 +1,6 @@
 import type { UserConfig } from "vitest/config";
 
-export declare const keywardVitestConfig: (name: string, extra?: { setupFiles?: string[]; globalSetup?: string[] }) => UserConfig;
+export declare const keywardVitestConfig: (
+  name: string,
+  extra?: { setupFiles?: string[]; globalSetup?: string[] },
+) => UserConfig;

@@ -12,7 +12,11 @@ await benchEndpoint(`GET identity (${IDENTITIES} ids)`, async (admin) => {
   const orgId = identities[0]!.orgId;
   const paths = [`/api/v1/identities/${identities[0]!.id}`];
   while (paths.length < IDENTITIES) {
-    const { identity } = setupOk(await admin.identities.create({ body: { name: `bench-${paths.length}`, organizationId: orgId, role: "no-access" } }));
+    const { identity } = setupOk(
+      await admin.identities.create({
+        body: { name: `bench-${paths.length}`, organizationId: orgId, role: "no-access" },
+      }),
+    );
     paths.push(`/api/v1/identities/${identity.id}`);
   }
   return paths;

@@ -48,7 +48,12 @@ const runOnce = async (seconds: number, pair: Pair): Promise<Result> => {
       }
     }),
   );
-  return { pairsPerSecond: creates.length / seconds, create: percentiles(creates), revoke: percentiles(revokes), errors };
+  return {
+    pairsPerSecond: creates.length / seconds,
+    create: percentiles(creates),
+    revoke: percentiles(revokes),
+    errors,
+  };
 };
 
 /** A short warm-up, then the median of the rounds by throughput. */
@@ -83,9 +88,17 @@ try {
       const until = new Date(Date.now() + 3_600_000).toISOString();
       return [
         await timed(() =>
-          onTarget([`CREATE ROLE "${name}" WITH LOGIN PASSWORD 'x${name}' VALID UNTIL '${until}'`, `GRANT SELECT ON ALL TABLES IN SCHEMA public TO "${name}"`]),
+          onTarget([
+            `CREATE ROLE "${name}" WITH LOGIN PASSWORD 'x${name}' VALID UNTIL '${until}'`,
+            `GRANT SELECT ON ALL TABLES IN SCHEMA public TO "${name}"`,
+          ]),
         ),
-        await timed(() => onTarget([`REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA public FROM "${name}"`, `DROP ROLE IF EXISTS "${name}"`])),
+        await timed(() =>
+          onTarget([
+            `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA public FROM "${name}"`,
+            `DROP ROLE IF EXISTS "${name}"`,
+          ]),
+        ),
       ];
     }),
   });
@@ -96,7 +109,10 @@ try {
   try {
     rows.push({
       label: "floor: 2 requests to bare node:http",
-      result: await measure(async () => [await timed(() => fetch(bare.url).then((r) => r.text())), await timed(() => fetch(bare.url).then((r) => r.text()))]),
+      result: await measure(async () => [
+        await timed(() => fetch(bare.url).then((r) => r.text())),
+        await timed(() => fetch(bare.url).then((r) => r.text())),
+      ]),
     });
   } finally {
     await bare.stop();
@@ -117,7 +133,9 @@ try {
         username: decodeURIComponent(targetUrl.username),
         password: decodeURIComponent(targetUrl.password),
       };
-      const secret = await admin.dynamicSecrets.create({ body: { ...scope, name: "bench", provider: { type: "sql-database", inputs }, defaultTTL: "1h" } });
+      const secret = await admin.dynamicSecrets.create({
+        body: { ...scope, name: "bench", provider: { type: "sql-database", inputs }, defaultTTL: "1h" },
+      });
       if (secret.status !== 200) throw new Error(`dynamic secret: ${JSON.stringify(secret.body)}`);
       rows.push({
         label: `keyward lease create+revoke (${database})`,
@@ -136,7 +154,8 @@ try {
         }),
       });
       const leftover = await admin.dynamicSecrets.listLeases({ params: { name: "bench" }, query: scope });
-      if (leftover.status === 200 && leftover.body.leases.length > 0) console.log(`  note: ${leftover.body.leases.length} leases left (from interrupted pairs)`);
+      if (leftover.status === 200 && leftover.body.leases.length > 0)
+        console.log(`  note: ${leftover.body.leases.length} leases left (from interrupted pairs)`);
     } finally {
       await keyward.stop();
     }
@@ -147,7 +166,9 @@ try {
 
 const floor = rows[0]!.result.pairsPerSecond;
 const http = rows[1]!.result.pairsPerSecond;
-console.log(`\n${workers} workers, ${settings.seconds}s x ${settings.rounds} rounds (median); one pair = create + revoke`);
+console.log(
+  `\n${workers} workers, ${settings.seconds}s x ${settings.rounds} rounds (median); one pair = create + revoke`,
+);
 for (const { label, result } of rows) {
   const ms = (v: [number, number]) => `${v[0].toFixed(1)}/${v[1].toFixed(1)} ms`;
   console.log(

@@ -22,7 +22,12 @@ const rulesOf = (count: number): PermissionRule[] =>
       action: actions.slice(0, 1 + (i % actions.length)),
       inverted: i % 11 === 10,
       ...(conditional && (subject === "secrets" || subject === "secret-folders" || subject === "secret-imports")
-        ? { conditions: { environment: { $in: [ENVS[i % 4]!, ENVS[(i + 1) % 4]!] }, secretPath: { $glob: `/app-${i % 7}/**` } } }
+        ? {
+            conditions: {
+              environment: { $in: [ENVS[i % 4]!, ENVS[(i + 1) % 4]!] },
+              secretPath: { $glob: `/app-${i % 7}/**` },
+            },
+          }
         : {}),
     };
   });
@@ -73,7 +78,8 @@ const globTime = (matcher: (v: string) => boolean, path: string) => {
 const pathsFor = (pattern: string) => {
   const chars = [...new Set(pattern.replace(/[^a-z.]/g, ""))];
   const out = [`/${"a".repeat(511)}`, "a/".repeat(256), `${"/a".repeat(255)}/c`];
-  for (const c of chars.length ? chars : ["a"]) out.push(c.repeat(512), `/${c}`.repeat(256), `${c.repeat(20)}/`.repeat(24));
+  for (const c of chars.length ? chars : ["a"])
+    out.push(c.repeat(512), `/${c}`.repeat(256), `${c.repeat(20)}/`.repeat(24));
   for (const c of chars) for (const d of chars) out.push(`${c}${d}`.repeat(256), `/${c}/${d}`.repeat(128));
   return out.map((p) => p.slice(0, 512));
 };
@@ -92,7 +98,16 @@ const isAccepted = (p: string) => {
     return false;
   }
 };
-const candidates = ["*a*b", "a*a*/**", "**/a/**/b", "/**/*a*/**/*b*", "*a*/**/*a*", "{a,ab}*b*", "/x/*/**/*ab*", "[ab]*[ab]*"];
+const candidates = [
+  "*a*b",
+  "a*a*/**",
+  "**/a/**/b",
+  "/**/*a*/**/*b*",
+  "*a*/**/*a*",
+  "{a,ab}*b*",
+  "/x/*/**/*ab*",
+  "[ab]*[ab]*",
+];
 const fuzzUntil = Date.now() + Number(process.env.BENCH_GLOB_SECONDS ?? 10) * 1000;
 let tried = 0;
 const slowest: { ms: number; pattern: string; path: string }[] = [];
@@ -125,6 +140,8 @@ const slowMs = Number(process.hrtime.bigint() - slowStart) / 1e6;
 
 console.log("permission engine (issue 3 §5)");
 for (const row of rows) console.log(row);
-console.log(`worst accepted $glob on a 512-char path over ${tried} patterns: ${worstMs.toFixed(3)} ms (${worstPattern})`);
+console.log(
+  `worst accepted $glob on a 512-char path over ${tried} patterns: ${worstMs.toFixed(3)} ms (${worstPattern})`,
+);
 console.log(`a refused pattern for comparison, ${refused} on 40 chars: ${slowMs.toFixed(1)} ms`);
 if (sink < 0) console.log(sink);

@@ -9,8 +9,15 @@ const PRIVILEGES = 64;
  */
 await benchEndpoint(`GET privilege (${PRIVILEGES} ids)`, async (admin) => {
   const { project } = setupOk(await admin.projects.create({ body: { projectName: "bench" } }));
-  const { identity } = setupOk(await admin.identities.create({ body: { name: "bench-target", organizationId: project.orgId, role: "no-access" } }));
-  setupOk(await admin.projects.addIdentityMembership({ params: { projectId: project.id, identityId: identity.id }, body: { role: "viewer" } }));
+  const { identity } = setupOk(
+    await admin.identities.create({ body: { name: "bench-target", organizationId: project.orgId, role: "no-access" } }),
+  );
+  setupOk(
+    await admin.projects.addIdentityMembership({
+      params: { projectId: project.id, identityId: identity.id },
+      body: { role: "viewer" },
+    }),
+  );
   const paths: string[] = [];
   for (let i = 0; i < PRIVILEGES; i += 1) {
     const { privilege } = setupOk(
@@ -19,7 +26,11 @@ await benchEndpoint(`GET privilege (${PRIVILEGES} ids)`, async (admin) => {
           identityId: identity.id,
           projectId: project.id,
           permissions: [
-            { subject: "secrets", action: ["describeSecret", "readValue"], conditions: { environment: "dev", secretPath: { $glob: `/app-${i}/**` } } },
+            {
+              subject: "secrets",
+              action: ["describeSecret", "readValue"],
+              conditions: { environment: "dev", secretPath: { $glob: `/app-${i}/**` } },
+            },
           ],
           type: { isTemporary: false },
         },

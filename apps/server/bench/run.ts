@@ -11,7 +11,10 @@ const files = readdirSync(dir)
 let failed = false;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", `${dir}${file}`], { stdio: "inherit", cwd: new URL("..", import.meta.url).pathname });
+  const result = spawnSync(process.execPath, ["--import", "tsx", `${dir}${file}`], {
+    stdio: "inherit",
+    cwd: new URL("..", import.meta.url).pathname,
+  });
   if (result.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

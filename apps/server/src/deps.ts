@@ -6,7 +6,10 @@ import { createLogger } from "./http/logger";
 import { createTokenCache } from "./http/token-cache";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
-export const buildDeps = async (env: Env, options: { dataDir?: string } = {}): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
+export const buildDeps = async (
+  env: Env,
+  options: { dataDir?: string } = {},
+): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
   const logger = createLogger(env.LOG_LEVEL);
   const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: options.dataDir ?? env.DATA_DIR });
   try {

@@ -17,7 +17,14 @@ const EnvSchema = z.object({
   TRUST_PROXY: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ALLOW_PRIVATE_OUTBOUND: z
     .enum(["true", "false", "loopback"])

@@ -49,4 +49,6 @@ const main = async () => {
   process.on("SIGINT", () => shutdown("SIGINT"));
 };
 
-main().catch((error: unknown) => fail(`Keyward failed to start: ${error instanceof Error ? error.message : String(error)}`));
+main().catch((error: unknown) =>
+  fail(`Keyward failed to start: ${error instanceof Error ? error.message : String(error)}`),
+);

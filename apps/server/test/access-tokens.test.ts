@@ -39,7 +39,10 @@ describe("bearer authentication", () => {
 
   it("expires a token after its TTL", async () => {
     const tenant = await createTenant();
-    const identity = await createIdentity(tenant, { orgRole: "member", tokenAuth: { accessTokenTTL: 1, accessTokenMaxTTL: 10 } });
+    const identity = await createIdentity(tenant, {
+      orgRole: "member",
+      tokenAuth: { accessTokenTTL: 1, accessTokenMaxTTL: 10 },
+    });
     expect((await identity.client.identities.get({ params: { identityId: identity.id } })).status).toBe(200);
     await sleep(1_300);
     const expired = await identity.client.identities.get({ params: { identityId: identity.id } });
@@ -57,7 +60,9 @@ describe("bearer authentication", () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 401)).toHaveLength(15);
     const rejected = results.find((r) => r.status === 401);
-    expect(rejected?.body).toMatchObject({ message: "Unable to renew because access token number of uses limit reached" });
+    expect(rejected?.body).toMatchObject({
+      message: "Unable to renew because access token number of uses limit reached",
+    });
   });
 
   it("refuses a token from an address outside its trusted IPs with 403", async () => {
@@ -68,7 +73,9 @@ describe("bearer authentication", () => {
     });
     const res = await identity.client.identities.get({ params: { identityId: identity.id } });
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ message: "You are not allowed to access this resource from the current IP address" });
+    expect(res.body).toMatchObject({
+      message: "You are not allowed to access this resource from the current IP address",
+    });
     // A configuration change applies to tokens already issued.
     expectOk(
       await tenant.admin.tokenAuth.update({
@@ -81,7 +88,10 @@ describe("bearer authentication", () => {
 
   it("ignores X-Forwarded-For when no proxy is trusted", async () => {
     const tenant = await createTenant();
-    const identity = await createIdentity(tenant, { orgRole: "member", tokenAuth: { accessTokenTrustedIps: [{ ipAddress: "10.1.2.3" }] } });
+    const identity = await createIdentity(tenant, {
+      orgRole: "member",
+      tokenAuth: { accessTokenTrustedIps: [{ ipAddress: "10.1.2.3" }] },
+    });
     const res = await fetch(`${tenant.app.baseUrl}/api/v1/identities/${identity.id}`, {
       headers: { authorization: `Bearer ${identity.token}`, "x-forwarded-for": "10.1.2.3" },
     });
@@ -99,7 +109,10 @@ describe("bearer authentication", () => {
 describe("token renewal", () => {
   it("restarts the TTL within max TTL", async () => {
     const tenant = await createTenant();
-    const identity = await createIdentity(tenant, { orgRole: "member", tokenAuth: { accessTokenTTL: 2, accessTokenMaxTTL: 60 } });
+    const identity = await createIdentity(tenant, {
+      orgRole: "member",
+      tokenAuth: { accessTokenTTL: 2, accessTokenMaxTTL: 60 },
+    });
     await sleep(1_200);
     const renewed = expectOk(await tenant.anonymous.accessTokens.renew({ body: { accessToken: identity.token } }));
     expect(renewed).toMatchObject({ expiresIn: 2, accessTokenMaxTTL: 60, tokenType: "Bearer" });
@@ -110,7 +123,10 @@ describe("token renewal", () => {
 
   it("refuses to renew past max TTL", async () => {
     const tenant = await createTenant();
-    const identity = await createIdentity(tenant, { orgRole: "member", tokenAuth: { accessTokenTTL: 2, accessTokenMaxTTL: 2 } });
+    const identity = await createIdentity(tenant, {
+      orgRole: "member",
+      tokenAuth: { accessTokenTTL: 2, accessTokenMaxTTL: 2 },
+    });
     const res = await tenant.anonymous.accessTokens.renew({ body: { accessToken: identity.token } });
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ message: "Failed to renew MI access token past its Max TTL expiration" });

@@ -42,7 +42,11 @@ describe("batchedLookup", () => {
     const { lookup, queries } = orgLookup();
 
     expect((await lookup(deps.db, tenant.orgId))?.name).not.toBe("renamed-between-turns");
-    await deps.db.updateTable("organizations").set({ name: "renamed-between-turns" }).where("id", "=", tenant.orgId).execute();
+    await deps.db
+      .updateTable("organizations")
+      .set({ name: "renamed-between-turns" })
+      .where("id", "=", tenant.orgId)
+      .execute();
     expect((await lookup(deps.db, tenant.orgId))?.name).toBe("renamed-between-turns");
     expect(queries).toHaveLength(2);
   });

@@ -12,12 +12,24 @@ describe("POST /api/v1/folders", () => {
     });
     expect(res.status).toBe(200);
     const folder = expectOk(res).folder;
-    expect(folder).toMatchObject({ name: "config", description: "web config", version: 1, isReserved: false, lastSecretModified: null });
+    expect(folder).toMatchObject({
+      name: "config",
+      description: "web config",
+      version: 1,
+      isReserved: false,
+      lastSecretModified: null,
+    });
     const byId = expectOk(await tenant.admin.folders.get({ params: { id: folder.id } })).folder;
     expect(byId.path).toBe("/apps/web/config");
-    const again = expectOk(await tenant.admin.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/apps/web/", name: "config" } }));
+    const again = expectOk(
+      await tenant.admin.folders.create({
+        body: { workspaceId: project.id, environment: "dev", path: "/apps/web/", name: "config" },
+      }),
+    );
     expect(again.folder.id).toBe(folder.id);
-    const parents = expectOk(await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "dev", path: "/apps" } }));
+    const parents = expectOk(
+      await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "dev", path: "/apps" } }),
+    );
     expect(parents.folders.map((f) => f.name)).toEqual(["web"]);
   });
 
@@ -41,7 +53,11 @@ describe("POST /api/v1/folders", () => {
     const invalid = await tenant.admin.folders.create({ body: { ...body, name: "a b" } });
     expect(invalid.body).toMatchObject({
       error: "ValidationFailure",
-      message: [expect.objectContaining({ message: "Invalid folder name. Only alphanumeric characters, dashes, and underscores are allowed." })],
+      message: [
+        expect.objectContaining({
+          message: "Invalid folder name. Only alphanumeric characters, dashes, and underscores are allowed.",
+        }),
+      ],
     });
   });
 
@@ -50,11 +66,17 @@ describe("POST /api/v1/folders", () => {
     const other = await createTenant();
     const project = await createProject(tenant);
     const foreign = await createProject(other);
-    const env = await tenant.admin.folders.create({ body: { workspaceId: project.id, environment: "nope", path: "/", name: "a" } });
+    const env = await tenant.admin.folders.create({
+      body: { workspaceId: project.id, environment: "nope", path: "/", name: "a" },
+    });
     expect(env.status).toBe(404);
-    expect(env.body).toMatchObject({ message: `Environment with slug 'nope' in project with ID '${project.id}' not found` });
+    expect(env.body).toMatchObject({
+      message: `Environment with slug 'nope' in project with ID '${project.id}' not found`,
+    });
     for (const workspaceId of ["not-a-uuid", randomUUID(), foreign.id]) {
-      const res = await tenant.admin.folders.create({ body: { workspaceId, environment: "dev", path: "/", name: "a" } });
+      const res = await tenant.admin.folders.create({
+        body: { workspaceId, environment: "dev", path: "/", name: "a" },
+      });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ message: `Project with ${workspaceId} not found` });
     }
@@ -63,35 +85,59 @@ describe("POST /api/v1/folders", () => {
   it("refuses projects that are not secret managers (400)", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant, "cert-manager");
-    const res = await tenant.admin.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" } });
+    const res = await tenant.admin.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ message: "The project is of type cert-manager. Operations of type secret-manager are not allowed." });
+    expect(res.body).toMatchObject({
+      message: "The project is of type cert-manager. Operations of type secret-manager are not allowed.",
+    });
   });
 
   it("needs create on secret-folders for the environment and path, honouring $glob conditions (403)", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const none = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
-    const denied = await none.client.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" } });
+    const denied = await none.client.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" },
+    });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on secret-folders" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on secret-folders",
+    });
     const outsider = await createIdentity(tenant);
-    const notMember = await outsider.client.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" } });
+    const notMember = await outsider.client.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/", name: "a" },
+    });
     expect(notMember.status).toBe(403);
     expect(notMember.body).toMatchObject({ error: "ProjectMembershipNotFound" });
 
     const role = await insertCustomRole(tenant, project.id, [
-      { subject: "secret-folders", action: ["create", "edit", "delete"], inverted: false, conditions: { environment: "dev", secretPath: { $glob: "/apps/**" } } },
+      {
+        subject: "secret-folders",
+        action: ["create", "edit", "delete"],
+        inverted: false,
+        conditions: { environment: "dev", secretPath: { $glob: "/apps/**" } },
+      },
     ]);
     const scoped = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     await createFolder(tenant, project.id, "dev", "/", "apps");
-    const inside = await scoped.client.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/apps", name: "api" } });
+    const inside = await scoped.client.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/apps", name: "api" },
+    });
     expect(inside.status).toBe(200);
-    const deeper = await scoped.client.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/apps/api", name: "v1" } });
+    const deeper = await scoped.client.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/apps/api", name: "v1" },
+    });
     expect(deeper.status).toBe(200);
-    const wrongPath = await scoped.client.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/", name: "other" } });
+    const wrongPath = await scoped.client.folders.create({
+      body: { workspaceId: project.id, environment: "dev", path: "/", name: "other" },
+    });
     expect(wrongPath.status).toBe(403);
-    const wrongEnv = await scoped.client.folders.create({ body: { workspaceId: project.id, environment: "prod", path: "/apps", name: "api" } });
+    const wrongEnv = await scoped.client.folders.create({
+      body: { workspaceId: project.id, environment: "prod", path: "/apps", name: "api" },
+    });
     expect(wrongEnv.status).toBe(403);
   });
 });
@@ -104,11 +150,21 @@ describe("GET /api/v1/folders", () => {
     await createFolder(tenant, project.id, "dev", "/", "a");
     const top = expectOk(await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "dev" } }));
     expect(top.folders.map((f) => f.name)).toEqual(["a", "b"]);
-    const all = expectOk(await tenant.admin.folders.list({ query: { projectId: project.id, environment: "dev", path: "/", recursive: "true" } }));
+    const all = expectOk(
+      await tenant.admin.folders.list({
+        query: { projectId: project.id, environment: "dev", path: "/", recursive: "true" },
+      }),
+    );
     expect(all.folders.map((f) => f.relativePath)).toEqual(["/a", "/b", "/b/c"]);
-    const missing = expectOk(await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "dev", path: "/nothing/here" } }));
+    const missing = expectOk(
+      await tenant.admin.folders.list({
+        query: { workspaceId: project.id, environment: "dev", path: "/nothing/here" },
+      }),
+    );
     expect(missing.folders).toEqual([]);
-    const staging = expectOk(await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "staging" } }));
+    const staging = expectOk(
+      await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "staging" } }),
+    );
     expect(staging.folders).toEqual([]);
   });
 
@@ -120,8 +176,12 @@ describe("GET /api/v1/folders", () => {
     const res = await none.client.folders.list({ query: { workspaceId: project.id, environment: "dev" } });
     expect(res.status).toBe(200);
     const outsider = await createIdentity(tenant);
-    expect((await outsider.client.folders.list({ query: { workspaceId: project.id, environment: "dev" } })).status).toBe(403);
-    expect((await tenant.anonymous.folders.list({ query: { workspaceId: project.id, environment: "dev" } })).status).toBe(401);
+    expect(
+      (await outsider.client.folders.list({ query: { workspaceId: project.id, environment: "dev" } })).status,
+    ).toBe(403);
+    expect(
+      (await tenant.anonymous.folders.list({ query: { workspaceId: project.id, environment: "dev" } })).status,
+    ).toBe(401);
     expect((await tenant.admin.folders.list({ query: { environment: "dev" } })).status).toBe(422);
     const env = await tenant.admin.folders.list({ query: { workspaceId: project.id, environment: "nope" } });
     expect(env.status).toBe(404);
@@ -190,7 +250,10 @@ describe("PATCH /api/v1/folders/:folderId", () => {
     expect(res.status).toBe(200);
     expect(expectOk(res).folder).toMatchObject({ id: folder.id, name: "c", description: "renamed", version: 2 });
     const byName = expectOk(
-      await tenant.admin.folders.update({ params: { folderId: "c" }, body: { projectId: project.id, environment: "dev", path: "/a", name: "d" } }),
+      await tenant.admin.folders.update({
+        params: { folderId: "c" },
+        body: { projectId: project.id, environment: "dev", path: "/a", name: "d" },
+      }),
     );
     expect(byName.folder).toMatchObject({ id: folder.id, name: "d", version: 3, description: "renamed" });
     expect(expectOk(await tenant.admin.folders.get({ params: { id: folder.id } })).folder.path).toBe("/a/d");
@@ -205,12 +268,21 @@ describe("PATCH /api/v1/folders/:folderId", () => {
     const taken = await tenant.admin.folders.update({ params: { folderId: a.id }, body });
     expect(taken.status).toBe(400);
     expect(taken.body).toMatchObject({ message: "Folder with specified name already exists" });
-    const missing = await tenant.admin.folders.update({ params: { folderId: randomUUID() }, body: { ...body, name: "z" } });
+    const missing = await tenant.admin.folders.update({
+      params: { folderId: randomUUID() },
+      body: { ...body, name: "z" },
+    });
     expect(missing.status).toBe(404);
-    const wrongParent = await tenant.admin.folders.update({ params: { folderId: a.id }, body: { ...body, path: "/b", name: "z" } });
+    const wrongParent = await tenant.admin.folders.update({
+      params: { folderId: a.id },
+      body: { ...body, path: "/b", name: "z" },
+    });
     expect(wrongParent.status).toBe(404);
     expect(wrongParent.body).toMatchObject({ message: `Folder with ID '${a.id}' not found` });
-    const noPath = await tenant.admin.folders.update({ params: { folderId: a.id }, body: { ...body, path: "/zz", name: "z" } });
+    const noPath = await tenant.admin.folders.update({
+      params: { folderId: a.id },
+      body: { ...body, path: "/zz", name: "z" },
+    });
     expect(noPath.status).toBe(404);
     expect(noPath.body).toMatchObject({ message: "Folder with path '/zz' in environment with slug 'dev' not found" });
   });
@@ -225,7 +297,9 @@ describe("PATCH /api/v1/folders/:folderId", () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ message: "You are not allowed to edit on secret-folders" });
     expect((await tenant.anonymous.folders.update({ params: { folderId: a.id }, body })).status).toBe(401);
-    expect((await tenant.admin.folders.update({ params: { folderId: a.id }, body: { ...body, name: "x.y" } })).status).toBe(422);
+    expect(
+      (await tenant.admin.folders.update({ params: { folderId: a.id }, body: { ...body, name: "x.y" } })).status,
+    ).toBe(422);
   });
 });
 
@@ -238,17 +312,32 @@ describe("DELETE /api/v1/folders/:folderIdOrName", () => {
     await createFolder(tenant, project.id, "staging", "/", "src");
     expectOk(
       await tenant.admin.secretImports.create({
-        body: { workspaceId: project.id, environment: "dev", path: "/a/b", import: { environment: "staging", path: "/src" } },
+        body: {
+          workspaceId: project.id,
+          environment: "dev",
+          path: "/a/b",
+          import: { environment: "staging", path: "/src" },
+        },
       }),
     );
-    const res = await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { workspaceId: project.id, environment: "dev", path: "/" } });
+    const res = await tenant.admin.folders.delete({
+      params: { folderIdOrName: a.id },
+      body: { workspaceId: project.id, environment: "dev", path: "/" },
+    });
     expect(res.status).toBe(200);
     expect(expectOk(res).folder).toMatchObject({ id: a.id, name: "a" });
     expect((await tenant.admin.folders.get({ params: { id: child.id } })).status).toBe(404);
-    const imports = await tenant.app.deps.db.selectFrom("secret_imports").select("id").where("folder_id", "=", child.id).execute();
+    const imports = await tenant.app.deps.db
+      .selectFrom("secret_imports")
+      .select("id")
+      .where("folder_id", "=", child.id)
+      .execute();
     expect(imports).toEqual([]);
     await createFolder(tenant, project.id, "dev", "/", "byname");
-    const byName = await tenant.admin.folders.delete({ params: { folderIdOrName: "byname" }, body: { projectId: project.id, environment: "dev" } });
+    const byName = await tenant.admin.folders.delete({
+      params: { folderIdOrName: "byname" },
+      body: { projectId: project.id, environment: "dev" },
+    });
     expect(expectOk(byName).folder.name).toBe("byname");
   });
 
@@ -260,8 +349,13 @@ describe("DELETE /api/v1/folders/:folderIdOrName", () => {
     const missing = await tenant.admin.folders.delete({ params: { folderIdOrName: "nope" }, body });
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ message: "Folder with ID 'nope' not found" });
-    expect((await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { ...body, path: "/x" } })).status).toBe(404);
-    const env = await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { ...body, environment: "qa" } });
+    expect(
+      (await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { ...body, path: "/x" } })).status,
+    ).toBe(404);
+    const env = await tenant.admin.folders.delete({
+      params: { folderIdOrName: a.id },
+      body: { ...body, environment: "qa" },
+    });
     expect(env.status).toBe(404);
     expect(env.body).toMatchObject({ message: "Environment with slug 'qa' not found" });
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
@@ -269,7 +363,9 @@ describe("DELETE /api/v1/folders/:folderIdOrName", () => {
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ message: "You are not allowed to delete on secret-folders" });
     expect((await tenant.anonymous.folders.delete({ params: { folderIdOrName: a.id }, body })).status).toBe(401);
-    expect((await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { environment: "dev" } })).status).toBe(422);
+    expect(
+      (await tenant.admin.folders.delete({ params: { folderIdOrName: a.id }, body: { environment: "dev" } })).status,
+    ).toBe(422);
     // The root folder has no parent, so it is never a deletable child.
     expect((await tenant.admin.folders.delete({ params: { folderIdOrName: "root" }, body })).status).toBe(404);
   });

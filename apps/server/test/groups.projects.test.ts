@@ -3,14 +3,18 @@ import { describe, expect, it } from "vitest";
 import { insertCustomRole } from "./helpers/structure";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "./helpers/tenant";
 
-const createGroup = async (tenant: Tenant) => expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("group") } }));
+const createGroup = async (tenant: Tenant) =>
+  expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("group") } }));
 
 describe("POST /api/v1/projects/:projectId/groups/:groupIdOrName", () => {
   it("adds a group by id or by name, with permanent and temporary roles", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const group = await createGroup(tenant);
-    const res = await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: {} });
+    const res = await tenant.admin.projectGroups.add({
+      params: { projectId: project.id, groupIdOrName: group.id },
+      body: {},
+    });
     expect(res.status).toBe(200);
     expect(expectOk(res).groupMembership).toMatchObject({ groupId: group.id, projectId: project.id });
     const second = await createGroup(tenant);
@@ -20,12 +24,20 @@ describe("POST /api/v1/projects/:projectId/groups/:groupIdOrName", () => {
       body: {
         roles: [
           { role: "viewer", isTemporary: false },
-          { role: "member", isTemporary: true, temporaryMode: "relative", temporaryRange: "1h", temporaryAccessStartTime: start },
+          {
+            role: "member",
+            isTemporary: true,
+            temporaryMode: "relative",
+            temporaryRange: "1h",
+            temporaryAccessStartTime: start,
+          },
         ],
       },
     });
     expect(expectOk(byName).groupMembership.groupId).toBe(second.id);
-    const read = expectOk(await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: second.id } })).groupMembership;
+    const read = expectOk(
+      await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: second.id } }),
+    ).groupMembership;
     // Roles written together share a timestamp, so their order is not part of the contract.
     expect([...read.roles].sort((a, b) => a.role.localeCompare(b.role))).toEqual([
       expect.objectContaining({
@@ -38,7 +50,9 @@ describe("POST /api/v1/projects/:projectId/groups/:groupIdOrName", () => {
       }),
       expect.objectContaining({ role: "viewer", isTemporary: false, temporaryMode: null }),
     ]);
-    const first = expectOk(await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: group.id } })).groupMembership;
+    const first = expectOk(
+      await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: group.id } }),
+    ).groupMembership;
     expect(first.roles.map((r) => r.role)).toEqual(["no-access"]);
   });
 
@@ -53,7 +67,9 @@ describe("POST /api/v1/projects/:projectId/groups/:groupIdOrName", () => {
     expectOk(await add(group.id));
     const dup = await add(group.id);
     expect(dup.status).toBe(400);
-    expect(dup.body).toMatchObject({ message: `Group with ID ${group.id} already exists in project with ID ${project.id}` });
+    expect(dup.body).toMatchObject({
+      message: `Group with ID ${group.id} already exists in project with ID ${project.id}`,
+    });
     const second = await createGroup(tenant);
     const role = await add(second.id, { role: "superuser" });
     expect(role.status).toBe(400);
@@ -72,23 +88,55 @@ describe("POST /api/v1/projects/:projectId/groups/:groupIdOrName", () => {
     const project = await createProject(tenant);
     const group = await createGroup(tenant);
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
-    const denied = await viewer.client.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "viewer" } });
+    const denied = await viewer.client.projectGroups.add({
+      params: { projectId: project.id, groupIdOrName: group.id },
+      body: { role: "viewer" },
+    });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on groups" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on groups",
+    });
     const role = await insertCustomRole(tenant, project.id, [
       { subject: "groups", action: ["read", "create", "edit"], inverted: false },
       { subject: "secrets", action: ["read", "describeSecret", "readValue"], inverted: false },
     ]);
     const manager = await createIdentity(tenant, { projectId: project.id, projectRole: role });
-    const boundary = await manager.client.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "admin" } });
+    const boundary = await manager.client.projectGroups.add({
+      params: { projectId: project.id, groupIdOrName: group.id },
+      body: { role: "admin" },
+    });
     expect(boundary.status).toBe(403);
-    expect(boundary.body).toMatchObject({ error: "PermissionBoundaryError", details: { missingPermissions: expect.any(Array) } });
-    const within = await manager.client.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "no-access" } });
+    expect(boundary.body).toMatchObject({
+      error: "PermissionBoundaryError",
+      details: { missingPermissions: expect.any(Array) },
+    });
+    const within = await manager.client.projectGroups.add({
+      params: { projectId: project.id, groupIdOrName: group.id },
+      body: { role: "no-access" },
+    });
     expect(within.status).toBe(200);
-    expect((await tenant.anonymous.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: {} })).status).toBe(401);
+    expect(
+      (
+        await tenant.anonymous.projectGroups.add({
+          params: { projectId: project.id, groupIdOrName: group.id },
+          body: {},
+        })
+      ).status,
+    ).toBe(401);
     const bad = await tenant.admin.projectGroups.add({
       params: { projectId: project.id, groupIdOrName: group.id },
-      body: { roles: [{ role: "viewer", isTemporary: true, temporaryMode: "relative", temporaryRange: "soon", temporaryAccessStartTime: "x" }] },
+      body: {
+        roles: [
+          {
+            role: "viewer",
+            isTemporary: true,
+            temporaryMode: "relative",
+            temporaryRange: "soon",
+            temporaryAccessStartTime: "x",
+          },
+        ],
+      },
     });
     expect(bad.status).toBe(422);
   });
@@ -99,17 +147,29 @@ describe("GET /api/v1/projects/:projectId/groups", () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const group = await createGroup(tenant);
-    const role = await insertCustomRole(tenant, project.id, [{ subject: "secrets", action: ["read"], inverted: false }]);
+    const role = await insertCustomRole(tenant, project.id, [
+      { subject: "secrets", action: ["read"], inverted: false },
+    ]);
     expectOk(
-      await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { roles: [{ role, isTemporary: false }] } }),
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: group.id },
+        body: { roles: [{ role, isTemporary: false }] },
+      }),
     );
     const res = await tenant.admin.projectGroups.list({ params: { projectId: project.id } });
     expect(res.status).toBe(200);
     const [membership, ...rest] = expectOk(res).groupMemberships;
     expect(rest).toEqual([]);
     expect(Object.keys(membership!).sort()).toEqual(["createdAt", "group", "groupId", "id", "roles", "updatedAt"]);
-    expect(membership).toMatchObject({ groupId: group.id, group: { id: group.id, name: group.name, slug: group.slug } });
-    const customRole = await tenant.app.deps.db.selectFrom("project_roles").select(["id", "name"]).where("slug", "=", role).executeTakeFirstOrThrow();
+    expect(membership).toMatchObject({
+      groupId: group.id,
+      group: { id: group.id, name: group.name, slug: group.slug },
+    });
+    const customRole = await tenant.app.deps.db
+      .selectFrom("project_roles")
+      .select(["id", "name"])
+      .where("slug", "=", role)
+      .executeTakeFirstOrThrow();
     expect(membership!.roles).toEqual([
       {
         id: expect.any(String),
@@ -146,32 +206,52 @@ describe("GET, PATCH and DELETE /api/v1/projects/:projectId/groups/:groupId", ()
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const group = await createGroup(tenant);
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "viewer" } }));
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: group.id },
+        body: { role: "viewer" },
+      }),
+    );
     const updated = await tenant.admin.projectGroups.update({
       params: { projectId: project.id, groupId: group.id },
       body: { roles: [{ role: "member" }, { role: "viewer", isTemporary: false }] },
     });
     expect(updated.status).toBe(200);
-    expect(expectOk(updated).roles.map((r) => r.role).sort()).toEqual(["member", "viewer"]);
-    const read = expectOk(await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: group.id } }));
+    expect(
+      expectOk(updated)
+        .roles.map((r) => r.role)
+        .sort(),
+    ).toEqual(["member", "viewer"]);
+    const read = expectOk(
+      await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: group.id } }),
+    );
     expect(read.groupMembership.roles.map((r) => r.role).sort()).toEqual(["member", "viewer"]);
     const removed = await tenant.admin.projectGroups.remove({ params: { projectId: project.id, groupId: group.id } });
     expect(removed.status).toBe(200);
     expect(expectOk(removed).groupMembership).toMatchObject({ groupId: group.id, projectId: project.id });
     const gone = await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: group.id } });
     expect(gone.status).toBe(404);
-    expect(gone.body).toMatchObject({ message: `Group with ID ${group.id} is not a member of project with ID ${project.id}` });
+    expect(gone.body).toMatchObject({
+      message: `Group with ID ${group.id} is not a member of project with ID ${project.id}`,
+    });
   });
 
   it("answers 404 for unknown groups, 400 for unknown roles, 403 by action and boundary, 401 and 422", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const group = await createGroup(tenant);
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "viewer" } }));
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: group.id },
+        body: { role: "viewer" },
+      }),
+    );
     const params = { projectId: project.id, groupId: group.id };
     const missing = { projectId: project.id, groupId: randomUUID() };
     expect((await tenant.admin.projectGroups.get({ params: missing })).status).toBe(404);
-    expect((await tenant.admin.projectGroups.update({ params: missing, body: { roles: [{ role: "viewer" }] } })).status).toBe(404);
+    expect(
+      (await tenant.admin.projectGroups.update({ params: missing, body: { roles: [{ role: "viewer" }] } })).status,
+    ).toBe(404);
     expect((await tenant.admin.projectGroups.remove({ params: missing })).status).toBe(404);
     expect((await tenant.admin.projectGroups.update({ params, body: { roles: [{ role: "nope" }] } })).status).toBe(400);
     expect((await tenant.admin.projectGroups.update({ params, body: { roles: [] } })).status).toBe(422);
@@ -185,13 +265,17 @@ describe("GET, PATCH and DELETE /api/v1/projects/:projectId/groups/:groupId", ()
     expect(del.body).toMatchObject({ message: "You are not allowed to delete on groups" });
     const none = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
     expect((await none.client.projectGroups.get({ params })).status).toBe(403);
-    const role = await insertCustomRole(tenant, project.id, [{ subject: "groups", action: ["read", "edit"], inverted: false }]);
+    const role = await insertCustomRole(tenant, project.id, [
+      { subject: "groups", action: ["read", "edit"], inverted: false },
+    ]);
     const editor = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     const boundary = await editor.client.projectGroups.update({ params, body: { roles: [{ role: "member" }] } });
     expect(boundary.status).toBe(403);
     expect(boundary.body).toMatchObject({ error: "PermissionBoundaryError" });
     expect((await tenant.anonymous.projectGroups.get({ params })).status).toBe(401);
-    expect((await tenant.anonymous.projectGroups.update({ params, body: { roles: [{ role: "viewer" }] } })).status).toBe(401);
+    expect(
+      (await tenant.anonymous.projectGroups.update({ params, body: { roles: [{ role: "viewer" }] } })).status,
+    ).toBe(401);
     expect((await tenant.anonymous.projectGroups.remove({ params })).status).toBe(401);
   });
 });
@@ -206,7 +290,12 @@ describe("group roles in effective permissions", () => {
     const query = { workspaceId: project.id, environment: "dev", path: "/" };
     const before = await identity.client.secretImports.list({ query });
     expect(before.status).toBe(403);
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "viewer" } }));
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: group.id },
+        body: { role: "viewer" },
+      }),
+    );
     const granted = await identity.client.secretImports.list({ query });
     expect(granted.status).toBe(200);
     const write = await identity.client.folders.create({ body: { ...query, name: "nope" } });

@@ -14,7 +14,9 @@ describe("POST /api/v1/groups", () => {
     const group = expectOk(res);
     expect(group).toMatchObject({ orgId: tenant.orgId, name: "Platform Team", role: "no-access", roleId: null });
     expect(group.slug).toMatch(/^platform-team-[a-f0-9]{8}$/);
-    const explicit = expectOk(await tenant.admin.groups.create({ body: { name: "Ops", slug: "Ops-Team", role: "member" } }));
+    const explicit = expectOk(
+      await tenant.admin.groups.create({ body: { name: "Ops", slug: "Ops-Team", role: "member" } }),
+    );
     expect(explicit).toMatchObject({ slug: "ops-team", role: "member" });
   });
 
@@ -23,10 +25,14 @@ describe("POST /api/v1/groups", () => {
     await tenant.admin.groups.create({ body: { name: "dup", slug: "dup-slug" } });
     const name = await tenant.admin.groups.create({ body: { name: "dup" } });
     expect(name.status).toBe(400);
-    expect(name.body).toMatchObject({ message: "Failed to create group with name 'dup'. Group with the same name already exists" });
+    expect(name.body).toMatchObject({
+      message: "Failed to create group with name 'dup'. Group with the same name already exists",
+    });
     const slug = await tenant.admin.groups.create({ body: { name: "other", slug: "dup-slug" } });
     expect(slug.status).toBe(400);
-    expect(slug.body).toMatchObject({ message: "Failed to create group with slug 'dup-slug'. Group with the same slug already exists" });
+    expect(slug.body).toMatchObject({
+      message: "Failed to create group with slug 'dup-slug'. Group with the same slug already exists",
+    });
     const role = await tenant.admin.groups.create({ body: { name: "x", role: "owner" } });
     expect(role.status).toBe(400);
     expect(role.body).toMatchObject({ message: "Failed to find role with slug owner" });
@@ -37,7 +43,10 @@ describe("POST /api/v1/groups", () => {
     const member = await createIdentity(tenant, { orgRole: "member" });
     const denied = await member.client.groups.create({ body: { name: "x" } });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on groups" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on groups",
+    });
     expect((await tenant.anonymous.groups.create({ body: { name: "x" } })).status).toBe(401);
     expect((await tenant.admin.groups.create({ body: { name: "" } })).status).toBe(422);
     expect((await tenant.admin.groups.create({ body: { name: "x", slug: "abc" } })).status).toBe(422);
@@ -75,7 +84,10 @@ describe("PATCH /api/v1/groups/:id", () => {
   it("updates name, slug and role", async () => {
     const tenant = await createTenant();
     const group = await createGroup(tenant);
-    const res = await tenant.admin.groups.update({ params: { id: group.id }, body: { name: "renamed", slug: "renamed-group", role: "member" } });
+    const res = await tenant.admin.groups.update({
+      params: { id: group.id },
+      body: { name: "renamed", slug: "renamed-group", role: "member" },
+    });
     expect(res.status).toBe(200);
     expect(expectOk(res)).toMatchObject({ id: group.id, name: "renamed", slug: "renamed-group", role: "member" });
   });
@@ -86,7 +98,9 @@ describe("PATCH /api/v1/groups/:id", () => {
     const b = await createGroup(tenant, "b-group");
     const name = await tenant.admin.groups.update({ params: { id: b.id }, body: { name: "a-group" } });
     expect(name.status).toBe(400);
-    expect(name.body).toMatchObject({ message: "Failed to update group with name 'a-group'. Group with the same name already exists" });
+    expect(name.body).toMatchObject({
+      message: "Failed to update group with name 'a-group'. Group with the same name already exists",
+    });
     expect((await tenant.admin.groups.update({ params: { id: b.id }, body: { slug: a.slug } })).status).toBe(400);
     expect((await tenant.admin.groups.update({ params: { id: b.id }, body: { role: "root" } })).status).toBe(400);
     const missing = await tenant.admin.groups.update({ params: { id: randomUUID() }, body: { name: "z" } });
@@ -105,14 +119,29 @@ describe("DELETE /api/v1/groups/:id", () => {
     const project = await createProject(tenant);
     const identity = await createIdentity(tenant);
     expectOk(await tenant.admin.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } }));
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: group.id }, body: { role: "viewer" } }));
-    const before = await tenant.app.deps.db.selectFrom("projects").select("permission_version").where("id", "=", project.id).executeTakeFirstOrThrow();
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: group.id },
+        body: { role: "viewer" },
+      }),
+    );
+    const before = await tenant.app.deps.db
+      .selectFrom("projects")
+      .select("permission_version")
+      .where("id", "=", project.id)
+      .executeTakeFirstOrThrow();
     const res = await tenant.admin.groups.delete({ params: { id: group.id } });
     expect(res.status).toBe(200);
     expect(expectOk(res)).toMatchObject({ id: group.id });
     expect((await tenant.admin.groups.get({ params: { id: group.id } })).status).toBe(404);
-    expect(expectOk(await tenant.admin.projectGroups.list({ params: { projectId: project.id } })).groupMemberships).toEqual([]);
-    const after = await tenant.app.deps.db.selectFrom("projects").select("permission_version").where("id", "=", project.id).executeTakeFirstOrThrow();
+    expect(
+      expectOk(await tenant.admin.projectGroups.list({ params: { projectId: project.id } })).groupMemberships,
+    ).toEqual([]);
+    const after = await tenant.app.deps.db
+      .selectFrom("projects")
+      .select("permission_version")
+      .where("id", "=", project.id)
+      .executeTakeFirstOrThrow();
     expect(Number(after.permission_version)).toBeGreaterThan(Number(before.permission_version));
   });
 
@@ -137,12 +166,20 @@ describe("group members: users", () => {
     const bob = await insertOrgUser(tenant);
     const added = await tenant.admin.groups.addUser({ params: { id: group.id, username: alice.username } });
     expect(added.status).toBe(200);
-    expect(expectOk(added)).toMatchObject({ id: alice.id, username: alice.username, email: alice.username, firstName: "Test", lastName: "User" });
+    expect(expectOk(added)).toMatchObject({
+      id: alice.id,
+      username: alice.username,
+      email: alice.username,
+      firstName: "Test",
+      lastName: "User",
+    });
     const all = expectOk(await tenant.admin.groups.listUsers({ params: { id: group.id }, query: {} }));
     const flags = Object.fromEntries(all.users.map((u) => [u.username, u.isPartOfGroup]));
     expect(flags).toMatchObject({ [alice.username]: true, [bob.username]: false });
     expect(all.users.find((u) => u.id === alice.id)!.joinedGroupAt).not.toBeNull();
-    const members = expectOk(await tenant.admin.groups.listUsers({ params: { id: group.id }, query: { filter: "existingMembers" } }));
+    const members = expectOk(
+      await tenant.admin.groups.listUsers({ params: { id: group.id }, query: { filter: "existingMembers" } }),
+    );
     expect(members).toMatchObject({ totalCount: 1, users: [{ id: alice.id }] });
     const dup = await tenant.admin.groups.addUser({ params: { id: group.id, username: alice.username } });
     expect(dup.status).toBe(400);
@@ -162,13 +199,17 @@ describe("group members: users", () => {
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ message: `Failed to find user with username ${stranger.username}` });
     const user = await insertOrgUser(tenant);
-    expect((await tenant.admin.groups.addUser({ params: { id: randomUUID(), username: user.username } })).status).toBe(404);
+    expect((await tenant.admin.groups.addUser({ params: { id: randomUUID(), username: user.username } })).status).toBe(
+      404,
+    );
     expect((await tenant.admin.groups.listUsers({ params: { id: randomUUID() }, query: {} })).status).toBe(404);
     const member = await createIdentity(tenant, { orgRole: "member" });
     const denied = await member.client.groups.addUser({ params: { id: group.id, username: user.username } });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ message: "You are not allowed to edit on groups" });
-    expect((await member.client.groups.removeUser({ params: { id: group.id, username: user.username } })).status).toBe(403);
+    expect((await member.client.groups.removeUser({ params: { id: group.id, username: user.username } })).status).toBe(
+      403,
+    );
     expect((await member.client.groups.listUsers({ params: { id: group.id }, query: {} })).status).toBe(200);
     expect((await tenant.anonymous.groups.listUsers({ params: { id: group.id }, query: {} })).status).toBe(401);
     expect((await tenant.admin.groups.listUsers({ params: { id: group.id }, query: { limit: 0 } })).status).toBe(422);
@@ -183,18 +224,26 @@ describe("group members: identities", () => {
     const res = await tenant.admin.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } });
     expect(res.status).toBe(200);
     expect(expectOk(res)).toEqual({ id: identity.id });
-    const listed = expectOk(await tenant.admin.groups.listIdentities({ params: { id: group.id }, query: { filter: "existingMembers" } }));
+    const listed = expectOk(
+      await tenant.admin.groups.listIdentities({ params: { id: group.id }, query: { filter: "existingMembers" } }),
+    );
     expect(listed).toMatchObject({ totalCount: 1, machineIdentities: [{ id: identity.id, isPartOfGroup: true }] });
-    const nonMembers = expectOk(await tenant.admin.groups.listIdentities({ params: { id: group.id }, query: { filter: "nonMembers" } }));
+    const nonMembers = expectOk(
+      await tenant.admin.groups.listIdentities({ params: { id: group.id }, query: { filter: "nonMembers" } }),
+    );
     expect(nonMembers.machineIdentities.some((i) => i.id === identity.id)).toBe(false);
     const dup = await tenant.admin.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } });
     expect(dup.status).toBe(400);
     const project = await createProject(tenant);
-    const owned = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } })).identity;
+    const owned = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } }),
+    ).identity;
     const refused = await tenant.admin.groups.addIdentity({ params: { id: group.id, machineIdentityId: owned.id } });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ message: "A project-owned identity cannot be a member of a group" });
-    expect(expectOk(await tenant.admin.groups.removeIdentity({ params: { id: group.id, machineIdentityId: identity.id } }))).toEqual({ id: identity.id });
+    expect(
+      expectOk(await tenant.admin.groups.removeIdentity({ params: { id: group.id, machineIdentityId: identity.id } })),
+    ).toEqual({ id: identity.id });
     const gone = await tenant.admin.groups.removeIdentity({ params: { id: group.id, machineIdentityId: identity.id } });
     expect(gone.status).toBe(404);
   });
@@ -211,10 +260,16 @@ describe("group members: identities", () => {
     }
     const identity = await createIdentity(tenant);
     const member = await createIdentity(tenant, { orgRole: "member" });
-    expect((await member.client.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status).toBe(403);
-    expect((await member.client.groups.removeIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status).toBe(403);
+    expect(
+      (await member.client.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status,
+    ).toBe(403);
+    expect(
+      (await member.client.groups.removeIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status,
+    ).toBe(403);
     const none = await createIdentity(tenant, { orgRole: "no-access" });
     expect((await none.client.groups.listIdentities({ params: { id: group.id }, query: {} })).status).toBe(403);
-    expect((await tenant.anonymous.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status).toBe(401);
+    expect(
+      (await tenant.anonymous.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } })).status,
+    ).toBe(401);
   });
 });

@@ -12,7 +12,14 @@ describe("organization identities", () => {
         body: { name, organizationId: tenant.orgId, role: "member", metadata: [{ key: "team", value: "payments" }] },
       }),
     );
-    expect(identity).toMatchObject({ name, orgId: tenant.orgId, role: "member", projectId: null, authMethods: [], hasDeleteProtection: false });
+    expect(identity).toMatchObject({
+      name,
+      orgId: tenant.orgId,
+      role: "member",
+      projectId: null,
+      authMethods: [],
+      hasDeleteProtection: false,
+    });
     expect(identity.metadata).toEqual([{ id: expect.any(String), key: "team", value: "payments" }]);
 
     const got = expectOk(await tenant.admin.identities.get({ params: { identityId: identity.id } }));
@@ -23,7 +30,10 @@ describe("organization identities", () => {
     expect(list.identities[0]?.id).toBe(identity.id);
 
     const updated = expectOk(
-      await tenant.admin.identities.update({ params: { identityId: identity.id }, body: { name: `${name}-2`, role: "no-access", metadata: [] } }),
+      await tenant.admin.identities.update({
+        params: { identityId: identity.id },
+        body: { name: `${name}-2`, role: "no-access", metadata: [] },
+      }),
     );
     expect(updated.identity).toMatchObject({ name: `${name}-2`, role: "no-access", metadata: [] });
 
@@ -34,7 +44,9 @@ describe("organization identities", () => {
 
   it("validates input with 422", async () => {
     const tenant = await createTenant();
-    const res = await tenant.admin.identities.create({ body: { name: "", organizationId: tenant.orgId, role: "member" } });
+    const res = await tenant.admin.identities.create({
+      body: { name: "", organizationId: tenant.orgId, role: "member" },
+    });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ statusCode: 422, error: "ValidationFailure" });
     const meta = await tenant.admin.identities.create({
@@ -45,10 +57,14 @@ describe("organization identities", () => {
 
   it("refuses unknown roles (400) and another organization's id (403)", async () => {
     const tenant = await createTenant();
-    const role = await tenant.admin.identities.create({ body: { name: "x", organizationId: tenant.orgId, role: "superuser" } });
+    const role = await tenant.admin.identities.create({
+      body: { name: "x", organizationId: tenant.orgId, role: "superuser" },
+    });
     expect(role.status).toBe(400);
     const other = await createTenant();
-    const org = await tenant.admin.identities.create({ body: { name: "x", organizationId: other.orgId, role: "member" } });
+    const org = await tenant.admin.identities.create({
+      body: { name: "x", organizationId: other.orgId, role: "member" },
+    });
     expect(org.status).toBe(403);
   });
 
@@ -68,8 +84,11 @@ describe("organization identities", () => {
     const a = await createTenant();
     const b = await createTenant();
     const ids = [a.adminIdentityId, b.adminIdentityId, NIL_UUID, a.adminIdentityId];
-    const [asA, asB] = await Promise.all([a, b].map((t) => Promise.all(ids.map((identityId) => t.admin.identities.get({ params: { identityId } })))));
-    const outcome = (res: { status: number; body: unknown }) => (res.status === 200 ? (res.body as { identity: { id: string } }).identity.id : res.status);
+    const [asA, asB] = await Promise.all(
+      [a, b].map((t) => Promise.all(ids.map((identityId) => t.admin.identities.get({ params: { identityId } })))),
+    );
+    const outcome = (res: { status: number; body: unknown }) =>
+      res.status === 200 ? (res.body as { identity: { id: string } }).identity.id : res.status;
     expect(asA!.map(outcome)).toEqual([a.adminIdentityId, 404, 404, a.adminIdentityId]);
     expect(asB!.map(outcome)).toEqual([404, b.adminIdentityId, 404, 404]);
   });
@@ -77,12 +96,19 @@ describe("organization identities", () => {
   it("honours delete protection", async () => {
     const tenant = await createTenant();
     const { identity } = expectOk(
-      await tenant.admin.identities.create({ body: { name: "guarded", organizationId: tenant.orgId, role: "member", hasDeleteProtection: true } }),
+      await tenant.admin.identities.create({
+        body: { name: "guarded", organizationId: tenant.orgId, role: "member", hasDeleteProtection: true },
+      }),
     );
     const res = await tenant.admin.identities.delete({ params: { identityId: identity.id } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ message: "Identity has delete protection" });
-    expectOk(await tenant.admin.identities.update({ params: { identityId: identity.id }, body: { hasDeleteProtection: false } }));
+    expectOk(
+      await tenant.admin.identities.update({
+        params: { identityId: identity.id },
+        body: { hasDeleteProtection: false },
+      }),
+    );
     expectOk(await tenant.admin.identities.delete({ params: { identityId: identity.id } }));
   });
 
@@ -90,12 +116,19 @@ describe("organization identities", () => {
     const tenant = await createTenant();
     const nobody = await createIdentity(tenant, { orgRole: "no-access" });
     const member = await createIdentity(tenant, { orgRole: "member" });
-    const create = await nobody.client.identities.create({ body: { name: "x", organizationId: tenant.orgId, role: "no-access" } });
+    const create = await nobody.client.identities.create({
+      body: { name: "x", organizationId: tenant.orgId, role: "no-access" },
+    });
     expect(create.status).toBe(403);
-    expect(create.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on identity" });
+    expect(create.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on identity",
+    });
     expect((await nobody.client.identities.list({ query: {} })).status).toBe(403);
     expect((await nobody.client.identities.get({ params: { identityId: member.id } })).status).toBe(403);
-    expect((await member.client.identities.update({ params: { identityId: nobody.id }, body: { name: "y" } })).status).toBe(403);
+    expect(
+      (await member.client.identities.update({ params: { identityId: nobody.id }, body: { name: "y" } })).status,
+    ).toBe(403);
     expect((await member.client.identities.delete({ params: { identityId: nobody.id } })).status).toBe(403);
     // Members read identities but cannot create them.
     expect((await member.client.identities.get({ params: { identityId: nobody.id } })).status).toBe(200);
@@ -104,7 +137,9 @@ describe("organization identities", () => {
   it("never lets an actor hand out a role above its own", async () => {
     const tenant = await createTenant();
     const admin = await createIdentity(tenant, { orgRole: "admin" });
-    const res = await admin.client.identities.create({ body: { name: "peer", organizationId: tenant.orgId, role: "admin" } });
+    const res = await admin.client.identities.create({
+      body: { name: "peer", organizationId: tenant.orgId, role: "admin" },
+    });
     expect(res.status).toBe(200);
   });
 });

@@ -34,7 +34,10 @@ describe("v1 legacy permission forms (reference §1.8)", () => {
       { subject: "secret-imports", action: ["create"], inverted: false },
       { subject: "dynamic-secrets", action: ["create-root-credential"], inverted: false },
     ]);
-    expect(expandLegacyPermissions({ permissions, privilegePermission: PRIVILEGE_PERMISSION })?.[0]?.action).toEqual(["read", "readValue"]);
+    expect(expandLegacyPermissions({ permissions, privilegePermission: PRIVILEGE_PERMISSION })?.[0]?.action).toEqual([
+      "read",
+      "readValue",
+    ]);
     expect(expandLegacyPermissions({})).toBeUndefined();
   });
 });
@@ -45,9 +48,21 @@ describe("additional privileges v1", () => {
     const membershipId = await membershipIdOf(tenant, project.id, member.id);
     const v1 = tenant.admin.privileges.v1;
     const permanent = expectOk(
-      await v1.createPermanent({ body: { identityId: member.id, projectSlug: project.slug, slug: "perm", privilegePermission: PRIVILEGE_PERMISSION } }),
+      await v1.createPermanent({
+        body: {
+          identityId: member.id,
+          projectSlug: project.slug,
+          slug: "perm",
+          privilegePermission: PRIVILEGE_PERMISSION,
+        },
+      }),
     ).privilege;
-    expect(permanent).toMatchObject({ slug: "perm", projectMembershipId: membershipId, isTemporary: false, temporaryMode: null });
+    expect(permanent).toMatchObject({
+      slug: "perm",
+      projectMembershipId: membershipId,
+      isTemporary: false,
+      temporaryMode: null,
+    });
     expect(permanent.permissions.map((r) => r.subject)).toEqual(["secrets", "secrets"]);
     expect(permanent.permissions[0]).toEqual({
       subject: "secrets",
@@ -83,7 +98,9 @@ describe("additional privileges v1", () => {
     const { tenant, project, member } = await projectWithMember();
     const v1 = tenant.admin.privileges.v1;
     const lookup = { identityId: member.id, projectSlug: project.slug };
-    const created = expectOk(await v1.createPermanent({ body: { ...lookup, slug: "one", privilegePermission: PRIVILEGE_PERMISSION } })).privilege;
+    const created = expectOk(
+      await v1.createPermanent({ body: { ...lookup, slug: "one", privilegePermission: PRIVILEGE_PERMISSION } }),
+    ).privilege;
 
     expect(expectOk(await v1.get({ params: { privilegeSlug: "one" }, query: lookup })).privilege).toEqual(created);
     expect(expectOk(await v1.list({ query: lookup })).privileges).toEqual([created]);
@@ -113,9 +130,14 @@ describe("additional privileges v1", () => {
     });
     // Only the range changes: the stored start is kept and the end moves.
     const merged = expectOk(
-      await v1.update({ body: { ...lookup, privilegeSlug: "two", privilegeDetails: { temporaryRange: "2h", permissions: [] } } }),
+      await v1.update({
+        body: { ...lookup, privilegeSlug: "two", privilegeDetails: { temporaryRange: "2h", permissions: [] } },
+      }),
     ).privilege;
-    expect(merged).toMatchObject({ temporaryAccessStartTime: "2030-01-01T00:00:00.000Z", temporaryAccessEndTime: "2030-01-01T02:00:00.000Z" });
+    expect(merged).toMatchObject({
+      temporaryAccessStartTime: "2030-01-01T00:00:00.000Z",
+      temporaryAccessEndTime: "2030-01-01T02:00:00.000Z",
+    });
 
     const deleted = expectOk(await v1.delete({ body: { ...lookup, privilegeSlug: "two" } })).privilege;
     expect(deleted).toMatchObject({ id: created.id, slug: "two" });
@@ -152,12 +174,20 @@ describe("additional privileges v1", () => {
       { ...lookup, permissions: [{ action: "read", subject: "dynamic-secrets" }] },
       { ...lookup, privilegePermission: { ...PRIVILEGE_PERMISSION, actions: [] } },
       { ...lookup, privilegePermission: { ...PRIVILEGE_PERMISSION, subject: "identity" } },
-      { ...lookup, privilegePermission: { ...PRIVILEGE_PERMISSION, conditions: { environment: "dev", secretPath: { $glob: "(a|b)" } } } },
+      {
+        ...lookup,
+        privilegePermission: {
+          ...PRIVILEGE_PERMISSION,
+          conditions: { environment: "dev", secretPath: { $glob: "(a|b)" } },
+        },
+      },
       { ...lookup, slug: "Not Valid", privilegePermission: PRIVILEGE_PERMISSION },
     ]) {
       expect((await v1.createPermanent({ body: body as never })).status).toBe(422);
     }
-    const temporary = await v1.createTemporary({ body: { ...lookup, privilegePermission: PRIVILEGE_PERMISSION } as never });
+    const temporary = await v1.createTemporary({
+      body: { ...lookup, privilegePermission: PRIVILEGE_PERMISSION } as never,
+    });
     expect(temporary.status).toBe(422);
   });
 
@@ -169,17 +199,28 @@ describe("additional privileges v1", () => {
     const foreign = await createProject(other);
     const noProject = await v1.list({ query: { ...lookup, projectSlug: foreign.slug } });
     expect(noProject.body).toMatchObject({ statusCode: 404, message: `Project with slug ${foreign.slug} not found` });
-    const noPrivilege = await v1.update({ body: { ...lookup, privilegeSlug: "absent", privilegeDetails: { permissions: [] } } });
+    const noPrivilege = await v1.update({
+      body: { ...lookup, privilegeSlug: "absent", privilegeDetails: { permissions: [] } },
+    });
     expect(noPrivilege.body).toMatchObject({ statusCode: 404, message: "Privilege with slug absent not found" });
     expect((await v1.delete({ body: { ...lookup, privilegeSlug: "absent" } })).status).toBe(404);
     const noGet = await v1.get({ params: { privilegeSlug: "absent" }, query: lookup });
-    expect(noGet.body).toMatchObject({ statusCode: 404, message: "Additional privilege with name absent doesn't exist" });
+    expect(noGet.body).toMatchObject({
+      statusCode: 404,
+      message: "Additional privilege with name absent doesn't exist",
+    });
 
-    expectOk(await v1.createPermanent({ body: { ...lookup, slug: "perm", privilegePermission: PRIVILEGE_PERMISSION } }));
-    const broken = await v1.update({ body: { ...lookup, privilegeSlug: "perm", privilegeDetails: { isTemporary: true, permissions: [] } } });
+    expectOk(
+      await v1.createPermanent({ body: { ...lookup, slug: "perm", privilegePermission: PRIVILEGE_PERMISSION } }),
+    );
+    const broken = await v1.update({
+      body: { ...lookup, privilegeSlug: "perm", privilegeDetails: { isTemporary: true, permissions: [] } },
+    });
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ message: "Temporary mode expects start time and range" });
-    const duplicate = await v1.createPermanent({ body: { ...lookup, slug: "perm", privilegePermission: PRIVILEGE_PERMISSION } });
+    const duplicate = await v1.createPermanent({
+      body: { ...lookup, slug: "perm", privilegePermission: PRIVILEGE_PERMISSION },
+    });
     expect(duplicate.body).toMatchObject({ statusCode: 400, message: "Additional privilege with name perm exists" });
     const outsider = await createIdentity(tenant);
     const notMember = await v1.list({ query: { ...lookup, identityId: outsider.id } });
@@ -189,19 +230,34 @@ describe("additional privileges v1", () => {
   it("answers 403 to callers without identity permissions and for grants beyond their own", async () => {
     const { tenant, project, member } = await projectWithMember();
     const lookup = { identityId: member.id, projectSlug: project.slug };
-    expectOk(await tenant.admin.privileges.v1.createPermanent({ body: { ...lookup, slug: "p", privilegePermission: PRIVILEGE_PERMISSION } }));
-    const noAccess = (await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" })).client.privileges.v1;
+    expectOk(
+      await tenant.admin.privileges.v1.createPermanent({
+        body: { ...lookup, slug: "p", privilegePermission: PRIVILEGE_PERMISSION },
+      }),
+    );
+    const noAccess = (await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" })).client
+      .privileges.v1;
     for (const [res, action] of [
       [await noAccess.createPermanent({ body: { ...lookup, privilegePermission: PRIVILEGE_PERMISSION } }), "edit"],
-      [await noAccess.update({ body: { ...lookup, privilegeSlug: "p", privilegeDetails: { permissions: [] } } }), "edit"],
+      [
+        await noAccess.update({ body: { ...lookup, privilegeSlug: "p", privilegeDetails: { permissions: [] } } }),
+        "edit",
+      ],
       [await noAccess.delete({ body: { ...lookup, privilegeSlug: "p" } }), "edit"],
       [await noAccess.get({ params: { privilegeSlug: "p" }, query: lookup }), "read"],
       [await noAccess.list({ query: lookup }), "read"],
     ] as const) {
-      expect(res.body).toMatchObject({ statusCode: 403, error: "PermissionDenied", message: `You are not allowed to ${action} on identity` });
+      expect(res.body).toMatchObject({
+        statusCode: 403,
+        error: "PermissionDenied",
+        message: `You are not allowed to ${action} on identity`,
+      });
     }
-    const viewerLike = (await createIdentity(tenant, { projectId: project.id, projectRole: "member" })).client.privileges.v1;
-    const beyond = await viewerLike.createPermanent({ body: { ...lookup, permissions: [{ action: "delete", subject: "workspace" }] } });
+    const viewerLike = (await createIdentity(tenant, { projectId: project.id, projectRole: "member" })).client
+      .privileges.v1;
+    const beyond = await viewerLike.createPermanent({
+      body: { ...lookup, permissions: [{ action: "delete", subject: "workspace" }] },
+    });
     expect(beyond.body).toMatchObject({ statusCode: 403, error: "PermissionBoundaryError" });
   });
 });

@@ -39,7 +39,12 @@ describe("additional privileges v2", () => {
           projectId: project.id,
           slug: "Temp-Access",
           permissions: RULES,
-          type: { isTemporary: true, temporaryMode: "relative", temporaryRange: "1.5h", temporaryAccessStartTime: start },
+          type: {
+            isTemporary: true,
+            temporaryMode: "relative",
+            temporaryRange: "1.5h",
+            temporaryAccessStartTime: start,
+          },
         },
       }),
     );
@@ -66,14 +71,21 @@ describe("additional privileges v2", () => {
 
     const { privilege } = expectOk(await v2.get({ params: { id: created.id } }));
     expect(privilege).toEqual({ ...created, projectMembershipId: membershipId });
-    const bySlug = expectOk(await v2.getBySlug({ params: { privilegeSlug: created.slug }, query: { identityId: member.id, projectSlug: project.slug } }));
+    const bySlug = expectOk(
+      await v2.getBySlug({
+        params: { privilegeSlug: created.slug },
+        query: { identityId: member.id, projectSlug: project.slug },
+      }),
+    );
     expect(bySlug.privilege).toEqual(privilege);
     const { privileges } = expectOk(await v2.list({ query: { identityId: member.id, projectId: project.id } }));
     expect(privileges).toHaveLength(1);
     expect(privileges[0]).toMatchObject({ id: created.id, projectMembershipId: membershipId });
     expect(privileges[0]).not.toHaveProperty("permissions");
 
-    const renamed = expectOk(await v2.update({ params: { id: created.id }, body: { slug: "renamed", type: { isTemporary: false } } })).privilege;
+    const renamed = expectOk(
+      await v2.update({ params: { id: created.id }, body: { slug: "renamed", type: { isTemporary: false } } }),
+    ).privilege;
     expect(renamed).toMatchObject({
       slug: "renamed",
       projectMembershipId: membershipId,
@@ -87,7 +99,11 @@ describe("additional privileges v2", () => {
     const replaced = expectOk(
       await v2.update({
         params: { id: created.id },
-        body: { slug: "renamed", permissions: [{ subject: "identity", action: "read", inverted: true }], type: { isTemporary: false } },
+        body: {
+          slug: "renamed",
+          permissions: [{ subject: "identity", action: "read", inverted: true }],
+          type: { isTemporary: false },
+        },
       }),
     ).privilege;
     expect(replaced.permissions).toEqual([{ subject: "identity", action: ["read"], inverted: true }]);
@@ -118,13 +134,42 @@ describe("additional privileges v2", () => {
     ["an unknown action", { permissions: [{ subject: "environments", action: "fly" }] }],
     ["an invalid slug", { slug: "no spaces" }],
     ["a too long slug", { slug: "a".repeat(61) }],
-    ["a range that is no duration", { type: { isTemporary: true, temporaryMode: "relative", temporaryRange: "soon", temporaryAccessStartTime: "2030-01-01T00:00:00Z" } }],
-    ["a start time with an offset", { type: { isTemporary: true, temporaryMode: "relative", temporaryRange: "1h", temporaryAccessStartTime: "2030-01-01T00:00:00+02:00" } }],
-    ["a temporary type without a range", { type: { isTemporary: true, temporaryMode: "relative", temporaryAccessStartTime: "2030-01-01T00:00:00Z" } }],
+    [
+      "a range that is no duration",
+      {
+        type: {
+          isTemporary: true,
+          temporaryMode: "relative",
+          temporaryRange: "soon",
+          temporaryAccessStartTime: "2030-01-01T00:00:00Z",
+        },
+      },
+    ],
+    [
+      "a start time with an offset",
+      {
+        type: {
+          isTemporary: true,
+          temporaryMode: "relative",
+          temporaryRange: "1h",
+          temporaryAccessStartTime: "2030-01-01T00:00:00+02:00",
+        },
+      },
+    ],
+    [
+      "a temporary type without a range",
+      { type: { isTemporary: true, temporaryMode: "relative", temporaryAccessStartTime: "2030-01-01T00:00:00Z" } },
+    ],
   ])("answers 422 for %s", async (_name, patch) => {
     const { tenant, project, member } = await projectWithMember();
     const res = await tenant.admin.privileges.v2.create({
-      body: { identityId: member.id, projectId: project.id, permissions: RULES, type: { isTemporary: false }, ...patch } as never,
+      body: {
+        identityId: member.id,
+        projectId: project.id,
+        permissions: RULES,
+        type: { isTemporary: false },
+        ...patch,
+      } as never,
     });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ error: "ValidationFailure" });
@@ -147,19 +192,34 @@ describe("additional privileges v2", () => {
         expect(res.body).toMatchObject({ error: "NotFound", message: `Privilege with id ${id} not found` });
       }
     }
-    const noProject = await v2.create({ body: { identityId: member.id, projectId: otherProject.id, permissions: RULES, type: { isTemporary: false } } });
+    const noProject = await v2.create({
+      body: { identityId: member.id, projectId: otherProject.id, permissions: RULES, type: { isTemporary: false } },
+    });
     expect(noProject.body).toMatchObject({ statusCode: 404, message: `Project with ${otherProject.id} not found` });
-    const noSlug = await v2.getBySlug({ params: { privilegeSlug: "x" }, query: { identityId: member.id, projectSlug: otherProject.slug } });
+    const noSlug = await v2.getBySlug({
+      params: { privilegeSlug: "x" },
+      query: { identityId: member.id, projectSlug: otherProject.slug },
+    });
     expect(noSlug.body).toMatchObject({ statusCode: 404, message: `Project with slug ${otherProject.slug} not found` });
-    const noPrivilege = await v2.getBySlug({ params: { privilegeSlug: "absent" }, query: { identityId: member.id, projectSlug: project.slug } });
-    expect(noPrivilege.body).toMatchObject({ statusCode: 404, message: "Additional privilege with name absent doesn't exist" });
+    const noPrivilege = await v2.getBySlug({
+      params: { privilegeSlug: "absent" },
+      query: { identityId: member.id, projectSlug: project.slug },
+    });
+    expect(noPrivilege.body).toMatchObject({
+      statusCode: 404,
+      message: "Additional privilege with name absent doesn't exist",
+    });
     expect((await v2.list({ query: { identityId: member.id, projectId: "nope" } })).status).toBe(404);
   });
 
   it("answers parallel reads each with its own privilege, and a foreign one 404, however they are batched", async () => {
     const a = await projectWithMember();
     const b = await projectWithMember();
-    const mine = await Promise.all([RULES, [{ subject: "secrets", action: ["readValue"] }] as RuleInput[]].map((rules) => grant(a.tenant, a.project.id, a.member, rules)));
+    const mine = await Promise.all(
+      [RULES, [{ subject: "secrets", action: ["readValue"] }] as RuleInput[]].map((rules) =>
+        grant(a.tenant, a.project.id, a.member, rules),
+      ),
+    );
     const theirs = await grant(b.tenant, b.project.id, b.member, RULES);
     const ids = [mine[0]!.id, theirs.id, mine[1]!.id, mine[0]!.id, NIL, theirs.id];
 
@@ -167,10 +227,13 @@ describe("additional privileges v2", () => {
       [a.tenant, b.tenant].map((t) => Promise.all(ids.map((id) => t.admin.privileges.v2.get({ params: { id } })))),
     );
 
-    const outcome = (res: { status: number; body: unknown }) => (res.status === 200 ? (res.body as { privilege: { id: string } }).privilege.id : res.status);
+    const outcome = (res: { status: number; body: unknown }) =>
+      res.status === 200 ? (res.body as { privilege: { id: string } }).privilege.id : res.status;
     expect(asA!.map(outcome)).toEqual([mine[0]!.id, 404, mine[1]!.id, mine[0]!.id, 404, 404]);
     expect(asB!.map(outcome)).toEqual([404, theirs.id, 404, 404, 404, theirs.id]);
-    expect(asA![2]!.body).toMatchObject({ privilege: { permissions: [{ subject: "secrets", action: ["readValue"] }] } });
+    expect(asA![2]!.body).toMatchObject({
+      privilege: { permissions: [{ subject: "secrets", action: ["readValue"] }] },
+    });
   });
 
   it("answers 403 to callers without identity permissions", async () => {
@@ -179,16 +242,30 @@ describe("additional privileges v2", () => {
     const caller = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
     const v2 = caller.client.privileges.v2;
     const cases = [
-      [await v2.create({ body: { identityId: member.id, projectId: project.id, permissions: RULES, type: { isTemporary: false } } }), "edit"],
+      [
+        await v2.create({
+          body: { identityId: member.id, projectId: project.id, permissions: RULES, type: { isTemporary: false } },
+        }),
+        "edit",
+      ],
       [await v2.update({ params: { id: privilege.id }, body: { slug: "x", type: { isTemporary: false } } }), "edit"],
       [await v2.delete({ params: { id: privilege.id } }), "edit"],
       [await v2.get({ params: { id: privilege.id } }), "read"],
-      [await v2.getBySlug({ params: { privilegeSlug: privilege.slug }, query: { identityId: member.id, projectSlug: project.slug } }), "read"],
+      [
+        await v2.getBySlug({
+          params: { privilegeSlug: privilege.slug },
+          query: { identityId: member.id, projectSlug: project.slug },
+        }),
+        "read",
+      ],
       [await v2.list({ query: { identityId: member.id, projectId: project.id } }), "read"],
     ] as const;
     for (const [res, action] of cases) {
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ error: "PermissionDenied", message: `You are not allowed to ${action} on identity` });
+      expect(res.body).toMatchObject({
+        error: "PermissionDenied",
+        message: `You are not allowed to ${action} on identity`,
+      });
     }
   });
 
@@ -196,20 +273,31 @@ describe("additional privileges v2", () => {
     const { tenant, project } = await projectWithMember();
     const outsider = await createIdentity(tenant);
     const v2 = tenant.admin.privileges.v2;
-    const created = await v2.create({ body: { identityId: outsider.id, projectId: project.id, permissions: RULES, type: { isTemporary: false } } });
+    const created = await v2.create({
+      body: { identityId: outsider.id, projectId: project.id, permissions: RULES, type: { isTemporary: false } },
+    });
     expect(created.status).toBe(403);
     expect(created.body).toMatchObject({ error: "ProjectMembershipNotFound" });
     const listed = await v2.list({ query: { identityId: outsider.id, projectId: project.id } });
     expect(listed.status).toBe(400);
     expect(listed.body).toMatchObject({ message: "Actor doesn't have membership" });
-    const bySlug = await v2.getBySlug({ params: { privilegeSlug: "x" }, query: { identityId: "not-a-uuid", projectSlug: project.slug } });
+    const bySlug = await v2.getBySlug({
+      params: { privilegeSlug: "x" },
+      query: { identityId: "not-a-uuid", projectSlug: project.slug },
+    });
     expect(bySlug.status).toBe(400);
   });
 
   it("answers 400 for duplicate slugs and legacy read combinations", async () => {
     const { tenant, project, member } = await projectWithMember();
     const v2 = tenant.admin.privileges.v2;
-    const body = { identityId: member.id, projectId: project.id, slug: "dup", permissions: RULES, type: { isTemporary: false as const } };
+    const body = {
+      identityId: member.id,
+      projectId: project.id,
+      slug: "dup",
+      permissions: RULES,
+      type: { isTemporary: false as const },
+    };
     expectOk(await v2.create({ body }));
     const again = await v2.create({ body });
     expect(again.status).toBe(400);
@@ -220,9 +308,13 @@ describe("additional privileges v2", () => {
     expect(rename.status).toBe(400);
     expect(rename.body).toMatchObject({ message: "Additional privilege with provided slug already exists" });
 
-    const combination = await v2.create({ body: { ...body, slug: "combo", permissions: [{ subject: "secrets", action: ["read", "describeSecret"] }] } });
+    const combination = await v2.create({
+      body: { ...body, slug: "combo", permissions: [{ subject: "secrets", action: ["read", "describeSecret"] }] },
+    });
     expect(combination.status).toBe(400);
-    expect(combination.body).toMatchObject({ message: expect.stringMatching(/^You have selected Read, and Describe Secret\./) });
+    expect(combination.body).toMatchObject({
+      message: expect.stringMatching(/^You have selected Read, and Describe Secret\./),
+    });
   });
 
   it("refuses to grant more than the caller holds, including the target's current rules", async () => {
@@ -238,7 +330,8 @@ describe("additional privileges v2", () => {
     expect(beyond.status).toBe(403);
     expect(beyond.body).toMatchObject({
       error: "PermissionBoundaryError",
-      message: "Failed to create additional privileges. Actor privilege level is not high enough to perform this action",
+      message:
+        "Failed to create additional privileges. Actor privilege level is not high enough to perform this action",
       details: { missingPermissions: [{ action: "grant-privileges", subject: "identity" }] },
     });
     const onAdmin = await create(admin.id, [{ subject: "environments", action: "read" }]);

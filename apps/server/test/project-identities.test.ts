@@ -29,12 +29,16 @@ describe("project-owned identities (spec §4.4)", () => {
   it("lists, reads, updates and deletes project identities", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
-    const { identity } = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "a" } }));
+    const { identity } = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "a" } }),
+    );
     const list = expectOk(await tenant.admin.projectIdentities.list({ params: { projectId: project.id }, query: {} }));
     expect(list).toMatchObject({ totalCount: 1, identities: [{ id: identity.id }] });
     const params = { projectId: project.id, identityId: identity.id };
     expect(expectOk(await tenant.admin.projectIdentities.get({ params })).identity.name).toBe("a");
-    const updated = expectOk(await tenant.admin.projectIdentities.update({ params, body: { name: "b", hasDeleteProtection: true } }));
+    const updated = expectOk(
+      await tenant.admin.projectIdentities.update({ params, body: { name: "b", hasDeleteProtection: true } }),
+    );
     expect(updated.identity).toMatchObject({ name: "b", hasDeleteProtection: true });
     expect((await tenant.admin.projectIdentities.delete({ params })).status).toBe(400);
     expectOk(await tenant.admin.projectIdentities.update({ params, body: { hasDeleteProtection: false } }));
@@ -45,12 +49,20 @@ describe("project-owned identities (spec §4.4)", () => {
   it("validates the body (422) and the project (404)", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
-    expect((await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "" } })).status).toBe(422);
-    const missing = await tenant.admin.projectIdentities.create({ params: { projectId: "00000000-0000-4000-8000-000000000000" }, body: { name: "a" } });
+    expect(
+      (await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "" } })).status,
+    ).toBe(422);
+    const missing = await tenant.admin.projectIdentities.create({
+      params: { projectId: "00000000-0000-4000-8000-000000000000" },
+      body: { name: "a" },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ message: "Project with 00000000-0000-4000-8000-000000000000 not found" });
     const other = await createTenant();
-    const foreign = await other.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "a" } });
+    const foreign = await other.admin.projectIdentities.create({
+      params: { projectId: project.id },
+      body: { name: "a" },
+    });
     expect(foreign.status).toBe(404);
   });
 
@@ -58,7 +70,9 @@ describe("project-owned identities (spec §4.4)", () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const orgIdentity = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
-    const res = await tenant.admin.projectIdentities.get({ params: { projectId: project.id, identityId: orgIdentity.id } });
+    const res = await tenant.admin.projectIdentities.get({
+      params: { projectId: project.id, identityId: orgIdentity.id },
+    });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ message: `Identity with id ${orgIdentity.id} not found` });
   });
@@ -68,18 +82,31 @@ describe("project-owned identities (spec §4.4)", () => {
     const project = await createProject(tenant);
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
     const outsider = await createIdentity(tenant, { orgRole: "admin" });
-    const denied = await viewer.client.projectIdentities.create({ params: { projectId: project.id }, body: { name: "a" } });
+    const denied = await viewer.client.projectIdentities.create({
+      params: { projectId: project.id },
+      body: { name: "a" },
+    });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on identity" });
-    const notMember = await outsider.client.projectIdentities.create({ params: { projectId: project.id }, body: { name: "a" } });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on identity",
+    });
+    const notMember = await outsider.client.projectIdentities.create({
+      params: { projectId: project.id },
+      body: { name: "a" },
+    });
     expect(notMember.status).toBe(403);
     expect(notMember.body).toMatchObject({ error: "ProjectMembershipNotFound" });
-    const { identity } = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "x" } }));
+    const { identity } = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "x" } }),
+    );
     const params = { projectId: project.id, identityId: identity.id };
     expect((await viewer.client.projectIdentities.get({ params })).status).toBe(200);
     expect((await viewer.client.projectIdentities.update({ params, body: { name: "y" } })).status).toBe(403);
     expect((await viewer.client.projectIdentities.delete({ params })).status).toBe(403);
     const nobody = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
-    expect((await nobody.client.projectIdentities.list({ params: { projectId: project.id }, query: {} })).status).toBe(403);
+    expect((await nobody.client.projectIdentities.list({ params: { projectId: project.id }, query: {} })).status).toBe(
+      403,
+    );
   });
 });

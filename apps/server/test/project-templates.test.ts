@@ -8,9 +8,14 @@ const DEFAULT_ID = "b11b49a9-09a9-4443-916a-4246f9ff2c69";
 const readerRole = { name: "Reader", slug: "reader", permissions: [{ subject: "secrets" as const, action: "read" }] };
 
 const createTemplate = async (tenant: Tenant, extra: Record<string, unknown> = {}) =>
-  expectOk(await tenant.admin.projectTemplates.create({ body: { name: uniqueName("tpl"), type: "secret-manager", ...extra } as never })).projectTemplate;
+  expectOk(
+    await tenant.admin.projectTemplates.create({
+      body: { name: uniqueName("tpl"), type: "secret-manager", ...extra } as never,
+    }),
+  ).projectTemplate;
 
-const errorMessages = (body: unknown) => ((body as { message: { message: string }[] }).message ?? []).map((issue) => issue.message);
+const errorMessages = (body: unknown) =>
+  ((body as { message: { message: string }[] }).message ?? []).map((issue) => issue.message);
 
 describe("POST /api/v1/project-templates", () => {
   it("creates a template with roles, environments and members, built-in roles first", async () => {
@@ -51,7 +56,11 @@ describe("POST /api/v1/project-templates", () => {
       projectManagedIdentities: [{ name: "ci", roles: ["reader"] }],
     });
     expect(template.roles.map((r) => r.slug)).toEqual(["admin", "member", "viewer", "no-access", "reader"]);
-    expect(template.roles.at(-1)).toEqual({ name: "Reader", slug: "reader", permissions: [{ subject: "secrets", action: ["read"], inverted: false }] });
+    expect(template.roles.at(-1)).toEqual({
+      name: "Reader",
+      slug: "reader",
+      permissions: [{ subject: "secrets", action: ["read"], inverted: false }],
+    });
     expect(template.roles[0]!.permissions.length).toBeGreaterThan(10);
   });
 
@@ -59,7 +68,13 @@ describe("POST /api/v1/project-templates", () => {
     const tenant = await createTenant();
     const secrets = await createTemplate(tenant);
     expect(secrets.environments!.map((e) => e.slug)).toEqual(["dev", "staging", "prod"]);
-    expect(secrets).toMatchObject({ users: [], groups: [], identities: [], projectManagedIdentities: null, description: null });
+    expect(secrets).toMatchObject({
+      users: [],
+      groups: [],
+      identities: [],
+      projectManagedIdentities: null,
+      description: null,
+    });
     const pki = await createTemplate(tenant, { type: "cert-manager" });
     expect(pki.environments).toBeNull();
   });
@@ -80,21 +95,71 @@ describe("POST /api/v1/project-templates", () => {
       [{ ...body, roles: [{ ...readerRole, permissions: [{ subject: "secrets", action: "fly" }] }] }, undefined],
       [{ ...body, roles: [{ ...readerRole, permissions: [{ subject: "secrets", action: [] }] }] }, undefined],
       [{ ...body, roles: [{ ...readerRole, permissions: [{ subject: "nothing", action: "read" }] }] }, undefined],
-      [{ ...body, roles: [{ ...readerRole, permissions: [{ subject: "secrets", action: "read", conditions: { unknownKey: "x" } }] }] }, undefined],
       [
-        { ...body, environments: [{ name: "A", slug: "a", position: 1 }, { name: "B", slug: "b", position: 3 }] },
+        {
+          ...body,
+          roles: [
+            { ...readerRole, permissions: [{ subject: "secrets", action: "read", conditions: { unknownKey: "x" } }] },
+          ],
+        },
+        undefined,
+      ],
+      [
+        {
+          ...body,
+          environments: [
+            { name: "A", slug: "a", position: 1 },
+            { name: "B", slug: "b", position: 3 },
+          ],
+        },
         "One or more of the positions specified is invalid. Positions must be sequential starting from 1.",
       ],
-      [{ ...body, environments: [{ name: "A", slug: "a", position: 1 }, { name: "A", slug: "b", position: 2 }] }, "Environment names must be unique"],
-      [{ ...body, users: [{ username: "a@x.io", roles: ["viewer"] }, { username: "A@x.io", roles: ["viewer"] }] }, "Usernames must be unique"],
+      [
+        {
+          ...body,
+          environments: [
+            { name: "A", slug: "a", position: 1 },
+            { name: "A", slug: "b", position: 2 },
+          ],
+        },
+        "Environment names must be unique",
+      ],
+      [
+        {
+          ...body,
+          users: [
+            { username: "a@x.io", roles: ["viewer"] },
+            { username: "A@x.io", roles: ["viewer"] },
+          ],
+        },
+        "Usernames must be unique",
+      ],
       [
         { ...body, users: [{ username: "a@x.io", roles: ["ghost"] }] },
         'User "a@x.io" references invalid role slug "ghost". Role must be a predefined role or defined in the template roles.',
       ],
       [{ ...body, users: [{ username: "a@x.io", roles: [] }] }, undefined],
-      [{ ...body, groups: [{ groupSlug: "g-one", roles: ["viewer"] }, { groupSlug: "G-ONE", roles: ["viewer"] }] }, "Group slugs must be unique"],
+      [
+        {
+          ...body,
+          groups: [
+            { groupSlug: "g-one", roles: ["viewer"] },
+            { groupSlug: "G-ONE", roles: ["viewer"] },
+          ],
+        },
+        "Group slugs must be unique",
+      ],
       [{ ...body, identities: [{ identityId: "not-a-uuid", roles: ["viewer"] }] }, undefined],
-      [{ ...body, projectManagedIdentities: [{ name: "ci", roles: ["viewer"] }, { name: "ci", roles: ["viewer"] }] }, "Identity names must be unique"],
+      [
+        {
+          ...body,
+          projectManagedIdentities: [
+            { name: "ci", roles: ["viewer"] },
+            { name: "ci", roles: ["viewer"] },
+          ],
+        },
+        "Identity names must be unique",
+      ],
     ];
     for (const [input, message] of cases) {
       const res = await tenant.admin.projectTemplates.create({ body: input as never });
@@ -108,22 +173,48 @@ describe("POST /api/v1/project-templates", () => {
     const other = await createTenant();
     const foreign = await createIdentity(other);
     const project = await createProject(tenant);
-    const owned = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } })).identity;
+    const owned = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } }),
+    ).identity;
     const group = expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("g") } }));
     const taken = await createTemplate(tenant);
     const body = { name: uniqueName("t"), type: "secret-manager" as const };
     const cases: [Record<string, unknown>, string][] = [
-      [{ ...body, type: "kms", environments: [{ name: "A", slug: "a", position: 1 }] }, "Cannot configure environments for non-SecretManager project templates"],
+      [
+        { ...body, type: "kms", environments: [{ name: "A", slug: "a", position: 1 }] },
+        "Cannot configure environments for non-SecretManager project templates",
+      ],
       [{ ...body, name: taken.name }, `A project template with the name "${taken.name}" already exists.`],
-      [{ ...body, users: [{ username: "ghost@keyward.test", roles: ["viewer"] }] }, "The following users are not members of this organization: ghost@keyward.test"],
-      [{ ...body, groups: [{ groupSlug: "no-such-group", roles: ["viewer"] }] }, "The following groups do not exist in this organization: no-such-group"],
-      [{ ...body, identities: [{ identityId: foreign.id, roles: ["viewer"] }] }, `The following identities do not exist in this organization: ${foreign.id}`],
-      [{ ...body, identities: [{ identityId: owned.id, roles: ["viewer"] }] }, `The following identities do not exist in this organization: ${owned.id}`],
+      [
+        { ...body, users: [{ username: "ghost@keyward.test", roles: ["viewer"] }] },
+        "The following users are not members of this organization: ghost@keyward.test",
+      ],
+      [
+        { ...body, groups: [{ groupSlug: "no-such-group", roles: ["viewer"] }] },
+        "The following groups do not exist in this organization: no-such-group",
+      ],
+      [
+        { ...body, identities: [{ identityId: foreign.id, roles: ["viewer"] }] },
+        `The following identities do not exist in this organization: ${foreign.id}`,
+      ],
+      [
+        { ...body, identities: [{ identityId: owned.id, roles: ["viewer"] }] },
+        `The following identities do not exist in this organization: ${owned.id}`,
+      ],
       [
         { ...body, groups: [{ groupSlug: group.slug, roles: ["ghost"] }] },
         `Group "${group.slug}" references invalid role slug "ghost". Role must be a predefined role or defined in the template roles.`,
       ],
-      [{ ...body, projectManagedIdentities: [{ name: "CI", roles: ["viewer"] }, { name: "ci", roles: ["viewer"] }] }, "Project-managed identity names must be unique within the template"],
+      [
+        {
+          ...body,
+          projectManagedIdentities: [
+            { name: "CI", roles: ["viewer"] },
+            { name: "ci", roles: ["viewer"] },
+          ],
+        },
+        "Project-managed identity names must be unique within the template",
+      ],
       [
         { ...body, roles: [{ ...readerRole, permissions: [{ subject: "secrets", action: ["read", "readValue"] }] }] },
         "You have selected Read, and Read Value. You cannot select Read Value or Describe Secret if you have selected Read. The Read permission is a legacy action which has been replaced by Describe Secret and Read Value.",
@@ -145,8 +236,13 @@ describe("POST /api/v1/project-templates", () => {
     const member = await createIdentity(tenant, { orgRole: "member" });
     const denied = await member.client.projectTemplates.create({ body: { name: "x-tpl", type: "secret-manager" } });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on project-templates" });
-    expect((await tenant.anonymous.projectTemplates.create({ body: { name: "x-tpl", type: "secret-manager" } })).status).toBe(401);
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on project-templates",
+    });
+    expect(
+      (await tenant.anonymous.projectTemplates.create({ body: { name: "x-tpl", type: "secret-manager" } })).status,
+    ).toBe(401);
   });
 });
 
@@ -159,8 +255,21 @@ describe("GET /api/v1/project-templates", () => {
     await createTemplate(other);
     const all = expectOk(await tenant.admin.projectTemplates.list({ query: {} })).projectTemplates;
     const defaults = all.filter((t) => t.id === DEFAULT_ID);
-    expect(defaults.map((t) => t.type)).toEqual(["secret-manager", "cert-manager", "kms", "secret-scanning", "pam", "agent-vault"]);
-    expect(defaults[0]).toMatchObject({ name: "default", users: null, groups: null, identities: null, projectManagedIdentities: null });
+    expect(defaults.map((t) => t.type)).toEqual([
+      "secret-manager",
+      "cert-manager",
+      "kms",
+      "secret-scanning",
+      "pam",
+      "agent-vault",
+    ]);
+    expect(defaults[0]).toMatchObject({
+      name: "default",
+      users: null,
+      groups: null,
+      identities: null,
+      projectManagedIdentities: null,
+    });
     expect(defaults[0]!.environments!.map((e) => e.slug)).toEqual(["dev", "staging", "prod"]);
     expect(all.filter((t) => t.id !== DEFAULT_ID).map((t) => t.id)).toEqual([mine.id, kms.id]);
     const onlyKms = expectOk(await tenant.admin.projectTemplates.list({ query: { type: "kms" } })).projectTemplates;
@@ -201,7 +310,10 @@ describe("PATCH /api/v1/project-templates/:templateId", () => {
   it("updates fields and replaces the member lists that are given", async () => {
     const tenant = await createTenant();
     const identity = await createIdentity(tenant);
-    const template = await createTemplate(tenant, { roles: [readerRole], identities: [{ identityId: identity.id, roles: ["reader"] }] });
+    const template = await createTemplate(tenant, {
+      roles: [readerRole],
+      identities: [{ identityId: identity.id, roles: ["reader"] }],
+    });
     const res = await tenant.admin.projectTemplates.update({
       params: { templateId: template.id },
       body: {
@@ -220,7 +332,10 @@ describe("PATCH /api/v1/project-templates/:templateId", () => {
       projectManagedIdentities: [{ name: "bot", roles: ["viewer"] }],
     });
     const cleared = expectOk(
-      await tenant.admin.projectTemplates.update({ params: { templateId: template.id }, body: { identities: null, roles: [], projectManagedIdentities: null } }),
+      await tenant.admin.projectTemplates.update({
+        params: { templateId: template.id },
+        body: { identities: null, roles: [], projectManagedIdentities: null },
+      }),
     ).projectTemplate;
     expect(cleared).toMatchObject({ identities: [], projectManagedIdentities: null });
     expect(cleared.roles.map((r) => r.slug)).toEqual(["admin", "member", "viewer", "no-access"]);
@@ -239,7 +354,11 @@ describe("PATCH /api/v1/project-templates/:templateId", () => {
     const cases: [string, Record<string, unknown>, string][] = [
       [template.id, { roles: [] }, 'Cannot remove role "reader" because it is assigned to 2 identities'],
       [template.id, { environments: null }, "Environments cannot be removed for SecretManager project templates"],
-      [pki.id, { environments: [{ name: "A", slug: "a", position: 1 }] }, "Cannot configure environments for non-SecretManager project templates"],
+      [
+        pki.id,
+        { environments: [{ name: "A", slug: "a", position: 1 }] },
+        "Cannot configure environments for non-SecretManager project templates",
+      ],
       [template.id, { name: other.name }, `A project template with the name "${other.name}" already exists.`],
       [DEFAULT_ID, { description: "x" }, "The default project template cannot be updated"],
       [
@@ -258,13 +377,24 @@ describe("PATCH /api/v1/project-templates/:templateId", () => {
   it("answers 404, 403, 401 and 422", async () => {
     const tenant = await createTenant();
     const template = await createTemplate(tenant);
-    expect((await tenant.admin.projectTemplates.update({ params: { templateId: randomUUID() }, body: { description: "x" } })).status).toBe(404);
+    expect(
+      (await tenant.admin.projectTemplates.update({ params: { templateId: randomUUID() }, body: { description: "x" } }))
+        .status,
+    ).toBe(404);
     const member = await createIdentity(tenant, { orgRole: "member" });
-    const denied = await member.client.projectTemplates.update({ params: { templateId: template.id }, body: { description: "x" } });
+    const denied = await member.client.projectTemplates.update({
+      params: { templateId: template.id },
+      body: { description: "x" },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ message: "You are not allowed to edit on project-templates" });
-    expect((await tenant.anonymous.projectTemplates.update({ params: { templateId: template.id }, body: {} })).status).toBe(401);
-    expect((await tenant.admin.projectTemplates.update({ params: { templateId: template.id }, body: { name: "default" } })).status).toBe(422);
+    expect(
+      (await tenant.anonymous.projectTemplates.update({ params: { templateId: template.id }, body: {} })).status,
+    ).toBe(401);
+    expect(
+      (await tenant.admin.projectTemplates.update({ params: { templateId: template.id }, body: { name: "default" } }))
+        .status,
+    ).toBe(422);
   });
 });
 

@@ -13,12 +13,18 @@ type Answer = { status: number; body: unknown };
 
 const statusesOf = async (requests: (() => Promise<Answer>)[]) => {
   const answers = await Promise.all(requests.map((send) => send()));
-  for (const answer of answers) if (answer.status >= 500) throw new Error(`${answer.status}: ${JSON.stringify(answer.body)}`);
+  for (const answer of answers)
+    if (answer.status >= 500) throw new Error(`${answer.status}: ${JSON.stringify(answer.body)}`);
   return answers.map((answer) => answer.status);
 };
 
 const qaEnvironment = async (tenant: Tenant, projectId: string) =>
-  expectOk(await tenant.admin.projects.createEnvironment({ params: { projectId }, body: { name: "QA", slug: uniqueName("qa") } })).environment;
+  expectOk(
+    await tenant.admin.projects.createEnvironment({
+      params: { projectId },
+      body: { name: "QA", slug: uniqueName("qa") },
+    }),
+  ).environment;
 
 describe("races end consistently, never in a 5xx", () => {
   it("environment writes racing the environment's or the project's deletion", async () => {
@@ -27,14 +33,22 @@ describe("races end consistently, never in a 5xx", () => {
       const project = await createProject(tenant);
       const env = await qaEnvironment(tenant, project.id);
       const [updated, deleted] = await statusesOf([
-        () => tenant.admin.projects.updateEnvironment({ params: { projectId: project.id, environmentId: env.id }, body: { name: "Renamed", position: 1 } }),
+        () =>
+          tenant.admin.projects.updateEnvironment({
+            params: { projectId: project.id, environmentId: env.id },
+            body: { name: "Renamed", position: 1 },
+          }),
         () => tenant.admin.projects.deleteEnvironment({ params: { projectId: project.id, environmentId: env.id } }),
       ]);
       expect(deleted).toBe(200);
       expect([200, 404]).toContain(updated);
 
       const [created, projectDeleted] = await statusesOf([
-        () => tenant.admin.projects.createEnvironment({ params: { projectId: project.id }, body: { name: "Late", slug: "late" } }),
+        () =>
+          tenant.admin.projects.createEnvironment({
+            params: { projectId: project.id },
+            body: { name: "Late", slug: "late" },
+          }),
         () => tenant.admin.projects.delete({ params: { projectId: project.id } }),
       ]);
       expect(projectDeleted).toBe(200);
@@ -46,14 +60,26 @@ describe("races end consistently, never in a 5xx", () => {
     const tenant = await createTenant();
     for (let round = 0; round < ROUNDS; round += 1) {
       const project = await createProject(tenant);
-      const envs = expectOk(await tenant.admin.projects.listEnvironments({ params: { projectId: project.id } })).environments;
+      const envs = expectOk(
+        await tenant.admin.projects.listEnvironments({ params: { projectId: project.id } }),
+      ).environments;
       await statusesOf(
         envs.flatMap((env, i) => [
-          () => tenant.admin.projects.updateEnvironment({ params: { projectId: project.id, environmentId: env.id }, body: { position: envs.length - i } }),
-          () => tenant.admin.projects.updateEnvironment({ params: { projectId: project.id, environmentId: env.id }, body: { position: ((i + 1) % envs.length) + 1 } }),
+          () =>
+            tenant.admin.projects.updateEnvironment({
+              params: { projectId: project.id, environmentId: env.id },
+              body: { position: envs.length - i },
+            }),
+          () =>
+            tenant.admin.projects.updateEnvironment({
+              params: { projectId: project.id, environmentId: env.id },
+              body: { position: ((i + 1) % envs.length) + 1 },
+            }),
         ]),
       );
-      const after = expectOk(await tenant.admin.projects.listEnvironments({ params: { projectId: project.id } })).environments;
+      const after = expectOk(
+        await tenant.admin.projects.listEnvironments({ params: { projectId: project.id } }),
+      ).environments;
       expect(after.map((env) => env.position).sort((a, b) => a - b)).toEqual(envs.map((_, i) => i + 1));
     }
   });
@@ -65,7 +91,10 @@ describe("races end consistently, never in a 5xx", () => {
       const env = await qaEnvironment(tenant, project.id);
       const statuses = await statusesOf([
         ...[0, 1, 2].map(
-          (i) => () => tenant.admin.folders.create({ body: { projectId: project.id, environment: env.slug, path: "/", name: `f${i}` } }),
+          (i) => () =>
+            tenant.admin.folders.create({
+              body: { projectId: project.id, environment: env.slug, path: "/", name: `f${i}` },
+            }),
         ),
         () => tenant.admin.projects.deleteEnvironment({ params: { projectId: project.id, environmentId: env.id } }),
       ]);
@@ -77,15 +106,32 @@ describe("races end consistently, never in a 5xx", () => {
   it("a secret import racing the deletion of the folder holding it", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
-    expectOk(await tenant.admin.folders.create({ body: { projectId: project.id, environment: "prod", path: "/", name: "source" } }));
+    expectOk(
+      await tenant.admin.folders.create({
+        body: { projectId: project.id, environment: "prod", path: "/", name: "source" },
+      }),
+    );
     for (let round = 0; round < ROUNDS; round += 1) {
-      const { folder } = expectOk(await tenant.admin.folders.create({ body: { projectId: project.id, environment: "dev", path: "/", name: `holder-${round}` } }));
+      const { folder } = expectOk(
+        await tenant.admin.folders.create({
+          body: { projectId: project.id, environment: "dev", path: "/", name: `holder-${round}` },
+        }),
+      );
       const [imported, deleted] = await statusesOf([
         () =>
           tenant.admin.secretImports.create({
-            body: { projectId: project.id, environment: "dev", path: `/${folder.name}`, import: { environment: "prod", path: "/source" } },
+            body: {
+              projectId: project.id,
+              environment: "dev",
+              path: `/${folder.name}`,
+              import: { environment: "prod", path: "/source" },
+            },
           }),
-        () => tenant.admin.folders.delete({ params: { folderIdOrName: folder.id }, body: { projectId: project.id, environment: "dev", path: "/" } }),
+        () =>
+          tenant.admin.folders.delete({
+            params: { folderIdOrName: folder.id },
+            body: { projectId: project.id, environment: "dev", path: "/" },
+          }),
       ]);
       expect(deleted).toBe(200);
       expect([200, 404]).toContain(imported);
@@ -95,7 +141,9 @@ describe("races end consistently, never in a 5xx", () => {
   it("a gateway's revocation racing its deletion", async () => {
     const tenant = await createTenant();
     for (let round = 0; round < ROUNDS; round += 1) {
-      const gateway = expectOk(await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "token" } } }));
+      const gateway = expectOk(
+        await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "token" } } }),
+      );
       const id = (gateway as { id: string }).id;
       expectOk(await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: id } }));
       const [revoked, deleted] = await statusesOf([
@@ -111,7 +159,9 @@ describe("races end consistently, never in a 5xx", () => {
     const tenant = await createTenant();
     for (let round = 0; round < 3; round += 1) {
       const name = uniqueName("team");
-      const statuses = await statusesOf(Array.from({ length: 8 }, (_, i) => () => tenant.admin.groups.create({ body: { name, slug: `${name}-${i}` } })));
+      const statuses = await statusesOf(
+        Array.from({ length: 8 }, (_, i) => () => tenant.admin.groups.create({ body: { name, slug: `${name}-${i}` } })),
+      );
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
       expect(statuses.filter((status) => status === 400)).toHaveLength(7);
     }
@@ -121,14 +171,24 @@ describe("races end consistently, never in a 5xx", () => {
     const tenant = await createTenant();
     for (let round = 0; round < ROUNDS; round += 1) {
       const identity = await createIdentity(tenant, { orgRole: "member" });
-      const { identityUniversalAuth } = expectOk(await tenant.admin.universalAuth.attach({ params: { identityId: identity.id }, body: {} }));
-      const secret = expectOk(await tenant.admin.universalAuth.createClientSecret({ params: { identityId: identity.id }, body: {} }));
-      const login = () => tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret: secret.clientSecret } });
+      const { identityUniversalAuth } = expectOk(
+        await tenant.admin.universalAuth.attach({ params: { identityId: identity.id }, body: {} }),
+      );
+      const secret = expectOk(
+        await tenant.admin.universalAuth.createClientSecret({ params: { identityId: identity.id }, body: {} }),
+      );
+      const login = () =>
+        tenant.anonymous.universalAuth.login({
+          body: { clientId: identityUniversalAuth.clientId, clientSecret: secret.clientSecret },
+        });
       const statuses = await statusesOf([
         login,
         login,
         login,
-        () => tenant.admin.universalAuth.revokeClientSecret({ params: { identityId: identity.id, clientSecretId: secret.clientSecretData.id } }),
+        () =>
+          tenant.admin.universalAuth.revokeClientSecret({
+            params: { identityId: identity.id, clientSecretId: secret.clientSecretData.id },
+          }),
         () => tenant.admin.universalAuth.revoke({ params: { identityId: identity.id } }),
       ]);
       for (const status of statuses.slice(0, 3)) expect([200, 401]).toContain(status);
@@ -143,17 +203,27 @@ describe("races end consistently, never in a 5xx", () => {
     const project = await createProject(tenant);
     for (let round = 0; round < ROUNDS; round += 1) {
       const { role } = expectOk(
-        await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "R", permissions: [] } }),
+        await tenant.admin.roles.create({
+          params: { projectId: project.id },
+          body: { slug: uniqueName("r"), name: "R", permissions: [] },
+        }),
       );
       const group = expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("g") } }));
-      const { projectTemplate } = expectOk(await tenant.admin.projectTemplates.create({ body: { name: uniqueName("t"), type: "secret-manager" } }));
+      const { projectTemplate } = expectOk(
+        await tenant.admin.projectTemplates.create({ body: { name: uniqueName("t"), type: "secret-manager" } }),
+      );
       const identity = await createIdentity(tenant);
       const statuses = await statusesOf([
-        () => tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } }),
+        () =>
+          tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } }),
         () => tenant.admin.roles.delete({ params: { projectId: project.id, roleId: role.id } }),
         () => tenant.admin.groups.update({ params: { id: group.id }, body: { name: uniqueName("renamed") } }),
         () => tenant.admin.groups.delete({ params: { id: group.id } }),
-        () => tenant.admin.projectTemplates.update({ params: { templateId: projectTemplate.id }, body: { description: "changed" } }),
+        () =>
+          tenant.admin.projectTemplates.update({
+            params: { templateId: projectTemplate.id },
+            body: { description: "changed" },
+          }),
         () => tenant.admin.projectTemplates.delete({ params: { templateId: projectTemplate.id } }),
         () => tenant.admin.tokenAuth.update({ params: { identityId: identity.id }, body: { accessTokenTTL: 600 } }),
         () => tenant.admin.tokenAuth.revoke({ params: { identityId: identity.id } }),
@@ -169,13 +239,29 @@ describe("races end consistently, never in a 5xx", () => {
     it("an update whose row is gone by the time it runs answers 404", async () => {
       const tenant = await createTenant();
       const project = await createProject(tenant);
-      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "R", permissions: [] } }));
+      const { role } = expectOk(
+        await tenant.admin.roles.create({
+          params: { projectId: project.id },
+          body: { slug: uniqueName("r"), name: "R", permissions: [] },
+        }),
+      );
       // As if a concurrent delete won: the update finds no row to return.
-      const drop = await withTrigger(tenant.app.deps.db, "project_roles", "before update", `if old.id = '${role.id}' then return null; end if; return new;`);
+      const drop = await withTrigger(
+        tenant.app.deps.db,
+        "project_roles",
+        "before update",
+        `if old.id = '${role.id}' then return null; end if; return new;`,
+      );
       try {
-        const res = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } });
+        const res = await tenant.admin.roles.update({
+          params: { projectId: project.id, roleId: role.id },
+          body: { name: "Renamed" },
+        });
         expect(res.status).toBe(404);
-        expect(res.body).toMatchObject({ error: "NotFound", message: "The resource was not found: it was deleted while the request was being handled" });
+        expect(res.body).toMatchObject({
+          error: "NotFound",
+          message: "The resource was not found: it was deleted while the request was being handled",
+        });
       } finally {
         await drop();
       }
@@ -184,7 +270,12 @@ describe("races end consistently, never in a 5xx", () => {
     it("a transaction ended as a deadlock victim answers 409 and writes nothing", async () => {
       const tenant = await createTenant();
       const project = await createProject(tenant);
-      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "R", permissions: [] } }));
+      const { role } = expectOk(
+        await tenant.admin.roles.create({
+          params: { projectId: project.id },
+          body: { slug: uniqueName("r"), name: "R", permissions: [] },
+        }),
+      );
       const drop = await withTrigger(
         tenant.app.deps.db,
         "project_roles",
@@ -192,13 +283,21 @@ describe("races end consistently, never in a 5xx", () => {
         `if old.id = '${role.id}' then raise exception 'deadlock detected' using errcode = '40P01'; end if; return new;`,
       );
       try {
-        const res = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { name: "Renamed" } });
+        const res = await tenant.admin.roles.update({
+          params: { projectId: project.id, roleId: role.id },
+          body: { name: "Renamed" },
+        });
         expect(res.status).toBe(409);
-        expect(res.body).toMatchObject({ error: "Conflict", message: "The request conflicted with a concurrent change and was not applied; please try again" });
+        expect(res.body).toMatchObject({
+          error: "Conflict",
+          message: "The request conflicted with a concurrent change and was not applied; please try again",
+        });
       } finally {
         await drop();
       }
-      expect(expectOk(await tenant.admin.roles.get({ params: { projectId: project.id, roleId: role.id } })).role.name).toBe("R");
+      expect(
+        expectOk(await tenant.admin.roles.get({ params: { projectId: project.id, roleId: role.id } })).role.name,
+      ).toBe("R");
     });
   });
 });

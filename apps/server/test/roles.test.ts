@@ -4,16 +4,27 @@ import { projectWithMember, type RuleInput } from "./permissions/helpers";
 
 const RULES: RuleInput[] = [
   { subject: "environments", action: "read" },
-  { subject: "secrets", action: ["describeSecret", "readValue"], conditions: { environment: "dev", secretPath: { $glob: "/app/**" } } },
+  {
+    subject: "secrets",
+    action: ["describeSecret", "readValue"],
+    conditions: { environment: "dev", secretPath: { $glob: "/app/**" } },
+  },
 ];
 const NIL = "00000000-0000-4000-8000-000000000000";
 
 const setup = async () => {
   const { tenant, project, member } = await projectWithMember("no-access");
-  const createRole = (body: { slug?: string; name?: string; permissions?: RuleInput[]; description?: string | null } = {}) =>
+  const createRole = (
+    body: { slug?: string; name?: string; permissions?: RuleInput[]; description?: string | null } = {},
+  ) =>
     tenant.admin.roles.create({
       params: { projectId: project.id },
-      body: { slug: body.slug ?? uniqueName("role"), name: body.name ?? "Reader", permissions: body.permissions ?? RULES, description: body.description },
+      body: {
+        slug: body.slug ?? uniqueName("role"),
+        name: body.name ?? "Reader",
+        permissions: body.permissions ?? RULES,
+        description: body.description,
+      },
     });
   return { tenant, project, member, createRole };
 };
@@ -29,21 +40,36 @@ describe("custom project roles", () => {
       projectId: project.id,
       permissions: [
         { subject: "environments", action: ["read"], inverted: false },
-        { subject: "secrets", action: ["describeSecret", "readValue"], inverted: false, conditions: { environment: "dev", secretPath: { $glob: "/app/**" } } },
+        {
+          subject: "secrets",
+          action: ["describeSecret", "readValue"],
+          inverted: false,
+          conditions: { environment: "dev", secretPath: { $glob: "/app/**" } },
+        },
       ],
     });
     expect(role.permissions[0]).not.toHaveProperty("conditions");
 
     const params = { projectId: project.id, roleId: role.id };
     expect(expectOk(await tenant.admin.roles.get({ params })).role).toEqual(role);
-    expect(expectOk(await tenant.admin.roles.getBySlug({ params: { projectId: project.id, roleSlug: "env-reader" } })).role).toEqual(role);
+    expect(
+      expectOk(await tenant.admin.roles.getBySlug({ params: { projectId: project.id, roleSlug: "env-reader" } })).role,
+    ).toEqual(role);
     const { roles } = expectOk(await tenant.admin.roles.list({ params: { projectId: project.id } }));
     expect(roles.map((r) => r.slug)).toEqual(["admin", "member", "viewer", "no-access", "env-reader"]);
 
     const updated = expectOk(
-      await tenant.admin.roles.update({ params, body: { name: "Renamed", permissions: [{ subject: "role", action: ["read"] }] } }),
+      await tenant.admin.roles.update({
+        params,
+        body: { name: "Renamed", permissions: [{ subject: "role", action: ["read"] }] },
+      }),
     ).role;
-    expect(updated).toMatchObject({ id: role.id, slug: "env-reader", name: "Renamed", permissions: [{ subject: "role", action: ["read"], inverted: false }] });
+    expect(updated).toMatchObject({
+      id: role.id,
+      slug: "env-reader",
+      name: "Renamed",
+      permissions: [{ subject: "role", action: ["read"], inverted: false }],
+    });
 
     expect(expectOk(await tenant.admin.roles.delete({ params })).role).toMatchObject({ id: role.id, name: "Renamed" });
     expect((await tenant.admin.roles.get({ params })).status).toBe(404);
@@ -51,7 +77,9 @@ describe("custom project roles", () => {
 
   it("reads built-in roles by slug with their rules", async () => {
     const { tenant, project } = await setup();
-    const { role } = expectOk(await tenant.admin.roles.getBySlug({ params: { projectId: project.id, roleSlug: "viewer" } }));
+    const { role } = expectOk(
+      await tenant.admin.roles.getBySlug({ params: { projectId: project.id, roleSlug: "viewer" } }),
+    );
     expect(role).toMatchObject({ slug: "viewer", name: "Viewer" });
     expect(role.permissions).toContainEqual({ subject: "environments", action: ["read"], inverted: false });
     const missing = await tenant.admin.roles.getBySlug({ params: { projectId: project.id, roleSlug: "nope" } });
@@ -65,7 +93,12 @@ describe("custom project roles", () => {
     const holder = await createIdentity(tenant, { projectId: project.id, projectRole: role.slug });
     const list = () => holder.client.projects.listEnvironments({ params: { projectId: project.id } });
     expect((await list()).status).toBe(200);
-    expectOk(await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { permissions: [] } }));
+    expectOk(
+      await tenant.admin.roles.update({
+        params: { projectId: project.id, roleId: role.id },
+        body: { permissions: [] },
+      }),
+    );
     expect((await list()).status).toBe(403);
   });
 
@@ -73,16 +106,28 @@ describe("custom project roles", () => {
     const { tenant, project } = await setup();
     const identities = await Promise.all(Array.from({ length: 12 }, () => createIdentity(tenant)));
     for (const identity of identities) {
-      const { role } = expectOk(await tenant.admin.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("race"), name: "Race", permissions: RULES } }));
+      const { role } = expectOk(
+        await tenant.admin.roles.create({
+          params: { projectId: project.id },
+          body: { slug: uniqueName("race"), name: "Race", permissions: RULES },
+        }),
+      );
       const [assigned, deleted] = await Promise.all([
-        tenant.admin.projects.addIdentityMembership({ params: { projectId: project.id, identityId: identity.id }, body: { role: role.slug } }),
+        tenant.admin.projects.addIdentityMembership({
+          params: { projectId: project.id, identityId: identity.id },
+          body: { role: role.slug },
+        }),
         tenant.admin.roles.delete({ params: { projectId: project.id, roleId: role.id } }),
       ]);
       expect([assigned.status, deleted.status].sort()).toEqual([200, 400]);
-      const membership = await tenant.admin.projects.getIdentityMembership({ params: { projectId: project.id, identityId: identity.id } });
+      const membership = await tenant.admin.projects.getIdentityMembership({
+        params: { projectId: project.id, identityId: identity.id },
+      });
       if (assigned.status === 200) {
         expect(deleted.body).toMatchObject({ statusCode: 400 });
-        expect(expectOk(membership).identityMembership.roles).toEqual([expect.objectContaining({ customRoleSlug: role.slug })]);
+        expect(expectOk(membership).identityMembership.roles).toEqual([
+          expect.objectContaining({ customRoleSlug: role.slug }),
+        ]);
       } else {
         expect(assigned.body).toMatchObject({ statusCode: 400, error: "BadRequest" });
         expect(membership.status).not.toBe(200);
@@ -111,7 +156,12 @@ describe("custom project roles", () => {
     ["an invalid slug", { slug: "not a slug!" }],
     ["an unknown subject", { permissions: [{ subject: "nope", action: "read" }] }],
     ["an empty action list", { permissions: [{ subject: "secrets", action: [] }] }],
-    ["a runaway glob", { permissions: [{ subject: "secrets", action: "readValue", conditions: { secretPath: { $glob: "*a*a*a*a*b" } } }] }],
+    [
+      "a runaway glob",
+      {
+        permissions: [{ subject: "secrets", action: "readValue", conditions: { secretPath: { $glob: "*a*a*a*a*b" } } }],
+      },
+    ],
   ])("answers 422 for %s", async (_name, patch) => {
     const { createRole } = await setup();
     const res = await createRole(patch as never);
@@ -122,7 +172,10 @@ describe("custom project roles", () => {
   it("refuses reserved slugs on update too", async () => {
     const { tenant, project, createRole } = await setup();
     const { role } = expectOk(await createRole());
-    const res = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: role.id }, body: { slug: "viewer" } });
+    const res = await tenant.admin.roles.update({
+      params: { projectId: project.id, roleId: role.id },
+      body: { slug: "viewer" },
+    });
     expect(res.status).toBe(422);
     expect(JSON.stringify(res.body)).toContain("Please choose a different slug, the slug you have entered is reserved");
   });
@@ -156,7 +209,10 @@ describe("custom project roles", () => {
     const params = { projectId: project.id, roleId: role.id };
     const client = member.client.roles;
     const cases = [
-      [await client.create({ params: { projectId: project.id }, body: { slug: "x", name: "x", permissions: [] } }), "create"],
+      [
+        await client.create({ params: { projectId: project.id }, body: { slug: "x", name: "x", permissions: [] } }),
+        "create",
+      ],
       [await client.list({ params: { projectId: project.id } }), "read"],
       [await client.get({ params }), "read"],
       [await client.getBySlug({ params: { projectId: project.id, roleSlug: role.slug } }), "read"],
@@ -165,7 +221,10 @@ describe("custom project roles", () => {
     ] as const;
     for (const [res, action] of cases) {
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ error: "PermissionDenied", message: `You are not allowed to ${action} on role` });
+      expect(res.body).toMatchObject({
+        error: "PermissionDenied",
+        message: `You are not allowed to ${action} on role`,
+      });
     }
     const outsider = await createIdentity(tenant);
     const notMember = await outsider.client.roles.list({ params: { projectId: project.id } });
@@ -179,17 +238,24 @@ describe("custom project roles", () => {
     const duplicate = await createRole({ slug: "taken" });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body).toMatchObject({ error: "BadRequest", message: "Role with same slug already exists" });
-    const rename = await tenant.admin.roles.update({ params: { projectId: project.id, roleId: second.id }, body: { slug: "taken" } });
+    const rename = await tenant.admin.roles.update({
+      params: { projectId: project.id, roleId: second.id },
+      body: { slug: "taken" },
+    });
     expect(rename.status).toBe(400);
 
     const combination = await createRole({ permissions: [{ subject: "secrets", action: ["read", "readValue"] }] });
     expect(combination.status).toBe(400);
-    expect(combination.body).toMatchObject({ message: expect.stringMatching(/^You have selected Read, and Read Value\./) });
+    expect(combination.body).toMatchObject({
+      message: expect.stringMatching(/^You have selected Read, and Read Value\./),
+    });
 
     await createIdentity(tenant, { projectId: project.id, projectRole: role.slug });
     const inUse = await tenant.admin.roles.delete({ params: { projectId: project.id, roleId: role.id } });
     expect(inUse.status).toBe(400);
-    expect(inUse.body).toMatchObject({ message: "The role is assigned to one or more project memberships. Unassign it before deleting the role." });
+    expect(inUse.body).toMatchObject({
+      message: "The role is assigned to one or more project memberships. Unassign it before deleting the role.",
+    });
   });
 
   it("refuses to write a role granting more than the caller holds", async () => {
@@ -204,10 +270,21 @@ describe("custom project roles", () => {
     );
     const caller = await createIdentity(tenant, { projectId: project.id, projectRole: manager.slug });
     const create = (permissions: RuleInput[]) =>
-      caller.client.roles.create({ params: { projectId: project.id }, body: { slug: uniqueName("r"), name: "r", permissions } });
+      caller.client.roles.create({
+        params: { projectId: project.id },
+        body: { slug: uniqueName("r"), name: "r", permissions },
+      });
 
-    expect((await create([{ subject: "secrets", action: "describeSecret", conditions: { environment: "dev", secretPath: "/a" } }])).status).toBe(200);
-    const beyond = await create([{ subject: "secrets", action: ["describeSecret", "edit"], conditions: { environment: "prod" } }]);
+    expect(
+      (
+        await create([
+          { subject: "secrets", action: "describeSecret", conditions: { environment: "dev", secretPath: "/a" } },
+        ])
+      ).status,
+    ).toBe(200);
+    const beyond = await create([
+      { subject: "secrets", action: ["describeSecret", "edit"], conditions: { environment: "prod" } },
+    ]);
     expect(beyond.status).toBe(403);
     expect(beyond.body).toMatchObject({
       error: "PermissionBoundaryError",
@@ -224,6 +301,9 @@ describe("custom project roles", () => {
       body: { permissions: [{ subject: "role", action: ["delete"] }] },
     });
     expect(update.status).toBe(403);
-    expect(update.body).toMatchObject({ error: "PermissionBoundaryError", message: expect.stringMatching(/^Failed to update role\./) });
+    expect(update.body).toMatchObject({
+      error: "PermissionBoundaryError",
+      message: expect.stringMatching(/^Failed to update role\./),
+    });
   });
 });

@@ -24,7 +24,8 @@ const fillFolder = async (tenant: Tenant, projectId: string, path: string, count
 };
 
 const listed = async (tenant: Tenant, projectId: string, path: string) =>
-  expectOk(await tenant.admin.secretImports.list({ query: { workspaceId: projectId, environment: "dev", path } })).secretImports;
+  expectOk(await tenant.admin.secretImports.list({ query: { workspaceId: projectId, environment: "dev", path } }))
+    .secretImports;
 
 /** Positions are exactly 1..n, in list order. */
 const expectDense = (imports: { position: number }[]) => {
@@ -34,7 +35,14 @@ const expectDense = (imports: { position: number }[]) => {
 type Op = { kind: "move"; pick: number; to: number } | { kind: "delete"; pick: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("move" as const), pick: fc.nat(), to: fc.integer({ min: 0, max: SOURCES + 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("move" as const),
+      pick: fc.nat(),
+      to: fc.integer({ min: 0, max: SOURCES + 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
 );
 
@@ -52,7 +60,12 @@ describe("secret import positions (property)", () => {
           if (model.length === 0) break;
           const id = model[op.pick % model.length]!;
           if (op.kind === "delete") {
-            expectOk(await tenant.admin.secretImports.delete({ params: { secretImportId: id }, body: { workspaceId: projectId, environment: "dev", path } }));
+            expectOk(
+              await tenant.admin.secretImports.delete({
+                params: { secretImportId: id },
+                body: { workspaceId: projectId, environment: "dev", path },
+              }),
+            );
             model.splice(model.indexOf(id), 1);
           } else {
             const res = await tenant.admin.secretImports.update({
@@ -82,7 +95,12 @@ describe("secret import positions (concurrency)", () => {
     const creates = await Promise.all(
       Array.from({ length: SOURCES }, (_, i) =>
         tenant.admin.secretImports.create({
-          body: { workspaceId: projectId, environment: "dev", path: "/busy", import: { environment: "staging", path: `/s${i + 1}` } },
+          body: {
+            workspaceId: projectId,
+            environment: "dev",
+            path: "/busy",
+            import: { environment: "staging", path: `/s${i + 1}` },
+          },
         }),
       ),
     );
@@ -102,7 +120,11 @@ describe("secret import positions (concurrency)", () => {
     const results = await Promise.all([...moves, deletion]);
     // A move racing the delete of its own import may find it gone; everything else succeeds.
     for (const res of results) expect([200, 400]).toContain(res.status);
-    expect(results.filter((res) => res.status === 400).every((res) => (res.body as { message: string }).message === "Secret import not found")).toBe(true);
+    expect(
+      results
+        .filter((res) => res.status === 400)
+        .every((res) => (res.body as { message: string }).message === "Secret import not found"),
+    ).toBe(true);
     const imports = await listed(tenant, projectId, "/busy");
     expectDense(imports);
     expect(new Set(imports.map((i) => i.id))).toEqual(new Set(ids.filter((_, index) => index !== 2)));

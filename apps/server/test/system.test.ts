@@ -23,7 +23,11 @@ describe("system routes", () => {
     const res = await fetch(`${app.baseUrl}/api/v1/does-not-exist?x=1`);
     expect(res.status).toBe(404);
     expect(res.headers.get("x-request-id")).toMatch(/^req-[A-Za-z0-9]{14}$/);
-    expect(await res.json()).toMatchObject({ statusCode: 404, error: "Not Found", message: "Route GET:/api/v1/does-not-exist not found" });
+    expect(await res.json()).toMatchObject({
+      statusCode: 404,
+      error: "Not Found",
+      message: "Route GET:/api/v1/does-not-exist not found",
+    });
   });
 
   it("rejects malformed JSON with 400 and oversized bodies with 413", async () => {
@@ -64,7 +68,12 @@ describe("database outage", () => {
       expect(status.body).toMatchObject({ status: "ok", ready: false });
       const res = await root.projects.create({ body: { projectName: "during-outage" } });
       expect(res.status).toBe(500);
-      expect(res.body).toEqual({ reqId: expect.stringMatching(/^req-/), statusCode: 500, error: "InternalServerError", message: "Something went wrong" });
+      expect(res.body).toEqual({
+        reqId: expect.stringMatching(/^req-/),
+        statusCode: 500,
+        error: "InternalServerError",
+        message: "Something went wrong",
+      });
     } finally {
       app.server.closeAllConnections();
       await new Promise<void>((resolve) => app.server.close(() => resolve()));
@@ -84,7 +93,9 @@ describe("instance bootstrap", () => {
       const root = app.client(app.rootToken);
       const identities = expectOk(await root.identities.list({ query: {} }));
       expect(identities.identities.map((i) => i.name)).toContain("Instance Admin Identity");
-      const invalid = await app.client().system.bootstrap({ body: { email: "not-an-email", password: "x", organization: "A" } });
+      const invalid = await app
+        .client()
+        .system.bootstrap({ body: { email: "not-an-email", password: "x", organization: "A" } });
       expect(invalid.status).toBe(422);
     } finally {
       await app.close();

@@ -2,13 +2,17 @@ import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "./helpers/tenant";
 
 const bareIdentity = async (tenant: Tenant, role = "no-access") =>
-  expectOk(await tenant.admin.identities.create({ body: { name: uniqueName("t"), organizationId: tenant.orgId, role } })).identity;
+  expectOk(
+    await tenant.admin.identities.create({ body: { name: uniqueName("t"), organizationId: tenant.orgId, role } }),
+  ).identity;
 
 describe("token auth configuration (spec §4.3)", () => {
   it("attaches with the spec's defaults", async () => {
     const tenant = await createTenant();
     const identity = await bareIdentity(tenant);
-    const { identityTokenAuth } = expectOk(await tenant.admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
+    const { identityTokenAuth } = expectOk(
+      await tenant.admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }),
+    );
     expect(identityTokenAuth).toMatchObject({
       identityId: identity.id,
       accessTokenTTL: 2_592_000,
@@ -30,7 +34,13 @@ describe("token auth configuration (spec §4.3)", () => {
     const { identityTokenAuth } = expectOk(
       await tenant.admin.tokenAuth.attach({
         params: { identityId: identity.id },
-        body: { accessTokenTrustedIps: [{ ipAddress: "1.2.3.4" }, { ipAddress: "10.0.0.0/24" }, { ipAddress: "2001:db8::/32" }] },
+        body: {
+          accessTokenTrustedIps: [
+            { ipAddress: "1.2.3.4" },
+            { ipAddress: "10.0.0.0/24" },
+            { ipAddress: "2001:db8::/32" },
+          ],
+        },
       }),
     );
     expect(identityTokenAuth.accessTokenTrustedIps).toEqual([
@@ -57,8 +67,13 @@ describe("token auth configuration (spec §4.3)", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
     const ttl = await tenant.admin.tokenAuth.attach({ params, body: { accessTokenTTL: 100, accessTokenMaxTTL: 10 } });
-    expect((ttl.body as { message: { message: string }[] }).message[0]?.message).toBe("Access Token TTL cannot be greater than Access Token Max TTL.");
-    const ip = await tenant.admin.tokenAuth.attach({ params, body: { accessTokenTrustedIps: [{ ipAddress: "300.1.1.1" }] } });
+    expect((ttl.body as { message: { message: string }[] }).message[0]?.message).toBe(
+      "Access Token TTL cannot be greater than Access Token Max TTL.",
+    );
+    const ip = await tenant.admin.tokenAuth.attach({
+      params,
+      body: { accessTokenTrustedIps: [{ ipAddress: "300.1.1.1" }] },
+    });
     expect(ip.status).toBe(400);
     expect(ip.body).toMatchObject({ message: "The IP is not a valid IPv4, IPv6, or CIDR block" });
   });
@@ -68,7 +83,10 @@ describe("token auth configuration (spec §4.3)", () => {
     const identity = await bareIdentity(tenant);
     const params = { identityId: identity.id };
     expect((await tenant.admin.tokenAuth.get({ params })).status).toBe(404);
-    expect((await tenant.admin.tokenAuth.update({ params, body: {} })).body).toMatchObject({ statusCode: 400, message: "The identity does not have Token Auth" });
+    expect((await tenant.admin.tokenAuth.update({ params, body: {} })).body).toMatchObject({
+      statusCode: 400,
+      message: "The identity does not have Token Auth",
+    });
     expect((await tenant.admin.tokenAuth.revoke({ params })).status).toBe(400);
     expect((await tenant.admin.tokenAuth.createToken({ params, body: {} })).status).toBe(400);
     expectOk(await tenant.admin.tokenAuth.attach({ params, body: {} }));
@@ -85,7 +103,9 @@ describe("token auth configuration (spec §4.3)", () => {
     const tenant = await createTenant();
     const identity = await createIdentity(tenant, { orgRole: "member" });
     const params = { identityId: identity.id };
-    const updated = expectOk(await tenant.admin.tokenAuth.update({ params, body: { accessTokenTTL: 60, accessTokenMaxTTL: 120 } }));
+    const updated = expectOk(
+      await tenant.admin.tokenAuth.update({ params, body: { accessTokenTTL: 60, accessTokenMaxTTL: 120 } }),
+    );
     expect(updated.identityTokenAuth).toMatchObject({ accessTokenTTL: 60, accessTokenMaxTTL: 120 });
     const tooLong = await tenant.admin.tokenAuth.update({ params, body: { accessTokenTTL: 500 } });
     expect(tooLong.status).toBe(400);
@@ -100,21 +120,36 @@ describe("token auth configuration (spec §4.3)", () => {
     const tenant = await createTenant();
     const identity = await bareIdentity(tenant, "member");
     const params = { identityId: identity.id };
-    expectOk(await tenant.admin.tokenAuth.attach({ params, body: { accessTokenTTL: 3600, accessTokenMaxTTL: 7200, accessTokenNumUsesLimit: 10 } }));
+    expectOk(
+      await tenant.admin.tokenAuth.attach({
+        params,
+        body: { accessTokenTTL: 3600, accessTokenMaxTTL: 7200, accessTokenNumUsesLimit: 10 },
+      }),
+    );
     const issued = expectOk(await tenant.admin.tokenAuth.createToken({ params, body: { name: "deploy" } }));
     expect(issued).toMatchObject({ expiresIn: 3600, accessTokenMaxTTL: 7200, tokenType: "Bearer" });
-    expect(issued.tokenData).toMatchObject({ name: "deploy", authMethod: "token-auth", accessTokenNumUsesLimit: 10, isAccessTokenRevoked: false });
+    expect(issued.tokenData).toMatchObject({
+      name: "deploy",
+      authMethod: "token-auth",
+      accessTokenNumUsesLimit: 10,
+      isAccessTokenRevoked: false,
+    });
     expect(issued.accessToken.length).toBeGreaterThanOrEqual(32);
     const tokens = expectOk(await tenant.admin.tokenAuth.listTokens({ params, query: {} })).tokens;
     expect(tokens.map((t) => t.id)).toEqual([issued.tokenData.id]);
     expect((await tenant.admin.tokenAuth.listTokens({ params, query: { limit: 0 } })).status).toBe(422);
-    const renamed = expectOk(await tenant.admin.tokenAuth.updateToken({ params: { tokenId: issued.tokenData.id }, body: { name: "ci" } }));
+    const renamed = expectOk(
+      await tenant.admin.tokenAuth.updateToken({ params: { tokenId: issued.tokenData.id }, body: { name: "ci" } }),
+    );
     expect(renamed.token.name).toBe("ci");
     expectOk(await tenant.admin.tokenAuth.revokeTokenById({ params: { tokenId: issued.tokenData.id } }));
     expect((await tenant.app.client(issued.accessToken).identities.get({ params })).status).toBe(401);
     expect((await tenant.admin.tokenAuth.revokeTokenById({ params: { tokenId: "nope" } })).status).toBe(404);
     const other = await createTenant();
-    expect((await other.admin.tokenAuth.updateToken({ params: { tokenId: issued.tokenData.id }, body: { name: "x" } })).status).toBe(404);
+    expect(
+      (await other.admin.tokenAuth.updateToken({ params: { tokenId: issued.tokenData.id }, body: { name: "x" } }))
+        .status,
+    ).toBe(404);
   });
 
   it("requires organization permission (403) and a role boundary for tokens", async () => {
@@ -124,7 +159,10 @@ describe("token auth configuration (spec §4.3)", () => {
     const params = { identityId: target.id };
     const attach = await member.client.tokenAuth.attach({ params, body: {} });
     expect(attach.status).toBe(403);
-    expect(attach.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on identity" });
+    expect(attach.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create on identity",
+    });
     expectOk(await tenant.admin.tokenAuth.attach({ params, body: {} }));
     expect((await member.client.tokenAuth.get({ params })).status).toBe(200);
     expect((await member.client.tokenAuth.update({ params, body: {} })).status).toBe(403);
@@ -140,7 +178,9 @@ describe("token auth configuration (spec §4.3)", () => {
   it("uses project permissions for project-owned identities", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
-    const { identity } = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } }));
+    const { identity } = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: "owned" } }),
+    );
     const params = { identityId: identity.id };
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
     expect((await viewer.client.tokenAuth.attach({ params, body: {} })).status).toBe(403);

@@ -43,7 +43,8 @@ export const PemSchema = z.string().trim().max(65_536);
 // plain wildcards (`*a*a*a*a*b` on a long claim), so patterns pass the same dialect check as `$glob`.
 const EXTGLOB = /[@!+*?]\(/;
 const EXTGLOB_MESSAGE = "Patterns may not use extglob groups such as +(...) or @(...)";
-const globIssue = (pattern: string) => (EXTGLOB.test(pattern) ? EXTGLOB_MESSAGE : pattern === "" ? undefined : globPatternError(pattern));
+const globIssue = (pattern: string) =>
+  EXTGLOB.test(pattern) ? EXTGLOB_MESSAGE : pattern === "" ? undefined : globPatternError(pattern);
 export const GlobPatternSchema = z
   .string()
   .max(256)
@@ -111,8 +112,19 @@ export const identityAuthMethodRoutes = <
       responses: { 200: spec.response },
       summary: `Attach ${spec.name} to an identity`,
     },
-    get: { method: "GET", path, pathParams: IdentityParams, responses: { 200: (spec.getResponse ?? spec.response) as GetResponse } },
-    update: { method: "PATCH", path, pathParams: IdentityParams, body: spec.updateBody, responses: { 200: spec.response } },
+    get: {
+      method: "GET",
+      path,
+      pathParams: IdentityParams,
+      responses: { 200: (spec.getResponse ?? spec.response) as GetResponse },
+    },
+    update: {
+      method: "PATCH",
+      path,
+      pathParams: IdentityParams,
+      body: spec.updateBody,
+      responses: { 200: spec.response },
+    },
     revoke: {
       method: "DELETE",
       path,

@@ -5,7 +5,14 @@ import { DateTimeInputSchema, TimestampSchema, pagingQuery, slugSchema } from ".
 const c = initContract();
 
 /** Key algorithms for CA and certificate keys (the reference's CertKeyAlgorithm values). */
-export const CertKeyAlgorithmSchema = z.enum(["RSA_2048", "RSA_3072", "RSA_4096", "EC_prime256v1", "EC_secp384r1", "EC_secp521r1"]);
+export const CertKeyAlgorithmSchema = z.enum([
+  "RSA_2048",
+  "RSA_3072",
+  "RSA_4096",
+  "EC_prime256v1",
+  "EC_secp384r1",
+  "EC_secp521r1",
+]);
 export type CertKeyAlgorithm = z.infer<typeof CertKeyAlgorithmSchema>;
 
 export const CaStatusSchema = z.enum(["active", "disabled"]);
@@ -46,7 +53,8 @@ const CaConfigurationInput = z
       ctx.addIssue({
         code: "custom",
         path: [],
-        message: "At least one of the fields commonName, organization, ou, country, province, or locality must be non-empty",
+        message:
+          "At least one of the fields commonName, organization, ou, country, province, or locality must be non-empty",
       });
     }
     if (cfg.type === "intermediate" && !cfg.parentCaId) {
@@ -116,7 +124,9 @@ export const certificateAuthoritiesContract = c.router({
     method: "GET",
     path: "/api/v1/cert-manager/ca/internal",
     query: z.object({ projectId: z.string().trim().min(1).max(64), ...pagingQuery() }),
-    responses: { 200: z.object({ certificateAuthorities: z.array(CertificateAuthoritySchema), totalCount: z.number().int() }) },
+    responses: {
+      200: z.object({ certificateAuthorities: z.array(CertificateAuthoritySchema), totalCount: z.number().int() }),
+    },
   },
   get: {
     method: "GET",

@@ -5,7 +5,14 @@ import { CertKeyAlgorithmSchema, subjectFields } from "./certificate-authorities
 export const EnrollmentTypeSchema = z.enum(["api", "est", "acme", "scep"]);
 export type EnrollmentType = z.infer<typeof EnrollmentTypeSchema>;
 export const IssuerTypeSchema = z.enum(["ca", "self-signed"]);
-export const SignatureAlgorithmSchema = z.enum(["RSA-SHA256", "RSA-SHA384", "RSA-SHA512", "ECDSA-SHA256", "ECDSA-SHA384", "ECDSA-SHA512"]);
+export const SignatureAlgorithmSchema = z.enum([
+  "RSA-SHA256",
+  "RSA-SHA384",
+  "RSA-SHA512",
+  "ECDSA-SHA256",
+  "ECDSA-SHA384",
+  "ECDSA-SHA512",
+]);
 export type SignatureAlgorithm = z.infer<typeof SignatureAlgorithmSchema>;
 export const KeyUsageSchema = z.enum([
   "digital_signature",
@@ -19,7 +26,14 @@ export const KeyUsageSchema = z.enum([
   "decipher_only",
 ]);
 export type KeyUsage = z.infer<typeof KeyUsageSchema>;
-export const ExtendedKeyUsageSchema = z.enum(["server_auth", "client_auth", "code_signing", "email_protection", "timestamping", "ocsp_signing"]);
+export const ExtendedKeyUsageSchema = z.enum([
+  "server_auth",
+  "client_auth",
+  "code_signing",
+  "email_protection",
+  "timestamping",
+  "ocsp_signing",
+]);
 export type ExtendedKeyUsage = z.infer<typeof ExtendedKeyUsageSchema>;
 export const AltNameTypeSchema = z.enum(["dns_name", "ip_address", "email", "uri"]);
 export type AltNameType = z.infer<typeof AltNameTypeSchema>;
@@ -50,7 +64,10 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 const AltNameSchema = z
   .object({ type: AltNameTypeSchema, value: z.string().trim().min(1).max(253) })
-  .refine((san) => isValidAltName(san.type, san.value), { message: "Value does not match its subject alternative name type", path: ["value"] });
+  .refine((san) => isValidAltName(san.type, san.value), {
+    message: "Value does not match its subject alternative name type",
+    path: ["value"],
+  });
 
 export const ProfileDefaultsSchema = z
   .object({
@@ -65,9 +82,21 @@ export const ProfileDefaultsSchema = z
     locality: subjectFields.locality.optional(),
     keyUsages: z.array(KeyUsageSchema).max(9).optional(),
     extendedKeyUsages: z.array(ExtendedKeyUsageSchema).max(6).optional(),
-    basicConstraints: z.object({ isCA: z.boolean(), pathLength: z.number().int().min(0).max(16).optional() }).optional(),
+    basicConstraints: z
+      .object({ isCA: z.boolean(), pathLength: z.number().int().min(0).max(16).optional() })
+      .optional(),
     subjectAltNames: z.array(AltNameSchema).max(32).optional(),
-    domainComponents: z.array(z.string().trim().min(1).max(63).regex(/^[A-Za-z0-9-]+$/)).max(8).optional(),
+    domainComponents: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1)
+          .max(63)
+          .regex(/^[A-Za-z0-9-]+$/),
+      )
+      .max(8)
+      .optional(),
     customExtensions: z
       .array(
         z.object({
@@ -75,9 +104,17 @@ export const ProfileDefaultsSchema = z
             .string()
             .trim()
             .regex(OID, "Must be a dotted object identifier")
-            .refine((oid) => !oid.startsWith("2.5.29."), "Standard certificate extensions (2.5.29.*) are set from the other defaults"),
+            .refine(
+              (oid) => !oid.startsWith("2.5.29."),
+              "Standard certificate extensions (2.5.29.*) are set from the other defaults",
+            ),
           label: z.string().trim().max(64).default(""),
-          value: z.string().trim().min(1).max(4096).regex(BASE64, "Must be the base64 DER encoding of the extension value"),
+          value: z
+            .string()
+            .trim()
+            .min(1)
+            .max(4096)
+            .regex(BASE64, "Must be the base64 DER encoding of the extension value"),
           critical: z.boolean().default(false),
         }),
       )
@@ -87,14 +124,26 @@ export const ProfileDefaultsSchema = z
   .superRefine((d, ctx) => {
     const caOnly = (d.keyUsages ?? []).filter((u) => u === "key_cert_sign" || u === "crl_sign");
     if (caOnly.length > 0 && !d.basicConstraints?.isCA) {
-      ctx.addIssue({ code: "custom", path: ["keyUsages"], message: "key_cert_sign and crl_sign need basicConstraints.isCA" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["keyUsages"],
+        message: "key_cert_sign and crl_sign need basicConstraints.isCA",
+      });
     }
     if (d.basicConstraints && !d.basicConstraints.isCA && d.basicConstraints.pathLength !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["basicConstraints", "pathLength"], message: "pathLength applies only when isCA is true" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["basicConstraints", "pathLength"],
+        message: "pathLength applies only when isCA is true",
+      });
     }
     const oids = (d.customExtensions ?? []).map((e) => e.oid);
     if (new Set(oids).size !== oids.length) {
-      ctx.addIssue({ code: "custom", path: ["customExtensions"], message: "Each custom extension OID may appear once" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["customExtensions"],
+        message: "Each custom extension OID may appear once",
+      });
     }
   });
 export type ProfileDefaults = z.infer<typeof ProfileDefaultsSchema>;

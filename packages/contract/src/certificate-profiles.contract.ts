@@ -58,12 +58,24 @@ export const CertificateProfileSchema = z.object({
       revokedCertificates: z.number().int(),
     })
     .optional(),
-  estConfig: z.object({ id: z.string(), disableBootstrapCaValidation: z.boolean(), caChain: z.string().nullable() }).optional(),
+  estConfig: z
+    .object({ id: z.string(), disableBootstrapCaValidation: z.boolean(), caChain: z.string().nullable() })
+    .optional(),
   apiConfig: z
-    .object({ id: z.string(), autoRenew: z.boolean(), renewBeforeDays: z.number().int().nullable(), storePrivateKey: z.boolean() })
+    .object({
+      id: z.string(),
+      autoRenew: z.boolean(),
+      renewBeforeDays: z.number().int().nullable(),
+      storePrivateKey: z.boolean(),
+    })
     .optional(),
   acmeConfig: z
-    .object({ id: z.string(), directoryUrl: z.string(), skipDnsOwnershipVerification: z.boolean(), skipEabBinding: z.boolean() })
+    .object({
+      id: z.string(),
+      directoryUrl: z.string(),
+      skipDnsOwnershipVerification: z.boolean(),
+      skipEabBinding: z.boolean(),
+    })
     .optional(),
   scepConfig: z
     .object({
@@ -116,7 +128,10 @@ const CreateProfileBody = z
         });
       }
     }
-    if ((body.enrollmentType === "est" || body.enrollmentType === "scep") && body[CONFIG_KEY[body.enrollmentType]] === undefined) {
+    if (
+      (body.enrollmentType === "est" || body.enrollmentType === "scep") &&
+      body[CONFIG_KEY[body.enrollmentType]] === undefined
+    ) {
       ctx.addIssue({
         code: "custom",
         path: [CONFIG_KEY[body.enrollmentType]],
@@ -163,7 +178,9 @@ export const certificateProfilesContract = c.router({
     method: "GET",
     path: "/api/v1/cert-manager/certificate-profiles",
     query: ListProfilesQuery,
-    responses: { 200: z.object({ certificateProfiles: z.array(CertificateProfileSchema), totalCount: z.number().int() }) },
+    responses: {
+      200: z.object({ certificateProfiles: z.array(CertificateProfileSchema), totalCount: z.number().int() }),
+    },
     summary: "Certificate profiles of a project with their CA, enrollment configuration and certificate metrics",
   },
   get: {

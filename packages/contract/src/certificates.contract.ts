@@ -37,7 +37,8 @@ const AltNamesSchema = z
     const names = splitAltNames(value);
     if (names.length > 100) ctx.addIssue({ code: "custom", message: "At most 100 alternative names" });
     for (const name of names) {
-      if (!classifyAltName(name)) ctx.addIssue({ code: "custom", message: `Invalid alternative name: ${name.slice(0, 64)}` });
+      if (!classifyAltName(name))
+        ctx.addIssue({ code: "custom", message: `Invalid alternative name: ${name.slice(0, 64)}` });
     }
   });
 

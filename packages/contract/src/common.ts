@@ -26,7 +26,11 @@ export const TimestampSchema = z.string();
 export const UuidSchema = z.string().uuid();
 
 /** Lower-case and trim first, then check length and shape (reference §1.2). */
-export const slugSchema = ({ min = 1, max = 60, field = "Slug" }: { min?: number; max?: number; field?: string } = {}) =>
+export const slugSchema = ({
+  min = 1,
+  max = 60,
+  field = "Slug",
+}: { min?: number; max?: number; field?: string } = {}) =>
   z
     .string()
     .trim()

@@ -18,7 +18,14 @@ const LeaseParams = z.object({ leaseId: z.string().trim().min(1).max(64) });
 /** Delete and renew require a non-empty path (reference). */
 const ScopeWithPath = {
   ...DynamicSecretScopeFields,
-  path: z.string().trim().min(1).max(1024).refine(isStorableText, "must not contain NUL characters or unpaired surrogates").default("/").transform(normalizeSecretPath),
+  path: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1024)
+    .refine(isStorableText, "must not contain NUL characters or unpaired surrogates")
+    .default("/")
+    .transform(normalizeSecretPath),
 };
 
 export const dynamicSecretLeasesContract = c.router({
@@ -32,10 +39,17 @@ export const dynamicSecretLeasesContract = c.router({
       config: z
         .any()
         .optional()
-        .refine((value) => value === undefined || isStorableJson(value), "config must be JSON without NUL characters or unpaired surrogates, nested at most 32 levels"),
+        .refine(
+          (value) => value === undefined || isStorableJson(value),
+          "config must be JSON without NUL characters or unpaired surrogates, nested at most 32 levels",
+        ),
     }),
     responses: {
-      200: z.object({ lease: DynamicSecretLeaseSchema, dynamicSecret: DynamicSecretSchema, data: z.record(z.string()) }),
+      200: z.object({
+        lease: DynamicSecretLeaseSchema,
+        dynamicSecret: DynamicSecretSchema,
+        data: z.record(z.string()),
+      }),
     },
     summary: "Lease credentials from a dynamic secret; they stop working when the lease ends",
   },

@@ -22,7 +22,11 @@ export const PasswordRequirementsSchema = z
       digits: z.number().int().min(0).max(250),
       symbols: z.number().int().min(0).max(250),
     }),
-    allowedSymbols: z.string().max(32).regex(SAFE_SYMBOLS, "allowedSymbols may only contain -_.~!*@#%^&+=:,?").optional(),
+    allowedSymbols: z
+      .string()
+      .max(32)
+      .regex(SAFE_SYMBOLS, "allowedSymbols may only contain -_.~!*@#%^&+=:,?")
+      .optional(),
   })
   .refine((r) => r.required.lowercase + r.required.uppercase + r.required.digits + r.required.symbols <= r.length, {
     message: "The required characters exceed the password length",
@@ -90,4 +94,8 @@ export const DynamicSecretProviderSchema = z.discriminatedUnion("type", [
 ]);
 export type DynamicSecretProvider = z.infer<typeof DynamicSecretProviderSchema>;
 export type DynamicSecretProviderType = DynamicSecretProvider["type"];
-export const DYNAMIC_SECRET_PROVIDER_TYPES = ["sql-database", "redis", "totp"] as const satisfies readonly DynamicSecretProviderType[];
+export const DYNAMIC_SECRET_PROVIDER_TYPES = [
+  "sql-database",
+  "redis",
+  "totp",
+] as const satisfies readonly DynamicSecretProviderType[];

@@ -17,9 +17,11 @@ export const DynamicSecretTtlSchema = z
   .max(64)
   .superRefine((value, ctx) => {
     const ms = parseDuration(value);
-    if (ms === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be a valid duration such as 1h" });
+    if (ms === undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be a valid duration such as 1h" });
     else if (ms < 60_000) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be a greater than 1min" });
-    else if (ms > TEN_YEARS_MS) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be less than 10 years" });
+    else if (ms > TEN_YEARS_MS)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "TTL must be less than 10 years" });
   });
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -49,9 +51,15 @@ export const isStorableJson = (value: unknown, maxDepth = 32): boolean => {
 const storableText = (schema: z.ZodString) => schema.refine(isStorableText, STORABLE_TEXT);
 
 /** "/a/b/" and "a//b" both become "/a/b"; the root stays "/". */
-export const normalizeSecretPath = (path: string) => `/${path.split("/").filter((s) => s.length > 0).join("/")}`;
+export const normalizeSecretPath = (path: string) =>
+  `/${path
+    .split("/")
+    .filter((s) => s.length > 0)
+    .join("/")}`;
 
-export const DynamicSecretPathSchema = storableText(z.string().trim().max(1024)).default("/").transform(normalizeSecretPath);
+export const DynamicSecretPathSchema = storableText(z.string().trim().max(1024))
+  .default("/")
+  .transform(normalizeSecretPath);
 
 const MetadataEntry = z.object({
   key: storableText(z.string().trim().min(1, "Metadata key cannot be empty").max(255)),
@@ -65,7 +73,10 @@ export const DynamicSecretMetadataInputSchema = z
   .refine((entries) => entries.length <= 64 && entries.every((e) => e.key.trim().length > 0 && e.key.length <= 255), {
     message: "At most 64 metadata entries with non-empty keys",
   })
-  .refine((entries) => entries.every((e) => isStorableText(e.key) && isStorableText(e.value)), `Metadata ${STORABLE_TEXT}`);
+  .refine(
+    (entries) => entries.every((e) => isStorableText(e.key) && isStorableText(e.value)),
+    `Metadata ${STORABLE_TEXT}`,
+  );
 
 const USERNAME_TEMPLATE_EXPRESSIONS = ["randomUsername", "unixTimestamp", "identity.name"];
 
@@ -80,7 +91,8 @@ export const UsernameTemplateSchema = z
   .max(255)
   .regex(/^[A-Za-z0-9_\-{}.' |]+$/, "Username template contains characters that are not allowed")
   .refine(
-    (value) => [...value.matchAll(/{{\s*([^}]*?)\s*}}/g)].every((m) => USERNAME_TEMPLATE_EXPRESSIONS.includes(m[1] ?? "")),
+    (value) =>
+      [...value.matchAll(/{{\s*([^}]*?)\s*}}/g)].every((m) => USERNAME_TEMPLATE_EXPRESSIONS.includes(m[1] ?? "")),
     "Username template may only use {{randomUsername}}, {{unixTimestamp}} and {{identity.name}}",
   )
   .refine((value) => /{{\s*randomUsername\s*}}/.test(value), "Username template must contain {{randomUsername}}");

@@ -6,7 +6,8 @@ const c = initContract();
 
 /** Folder names as the reference accepts them: letters, digits, `-` and `_` only, so never `/` or `..`. */
 const FOLDER_NAME = /^[a-zA-Z0-9_-]+$/;
-export const FOLDER_NAME_MESSAGE = "Invalid folder name. Only alphanumeric characters, dashes, and underscores are allowed.";
+export const FOLDER_NAME_MESSAGE =
+  "Invalid folder name. Only alphanumeric characters, dashes, and underscores are allowed.";
 export const FolderNameSchema = z
   .string()
   .trim()
@@ -24,9 +25,20 @@ export const SecretPathSchema = z
   .string()
   .trim()
   .max(MAX_SECRET_PATH_LENGTH)
-  .transform((path) => `/${path.split("/").filter((segment) => segment.length > 0).join("/")}`)
+  .transform(
+    (path) =>
+      `/${path
+        .split("/")
+        .filter((segment) => segment.length > 0)
+        .join("/")}`,
+  )
   .refine(
-    (path) => path === "/" || path.slice(1).split("/").every((segment) => FOLDER_NAME.test(segment) && segment.length <= 64),
+    (path) =>
+      path === "/" ||
+      path
+        .slice(1)
+        .split("/")
+        .every((segment) => FOLDER_NAME.test(segment) && segment.length <= 64),
     "Invalid path: every segment must be a folder name (letters, digits, dashes and underscores)",
   );
 

@@ -85,7 +85,10 @@ export const GatewayAuthMethodSchema = z.discriminatedUnion("method", [
     }),
   }),
   z.object({ method: z.literal("token"), config: z.object({}) }),
-  z.object({ method: z.literal("identity"), config: z.object({ identityId: z.string(), identityName: z.string().nullable() }) }),
+  z.object({
+    method: z.literal("identity"),
+    config: z.object({ identityId: z.string(), identityName: z.string().nullable() }),
+  }),
 ]);
 
 /** Spec §2.10, plus `isHealthy`: a heartbeat was received within its `heartbeatTTL`. */

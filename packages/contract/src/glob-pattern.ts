@@ -130,7 +130,11 @@ const parseAtoms = (pattern: string, start: number, inBraces: boolean): [GlobAto
 };
 
 const starsIn = (atoms: GlobAtom[]): number =>
-  atoms.reduce((n, a) => n + (a.kind === "star" ? 1 : a.kind === "braces" ? a.alternatives.reduce((m, alt) => m + starsIn(alt), 0) : 0), 0);
+  atoms.reduce(
+    (n, a) =>
+      n + (a.kind === "star" ? 1 : a.kind === "braces" ? a.alternatives.reduce((m, alt) => m + starsIn(alt), 0) : 0),
+    0,
+  );
 
 /**
  * Variable-width parts of a segment: each `*`, and each brace group whose alternatives differ in
@@ -187,7 +191,8 @@ export const parseGlobPattern = (pattern: string): ParsedGlob => {
   }
   if (braceGroups > MAX_BRACE_GROUPS) fail(`Glob pattern may use at most ${MAX_BRACE_GROUPS} brace groups`);
   if (heavySegments > 1) fail("Glob pattern may use two wildcards in at most one path segment");
-  if (wildcards > MAX_PATTERN_WILDCARDS) fail(`Glob pattern may use at most ${MAX_PATTERN_WILDCARDS} wildcards (each * and ** counts)`);
+  if (wildcards > MAX_PATTERN_WILDCARDS)
+    fail(`Glob pattern may use at most ${MAX_PATTERN_WILDCARDS} wildcards (each * and ** counts)`);
   return { negated, segments };
 };
 

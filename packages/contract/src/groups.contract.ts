@@ -78,7 +78,9 @@ export const groupsContract = c.router({
     query: z.object({ ...MembersQuery, username: z.string().trim().max(255).optional() }),
     responses: {
       200: z.object({
-        users: z.array(GroupUserSchema.extend({ isPartOfGroup: z.boolean(), joinedGroupAt: TimestampSchema.nullable() })),
+        users: z.array(
+          GroupUserSchema.extend({ isPartOfGroup: z.boolean(), joinedGroupAt: TimestampSchema.nullable() }),
+        ),
         totalCount: z.number().int(),
       }),
     },
@@ -106,7 +108,12 @@ export const groupsContract = c.router({
     responses: {
       200: z.object({
         machineIdentities: z.array(
-          z.object({ id: z.string(), name: z.string(), isPartOfGroup: z.boolean(), joinedGroupAt: TimestampSchema.nullable() }),
+          z.object({
+            id: z.string(),
+            name: z.string(),
+            isPartOfGroup: z.boolean(),
+            joinedGroupAt: TimestampSchema.nullable(),
+          }),
         ),
         totalCount: z.number().int(),
       }),
@@ -157,7 +164,10 @@ export const projectGroupsContract = c.router({
     method: "POST",
     path: "/api/v1/projects/:projectId/groups/:groupIdOrName",
     pathParams: ProjectParams.extend({ groupIdOrName: z.string().trim().min(1).max(64) }),
-    body: z.object({ role: z.string().trim().min(1).max(64).default("no-access"), roles: RoleAssignmentsInputSchema.optional() }),
+    body: z.object({
+      role: z.string().trim().min(1).max(64).default("no-access"),
+      roles: RoleAssignmentsInputSchema.optional(),
+    }),
     responses: { 200: z.object({ groupMembership: GroupMembershipRowSchema }) },
     summary: "Add a group to a project with roles (temporary roles allowed)",
   },

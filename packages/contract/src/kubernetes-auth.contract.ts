@@ -1,6 +1,12 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { AuthConfigCommonSchema, TTL_ABOVE_MAX_MESSAGE, authConfigAttachFields, authConfigUpdateFields, ttlWithinMax } from "./auth-common.schema";
+import {
+  AuthConfigCommonSchema,
+  TTL_ABOVE_MAX_MESSAGE,
+  authConfigAttachFields,
+  authConfigUpdateFields,
+  ttlWithinMax,
+} from "./auth-common.schema";
 import { PemSchema, identityAuthMethodRoutes } from "./auth-methods.schema";
 
 const c = initContract();
@@ -24,7 +30,8 @@ export const KubernetesAuthWithSecretsSchema = KubernetesAuthSchema.extend({
   tokenReviewerJwt: z.string().nullable().optional(),
 });
 
-const HOST_MESSAGE = "Kubernetes host must only contain alphabets, numbers, colons, periods, hyphen, and forward slashes.";
+const HOST_MESSAGE =
+  "Kubernetes host must only contain alphabets, numbers, colons, periods, hyphen, and forward slashes.";
 const Host = z
   .string()
   .trim()
@@ -36,15 +43,28 @@ const Jwt = z.string().trim().max(16_384);
 const List = z.string().trim().max(4_096);
 
 const reviewModeRules = (
-  data: { tokenReviewMode?: string; kubernetesHost?: string | null; gatewayId?: string | null; gatewayPoolId?: string | null },
+  data: {
+    tokenReviewMode?: string;
+    kubernetesHost?: string | null;
+    gatewayId?: string | null;
+    gatewayPoolId?: string | null;
+  },
   ctx: z.RefinementCtx,
   requireHost: boolean,
 ) => {
   if (requireHost && data.tokenReviewMode === "api" && !data.kubernetesHost) {
-    ctx.addIssue({ path: ["kubernetesHost"], code: z.ZodIssueCode.custom, message: "When token review mode is set to API, a Kubernetes host must be provided" });
+    ctx.addIssue({
+      path: ["kubernetesHost"],
+      code: z.ZodIssueCode.custom,
+      message: "When token review mode is set to API, a Kubernetes host must be provided",
+    });
   }
   if (data.tokenReviewMode === "gateway" && !data.gatewayId && !data.gatewayPoolId) {
-    ctx.addIssue({ path: ["gatewayId"], code: z.ZodIssueCode.custom, message: "When token review mode is set to Gateway, a gateway must be selected" });
+    ctx.addIssue({
+      path: ["gatewayId"],
+      code: z.ZodIssueCode.custom,
+      message: "When token review mode is set to Gateway, a gateway must be selected",
+    });
   }
 };
 
@@ -70,7 +90,8 @@ export const kubernetesAuthContract = c.router(
       })
       .superRefine((data, ctx) => {
         reviewModeRules(data, ctx, true);
-        if (!ttlWithinMax(data)) ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
+        if (!ttlWithinMax(data))
+          ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
       }),
     updateBody: z
       .object({
@@ -88,7 +109,8 @@ export const kubernetesAuthContract = c.router(
       })
       .superRefine((data, ctx) => {
         reviewModeRules(data, ctx, false);
-        if (!ttlWithinMax(data)) ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
+        if (!ttlWithinMax(data))
+          ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
       }),
     response: Wrapped,
     revokeResponse: z.object({ identityKubernetesAuth: KubernetesAuthSchema }),

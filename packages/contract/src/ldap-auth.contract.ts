@@ -1,6 +1,12 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { AuthConfigCommonSchema, IdentityParams, TtlSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
+import {
+  AuthConfigCommonSchema,
+  IdentityParams,
+  TtlSchema,
+  authConfigAttachFields,
+  authConfigUpdateFields,
+} from "./auth-common.schema";
 import {
   ClearLockoutsResponseSchema,
   LockoutSettingsSchema,

@@ -5,14 +5,31 @@ export const PROJECT_PERMISSION_CATALOG = {
   secrets: ["read", "describeSecret", "readValue", "create", "edit", "delete"],
   "secret-folders": CRUD,
   "secret-imports": CRUD,
-  "dynamic-secrets": ["read-root-credential", "create-root-credential", "edit-root-credential", "delete-root-credential", "lease"],
+  "dynamic-secrets": [
+    "read-root-credential",
+    "create-root-credential",
+    "edit-root-credential",
+    "delete-root-credential",
+    "lease",
+  ],
   "secret-rollback": ["read", "create"],
   "secret-approval": CRUD,
   "secret-rotation": ["read", "read-generated-credentials", "create", "edit", "delete", "rotate-secrets"],
   commits: ["read", "perform-rollback"],
   member: ["read", "create", "edit", "delete", "grant-privileges", "assume-privileges"],
   groups: ["read", "create", "edit", "delete", "grant-privileges"],
-  identity: ["read", "create", "edit", "delete", "grant-privileges", "assume-privileges", "revoke-auth", "create-token", "get-token", "delete-token"],
+  identity: [
+    "read",
+    "create",
+    "edit",
+    "delete",
+    "grant-privileges",
+    "assume-privileges",
+    "revoke-auth",
+    "create-token",
+    "get-token",
+    "delete-token",
+  ],
   role: CRUD,
   integrations: CRUD,
   webhooks: CRUD,
@@ -28,7 +45,15 @@ export const PROJECT_PERMISSION_CATALOG = {
   "certificate-authorities": ["read", "create", "edit", "delete", "renew", "sign-intermediate"],
   certificates: ["read", "create", "edit", "delete", "read-private-key", "import"],
   "certificate-templates": ["read", "create", "edit", "delete", "issue-cert", "list-certs"],
-  "certificate-profiles": ["read", "create", "edit", "delete", "issue-cert", "reveal-acme-eab-secret", "rotate-acme-eab-secret"],
+  "certificate-profiles": [
+    "read",
+    "create",
+    "edit",
+    "delete",
+    "issue-cert",
+    "reveal-acme-eab-secret",
+    "rotate-acme-eab-secret",
+  ],
   "certificate-policies": CRUD,
   "pki-alerts": CRUD,
   "pki-collections": CRUD,
@@ -40,8 +65,19 @@ export const PROJECT_PERMISSION_CATALOG = {
   "ssh-hosts": ["read", "create", "edit", "delete", "issue-host-cert"],
   "secret-syncs": ["read", "create", "edit", "delete", "sync-secrets", "import-secrets", "remove-secrets"],
   "pki-syncs": ["read", "create", "edit", "delete", "sync-certificates", "import-certificates", "remove-certificates"],
-  "app-connections": ["read-app-connections", "create-app-connections", "edit-app-connections", "delete-app-connections", "connect-app-connections"],
-  "secret-events": ["subscribe-on-created", "subscribe-on-updated", "subscribe-on-deleted", "subscribe-on-import-mutations"],
+  "app-connections": [
+    "read-app-connections",
+    "create-app-connections",
+    "edit-app-connections",
+    "delete-app-connections",
+    "connect-app-connections",
+  ],
+  "secret-events": [
+    "subscribe-on-created",
+    "subscribe-on-updated",
+    "subscribe-on-deleted",
+    "subscribe-on-import-mutations",
+  ],
   kmip: ["create-clients", "update-clients", "delete-clients", "read-clients", "generate-client-certificates"],
   "secret-scanning-data-sources": [
     "read-data-sources",
@@ -84,7 +120,9 @@ const BY_NAME = { name: field(EQ_NE_IN_GLOB) };
  * The condition keys each subject accepts (reference §1.9); subjects not listed take none.
  * `secretTags` and `metadata` are list-valued fields on the objects checked against them.
  */
-export const PROJECT_PERMISSION_CONDITIONS: Partial<Record<ProjectPermissionSubject, Record<string, ConditionFieldSpec>>> = {
+export const PROJECT_PERMISSION_CONDITIONS: Partial<
+  Record<ProjectPermissionSubject, Record<string, ConditionFieldSpec>>
+> = {
   secrets: {
     environment: field(EQ_NE_IN_GLOB),
     secretPath: SECRET_PATH,
@@ -115,7 +153,11 @@ export const PROJECT_PERMISSION_CONDITIONS: Partial<Record<ProjectPermissionSubj
   },
   "certificate-profiles": { slug: field(EQ_NE_IN_GLOB) },
   "app-connections": { connectionId: field(EQ_NE_IN) },
-  "pam-accounts": { resourceName: field(EQ_NE_IN_GLOB), accountName: field(EQ_NE_IN_GLOB), accountPath: field(EQ_NE_IN_GLOB) },
+  "pam-accounts": {
+    resourceName: field(EQ_NE_IN_GLOB),
+    accountName: field(EQ_NE_IN_GLOB),
+    accountPath: field(EQ_NE_IN_GLOB),
+  },
 };
 
 /** Fields whose object values are lists; conditions on them have set semantics. */

@@ -79,7 +79,9 @@ const conditionFieldSchema = (spec: ConditionFieldSpec): z.ZodTypeAny => {
 
 export const conditionsSchemaFor = (subject: ProjectPermissionSubject) => {
   const fields = PROJECT_PERMISSION_CONDITIONS[subject] ?? {};
-  const shape = Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, conditionFieldSchema(spec).optional()]));
+  const shape = Object.fromEntries(
+    Object.entries(fields).map(([name, spec]) => [name, conditionFieldSchema(spec).optional()]),
+  );
   // Unknown condition keys are refused rather than dropped: dropping one would widen the grant.
   return z.object(shape).strict();
 };
@@ -87,7 +89,13 @@ export const conditionsSchemaFor = (subject: ProjectPermissionSubject) => {
 const actionSchemaFor = (subject: ProjectPermissionSubject) => {
   const actions = PROJECT_PERMISSION_CATALOG[subject] as unknown as [string, ...string[]];
   const one = z.enum(actions);
-  return z.union([one, z.array(one).min(1).max(actions.length * 2)]);
+  return z.union([
+    one,
+    z
+      .array(one)
+      .min(1)
+      .max(actions.length * 2),
+  ]);
 };
 
 const ruleVariant = <S extends ProjectPermissionSubject>(subject: S) =>
@@ -165,7 +173,8 @@ export const invalidPermissionCombination = (rules: readonly PermissionRuleInput
     const readValue = rule.action.includes("readValue");
     const describe = rule.action.includes("describeSecret");
     if (!readValue && !describe) continue;
-    const which = readValue && describe ? "both Read Value and Describe Secret" : readValue ? "Read Value" : "Describe Secret";
+    const which =
+      readValue && describe ? "both Read Value and Describe Secret" : readValue ? "Read Value" : "Describe Secret";
     return `You have selected Read, and ${which}. You cannot select Read Value or Describe Secret if you have selected Read. The Read permission is a legacy action which has been replaced by Describe Secret and Read Value.`;
   }
   return undefined;

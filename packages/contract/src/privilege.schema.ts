@@ -2,7 +2,11 @@ import { z } from "zod";
 import { DateTimeInputSchema, TimestampSchema } from "./common";
 import { parseDuration } from "./duration";
 import { PermissionGlobSchema, MAX_PERMISSION_RULES, PermissionRuleSchema } from "./permission.schema";
-import { PROJECT_PERMISSION_CATALOG, PROJECT_PERMISSION_CONDITIONS, PROJECT_PERMISSION_SUBJECTS } from "./permission-catalog";
+import {
+  PROJECT_PERMISSION_CATALOG,
+  PROJECT_PERMISSION_CONDITIONS,
+  PROJECT_PERMISSION_SUBJECTS,
+} from "./permission-catalog";
 
 /** Temporary windows end at start + range; a range beyond a thousand years cannot be a date. */
 const MAX_TEMPORARY_RANGE_MS = 1000 * 31_557_600_000;
@@ -52,7 +56,11 @@ export const PrivilegeSummarySchema = PrivilegeWithMembershipSchema.omit({ permi
 
 const LEGACY_ACTIONS = ["read", "create", "edit", "delete"] as const;
 const SecretPathCondition = z.union([
-  z.string().min(1).max(512).refine((v) => v.startsWith("/"), "Invalid Secret Path; it must start with a '/'"),
+  z
+    .string()
+    .min(1)
+    .max(512)
+    .refine((v) => v.startsWith("/"), "Invalid Secret Path; it must start with a '/'"),
   z.object({ $glob: PermissionGlobSchema }).strict(),
 ]);
 const LegacyConditionsSchema = z
@@ -66,14 +74,24 @@ export const LegacyPermissionSchema = z
     conditions: LegacyConditionsSchema.optional(),
   })
   .superRefine((rule, ctx) => {
-    const actions = PROJECT_PERMISSION_CATALOG[rule.subject as keyof typeof PROJECT_PERMISSION_CATALOG] as readonly string[];
+    const actions = PROJECT_PERMISSION_CATALOG[
+      rule.subject as keyof typeof PROJECT_PERMISSION_CATALOG
+    ] as readonly string[];
     if (!actions.includes(rule.action)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["action"], message: `Action ${rule.action} is not valid for subject ${rule.subject}` });
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ["action"],
+        message: `Action ${rule.action} is not valid for subject ${rule.subject}`,
+      });
     }
     const keys = PROJECT_PERMISSION_CONDITIONS[rule.subject as keyof typeof PROJECT_PERMISSION_CONDITIONS] ?? {};
     for (const key of Object.keys(rule.conditions ?? {})) {
       if (!(key in keys)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["conditions", key], message: `Condition ${key} is not valid for subject ${rule.subject}` });
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["conditions", key],
+          message: `Condition ${key} is not valid for subject ${rule.subject}`,
+        });
       }
     }
   });
@@ -82,7 +100,9 @@ export type LegacyPermission = z.infer<typeof LegacyPermissionSchema>;
 export const PrivilegePermissionSchema = z.object({
   actions: z.array(z.enum(LEGACY_ACTIONS)).min(1).max(4),
   subject: z.literal("secrets"),
-  conditions: z.object({ environment: z.string().trim().min(1).max(64), secretPath: SecretPathCondition.optional() }).strict(),
+  conditions: z
+    .object({ environment: z.string().trim().min(1).max(64), secretPath: SecretPathCondition.optional() })
+    .strict(),
 });
 export type PrivilegePermission = z.infer<typeof PrivilegePermissionSchema>;
 

@@ -41,7 +41,11 @@ export const privilegesV2Contract = c.router({
     method: "PATCH",
     path: `${V2}/:id`,
     pathParams: z.object({ id: Id }),
-    body: z.object({ slug: PrivilegeSlug, permissions: ProjectPermissionsInputSchema.optional(), type: PrivilegeTypeSchema }),
+    body: z.object({
+      slug: PrivilegeSlug,
+      permissions: ProjectPermissionsInputSchema.optional(),
+      type: PrivilegeTypeSchema,
+    }),
     responses: { 200: privilege },
   },
   get: {

@@ -14,7 +14,12 @@ export const DEFAULT_PROJECT_TEMPLATE_ID = "b11b49a9-09a9-4443-916a-4246f9ff2c69
 const MAX_JSON_BYTES = 32_768;
 const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
-const RESERVED_ROLE_SLUGS = new Set<string>([...BUILT_IN_PROJECT_ROLES, "custom", "ssh-host-bootstrapper", "cryptographic-operator"]);
+const RESERVED_ROLE_SLUGS = new Set<string>([
+  ...BUILT_IN_PROJECT_ROLES,
+  "custom",
+  "ssh-host-bootstrapper",
+  "cryptographic-operator",
+]);
 const RESERVED_ROLE_NAMES = new Set(["custom", "admin", "viewer", "member", "no access"]);
 
 const RoleSlugs = z.array(z.string().trim().min(1).max(64)).min(1).max(32);
@@ -36,10 +41,13 @@ const TemplateRoles = z
   .superRefine((roles, ctx) => {
     if (roles.length === 0) return;
     sizeCheck(roles, ctx);
-    if (!unique(roles.map((r) => r.slug))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Role slugs must be unique" });
-    if (!unique(roles.map((r) => r.name))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Role names must be unique" });
+    if (!unique(roles.map((r) => r.slug)))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Role slugs must be unique" });
+    if (!unique(roles.map((r) => r.name)))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Role names must be unique" });
     for (const role of roles) {
-      if (RESERVED_ROLE_SLUGS.has(role.slug)) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Role slug "${role.slug}" is reserved` });
+      if (RESERVED_ROLE_SLUGS.has(role.slug))
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Role slug "${role.slug}" is reserved` });
       if (RESERVED_ROLE_NAMES.has(role.name.toLowerCase())) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: `Role name "${role.name}" is reserved` });
       }
@@ -47,12 +55,20 @@ const TemplateRoles = z
   });
 
 const TemplateEnvironments = z
-  .array(z.object({ name: z.string().trim().min(1).max(64), slug: slugSchema({ max: 32 }), position: z.number().int().min(1) }))
+  .array(
+    z.object({
+      name: z.string().trim().min(1).max(64),
+      slug: slugSchema({ max: 32 }),
+      position: z.number().int().min(1),
+    }),
+  )
   .max(64)
   .superRefine((environments, ctx) => {
     sizeCheck(environments, ctx);
-    if (!unique(environments.map((e) => e.name))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Environment names must be unique" });
-    if (!unique(environments.map((e) => e.slug))) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Environment slugs must be unique" });
+    if (!unique(environments.map((e) => e.name)))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Environment names must be unique" });
+    if (!unique(environments.map((e) => e.slug)))
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: "Environment slugs must be unique" });
     const positions = environments.map((e) => e.position);
     if (positions.some((p) => p > environments.length) || !unique(positions)) {
       ctx.addIssue({
@@ -62,7 +78,11 @@ const TemplateEnvironments = z
     }
   });
 
-const listWithUniqueKey = <T extends z.ZodRawShape>(shape: T, key: (item: z.infer<z.ZodObject<T>>) => string, message: string) =>
+const listWithUniqueKey = <T extends z.ZodRawShape>(
+  shape: T,
+  key: (item: z.infer<z.ZodObject<T>>) => string,
+  message: string,
+) =>
   z
     .array(z.object(shape))
     .max(256)
@@ -81,7 +101,11 @@ const TemplateGroups = listWithUniqueKey(
   (g) => g.groupSlug,
   "Group slugs must be unique",
 );
-const TemplateIdentities = listWithUniqueKey({ identityId: z.string().uuid(), roles: RoleSlugs }, (i) => i.identityId, "Identity IDs must be unique");
+const TemplateIdentities = listWithUniqueKey(
+  { identityId: z.string().uuid(), roles: RoleSlugs },
+  (i) => i.identityId,
+  "Identity IDs must be unique",
+);
 const TemplateManagedIdentities = listWithUniqueKey(
   { name: z.string().trim().min(1).max(64), roles: RoleSlugs },
   (i) => i.name,
@@ -94,7 +118,10 @@ const TemplateName = slugSchema({ field: "name", max: 64 }).refine(
 );
 
 /** Users may name only built-in roles or the template's own roles (checked on the whole body). */
-const checkUserRoles = (body: { users?: { username: string; roles: string[] }[] | null; roles?: { slug: string }[] }, ctx: z.RefinementCtx) => {
+const checkUserRoles = (
+  body: { users?: { username: string; roles: string[] }[] | null; roles?: { slug: string }[] },
+  ctx: z.RefinementCtx,
+) => {
   if (!body.users?.length || !body.roles) return;
   const available = new Set<string>([...BUILT_IN_PROJECT_ROLES, ...body.roles.map((r) => r.slug)]);
   for (const user of body.users) {

@@ -5,7 +5,14 @@ import { MembershipRoleSchema, RoleAssignmentsInputSchema } from "./roles.schema
 
 const c = initContract();
 
-export const ProjectTypeSchema = z.enum(["secret-manager", "cert-manager", "kms", "secret-scanning", "pam", "agent-vault"]);
+export const ProjectTypeSchema = z.enum([
+  "secret-manager",
+  "cert-manager",
+  "kms",
+  "secret-scanning",
+  "pam",
+  "agent-vault",
+]);
 export type ProjectType = z.infer<typeof ProjectTypeSchema>;
 
 export const EnvironmentSchema = z.object({
@@ -93,7 +100,11 @@ export const projectsContract = c.router({
     method: "POST",
     path: "/api/v1/workspace/:projectId/environments",
     pathParams: ProjectParams,
-    body: z.object({ name: z.string().trim().min(1).max(64), slug: EnvSlug, position: z.number().int().min(1).optional() }),
+    body: z.object({
+      name: z.string().trim().min(1).max(64),
+      slug: EnvSlug,
+      position: z.number().int().min(1).optional(),
+    }),
     responses: { 200: MessageSchema.extend({ environment: EnvironmentSchema }) },
   },
   listEnvironments: {
@@ -106,7 +117,11 @@ export const projectsContract = c.router({
     method: "PATCH",
     path: "/api/v1/workspace/:projectId/environments/:environmentId",
     pathParams: ProjectParams.extend({ environmentId: z.string().trim().min(1) }),
-    body: z.object({ name: z.string().trim().min(1).max(64).optional(), slug: EnvSlug.optional(), position: z.number().int().min(1).optional() }),
+    body: z.object({
+      name: z.string().trim().min(1).max(64).optional(),
+      slug: EnvSlug.optional(),
+      position: z.number().int().min(1).optional(),
+    }),
     responses: { 200: MessageSchema.extend({ environment: EnvironmentSchema }) },
   },
   deleteEnvironment: {
@@ -139,7 +154,9 @@ export const projectsContract = c.router({
       offset: z.coerce.number().int().min(0).default(0),
       limit: z.coerce.number().int().min(1).max(1000).default(100),
     }),
-    responses: { 200: z.object({ identityMemberships: z.array(IdentityMembershipSchema), totalCount: z.number().int() }) },
+    responses: {
+      200: z.object({ identityMemberships: z.array(IdentityMembershipSchema), totalCount: z.number().int() }),
+    },
   },
   updateIdentityMembership: {
     method: "PATCH",

@@ -38,7 +38,12 @@ export const rolesContract = c.router({
     method: "POST",
     path: "/api/v1/projects/:projectId/roles",
     pathParams: ProjectParams,
-    body: z.object({ slug: RoleSlug, name: RoleName, description: RoleDescription.optional(), permissions: ProjectPermissionsInputSchema }),
+    body: z.object({
+      slug: RoleSlug,
+      name: RoleName,
+      description: RoleDescription.optional(),
+      permissions: ProjectPermissionsInputSchema,
+    }),
     responses: { 200: role },
     summary: "Create a custom project role",
   },

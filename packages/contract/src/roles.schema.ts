@@ -17,7 +17,12 @@ export type RoleAssignmentInput = z.infer<typeof RoleAssignmentInputSchema>;
 
 /** `isTemporary` may be left out for a permanent role. */
 export const RoleAssignmentsInputSchema = z
-  .array(z.preprocess((v) => (v && typeof v === "object" && !("isTemporary" in v) ? { ...v, isTemporary: false } : v), RoleAssignmentInputSchema))
+  .array(
+    z.preprocess(
+      (v) => (v && typeof v === "object" && !("isTemporary" in v) ? { ...v, isTemporary: false } : v),
+      RoleAssignmentInputSchema,
+    ),
+  )
   .min(1)
   .max(32);
 

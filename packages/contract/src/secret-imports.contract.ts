@@ -1,7 +1,14 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { TimestampSchema } from "./common";
-import { EnvironmentSlugInput, PROJECT_REF_MESSAGE, ProjectIdInput, SecretPathSchema, hasProjectRef, projectRefFields } from "./folders.contract";
+import {
+  EnvironmentSlugInput,
+  PROJECT_REF_MESSAGE,
+  ProjectIdInput,
+  SecretPathSchema,
+  hasProjectRef,
+  projectRefFields,
+} from "./folders.contract";
 
 const c = initContract();
 

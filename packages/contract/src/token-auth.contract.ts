@@ -44,7 +44,9 @@ export const tokenAuthContract = c.router({
     method: "POST",
     path: "/api/v1/auth/token-auth/identities/:identityId",
     pathParams: IdentityParams,
-    body: z.object(authConfigAttachFields).refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    body: z
+      .object(authConfigAttachFields)
+      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
     responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
     summary: "Attach Token Auth to an identity",
   },
@@ -58,7 +60,9 @@ export const tokenAuthContract = c.router({
     method: "PATCH",
     path: "/api/v1/auth/token-auth/identities/:identityId",
     pathParams: IdentityParams,
-    body: z.object(authConfigUpdateFields).refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
+    body: z
+      .object(authConfigUpdateFields)
+      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
     responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
   },
   revoke: {

@@ -60,8 +60,16 @@ export const universalAuthContract = c.router({
   ...identityAuthMethodRoutes({
     slug: "universal-auth",
     name: "Universal Auth",
-    attachBody: authMethodBody({ ...authConfigAttachFields, clientSecretTrustedIps: TrustedIps.default(DEFAULT_TRUSTED_IPS), ...lockoutAttachFields }),
-    updateBody: authMethodBody({ ...authConfigUpdateFields, clientSecretTrustedIps: TrustedIps.optional(), ...lockoutUpdateFields }),
+    attachBody: authMethodBody({
+      ...authConfigAttachFields,
+      clientSecretTrustedIps: TrustedIps.default(DEFAULT_TRUSTED_IPS),
+      ...lockoutAttachFields,
+    }),
+    updateBody: authMethodBody({
+      ...authConfigUpdateFields,
+      clientSecretTrustedIps: TrustedIps.optional(),
+      ...lockoutUpdateFields,
+    }),
     response: Wrapped,
   }),
   createClientSecret: {

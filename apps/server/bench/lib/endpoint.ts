@@ -25,7 +25,14 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
     ["baseline: express + ts-rest", "bench/servers/express-ts-rest.ts"],
   ] as const) {
     const server = await spawnServer(script);
-    results.push({ label: name, result: await measure({ origin: server.url, paths: ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"], ...settings }) });
+    results.push({
+      label: name,
+      result: await measure({
+        origin: server.url,
+        paths: ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"],
+        ...settings,
+      }),
+    });
     await server.stop();
   }
 
@@ -35,7 +42,12 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
       const paths = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
       results.push({
         label: `keyward ${label} (${database})`,
-        result: await measure({ origin: target.url, paths, headers: { authorization: `Bearer ${target.adminToken}` }, ...settings }),
+        result: await measure({
+          origin: target.url,
+          paths,
+          headers: { authorization: `Bearer ${target.adminToken}` },
+          ...settings,
+        }),
       });
     } finally {
       await target.stop();
@@ -44,9 +56,17 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
 
   const bare = results[0]!.result.rps;
   const ceiling = results[1]!.result.rps;
-  console.log(`\n${settings.connections} connections, ${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1`);
+  console.log(
+    `\n${settings.connections} connections, ${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1`,
+  );
   for (const { label: name, result } of results) {
-    console.log(formatRow(name, result, `${((result.rps / bare) * 100).toFixed(1)}% of bare, ${((result.rps / ceiling) * 100).toFixed(1)}% of express+ts-rest`));
+    console.log(
+      formatRow(
+        name,
+        result,
+        `${((result.rps / bare) * 100).toFixed(1)}% of bare, ${((result.rps / ceiling) * 100).toFixed(1)}% of express+ts-rest`,
+      ),
+    );
   }
   if (results.some(({ result }) => result.errors > 0)) {
     console.error("some requests failed: the figures above are not valid");

@@ -43,5 +43,9 @@ export const benchSettings = () => ({
   warmupSeconds: Math.min(3, Number(process.env.BENCH_DURATION ?? 10)),
 });
 
-export const formatRow = (label: string, r: { rps: number; p50: number; p99: number; errors: number }, ratios: string) =>
+export const formatRow = (
+  label: string,
+  r: { rps: number; p50: number; p99: number; errors: number },
+  ratios: string,
+) =>
   `${label.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}   ${ratios}`;

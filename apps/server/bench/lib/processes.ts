@@ -43,7 +43,17 @@ export const startPostgres = async (): Promise<{ url: string; stop: () => void }
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const as = (args: string[]) => execFileSync("runuser", ["-u", "postgres", "--", ...args], { stdio: "ignore" });
   as([`${bin}/initdb`, "-D", `${dir}/data`, "-A", "trust", "-U", "postgres"]);
-  as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-l", `${dir}/log`, "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  as([
+    `${bin}/pg_ctl`,
+    "-D",
+    `${dir}/data`,
+    "-l",
+    `${dir}/log`,
+    "-w",
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "start",
+  ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: () => as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "fast", "stop"]),

@@ -27,7 +27,10 @@ const toMs = (value: string) => {
 const rotatingScript = (paths: readonly string[]) => {
   const file = join(mkdtempSync(join(tmpdir(), "keyward-wrk-")), "paths.lua");
   const list = paths.map((path) => JSON.stringify(path)).join(",\n  ");
-  writeFileSync(file, `local paths = {\n  ${list}\n}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`);
+  writeFileSync(
+    file,
+    `local paths = {\n  ${list}\n}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`,
+  );
   return file;
 };
 
@@ -60,7 +63,9 @@ export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Warm up, then the median (by req/s) of `rounds` runs. */
-export const measure = async (options: LoadOptions & { rounds: number; warmupSeconds: number }): Promise<LoadResult> => {
+export const measure = async (
+  options: LoadOptions & { rounds: number; warmupSeconds: number },
+): Promise<LoadResult> => {
   await runWrk({ ...options, seconds: options.warmupSeconds });
   const results: LoadResult[] = [];
   for (let i = 0; i < options.rounds; i += 1) results.push(await runWrk(options));

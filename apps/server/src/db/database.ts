@@ -91,7 +91,11 @@ export type OpenDatabaseOptions = { databaseUrl?: string; dataDir?: string; pool
  * PostgreSQL through pg when a URL is given; otherwise embedded PGlite, file-backed under dataDir
  * (in memory when dataDir is "memory://").
  */
-export const openDatabase = async ({ databaseUrl, dataDir, poolSize = 10 }: OpenDatabaseOptions): Promise<DatabaseHandle> => {
+export const openDatabase = async ({
+  databaseUrl,
+  dataDir,
+  poolSize = 10,
+}: OpenDatabaseOptions): Promise<DatabaseHandle> => {
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
     pool.on("error", () => undefined);
@@ -141,6 +145,8 @@ export const migrateToLatest = async (db: Database) => {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error");
-    throw new Error(`Migration ${failed?.migrationName ?? "?"} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
+    throw new Error(
+      `Migration ${failed?.migrationName ?? "?"} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+    );
   }
 };

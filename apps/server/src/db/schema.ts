@@ -10,4 +10,12 @@ import type { PrivilegeTables } from "./tables/privileges";
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
  * next to its migration in db/migrations.
  */
-export interface DB extends FoundationTables, ProjectStructureTables, AuthMethodTables, GatewayTables, DynamicSecretTables, PkiTables, PrivilegeTables {}
+export interface DB
+  extends
+    FoundationTables,
+    ProjectStructureTables,
+    AuthMethodTables,
+    GatewayTables,
+    DynamicSecretTables,
+    PkiTables,
+    PrivilegeTables {}

@@ -26,22 +26,27 @@ export const authMiddleware =
   (req, _res, next) => {
     const metadata = (req as TsRestRequest).tsRestRoute?.metadata as RouteMetadata | undefined;
     if (metadata?.public) return next();
-    authenticate(deps, req.headers.authorization, clientIpOf(req)).then(
-      (actor) => {
-        req.actor = actor;
-        next();
-      },
-      next,
-    );
+    authenticate(deps, req.headers.authorization, clientIpOf(req)).then((actor) => {
+      req.actor = actor;
+      next();
+    }, next);
   };
 
 /** The service-facing view of an authenticated request. */
-export const contextOf = (deps: AppDeps, req: RequestLike, res: { locals: Record<string, unknown> }): RequestContext => {
+export const contextOf = (
+  deps: AppDeps,
+  req: RequestLike,
+  res: { locals: Record<string, unknown> },
+): RequestContext => {
   if (!req.actor) throw new Error("route needs authentication but no actor was resolved");
   return { deps, actor: req.actor, clientIp: clientIpOf(req), reqId: res.locals.reqId as string };
 };
 
-export const publicContextOf = (deps: AppDeps, req: RequestLike, res: { locals: Record<string, unknown> }): PublicContext => ({
+export const publicContextOf = (
+  deps: AppDeps,
+  req: RequestLike,
+  res: { locals: Record<string, unknown> },
+): PublicContext => ({
   deps,
   clientIp: clientIpOf(req),
   reqId: res.locals.reqId as string,

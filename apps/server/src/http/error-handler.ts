@@ -53,15 +53,27 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   }
   // A row the request refers to was deleted by a concurrent request (or one still refers to a row it deletes).
   if (isForeignKeyViolation(error)) {
-    return { statusCode: 400, error: "BadRequest", message: "A related resource was changed or removed meanwhile; please try again" };
+    return {
+      statusCode: 400,
+      error: "BadRequest",
+      message: "A related resource was changed or removed meanwhile; please try again",
+    };
   }
   // The row the request changes was deleted by a concurrent request after it was looked up.
   if (error instanceof NoResultError) {
-    return { statusCode: 404, error: "NotFound", message: "The resource was not found: it was deleted while the request was being handled" };
+    return {
+      statusCode: 404,
+      error: "NotFound",
+      message: "The resource was not found: it was deleted while the request was being handled",
+    };
   }
   // PostgreSQL ended one of two transactions that waited on each other; nothing of it was written.
   if (typeof pgCode === "string" && CONFLICT_CODES.has(pgCode)) {
-    return { statusCode: 409, error: "Conflict", message: "The request conflicted with a concurrent change and was not applied; please try again" };
+    return {
+      statusCode: 409,
+      error: "Conflict",
+      message: "The request conflicted with a concurrent change and was not applied; please try again",
+    };
   }
   return undefined;
 };

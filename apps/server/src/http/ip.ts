@@ -62,7 +62,5 @@ const compile = (list: readonly TrustedIp[]): Range[] => {
 export const isIpTrusted = (clientIp: string, list: readonly TrustedIp[]): boolean => {
   const { address } = parseClientIp(clientIp);
   if (!address) return false;
-  return compile(list).some(
-    (range) => range.kind === address.kind() && address.match(range.address, range.prefix),
-  );
+  return compile(list).some((range) => range.kind === address.kind() && address.match(range.address, range.prefix));
 };

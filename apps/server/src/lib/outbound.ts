@@ -135,7 +135,13 @@ export const getJsonPinned = (
         const status = res.statusCode ?? 0;
         if (status !== 200) {
           res.resume();
-          reject(new OutboundRequestError(status >= 300 && status < 400 ? `Redirects are not followed (status ${status})` : `Request failed with status code ${status}`));
+          reject(
+            new OutboundRequestError(
+              status >= 300 && status < 400
+                ? `Redirects are not followed (status ${status})`
+                : `Request failed with status code ${status}`,
+            ),
+          );
           return;
         }
         const chunks: Buffer[] = [];

@@ -24,10 +24,20 @@ describe("permission boundary (reference §1.5)", () => {
   });
 
   it("accepts narrower conditions, glob within glob, and forbid rules", () => {
-    const holder = buildAbility([rule("secrets", ["read"], { environment: { $in: ["dev", "prod"] }, secretPath: { $glob: "/app/**" } })]);
-    expect(missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev", secretPath: { $glob: "/app/web/*" } })])).toEqual([]);
-    expect(missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev", secretPath: "/app/db" })])).toEqual([]);
-    expect(missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev", secretPath: { $glob: "/**" } })])).toHaveLength(1);
+    const holder = buildAbility([
+      rule("secrets", ["read"], { environment: { $in: ["dev", "prod"] }, secretPath: { $glob: "/app/**" } }),
+    ]);
+    expect(
+      missingPermissions(holder, [
+        rule("secrets", ["read"], { environment: "dev", secretPath: { $glob: "/app/web/*" } }),
+      ]),
+    ).toEqual([]);
+    expect(
+      missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev", secretPath: "/app/db" })]),
+    ).toEqual([]);
+    expect(
+      missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev", secretPath: { $glob: "/**" } })]),
+    ).toHaveLength(1);
     expect(missingPermissions(holder, [rule("identity", ["delete"], undefined, true)])).toEqual([]);
   });
 
@@ -35,7 +45,9 @@ describe("permission boundary (reference §1.5)", () => {
     const holder = buildAbility([rule("secrets", ["read"]), rule("secrets", ["read"], { environment: "prod" }, true)]);
     expect(missingPermissions(holder, [rule("secrets", ["read"])])).toHaveLength(1);
     expect(missingPermissions(holder, [rule("secrets", ["read"], { environment: "dev" })])).toEqual([]);
-    expect(missingPermissions(holder, [rule("secrets", ["read"]), rule("secrets", ["read"], { environment: "prod" }, true)])).toEqual([]);
+    expect(
+      missingPermissions(holder, [rule("secrets", ["read"]), rule("secrets", ["read"], { environment: "prod" }, true)]),
+    ).toEqual([]);
   });
 
   it("exempts reading folders", () => {
@@ -72,25 +84,32 @@ const secretConditions = fc.record(
 );
 const identityConditions = fc.record({ identityId: scalarCondition(["i1", "i2", "i3"], []) }, { requiredKeys: [] });
 
-const arbRule: fc.Arbitrary<PermissionRule> = fc.oneof(
-  fc.record({
-    subject: fc.constant("secrets"),
-    action: fc.subarray(["read", "edit", "create"], { minLength: 1 }),
-    inverted: fc.boolean(),
-    conditions: fc.option(secretConditions, { nil: undefined }),
-  }),
-  fc.record({
-    subject: fc.constant("identity"),
-    action: fc.subarray(["read", "edit"], { minLength: 1 }),
-    inverted: fc.boolean(),
-    conditions: fc.option(identityConditions, { nil: undefined }),
-  }),
-).map((r) => (r.conditions && Object.keys(r.conditions).length > 0 ? r : { subject: r.subject, action: r.action, inverted: r.inverted }));
+const arbRule: fc.Arbitrary<PermissionRule> = fc
+  .oneof(
+    fc.record({
+      subject: fc.constant("secrets"),
+      action: fc.subarray(["read", "edit", "create"], { minLength: 1 }),
+      inverted: fc.boolean(),
+      conditions: fc.option(secretConditions, { nil: undefined }),
+    }),
+    fc.record({
+      subject: fc.constant("identity"),
+      action: fc.subarray(["read", "edit"], { minLength: 1 }),
+      inverted: fc.boolean(),
+      conditions: fc.option(identityConditions, { nil: undefined }),
+    }),
+  )
+  .map((r) =>
+    r.conditions && Object.keys(r.conditions).length > 0
+      ? r
+      : { subject: r.subject, action: r.action, inverted: r.inverted },
+  );
 
 const secretObjects: PermissionObject[] = [];
 for (const environment of [...ENVS, undefined]) {
   for (const secretPath of [...PATHS, undefined]) {
-    for (const secretTags of [[], ["t1"], ["t1", "t2"], ["t3"], ["t1", "t2", "t3"]]) secretObjects.push({ environment, secretPath, secretTags });
+    for (const secretTags of [[], ["t1"], ["t1", "t2"], ["t3"], ["t1", "t2", "t3"]])
+      secretObjects.push({ environment, secretPath, secretTags });
   }
 }
 const identityObjects: PermissionObject[] = ["i1", "i2", "i3", "i4", undefined].map((identityId) => ({ identityId }));
@@ -103,18 +122,23 @@ describe("permission boundary, property", () => {
   it("accepts only grants that are a subset of the holder's ability", () => {
     let accepted = 0;
     fc.assert(
-      fc.property(fc.array(arbRule, { maxLength: 6 }), fc.array(arbRule, { minLength: 1, maxLength: 4 }), (held, granted) => {
-        const holder = buildAbility(held);
-        if (missingPermissions(holder, granted).length > 0) return;
-        if (granted.some((r) => !r.inverted)) accepted++;
-        const grant = buildAbility(granted);
-        for (const [subject, action, objects] of CHECKS) {
-          if (grant.can(action, subject)) expect(holder.can(action, subject)).toBe(true);
-          for (const object of objects) {
-            if (grant.can(action, subject, object)) expect(holder.can(action, subject, object), JSON.stringify({ held, granted, object })).toBe(true);
+      fc.property(
+        fc.array(arbRule, { maxLength: 6 }),
+        fc.array(arbRule, { minLength: 1, maxLength: 4 }),
+        (held, granted) => {
+          const holder = buildAbility(held);
+          if (missingPermissions(holder, granted).length > 0) return;
+          if (granted.some((r) => !r.inverted)) accepted++;
+          const grant = buildAbility(granted);
+          for (const [subject, action, objects] of CHECKS) {
+            if (grant.can(action, subject)) expect(holder.can(action, subject)).toBe(true);
+            for (const object of objects) {
+              if (grant.can(action, subject, object))
+                expect(holder.can(action, subject, object), JSON.stringify({ held, granted, object })).toBe(true);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 4000 },
     );
     expect(accepted).toBeGreaterThan(100);

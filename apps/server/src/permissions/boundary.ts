@@ -48,9 +48,13 @@ export const missingPermissions = (holder: Ability, granted: readonly Permission
       }
       const ownForbids = grantedForbids.get(key(action, rule.subject)) ?? [];
       const blocked = (forbid: PermissionRule) =>
-        conditionsMayOverlap(rule.conditions, forbid.conditions) && !ownForbids.some((f) => conditionsCover(forbid.conditions, f.conditions));
-      const covered = allows.some((r) => conditionsCover(rule.conditions, r.conditions)) && !held.some((r) => r.inverted && blocked(r));
-      if (!covered) note({ action, subject: rule.subject, ...(rule.conditions ? { conditions: rule.conditions } : {}) });
+        conditionsMayOverlap(rule.conditions, forbid.conditions) &&
+        !ownForbids.some((f) => conditionsCover(forbid.conditions, f.conditions));
+      const covered =
+        allows.some((r) => conditionsCover(rule.conditions, r.conditions)) &&
+        !held.some((r) => r.inverted && blocked(r));
+      if (!covered)
+        note({ action, subject: rule.subject, ...(rule.conditions ? { conditions: rule.conditions } : {}) });
     }
   }
   return missing;

@@ -13,7 +13,14 @@ const PROJECT_MEMBER: PermissionRule[] = [
   allow("secrets", "read", "describeSecret", "readValue", "create", "edit", "delete"),
   allow("secret-folders", ...CRUD),
   allow("secret-imports", ...CRUD),
-  allow("dynamic-secrets", "read-root-credential", "create-root-credential", "edit-root-credential", "delete-root-credential", "lease"),
+  allow(
+    "dynamic-secrets",
+    "read-root-credential",
+    "create-root-credential",
+    "edit-root-credential",
+    "delete-root-credential",
+    "lease",
+  ),
   allow("secret-rollback", "read", "create"),
   allow("secret-approval", "read"),
   allow("secret-rotation", "read", "read-generated-credentials", "create", "edit", "delete", "rotate-secrets"),
@@ -43,9 +50,24 @@ const PROJECT_MEMBER: PermissionRule[] = [
   allow("ssh-hosts", "read"),
   allow("cmek", ...CRUD, "encrypt", "decrypt", "sign", "verify"),
   allow("secret-syncs", "read", "create", "edit", "delete", "sync-secrets", "import-secrets", "remove-secrets"),
-  allow("pki-syncs", "read", "create", "edit", "delete", "sync-certificates", "import-certificates", "remove-certificates"),
+  allow(
+    "pki-syncs",
+    "read",
+    "create",
+    "edit",
+    "delete",
+    "sync-certificates",
+    "import-certificates",
+    "remove-certificates",
+  ),
   allow("app-connections", "read-app-connections", "connect-app-connections"),
-  allow("secret-events", "subscribe-on-created", "subscribe-on-updated", "subscribe-on-deleted", "subscribe-on-import-mutations"),
+  allow(
+    "secret-events",
+    "subscribe-on-created",
+    "subscribe-on-updated",
+    "subscribe-on-deleted",
+    "subscribe-on-import-mutations",
+  ),
 ];
 
 const PROJECT_VIEWER: PermissionRule[] = [
@@ -127,4 +149,6 @@ const orgRoleAbility = (role: string) => {
 
 /** "Nobody grants more than they hold" between org roles, asked of the engine's boundary check. */
 export const orgRoleCovers = (holder: string, granted: string) =>
-  isBuiltInOrgRole(holder) && isBuiltInOrgRole(granted) && missingPermissions(orgRoleAbility(holder), ORG_ROLE_RULES[granted]!).length === 0;
+  isBuiltInOrgRole(holder) &&
+  isBuiltInOrgRole(granted) &&
+  missingPermissions(orgRoleAbility(holder), ORG_ROLE_RULES[granted]!).length === 0;

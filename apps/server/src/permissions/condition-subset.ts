@@ -22,7 +22,11 @@ const impliesOp = (r: Ops, op: string, expected: unknown, list: boolean): boolea
   switch (op) {
     case "$eq": {
       const x = expected as string;
-      return r.$eq === x || (r.$in !== undefined && r.$in.length > 0 && r.$in.every((v) => v === x)) || (r.$all?.includes(x) ?? false);
+      return (
+        r.$eq === x ||
+        (r.$in !== undefined && r.$in.length > 0 && r.$in.every((v) => v === x)) ||
+        (r.$all?.includes(x) ?? false)
+      );
     }
     case "$ne": {
       const x = expected as string;
@@ -71,7 +75,9 @@ export const conditionImplies = (field: string, granted: ConditionValue, held: C
   if (conditionHasTemplate(granted) || conditionHasTemplate(held)) return false;
   const r = opsOf(granted);
   const list = isList(field);
-  return Object.entries(opsOf(held)).every(([op, expected]) => expected === undefined || impliesOp(r, op, expected, list));
+  return Object.entries(opsOf(held)).every(
+    ([op, expected]) => expected === undefined || impliesOp(r, op, expected, list),
+  );
 };
 
 /** Conditions `granted` (all fields) imply conditions `held`; no held conditions means everything. */
@@ -87,7 +93,8 @@ export const conditionsCover = (granted: Conditions | undefined, held: Condition
 const contradicts = (a: [string, unknown], b: [string, unknown], list: boolean): boolean => {
   const [opA, va] = a;
   const [opB, vb] = b;
-  const pair = (x: string, y: string) => (opA === x && opB === y ? ([va, vb] as const) : opA === y && opB === x ? ([vb, va] as const) : undefined);
+  const pair = (x: string, y: string) =>
+    opA === x && opB === y ? ([va, vb] as const) : opA === y && opB === x ? ([vb, va] as const) : undefined;
   const eqNe = pair("$eq", "$ne");
   if (eqNe) return eqNe[0] === eqNe[1];
   const allNe = pair("$all", "$ne");

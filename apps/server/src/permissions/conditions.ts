@@ -21,7 +21,8 @@ const matchField = (value: FieldValue, condition: ConditionValue): boolean => {
   if (condition.$eq !== undefined && !(list?.includes(condition.$eq) ?? false)) return false;
   if (condition.$ne !== undefined && (list?.includes(condition.$ne) ?? false)) return false;
   if (condition.$in !== undefined && !(list?.some((v) => condition.$in!.includes(v)) ?? false)) return false;
-  if (condition.$all !== undefined && !(list !== undefined && condition.$all.every((v) => list.includes(v)))) return false;
+  if (condition.$all !== undefined && !(list !== undefined && condition.$all.every((v) => list.includes(v))))
+    return false;
   if (condition.$glob !== undefined) {
     const matcher = globMatcher(condition.$glob);
     if (!(list?.some((v) => matcher(v)) ?? false)) return false;

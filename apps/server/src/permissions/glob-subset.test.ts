@@ -75,14 +75,20 @@ describe("glob subset agrees with matching", () => {
   it("never claims a subset that picomatch contradicts", () => {
     let exercised = 0;
     fc.assert(
-      fc.property(glob, glob, fc.array(path, { maxLength: 12 }), fc.integer({ min: 1, max: 2 ** 30 }), (sub, sup, paths, seed) => {
-        if (!isGlobSubsetOfGlob(sub, sup)) return;
-        for (const value of [...paths, ...instancesOf(sub, seed)].filter(isNormalized)) {
-          if (!matches(sub, value)) continue;
-          if (sub !== sup) exercised++;
-          expect(matches(sup, value), `${value} matches ${sub} but not ${sup}`).toBe(true);
-        }
-      }),
+      fc.property(
+        glob,
+        glob,
+        fc.array(path, { maxLength: 12 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        (sub, sup, paths, seed) => {
+          if (!isGlobSubsetOfGlob(sub, sup)) return;
+          for (const value of [...paths, ...instancesOf(sub, seed)].filter(isNormalized)) {
+            if (!matches(sub, value)) continue;
+            if (sub !== sup) exercised++;
+            expect(matches(sup, value), `${value} matches ${sub} but not ${sup}`).toBe(true);
+          }
+        },
+      ),
       { numRuns: 3000 },
     );
     // The property must have met real subset pairs, not only refusals.

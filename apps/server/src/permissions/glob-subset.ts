@@ -1,4 +1,10 @@
-import { GlobPatternError, parseGlobPattern, type GlobAtom, type GlobSegment, type ParsedGlob } from "@keyward/contract";
+import {
+  GlobPatternError,
+  parseGlobPattern,
+  type GlobAtom,
+  type GlobSegment,
+  type ParsedGlob,
+} from "@keyward/contract";
 import { globMatches } from "./glob";
 
 /**
@@ -75,13 +81,18 @@ const classHas = (atom: Extract<Atom, { kind: "class" }>, code: number) =>
 /** Can the first character of this segment be a dot? (Wildcards never match a leading dot.) */
 const mayStartWithDot = (atoms: Atom[]) => {
   const first = atoms[0];
-  return first !== undefined && ((first.kind === "literal" && first.char === ".") || (first.kind === "class" && classHas(first, DOT)));
+  return (
+    first !== undefined &&
+    ((first.kind === "literal" && first.char === ".") || (first.kind === "class" && classHas(first, DOT)))
+  );
 };
 
 const onlyStars = (atoms: Atom[]) => atoms.length > 0 && atoms.every((a) => a.kind === "star");
 
 const sameClass = (a: Extract<Atom, { kind: "class" }>, b: Extract<Atom, { kind: "class" }>) =>
-  a.negated === b.negated && a.ranges.length === b.ranges.length && a.ranges.every(([l, h], i) => b.ranges[i]![0] === l && b.ranges[i]![1] === h);
+  a.negated === b.negated &&
+  a.ranges.length === b.ranges.length &&
+  a.ranges.every(([l, h], i) => b.ranges[i]![0] === l && b.ranges[i]![1] === h);
 
 /**
  * One sub atom that matches exactly one character, covered by one superset atom. picomatch also
@@ -165,7 +176,8 @@ const coversPath = (sub: GlobSegment[], sup: GlobSegment[]): boolean => {
     const s = sub[i];
     const p = sup[j];
     if (p === undefined) result = s === undefined;
-    else if (p.kind === "globstar") result = (mayMatchNothing(sup, j) && go(i, j + 1)) || (s !== undefined && absorbable(s) && go(i + 1, j));
+    else if (p.kind === "globstar")
+      result = (mayMatchNothing(sup, j) && go(i, j + 1)) || (s !== undefined && absorbable(s) && go(i + 1, j));
     else result = s !== undefined && segmentCovered(s, p) && go(i + 1, j + 1);
     memo.set(key, result);
     return result;

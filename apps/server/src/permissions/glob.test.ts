@@ -32,12 +32,24 @@ describe("$glob pattern validation", () => {
     expect(globPatternError(pattern)).toBe(message);
   });
 
-  it.each(["/apps/**", "/dev/*", "*.{js,ts}", "*.{js,tsx}", "{dev,staging}-*", "**/a/**/b", "*a*", "/a/*/b/*/c/*/d", "[a-z]?x", "!/secret/**", "/x\\*y", "/", "**/*secret*/**", "/a/*/b/*/c/*/d/*"])(
-    "accepts %j",
-    (pattern) => {
-      expect(globPatternError(pattern)).toBeUndefined();
-    },
-  );
+  it.each([
+    "/apps/**",
+    "/dev/*",
+    "*.{js,ts}",
+    "*.{js,tsx}",
+    "{dev,staging}-*",
+    "**/a/**/b",
+    "*a*",
+    "/a/*/b/*/c/*/d",
+    "[a-z]?x",
+    "!/secret/**",
+    "/x\\*y",
+    "/",
+    "**/*secret*/**",
+    "/a/*/b/*/c/*/d/*",
+  ])("accepts %j", (pattern) => {
+    expect(globPatternError(pattern)).toBeUndefined();
+  });
 
   it("refuses bad patterns inside permission rules with the validation message", () => {
     const result = ProjectPermissionInputSchema.safeParse({

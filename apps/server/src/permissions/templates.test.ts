@@ -48,7 +48,10 @@ describe("identity templates", () => {
     const [glob, missing] = renderRules(
       [
         rule("secrets", ["readValue"], { secretPath: { $glob: "/{{identity.metadata.team}}/**" } }),
-        rule("secrets", ["edit"], { secretPath: { $glob: "/{{identity.metadata.absent}}/**" }, environment: "{{identity.auth.ldap.claims.x}}" }),
+        rule("secrets", ["edit"], {
+          secretPath: { $glob: "/{{identity.metadata.absent}}/**" },
+          environment: "{{identity.auth.ldap.claims.x}}",
+        }),
       ],
       context,
     );
@@ -62,20 +65,39 @@ describe("identity templates", () => {
   it("tells which rule sets need a template context, and which a per-token one", () => {
     expect(rulesUseTemplates([rule("secrets", ["read"], { environment: "dev" })])).toBe(false);
     expect(rulesUseTemplates([rule("secrets", ["read"], { environment: "{{identity.metadata.env}}" })])).toBe(true);
-    expect(rulesUseAuthTemplates([rule("secrets", ["read"], { environment: "{{identity.metadata.env}}" })])).toBe(false);
-    expect(rulesUseAuthTemplates([rule("secrets", ["read"], { environment: "{{ identity.auth.oidc.claims.env }}" })])).toBe(true);
+    expect(rulesUseAuthTemplates([rule("secrets", ["read"], { environment: "{{identity.metadata.env}}" })])).toBe(
+      false,
+    );
+    expect(
+      rulesUseAuthTemplates([rule("secrets", ["read"], { environment: "{{ identity.auth.oidc.claims.env }}" })]),
+    ).toBe(true);
   });
 
   it("treats a templated condition as unknown in the boundary check", () => {
-    const templated = rule("secrets", ["readValue"], { environment: "dev", secretPath: { $glob: "/{{identity.metadata.team}}/**" } });
+    const templated = rule("secrets", ["readValue"], {
+      environment: "dev",
+      secretPath: { $glob: "/{{identity.metadata.team}}/**" },
+    });
     // Only a holder unconstrained on the field covers every value the template may take.
-    expect(missingPermissions(buildAbility([rule("secrets", ["readValue"], { environment: "dev" })]), [templated])).toEqual([]);
-    expect(missingPermissions(buildAbility([rule("secrets", ["readValue"], { environment: "dev", secretPath: { $glob: "/**" } })]), [templated])).toHaveLength(1);
-    expect(missingPermissions(buildAbility([rule("secrets", ["readValue"], { secretPath: "{{identity.metadata.team}}" })]), [
-      rule("secrets", ["readValue"], { secretPath: "{{identity.metadata.team}}" }),
-    ])).toHaveLength(1);
+    expect(
+      missingPermissions(buildAbility([rule("secrets", ["readValue"], { environment: "dev" })]), [templated]),
+    ).toEqual([]);
+    expect(
+      missingPermissions(
+        buildAbility([rule("secrets", ["readValue"], { environment: "dev", secretPath: { $glob: "/**" } })]),
+        [templated],
+      ),
+    ).toHaveLength(1);
+    expect(
+      missingPermissions(buildAbility([rule("secrets", ["readValue"], { secretPath: "{{identity.metadata.team}}" })]), [
+        rule("secrets", ["readValue"], { secretPath: "{{identity.metadata.team}}" }),
+      ]),
+    ).toHaveLength(1);
     // A forbid the template could fill in to overlap still blocks the grant.
-    const holder = buildAbility([rule("identity", ["read"]), rule("identity", ["read"], { identityId: "protected" }, true)]);
+    const holder = buildAbility([
+      rule("identity", ["read"]),
+      rule("identity", ["read"], { identityId: "protected" }, true),
+    ]);
     expect(missingPermissions(holder, [rule("identity", ["read"], { identityId: "{{identity.id}}" })])).toHaveLength(1);
     expect(missingPermissions(holder, [rule("identity", ["read"], { identityId: "someone" })])).toEqual([]);
   });

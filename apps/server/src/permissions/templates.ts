@@ -46,7 +46,9 @@ const lookup = (context: TemplateContext, path: string): string => {
 const escapeGlob = (value: string) => value.replace(/[\\*?[\]{}()!+@,|^$]/g, "\\$&");
 
 const fill = (text: string, context: TemplateContext, glob: boolean) =>
-  text.replace(TEMPLATE_EXPRESSION, (_, path: string) => (glob ? escapeGlob(lookup(context, path)) : lookup(context, path)));
+  text.replace(TEMPLATE_EXPRESSION, (_, path: string) =>
+    glob ? escapeGlob(lookup(context, path)) : lookup(context, path),
+  );
 
 const fillCondition = (condition: ConditionValue, context: TemplateContext): ConditionValue => {
   if (typeof condition === "string") return fill(condition, context, false);
@@ -61,8 +63,12 @@ const fillCondition = (condition: ConditionValue, context: TemplateContext): Con
 };
 
 const fillConditions = (conditions: Conditions, context: TemplateContext): Conditions =>
-  Object.fromEntries(Object.entries(conditions).map(([field, condition]) => [field, fillCondition(condition, context)]));
+  Object.fromEntries(
+    Object.entries(conditions).map(([field, condition]) => [field, fillCondition(condition, context)]),
+  );
 
 /** The rules with every identity template filled in for one identity (rules without templates are reused as they are). */
 export const renderRules = (rules: readonly PermissionRule[], context: TemplateContext): PermissionRule[] =>
-  rules.map((rule) => (ruleHasTemplate(rule) ? { ...rule, conditions: fillConditions(rule.conditions!, context) } : rule));
+  rules.map((rule) =>
+    ruleHasTemplate(rule) ? { ...rule, conditions: fillConditions(rule.conditions!, context) } : rule,
+  );

@@ -1,7 +1,14 @@
 /** A condition on one field: a plain string means equality. */
 export type ConditionValue =
   | string
-  | { $eq?: string; $ne?: string; $in?: string[]; $all?: string[]; $glob?: string; $elemMatch?: Record<string, ConditionValue> };
+  | {
+      $eq?: string;
+      $ne?: string;
+      $in?: string[];
+      $all?: string[];
+      $glob?: string;
+      $elemMatch?: Record<string, ConditionValue>;
+    };
 
 export type Conditions = Record<string, ConditionValue>;
 

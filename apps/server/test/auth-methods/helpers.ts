@@ -4,12 +4,21 @@ import { OIDC_TEST_CLIENTS } from "../services/oidc-clients";
 
 /** An organization identity with no auth method yet. */
 export const createBareIdentity = async (tenant: Tenant, orgRole = "no-access") =>
-  expectOk(await tenant.admin.identities.create({ body: { name: uniqueName("machine"), organizationId: tenant.orgId, role: orgRole } })).identity;
+  expectOk(
+    await tenant.admin.identities.create({
+      body: { name: uniqueName("machine"), organizationId: tenant.orgId, role: orgRole },
+    }),
+  ).identity;
 
 /** A project-owned identity (permissions on it are project permissions) and the project. */
 export const createProjectOwnedIdentity = async (tenant: Tenant) => {
   const project = await createProject(tenant);
-  const { identity } = expectOk(await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name: uniqueName("svc") } }));
+  const { identity } = expectOk(
+    await tenant.admin.projectIdentities.create({
+      params: { projectId: project.id },
+      body: { name: uniqueName("svc") },
+    }),
+  );
   return { project, identity };
 };
 

@@ -12,7 +12,9 @@ const ldapEnv = () => ({
 
 const attachLdap = async (tenant: Tenant, body: Record<string, unknown> = {}, orgRole = "no-access") => {
   const identity = await createBareIdentity(tenant, orgRole);
-  const { identityLdapAuth } = expectOk(await tenant.admin.ldapAuth.attach({ params: { identityId: identity.id }, body: { ...ldapEnv(), ...body } }));
+  const { identityLdapAuth } = expectOk(
+    await tenant.admin.ldapAuth.attach({ params: { identityId: identity.id }, body: { ...ldapEnv(), ...body } }),
+  );
   return { identity, ldap: identityLdapAuth };
 };
 
@@ -22,7 +24,10 @@ const login = (tenant: Tenant, identityId: string, username: string, password: s
 describe("LDAP auth configuration", () => {
   it("attaches against the real directory, hides secrets except on GET, updates and deletes", async () => {
     const tenant = await createTenant();
-    const { identity, ldap } = await attachLdap(tenant, { accessTokenTTL: 300, allowedFields: [{ key: "departmentNumber", value: "engineering, sales" }] });
+    const { identity, ldap } = await attachLdap(tenant, {
+      accessTokenTTL: 300,
+      allowedFields: [{ key: "departmentNumber", value: "engineering, sales" }],
+    });
     expect(ldap).toMatchObject({
       identityId: identity.id,
       url: ldapEnv().url,
@@ -51,14 +56,24 @@ describe("LDAP auth configuration", () => {
     expect(JSON.stringify(stored)).not.toContain(ldapEnv().bindPass);
 
     const updated = expectOk(
-      await tenant.admin.ldapAuth.update({ params: { identityId: identity.id }, body: { searchFilter: "(&(uid={{username}})(objectClass=inetOrgPerson))", lockoutThreshold: 4 } }),
+      await tenant.admin.ldapAuth.update({
+        params: { identityId: identity.id },
+        body: { searchFilter: "(&(uid={{username}})(objectClass=inetOrgPerson))", lockoutThreshold: 4 },
+      }),
     ).identityLdapAuth;
-    expect(updated).toMatchObject({ searchFilter: "(&(uid={{username}})(objectClass=inetOrgPerson))", lockoutThreshold: 4 });
+    expect(updated).toMatchObject({
+      searchFilter: "(&(uid={{username}})(objectClass=inetOrgPerson))",
+      lockoutThreshold: 4,
+    });
 
-    const deleted = expectOk(await tenant.admin.ldapAuth.revoke({ params: { identityId: identity.id } })).identityLdapAuth;
+    const deleted = expectOk(
+      await tenant.admin.ldapAuth.revoke({ params: { identityId: identity.id } }),
+    ).identityLdapAuth;
     expect(deleted.id).toBe(ldap.id);
     expect(deleted).not.toHaveProperty("bindPass");
-    expect(expectOk(await tenant.admin.identities.get({ params: { identityId: identity.id } })).identity.authMethods).toEqual([]);
+    expect(
+      expectOk(await tenant.admin.identities.get({ params: { identityId: identity.id } })).identity.authMethods,
+    ).toEqual([]);
   });
 
   it("answers the reference's errors", async () => {
@@ -69,30 +84,65 @@ describe("LDAP auth configuration", () => {
       status: 400,
       body: { message: "Failed to add LDAP Auth to already configured identity" },
     });
-    expect(await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), bindPass: "wrong" } })).toMatchObject({
+    expect(
+      await tenant.admin.ldapAuth.attach({
+        params: { identityId: bare.id },
+        body: { ...ldapEnv(), bindPass: "wrong" },
+      }),
+    ).toMatchObject({
       status: 400,
-      body: { message: "Failed to connect to LDAP server. Please ensure that the LDAP server is running and your credentials are correct." },
+      body: {
+        message:
+          "Failed to connect to LDAP server. Please ensure that the LDAP server is running and your credentials are correct.",
+      },
     });
-    expect(await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), searchBase: " " } })).toMatchObject({
+    expect(
+      await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), searchBase: " " } }),
+    ).toMatchObject({
       status: 400,
       body: { message: "Invalid request. Missing bind DN, bind pass, search base, or URL." },
     });
-    expect(await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), url: "http://127.0.0.1:1" } })).toMatchObject({
+    expect(
+      await tenant.admin.ldapAuth.attach({
+        params: { identityId: bare.id },
+        body: { ...ldapEnv(), url: "http://127.0.0.1:1" },
+      }),
+    ).toMatchObject({
       status: 400,
     });
-    expect(await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), url: "ldap://169.254.169.254" } })).toMatchObject({
+    expect(
+      await tenant.admin.ldapAuth.attach({
+        params: { identityId: bare.id },
+        body: { ...ldapEnv(), url: "ldap://169.254.169.254" },
+      }),
+    ).toMatchObject({
       status: 400,
       body: { message: "Local IPs not allowed as URL" },
     });
-    const badFilter = await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), searchFilter: "(uid=" } });
+    const badFilter = await tenant.admin.ldapAuth.attach({
+      params: { identityId: bare.id },
+      body: { ...ldapEnv(), searchFilter: "(uid=" },
+    });
     expect(badFilter).toMatchObject({ status: 422, body: { message: [{ message: "Invalid LDAP search filter" }] } });
-    expect((await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { ...ldapEnv(), accessTokenMaxTTL: 0 } })).status).toBe(422);
-    expect((await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { url: "x" } } as never)).status).toBe(422);
+    expect(
+      (
+        await tenant.admin.ldapAuth.attach({
+          params: { identityId: bare.id },
+          body: { ...ldapEnv(), accessTokenMaxTTL: 0 },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await tenant.admin.ldapAuth.attach({ params: { identityId: bare.id }, body: { url: "x" } } as never)).status,
+    ).toBe(422);
 
     const notAttached = { status: 400, body: { message: "The identity does not have LDAP Auth attached" } };
     expect(await tenant.admin.ldapAuth.get({ params: { identityId: bare.id } })).toMatchObject(notAttached);
     expect(await tenant.admin.ldapAuth.revoke({ params: { identityId: bare.id } })).toMatchObject(notAttached);
-    expect(await tenant.admin.ldapAuth.update({ params: { identityId: bare.id }, body: {} })).toMatchObject({ ...notAttached, status: 404 });
+    expect(await tenant.admin.ldapAuth.update({ params: { identityId: bare.id }, body: {} })).toMatchObject({
+      ...notAttached,
+      status: 404,
+    });
     expect(await tenant.admin.ldapAuth.clearLockouts({ params: { identityId: bare.id } })).toMatchObject({
       status: 400,
       body: { message: "The identity does not have ldap auth" },
@@ -109,7 +159,10 @@ describe("LDAP auth configuration", () => {
     const tenant = await createTenant();
     const { identity } = await attachLdap(tenant);
     const outsider = await createUnprivileged(tenant);
-    expect(await outsider.client.ldapAuth.revoke({ params: { identityId: identity.id } })).toMatchObject({ status: 403, body: { error: "PermissionDenied" } });
+    expect(await outsider.client.ldapAuth.revoke({ params: { identityId: identity.id } })).toMatchObject({
+      status: 403,
+      body: { error: "PermissionDenied" },
+    });
     expect((await outsider.client.ldapAuth.get({ params: { identityId: identity.id } })).status).toBe(403);
     expect((await outsider.client.ldapAuth.update({ params: { identityId: identity.id }, body: {} })).status).toBe(403);
     expect((await outsider.client.ldapAuth.clearLockouts({ params: { identityId: identity.id } })).status).toBe(403);
@@ -129,18 +182,29 @@ describe("LDAP login against OpenLDAP", () => {
     const { identity } = await attachLdap(tenant, { accessTokenTTL: 600 }, "member");
     const res = expectOk(await login(tenant, identity.id, "alice", LDAP_TEST_USERS.alice.password));
     expect(res).toMatchObject({ expiresIn: 600, accessTokenMaxTTL: 2_592_000, tokenType: "Bearer" });
-    expect((await tenant.app.client(res.accessToken).identities.get({ params: { identityId: identity.id } })).status).toBe(200);
-    const token = await tenant.app.deps.db.selectFrom("identity_access_tokens").select("auth_method").where("identity_id", "=", identity.id).executeTakeFirst();
+    expect(
+      (await tenant.app.client(res.accessToken).identities.get({ params: { identityId: identity.id } })).status,
+    ).toBe(200);
+    const token = await tenant.app.deps.db
+      .selectFrom("identity_access_tokens")
+      .select("auth_method")
+      .where("identity_id", "=", identity.id)
+      .executeTakeFirst();
     expect(token?.auth_method).toBe("ldap-auth");
   });
 
   it("rejects wrong passwords, unknown users and filter injection", async () => {
     const tenant = await createTenant();
     const { identity } = await attachLdap(tenant, { lockoutEnabled: false });
-    expect(await login(tenant, identity.id, "alice", "wrong")).toMatchObject({ status: 401, body: { message: "Invalid credentials" } });
+    expect(await login(tenant, identity.id, "alice", "wrong")).toMatchObject({
+      status: 401,
+      body: { message: "Invalid credentials" },
+    });
     expect(await login(tenant, identity.id, "nobody", "x")).toMatchObject({ status: 401 });
     expect(await login(tenant, identity.id, "*", LDAP_TEST_USERS.alice.password)).toMatchObject({ status: 401 });
-    expect(await login(tenant, identity.id, "alice)(uid=*", LDAP_TEST_USERS.alice.password)).toMatchObject({ status: 401 });
+    expect(await login(tenant, identity.id, "alice)(uid=*", LDAP_TEST_USERS.alice.password)).toMatchObject({
+      status: 401,
+    });
     expect(await login(tenant, MISSING_UUID, "alice", "x")).toMatchObject({ status: 404 });
     expect((await login(tenant, "not-a-uuid", "alice", "x")).status).toBe(422);
     expect((await login(tenant, identity.id, "alice", "  ")).status).toBe(422);
@@ -150,11 +214,17 @@ describe("LDAP login against OpenLDAP", () => {
     const tenant = await createTenant();
     const { identity } = await attachLdap(tenant, {
       searchFilter: "(&(objectClass=inetOrgPerson)(uid={{username}}))",
-      allowedFields: [{ key: "departmentNumber", value: "engineering" }, { key: "employeeType", value: "staff,intern" }],
+      allowedFields: [
+        { key: "departmentNumber", value: "engineering" },
+        { key: "employeeType", value: "staff,intern" },
+      ],
       lockoutEnabled: false,
     });
     expect((await login(tenant, identity.id, "alice", LDAP_TEST_USERS.alice.password)).status).toBe(200);
-    expect(await login(tenant, identity.id, "bob", LDAP_TEST_USERS.bob.password)).toMatchObject({ status: 401, body: { message: "Invalid credentials" } });
+    expect(await login(tenant, identity.id, "bob", LDAP_TEST_USERS.bob.password)).toMatchObject({
+      status: 401,
+      body: { message: "Invalid credentials" },
+    });
     expect((await login(tenant, identity.id, "erin", LDAP_TEST_USERS.erin.password)).status).toBe(401);
   });
 
@@ -170,7 +240,9 @@ describe("LDAP login against OpenLDAP", () => {
     expect((await login(tenant, identity.id, "dave", LDAP_TEST_USERS.dave.password)).status).toBe(200);
     const details = expectOk(await tenant.admin.identities.get({ params: { identityId: identity.id } }));
     expect(details.identity.activeLockoutAuthMethods).toEqual(["ldap-auth"]);
-    expect(expectOk(await tenant.admin.ldapAuth.clearLockouts({ params: { identityId: identity.id } }))).toEqual({ deleted: 1 });
+    expect(expectOk(await tenant.admin.ldapAuth.clearLockouts({ params: { identityId: identity.id } }))).toEqual({
+      deleted: 1,
+    });
     expect((await login(tenant, identity.id, "carol", LDAP_TEST_USERS.carol.password)).status).toBe(200);
   });
 

@@ -14,7 +14,9 @@ const ldapEnv = () => ({
 
 const attachLdap = async (tenant: Tenant, body: Record<string, unknown>) => {
   const identity = await createBareIdentity(tenant);
-  expectOk(await tenant.admin.ldapAuth.attach({ params: { identityId: identity.id }, body: { ...ldapEnv(), ...body } }));
+  expectOk(
+    await tenant.admin.ldapAuth.attach({ params: { identityId: identity.id }, body: { ...ldapEnv(), ...body } }),
+  );
   return identity;
 };
 
@@ -26,23 +28,32 @@ describe("login lockout under parallel guesses", () => {
     const tenant = await createTenant();
     const identity = await createBareIdentity(tenant);
     const params = { identityId: identity.id };
-    const { identityUniversalAuth } = expectOk(await tenant.admin.universalAuth.attach({ params, body: { lockoutThreshold: 3 } }));
+    const { identityUniversalAuth } = expectOk(
+      await tenant.admin.universalAuth.attach({ params, body: { lockoutThreshold: 3 } }),
+    );
     const { clientSecret } = expectOk(await tenant.admin.universalAuth.createClientSecret({ params, body: {} }));
     const guesses = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret: `wrong-${i}` } }),
+        tenant.anonymous.universalAuth.login({
+          body: { clientId: identityUniversalAuth.clientId, clientSecret: `wrong-${i}` },
+        }),
       ),
     );
     const messages = messagesOf(guesses);
     expect(messages.filter((m) => m === "401 Invalid credentials")).toHaveLength(3);
     expect(messages.filter((m) => m === `401 ${LOCKED}`)).toHaveLength(17);
     // The right secret is locked out too, until an admin clears the lockout.
-    expect(await tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret } })).toMatchObject({
+    expect(
+      await tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret } }),
+    ).toMatchObject({
       status: 401,
       body: { message: LOCKED },
     });
     expect(expectOk(await tenant.admin.universalAuth.clearLockouts({ params }))).toEqual({ deleted: 1 });
-    expect((await tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret } })).status).toBe(200);
+    expect(
+      (await tenant.anonymous.universalAuth.login({ body: { clientId: identityUniversalAuth.clientId, clientSecret } }))
+        .status,
+    ).toBe(200);
   });
 
   it("LDAP: 10 parallel wrong passwords reach the directory at most `lockoutThreshold` times", async () => {
@@ -50,13 +61,17 @@ describe("login lockout under parallel guesses", () => {
     const identity = await attachLdap(tenant, { lockoutThreshold: 2, lockoutDurationSeconds: 60 });
     const guesses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        tenant.anonymous.ldapAuth.login({ body: { identityId: identity.id, username: "erin", password: `wrong-${i}` } }),
+        tenant.anonymous.ldapAuth.login({
+          body: { identityId: identity.id, username: "erin", password: `wrong-${i}` },
+        }),
       ),
     );
     const messages = messagesOf(guesses);
     expect(messages.filter((m) => m === "401 Invalid credentials")).toHaveLength(2);
     expect(messages.filter((m) => m === `401 ${LOCKED}`)).toHaveLength(8);
-    const right = await tenant.anonymous.ldapAuth.login({ body: { identityId: identity.id, username: "erin", password: LDAP_TEST_USERS.erin.password } });
+    const right = await tenant.anonymous.ldapAuth.login({
+      body: { identityId: identity.id, username: "erin", password: LDAP_TEST_USERS.erin.password },
+    });
     expect(right).toMatchObject({ status: 401, body: { message: LOCKED } });
   });
 });
@@ -66,7 +81,9 @@ describe("LDAP search filter templating", () => {
     const tenant = await createTenant();
     const identity = await attachLdap(tenant, { lockoutEnabled: false });
     const login = (username: string) =>
-      tenant.anonymous.ldapAuth.login({ body: { identityId: identity.id, username, password: LDAP_TEST_USERS.alice.password } });
+      tenant.anonymous.ldapAuth.login({
+        body: { identityId: identity.id, username, password: LDAP_TEST_USERS.alice.password },
+      });
     // "$'" would have pulled the rest of the template (")") into the filter: "(uid=alice))".
     for (const username of ["alice$'", "$`alice", "alice$&", "ali$$ce"]) {
       expect(await login(username), username).toMatchObject({ status: 401, body: { message: "Invalid credentials" } });
@@ -80,9 +97,18 @@ describe("OIDC bound patterns", () => {
     const tenant = await createTenant();
     const identity = await createBareIdentity(tenant);
     const params = { identityId: identity.id };
-    const base = { oidcDiscoveryUrl: "https://idp.example.com", boundIssuer: "https://idp.example.com", boundClaims: {} };
+    const base = {
+      oidcDiscoveryUrl: "https://idp.example.com",
+      boundIssuer: "https://idp.example.com",
+      boundClaims: {},
+    };
     const slow = "*a*a*a*a*a*a*a*b";
-    for (const body of [{ boundSubject: slow }, { boundAudiences: `ok, ${slow}` }, { boundClaims: { sub: slow } }, { boundSubject: "**/**/**/x" }]) {
+    for (const body of [
+      { boundSubject: slow },
+      { boundAudiences: `ok, ${slow}` },
+      { boundClaims: { sub: slow } },
+      { boundSubject: "**/**/**/x" },
+    ]) {
       const res = await tenant.admin.oidcAuth.attach({ params, body: { ...base, ...body } });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body).toMatchObject({ error: "ValidationFailure" });

@@ -1,7 +1,15 @@
 import { SignJWT, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import { AUDIENCE, MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged, issuer, providerToken } from "./helpers";
+import {
+  AUDIENCE,
+  MISSING_UUID,
+  createBareIdentity,
+  createProjectOwnedIdentity,
+  createUnprivileged,
+  issuer,
+  providerToken,
+} from "./helpers";
 
 const attachOidc = async (tenant: Tenant, body: Record<string, unknown> = {}, orgRole = "no-access") => {
   const identity = await createBareIdentity(tenant, orgRole);
@@ -14,7 +22,8 @@ const attachOidc = async (tenant: Tenant, body: Record<string, unknown> = {}, or
   return { identity, oidc: identityOidcAuth };
 };
 
-const login = (tenant: Tenant, identityId: string, jwt: string) => tenant.anonymous.oidcAuth.login({ body: { identityId, jwt } });
+const login = (tenant: Tenant, identityId: string, jwt: string) =>
+  tenant.anonymous.oidcAuth.login({ body: { identityId, jwt } });
 
 describe("OIDC auth configuration", () => {
   it("attaches, reads (with caCert), updates and deletes (without caCert)", async () => {
@@ -35,16 +44,30 @@ describe("OIDC auth configuration", () => {
       boundSubject: "deploy-*",
       caCert: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
     });
-    const stored = await tenant.app.deps.db.selectFrom("identity_oidc_auths").select("encrypted_ca_cert").where("auth_config_id", "=", oidc.id).executeTakeFirstOrThrow();
+    const stored = await tenant.app.deps.db
+      .selectFrom("identity_oidc_auths")
+      .select("encrypted_ca_cert")
+      .where("auth_config_id", "=", oidc.id)
+      .executeTakeFirstOrThrow();
     expect(stored.encrypted_ca_cert).toMatch(/^v1:/);
 
     const got = expectOk(await tenant.admin.oidcAuth.get({ params: { identityId: identity.id } })).identityOidcAuth;
     expect(got).toEqual(oidc);
     const updated = expectOk(
-      await tenant.admin.oidcAuth.update({ params: { identityId: identity.id }, body: { boundAudiences: "a, b ,c", caCert: "", accessTokenTTL: 60 } }),
+      await tenant.admin.oidcAuth.update({
+        params: { identityId: identity.id },
+        body: { boundAudiences: "a, b ,c", caCert: "", accessTokenTTL: 60 },
+      }),
     ).identityOidcAuth;
-    expect(updated).toMatchObject({ boundAudiences: "a, b, c", caCert: "", accessTokenTTL: 60, boundSubject: "deploy-*" });
-    const deleted = expectOk(await tenant.admin.oidcAuth.revoke({ params: { identityId: identity.id } })).identityOidcAuth;
+    expect(updated).toMatchObject({
+      boundAudiences: "a, b, c",
+      caCert: "",
+      accessTokenTTL: 60,
+      boundSubject: "deploy-*",
+    });
+    const deleted = expectOk(
+      await tenant.admin.oidcAuth.revoke({ params: { identityId: identity.id } }),
+    ).identityOidcAuth;
     expect(deleted.id).toBe(oidc.id);
     expect(deleted).not.toHaveProperty("caCert");
   });
@@ -62,15 +85,45 @@ describe("OIDC auth configuration", () => {
       status: 400,
       body: { message: "The identity does not have OIDC Auth attached" },
     });
-    expect(await tenant.admin.oidcAuth.update({ params: { identityId: bare.id }, body: {} })).toMatchObject({ status: 400, body: { message: "Failed to update OIDC Auth" } });
-    expect(await tenant.admin.oidcAuth.revoke({ params: { identityId: bare.id } })).toMatchObject({ status: 400, body: { message: "The identity does not have OIDC auth" } });
+    expect(await tenant.admin.oidcAuth.update({ params: { identityId: bare.id }, body: {} })).toMatchObject({
+      status: 400,
+      body: { message: "Failed to update OIDC Auth" },
+    });
+    expect(await tenant.admin.oidcAuth.revoke({ params: { identityId: bare.id } })).toMatchObject({
+      status: 400,
+      body: { message: "The identity does not have OIDC auth" },
+    });
     for (const url of ["http://169.254.169.254/latest", "http://10.0.0.1", "ftp://127.0.0.1"]) {
-      const res = await tenant.admin.oidcAuth.attach({ params: { identityId: bare.id }, body: { ...body, oidcDiscoveryUrl: url } });
+      const res = await tenant.admin.oidcAuth.attach({
+        params: { identityId: bare.id },
+        body: { ...body, oidcDiscoveryUrl: url },
+      });
       expect(res.status).toBe(400);
     }
-    expect((await tenant.admin.oidcAuth.attach({ params: { identityId: bare.id }, body: { ...body, oidcDiscoveryUrl: "not a url" } })).status).toBe(422);
-    expect((await tenant.admin.oidcAuth.attach({ params: { identityId: bare.id }, body: { ...body, boundSubject: "+(a|b)" } })).status).toBe(422);
-    expect((await tenant.admin.oidcAuth.attach({ params: { identityId: bare.id }, body: { ...body, accessTokenTTL: 10, accessTokenMaxTTL: 5 } })).status).toBe(422);
+    expect(
+      (
+        await tenant.admin.oidcAuth.attach({
+          params: { identityId: bare.id },
+          body: { ...body, oidcDiscoveryUrl: "not a url" },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await tenant.admin.oidcAuth.attach({
+          params: { identityId: bare.id },
+          body: { ...body, boundSubject: "+(a|b)" },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await tenant.admin.oidcAuth.attach({
+          params: { identityId: bare.id },
+          body: { ...body, accessTokenTTL: 10, accessTokenMaxTTL: 5 },
+        })
+      ).status,
+    ).toBe(422);
     expect((await tenant.admin.oidcAuth.get({ params: { identityId: MISSING_UUID } })).status).toBe(404);
     expect((await tenant.admin.oidcAuth.get({ params: { identityId: "x" } })).status).toBe(404);
     expect((await tenant.anonymous.oidcAuth.get({ params: { identityId: identity.id } })).status).toBe(401);
@@ -98,15 +151,21 @@ describe("OIDC auth configuration", () => {
 describe("OIDC login against a real provider", () => {
   it("verifies the provider's JWT, enforces the bindings and records mapped claims", async () => {
     const tenant = await createTenant();
-    const { identity } = await attachOidc(tenant, {
-      boundSubject: "deploy-*",
-      boundClaims: { team: "platform", groups: "admins", "env.name": "prod, staging" },
-      claimMetadataMapping: { team: "team", environment: "env.name" },
-      accessTokenTTL: 900,
-    }, "member");
+    const { identity } = await attachOidc(
+      tenant,
+      {
+        boundSubject: "deploy-*",
+        boundClaims: { team: "platform", groups: "admins", "env.name": "prod, staging" },
+        claimMetadataMapping: { team: "team", environment: "env.name" },
+        accessTokenTTL: 900,
+      },
+      "member",
+    );
     const res = expectOk(await login(tenant, identity.id, await providerToken("deploy-bot")));
     expect(res).toMatchObject({ expiresIn: 900, tokenType: "Bearer" });
-    expect((await tenant.app.client(res.accessToken).identities.get({ params: { identityId: identity.id } })).status).toBe(200);
+    expect(
+      (await tenant.app.client(res.accessToken).identities.get({ params: { identityId: identity.id } })).status,
+    ).toBe(200);
     const claims = await tenant.app.deps.db
       .selectFrom("identity_access_token_claims as c")
       .innerJoin("identity_access_tokens as t", "t.id", "c.token_id")
@@ -120,21 +179,42 @@ describe("OIDC login against a real provider", () => {
     const tenant = await createTenant();
     const { identity } = await attachOidc(tenant, { boundSubject: "deploy-*", boundClaims: { team: "platform" } });
     const other = await providerToken("build-bot");
-    expect(await login(tenant, identity.id, other)).toMatchObject({ status: 403, body: { message: "Access denied: OIDC subject not allowed." } });
+    expect(await login(tenant, identity.id, other)).toMatchObject({
+      status: 403,
+      body: { message: "Access denied: OIDC subject not allowed." },
+    });
     const wrongAudience = await providerToken("deploy-bot", "https://elsewhere.test");
-    expect(await login(tenant, identity.id, wrongAudience)).toMatchObject({ status: 401, body: { message: "Access denied: OIDC audience not allowed." } });
+    expect(await login(tenant, identity.id, wrongAudience)).toMatchObject({
+      status: 401,
+      body: { message: "Access denied: OIDC audience not allowed." },
+    });
 
-    expectOk(await tenant.admin.oidcAuth.update({ params: { identityId: identity.id }, body: { boundSubject: "", boundClaims: { team: "qa" } } }));
+    expectOk(
+      await tenant.admin.oidcAuth.update({
+        params: { identityId: identity.id },
+        body: { boundSubject: "", boundClaims: { team: "qa" } },
+      }),
+    );
     expect(await login(tenant, identity.id, await providerToken("deploy-bot"))).toMatchObject({
       status: 401,
       body: { message: "Access denied: OIDC claim not allowed." },
     });
-    expectOk(await tenant.admin.oidcAuth.update({ params: { identityId: identity.id }, body: { boundClaims: { missing: "x" } } }));
+    expectOk(
+      await tenant.admin.oidcAuth.update({
+        params: { identityId: identity.id },
+        body: { boundClaims: { missing: "x" } },
+      }),
+    );
     expect(await login(tenant, identity.id, await providerToken("deploy-bot"))).toMatchObject({
       status: 401,
       body: { message: "Access denied: token has no missing field" },
     });
-    expectOk(await tenant.admin.oidcAuth.update({ params: { identityId: identity.id }, body: { boundClaims: {}, boundIssuer: "https://other-issuer.test" } }));
+    expectOk(
+      await tenant.admin.oidcAuth.update({
+        params: { identityId: identity.id },
+        body: { boundClaims: {}, boundIssuer: "https://other-issuer.test" },
+      }),
+    );
     expect(await login(tenant, identity.id, await providerToken("deploy-bot"))).toMatchObject({
       status: 401,
       body: { message: "Access denied: jwt issuer invalid. expected: https://other-issuer.test" },
@@ -150,10 +230,19 @@ describe("OIDC login against a real provider", () => {
       .setIssuer(issuer())
       .setExpirationTime("5m")
       .sign(privateKey);
-    expect(await login(tenant, identity.id, forged)).toMatchObject({ status: 401, body: { message: "Access denied: invalid signature" } });
-    const unknownKid = await new SignJWT({ sub: "x" }).setProtectedHeader({ alg: "RS256", kid: "other" }).setIssuer(issuer()).sign(privateKey);
+    expect(await login(tenant, identity.id, forged)).toMatchObject({
+      status: 401,
+      body: { message: "Access denied: invalid signature" },
+    });
+    const unknownKid = await new SignJWT({ sub: "x" })
+      .setProtectedHeader({ alg: "RS256", kid: "other" })
+      .setIssuer(issuer())
+      .sign(privateKey);
     expect(await login(tenant, identity.id, unknownKid)).toMatchObject({ status: 401 });
-    expect(await login(tenant, identity.id, "not-a-jwt")).toMatchObject({ status: 401, body: { message: "Invalid JWT" } });
+    expect(await login(tenant, identity.id, "not-a-jwt")).toMatchObject({
+      status: 401,
+      body: { message: "Invalid JWT" },
+    });
     expect(await login(tenant, MISSING_UUID, forged)).toMatchObject({
       status: 404,
       body: { message: "OIDC auth method not found for identity, did you configure OIDC auth?" },
@@ -165,11 +254,20 @@ describe("OIDC login against a real provider", () => {
     const tenant = await createTenant();
     const { identity } = await attachOidc(tenant);
     const { accessToken } = expectOk(await login(tenant, identity.id, await providerToken("deploy-bot")));
-    expectOk(await tenant.admin.oidcAuth.update({ params: { identityId: identity.id }, body: { oidcDiscoveryUrl: "http://127.0.0.1:9" } }));
+    expectOk(
+      await tenant.admin.oidcAuth.update({
+        params: { identityId: identity.id },
+        body: { oidcDiscoveryUrl: "http://127.0.0.1:9" },
+      }),
+    );
     const unreachable = await login(tenant, identity.id, await providerToken("deploy-bot"));
     expect(unreachable.status).toBe(401);
-    expect((unreachable.body as { message: string }).message).toMatch(/^Access denied: Failed to fetch OIDC discovery document/);
+    expect((unreachable.body as { message: string }).message).toMatch(
+      /^Access denied: Failed to fetch OIDC discovery document/,
+    );
     expectOk(await tenant.admin.oidcAuth.revoke({ params: { identityId: identity.id } }));
-    expect((await tenant.app.client(accessToken).identities.get({ params: { identityId: identity.id } })).status).toBe(401);
+    expect((await tenant.app.client(accessToken).identities.get({ params: { identityId: identity.id } })).status).toBe(
+      401,
+    );
   });
 });

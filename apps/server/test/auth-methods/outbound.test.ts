@@ -6,7 +6,15 @@ const schemes = ["https:", "http:"] as const;
 
 describe("outbound safety", () => {
   it("always refuses metadata, link-local and unspecified addresses", () => {
-    for (const address of ["169.254.169.254", "fe80::1", "100.100.100.200", "fd00:ec2::254", "0.0.0.0", "::ffff:169.254.169.254", "224.0.0.1"]) {
+    for (const address of [
+      "169.254.169.254",
+      "fe80::1",
+      "100.100.100.200",
+      "fd00:ec2::254",
+      "0.0.0.0",
+      "::ffff:169.254.169.254",
+      "224.0.0.1",
+    ]) {
       expect(isAddressAllowed(address, "private")).toBe(false);
     }
   });
@@ -22,12 +30,18 @@ describe("outbound safety", () => {
   });
 
   it("checks scheme and credentials, and pins the resolved address", async () => {
-    await expect(resolveOutboundTarget("ftp://127.0.0.1/x", { schemes, policy: "loopback" })).rejects.toThrow(BadRequestError);
+    await expect(resolveOutboundTarget("ftp://127.0.0.1/x", { schemes, policy: "loopback" })).rejects.toThrow(
+      BadRequestError,
+    );
     await expect(resolveOutboundTarget("http://user:pw@127.0.0.1/", { schemes, policy: "loopback" })).rejects.toThrow(
       "URLs with user credentials (e.g., user:pass@) are not allowed",
     );
-    await expect(resolveOutboundTarget("http://127.0.0.1:8080/", { schemes, policy: "none" })).rejects.toThrow("Local IPs not allowed as URL");
-    await expect(resolveOutboundTarget("http://localhost:8080/", { schemes, policy: "none" })).rejects.toThrow("Local IPs not allowed as URL");
+    await expect(resolveOutboundTarget("http://127.0.0.1:8080/", { schemes, policy: "none" })).rejects.toThrow(
+      "Local IPs not allowed as URL",
+    );
+    await expect(resolveOutboundTarget("http://localhost:8080/", { schemes, policy: "none" })).rejects.toThrow(
+      "Local IPs not allowed as URL",
+    );
     await expect(resolveOutboundTarget("http://not-a-host.invalid/", { schemes, policy: "private" })).rejects.toThrow(
       "Could not resolve hostname to any IP address",
     );

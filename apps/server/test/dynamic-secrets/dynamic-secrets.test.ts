@@ -51,7 +51,12 @@ describe("POST /api/v1/dynamic-secrets", () => {
     const scope = await createScope();
     const secret = await createSqlSecret(scope);
     const again = await scope.tenant.admin.dynamicSecrets.create({
-      body: { ...scopeOf(scope), name: secret.name, provider: { type: "sql-database", inputs: sqlInputs() }, defaultTTL: "1h" },
+      body: {
+        ...scopeOf(scope),
+        name: secret.name,
+        provider: { type: "sql-database", inputs: sqlInputs() },
+        defaultTTL: "1h",
+      },
     });
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ message: "Provided dynamic secret already exists under the folder" });
@@ -59,7 +64,12 @@ describe("POST /api/v1/dynamic-secrets", () => {
 
   it("answers 401 without a token, 422 on invalid input, 404 for unknown project or folder", async () => {
     const scope = await createScope();
-    const body = { ...scopeOf(scope), name: uniqueName("pg"), provider: { type: "sql-database" as const, inputs: sqlInputs() }, defaultTTL: "1h" };
+    const body = {
+      ...scopeOf(scope),
+      name: uniqueName("pg"),
+      provider: { type: "sql-database" as const, inputs: sqlInputs() },
+      defaultTTL: "1h",
+    };
     expect((await scope.tenant.anonymous.dynamicSecrets.create({ body })).status).toBe(401);
 
     const tooShort = await scope.tenant.admin.dynamicSecrets.create({ body: { ...body, defaultTTL: "30s" } });
@@ -72,10 +82,14 @@ describe("POST /api/v1/dynamic-secrets", () => {
       body: { ...body, provider: { type: "mongo-db", inputs: {} } } as never,
     });
     expect(badProvider.status).toBe(422);
-    const badTemplate = await scope.tenant.admin.dynamicSecrets.create({ body: { ...body, usernameTemplate: "{{identity.name}}" } });
+    const badTemplate = await scope.tenant.admin.dynamicSecrets.create({
+      body: { ...body, usernameTemplate: "{{identity.name}}" },
+    });
     expect(badTemplate.status).toBe(422);
 
-    const noProject = await scope.tenant.admin.dynamicSecrets.create({ body: { ...body, projectSlug: "missing-project" } });
+    const noProject = await scope.tenant.admin.dynamicSecrets.create({
+      body: { ...body, projectSlug: "missing-project" },
+    });
     expect(noProject.status).toBe(404);
     expect(noProject.body).toMatchObject({ message: "Project with slug 'missing-project' not found" });
     const noFolder = await scope.tenant.admin.dynamicSecrets.create({ body: { ...body, path: "/nowhere" } });
@@ -89,16 +103,27 @@ describe("POST /api/v1/dynamic-secrets", () => {
 
   it("answers 403 without create-root-credential, and 400 for bad statements or an unreachable target", async () => {
     const scope = await createScope();
-    const body = { ...scopeOf(scope), name: uniqueName("pg"), provider: { type: "sql-database" as const, inputs: sqlInputs() }, defaultTTL: "1h" };
+    const body = {
+      ...scopeOf(scope),
+      name: uniqueName("pg"),
+      provider: { type: "sql-database" as const, inputs: sqlInputs() },
+      defaultTTL: "1h",
+    };
     const viewer = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "viewer" });
     const denied = await viewer.client.dynamicSecrets.create({ body });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create-root-credential on dynamic-secrets" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to create-root-credential on dynamic-secrets",
+    });
     const outsider = await createIdentity(scope.tenant);
     expect((await outsider.client.dynamicSecrets.create({ body })).status).toBe(403);
 
     const badStatement = await scope.tenant.admin.dynamicSecrets.create({
-      body: { ...body, provider: { type: "sql-database", inputs: sqlInputs({ revocationStatement: "DROP ROLE {{password}}" }) } },
+      body: {
+        ...body,
+        provider: { type: "sql-database", inputs: sqlInputs({ revocationStatement: "DROP ROLE {{password}}" }) },
+      },
     });
     expect(badStatement.status).toBe(400);
     const wrongPassword = await scope.tenant.admin.dynamicSecrets.create({
@@ -109,18 +134,36 @@ describe("POST /api/v1/dynamic-secrets", () => {
     expect(JSON.stringify(wrongPassword.body)).not.toContain("not-the-password");
 
     const certProject = await createProject(scope.tenant, "cert-manager");
-    const wrongType = await scope.tenant.admin.dynamicSecrets.create({ body: { ...body, projectSlug: certProject.slug } });
+    const wrongType = await scope.tenant.admin.dynamicSecrets.create({
+      body: { ...body, projectSlug: certProject.slug },
+    });
     expect(wrongType.status).toBe(400);
   });
 
   it("honours metadata conditions on create-root-credential", async () => {
     const scope = await createScope();
     const identity = await identityWithRules(scope, [
-      { subject: "dynamic-secrets", action: ["create-root-credential"], inverted: false, conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "a" } } } } },
+      {
+        subject: "dynamic-secrets",
+        action: ["create-root-credential"],
+        inverted: false,
+        conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "a" } } } },
+      },
     ]);
-    const body = { ...scopeOf(scope), name: uniqueName("pg"), provider: { type: "sql-database" as const, inputs: sqlInputs() }, defaultTTL: "1h" };
-    expect((await identity.client.dynamicSecrets.create({ body: { ...body, metadata: [{ key: "team", value: "b" }] } })).status).toBe(403);
-    expect((await identity.client.dynamicSecrets.create({ body: { ...body, metadata: [{ key: "team", value: "a" }] } })).status).toBe(200);
+    const body = {
+      ...scopeOf(scope),
+      name: uniqueName("pg"),
+      provider: { type: "sql-database" as const, inputs: sqlInputs() },
+      defaultTTL: "1h",
+    };
+    expect(
+      (await identity.client.dynamicSecrets.create({ body: { ...body, metadata: [{ key: "team", value: "b" }] } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await identity.client.dynamicSecrets.create({ body: { ...body, metadata: [{ key: "team", value: "a" }] } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -128,7 +171,9 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
   it("reads, lists, updates and deletes by name", async () => {
     const scope = await createScope();
     const secret = await createSqlSecret(scope);
-    const got = expectOk(await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) }));
+    const got = expectOk(
+      await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) }),
+    );
     expect(got.dynamicSecret).toMatchObject({ id: secret.id, name: secret.name });
     expect(got.dynamicSecret.inputs).not.toHaveProperty("password");
 
@@ -139,13 +184,18 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
     const updated = expectOk(
       await scope.tenant.admin.dynamicSecrets.update({
         params: { name: secret.name },
-        body: { ...scopeOf(scope), data: { newName, defaultTTL: "2h", maxTTL: null, inputs: { port: Number(targetUrl().port) } } },
+        body: {
+          ...scopeOf(scope),
+          data: { newName, defaultTTL: "2h", maxTTL: null, inputs: { port: Number(targetUrl().port) } },
+        },
       }),
     );
     expect(updated.dynamicSecret).toMatchObject({ name: newName, defaultTTL: "2h", maxTTL: null });
     expect(updated.dynamicSecret.inputs).not.toHaveProperty("password");
 
-    const deleted = expectOk(await scope.tenant.admin.dynamicSecrets.delete({ params: { name: newName }, body: { ...scopeOf(scope) } }));
+    const deleted = expectOk(
+      await scope.tenant.admin.dynamicSecrets.delete({ params: { name: newName }, body: { ...scopeOf(scope) } }),
+    );
     expect(deleted.dynamicSecret.id).toBe(secret.id);
     const gone = await scope.tenant.admin.dynamicSecrets.get({ params: { name: newName }, query: scopeOf(scope) });
     expect(gone.status).toBe(404);
@@ -165,7 +215,9 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
       body: { ...scopeOf(scope), data: { inputs: { password: "wrong-password" } } },
     });
     expect(broken.status).toBe(400);
-    const lease = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } });
+    const lease = await scope.tenant.admin.dynamicSecretLeases.create({
+      body: { ...scopeOf(scope), dynamicSecretName: secret.name },
+    });
     expect(lease.status).toBe(200);
   });
 
@@ -175,20 +227,63 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
     const params = { name: secret.name };
     expect((await scope.tenant.anonymous.dynamicSecrets.get({ params, query: scopeOf(scope) })).status).toBe(401);
     expect((await scope.tenant.anonymous.dynamicSecrets.list({ query: scopeOf(scope) })).status).toBe(401);
-    expect((await scope.tenant.admin.dynamicSecrets.get({ params, query: { ...scopeOf(scope), projectSlug: "" } })).status).toBe(422);
-    expect((await scope.tenant.admin.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: { defaultTTL: "1s" } } })).status).toBe(422);
-    expect((await scope.tenant.admin.dynamicSecrets.delete({ params, body: { ...scopeOf(scope), isForced: "yes" as never } })).status).toBe(422);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.get({ params, query: { ...scopeOf(scope), projectSlug: "" } })).status,
+    ).toBe(422);
+    expect(
+      (
+        await scope.tenant.admin.dynamicSecrets.update({
+          params,
+          body: { ...scopeOf(scope), data: { defaultTTL: "1s" } },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await scope.tenant.admin.dynamicSecrets.delete({
+          params,
+          body: { ...scopeOf(scope), isForced: "yes" as never },
+        })
+      ).status,
+    ).toBe(422);
 
-    expect((await scope.tenant.anonymous.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: {} } })).status).toBe(401);
+    expect(
+      (await scope.tenant.anonymous.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: {} } })).status,
+    ).toBe(401);
     expect((await scope.tenant.anonymous.dynamicSecrets.delete({ params, body: scopeOf(scope) })).status).toBe(401);
-    expect((await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(scope), environmentSlug: "" } })).status).toBe(422);
-    expect((await scope.tenant.admin.dynamicSecrets.listLeases({ params, query: { ...scopeOf(scope), path: "x".repeat(2000) } })).status).toBe(422);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(scope), environmentSlug: "" } })).status,
+    ).toBe(422);
+    expect(
+      (
+        await scope.tenant.admin.dynamicSecrets.listLeases({
+          params,
+          query: { ...scopeOf(scope), path: "x".repeat(2000) },
+        })
+      ).status,
+    ).toBe(422);
 
-    expect((await scope.tenant.admin.dynamicSecrets.get({ params: { name: "missing" }, query: scopeOf(scope) })).status).toBe(404);
-    expect((await scope.tenant.admin.dynamicSecrets.update({ params: { name: "missing" }, body: { ...scopeOf(scope), data: {} } })).status).toBe(404);
-    expect((await scope.tenant.admin.dynamicSecrets.delete({ params: { name: "missing" }, body: scopeOf(scope) })).status).toBe(404);
-    expect((await scope.tenant.admin.dynamicSecrets.get({ params, query: { ...scopeOf(scope), environmentSlug: "qa" } })).status).toBe(404);
-    expect((await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(scope), path: "/missing" } })).status).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.get({ params: { name: "missing" }, query: scopeOf(scope) })).status,
+    ).toBe(404);
+    expect(
+      (
+        await scope.tenant.admin.dynamicSecrets.update({
+          params: { name: "missing" },
+          body: { ...scopeOf(scope), data: {} },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.delete({ params: { name: "missing" }, body: scopeOf(scope) })).status,
+    ).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.get({ params, query: { ...scopeOf(scope), environmentSlug: "qa" } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(scope), path: "/missing" } })).status,
+    ).toBe(404);
     const other = await createTenant();
     expect((await other.admin.dynamicSecrets.get({ params, query: scopeOf(scope) })).status).toBe(404);
     expect((await other.admin.dynamicSecrets.delete({ params, body: scopeOf(scope) })).status).toBe(404);
@@ -196,11 +291,17 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
     const viewer = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "viewer" });
     expect((await viewer.client.dynamicSecrets.get({ params, query: scopeOf(scope) })).status).toBe(403);
     expect((await viewer.client.dynamicSecrets.list({ query: scopeOf(scope) })).status).toBe(403);
-    expect((await viewer.client.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: { defaultTTL: "2h" } } })).status).toBe(403);
+    expect(
+      (await viewer.client.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: { defaultTTL: "2h" } } }))
+        .status,
+    ).toBe(403);
     expect((await viewer.client.dynamicSecrets.delete({ params, body: scopeOf(scope) })).status).toBe(403);
 
     const another = await createSqlSecret(scope);
-    const rename = await scope.tenant.admin.dynamicSecrets.update({ params, body: { ...scopeOf(scope), data: { newName: another.name } } });
+    const rename = await scope.tenant.admin.dynamicSecrets.update({
+      params,
+      body: { ...scopeOf(scope), data: { newName: another.name } },
+    });
     expect(rename.status).toBe(400);
     expect(rename.body).toMatchObject({ message: "Provided dynamic secret already exists under the folder" });
   });
@@ -210,26 +311,46 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
     const visible = await createSqlSecret(scope, { metadata: [{ key: "team", value: "a" }] });
     await createSqlSecret(scope, { metadata: [{ key: "team", value: "b" }] });
     const reader = await identityWithRules(scope, [
-      { subject: "dynamic-secrets", action: ["read-root-credential"], inverted: false, conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "a" } } } } },
+      {
+        subject: "dynamic-secrets",
+        action: ["read-root-credential"],
+        inverted: false,
+        conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "a" } } } },
+      },
     ]);
     // The list's first check carries no metadata, so a rule that requires some does not pass it (reference).
     expect((await reader.client.dynamicSecrets.list({ query: scopeOf(scope) })).status).toBe(403);
     const broad = await identityWithRules(scope, [
       { subject: "dynamic-secrets", action: ["read-root-credential"], inverted: false },
-      { subject: "dynamic-secrets", action: ["read-root-credential"], inverted: true, conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "b" } } } } },
+      {
+        subject: "dynamic-secrets",
+        action: ["read-root-credential"],
+        inverted: true,
+        conditions: { metadata: { $elemMatch: { key: { $eq: "team" }, value: { $eq: "b" } } } },
+      },
     ]);
     const listed = expectOk(await broad.client.dynamicSecrets.list({ query: scopeOf(scope) }));
     expect(listed.dynamicSecrets.map((d) => d.id)).toEqual([visible.id]);
-    expect((await broad.client.dynamicSecrets.get({ params: { name: visible.name }, query: scopeOf(scope) })).status).toBe(403);
+    expect(
+      (await broad.client.dynamicSecrets.get({ params: { name: visible.name }, query: scopeOf(scope) })).status,
+    ).toBe(403);
   });
 
   it("works in nested folders", async () => {
     const scope = await createScope();
-    expectOk(await scope.tenant.admin.folders.create({ body: { workspaceId: scope.projectId, environment: "dev", path: "/", name: "apps" } }));
+    expectOk(
+      await scope.tenant.admin.folders.create({
+        body: { workspaceId: scope.projectId, environment: "dev", path: "/", name: "apps" },
+      }),
+    );
     const nested = { ...scope, path: "/apps" };
     const secret = await createSqlSecret(nested);
-    const listed = expectOk(await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(nested), path: "/apps/" } }));
+    const listed = expectOk(
+      await scope.tenant.admin.dynamicSecrets.list({ query: { ...scopeOf(nested), path: "/apps/" } }),
+    );
     expect(listed.dynamicSecrets.map((d) => d.id)).toEqual([secret.id]);
-    expect(expectOk(await scope.tenant.admin.dynamicSecrets.list({ query: scopeOf(scope) })).dynamicSecrets).toEqual([]);
+    expect(expectOk(await scope.tenant.admin.dynamicSecrets.list({ query: scopeOf(scope) })).dynamicSecrets).toEqual(
+      [],
+    );
   });
 });

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLeaseRevocation } from "../../src/jobs/lease-revocation";
 import { getTestApp } from "../helpers/app";
-import { canLogin, canLoginToRedis, createScope, createSqlSecret, leaseOf, redisInputs, redisUserExists, roleExists, scopeOf, waitUntil } from "./helpers";
+import {
+  canLogin,
+  canLoginToRedis,
+  createScope,
+  createSqlSecret,
+  leaseOf,
+  redisInputs,
+  redisUserExists,
+  roleExists,
+  scopeOf,
+  waitUntil,
+} from "./helpers";
 import { expectOk, uniqueName } from "../helpers/tenant";
 
 /**
@@ -24,7 +35,12 @@ describe("lease expiry in real time", () => {
     const redisName = uniqueName("redis");
     expectOk(
       await scope.tenant.admin.dynamicSecrets.create({
-        body: { ...scopeOf(scope), name: redisName, provider: { type: "redis", inputs: redisInputs() }, defaultTTL: "1m" },
+        body: {
+          ...scopeOf(scope),
+          name: redisName,
+          provider: { type: "redis", inputs: redisInputs() },
+          defaultTTL: "1m",
+        },
       }),
     );
     const pgLease = await leaseOf(scope, secret.name, { ttl: "1m" });
@@ -34,9 +50,19 @@ describe("lease expiry in real time", () => {
 
     const pgExpiry = new Date(pgLease.lease.expireAt).getTime();
     const redisExpiry = new Date(redisLease.lease.expireAt).getTime();
-    await waitUntil("the PostgreSQL role to be dropped", async () => !(await roleExists(pgLease.data.DB_USERNAME!)), 90_000, 250);
+    await waitUntil(
+      "the PostgreSQL role to be dropped",
+      async () => !(await roleExists(pgLease.data.DB_USERNAME!)),
+      90_000,
+      250,
+    );
     const pgGoneAt = Date.now();
-    await waitUntil("the Redis user to be deleted", async () => !(await redisUserExists(redisLease.data.DB_USERNAME!)), 30_000, 250);
+    await waitUntil(
+      "the Redis user to be deleted",
+      async () => !(await redisUserExists(redisLease.data.DB_USERNAME!)),
+      30_000,
+      250,
+    );
     const redisGoneAt = Date.now();
 
     expect(pgGoneAt).toBeGreaterThanOrEqual(pgExpiry);
@@ -44,7 +70,10 @@ describe("lease expiry in real time", () => {
     expect(redisGoneAt - redisExpiry).toBeLessThan(10_000);
     expect(await canLogin(pgLease.data.DB_USERNAME!, pgLease.data.DB_PASSWORD!)).toBe(false);
     expect(await canLoginToRedis(redisLease.data.DB_USERNAME!, redisLease.data.DB_PASSWORD!)).toBe(false);
-    const gone = await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: pgLease.lease.id }, query: scopeOf(scope) });
+    const gone = await scope.tenant.admin.dynamicSecretLeases.get({
+      params: { leaseId: pgLease.lease.id },
+      query: scopeOf(scope),
+    });
     expect(gone.status).toBe(404);
   });
 });

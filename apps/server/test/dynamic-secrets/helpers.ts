@@ -6,7 +6,8 @@ import { createIdentity, createProject, createTenant, expectOk, uniqueName, type
 /** The PostgreSQL target the global setup started (a superuser URL). */
 export const targetUrl = () => {
   const url = process.env.KEYWARD_TEST_PG_TARGET_URL;
-  if (!url) throw new Error("KEYWARD_TEST_PG_TARGET_URL is not set: the global setup did not start the PostgreSQL target");
+  if (!url)
+    throw new Error("KEYWARD_TEST_PG_TARGET_URL is not set: the global setup did not start the PostgreSQL target");
   return new URL(url);
 };
 
@@ -32,7 +33,13 @@ export const sqlInputs = (overrides: Record<string, unknown> = {}) => {
 
 export const redisInputs = (overrides: Record<string, unknown> = {}) => {
   const url = redisUrl();
-  return { host: url.hostname, port: Number(url.port), username: "default", password: decodeURIComponent(url.password), ...overrides };
+  return {
+    host: url.hostname,
+    port: Number(url.port),
+    username: "default",
+    password: decodeURIComponent(url.password),
+    ...overrides,
+  };
 };
 
 /** One statement on the target as its superuser. */
@@ -46,12 +53,20 @@ export const targetQuery = async <R extends Record<string, unknown>>(text: strin
   }
 };
 
-export const roleExists = async (name: string) => (await targetQuery("select 1 from pg_roles where rolname = $1", [name])).length > 0;
+export const roleExists = async (name: string) =>
+  (await targetQuery("select 1 from pg_roles where rolname = $1", [name])).length > 0;
 
 /** Whether a username and password log in to the target right now. */
 export const canLogin = async (user: string, password: string) => {
   const url = targetUrl();
-  const client = new pg.Client({ host: url.hostname, port: Number(url.port), database: "postgres", user, password, connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({
+    host: url.hostname,
+    port: Number(url.port),
+    database: "postgres",
+    user,
+    password,
+    connectionTimeoutMillis: 5_000,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -75,7 +90,15 @@ export const openSession = async (user: string, password: string) => {
 
 export const canLoginToRedis = async (username: string, password: string) => {
   const url = redisUrl();
-  const client = new Redis({ host: url.hostname, port: Number(url.port), username, password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    host: url.hostname,
+    port: Number(url.port),
+    username,
+    password,
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   client.on("error", () => undefined);
   try {
     await client.connect();
@@ -89,7 +112,12 @@ export const canLoginToRedis = async (username: string, password: string) => {
 
 export const redisUserExists = async (username: string) => {
   const url = redisUrl();
-  const client = new Redis({ host: url.hostname, port: Number(url.port), password: decodeURIComponent(url.password), lazyConnect: true });
+  const client = new Redis({
+    host: url.hostname,
+    port: Number(url.port),
+    password: decodeURIComponent(url.password),
+    lazyConnect: true,
+  });
   try {
     await client.connect();
     return (await client.call("ACL", "GETUSER", username)) !== null;
@@ -107,7 +135,13 @@ export const waitUntil = async (what: string, check: () => Promise<boolean>, tim
   throw new Error(`timed out waiting for ${what}`);
 };
 
-export type LeaseScope = { tenant: Tenant; projectId: string; projectSlug: string; environmentSlug: string; path: string };
+export type LeaseScope = {
+  tenant: Tenant;
+  projectId: string;
+  projectSlug: string;
+  environmentSlug: string;
+  path: string;
+};
 
 /** A fresh tenant and secret-manager project; dynamic secrets go in `dev` at "/". */
 export const createScope = async (): Promise<LeaseScope> => {
@@ -116,9 +150,17 @@ export const createScope = async (): Promise<LeaseScope> => {
   return { tenant, projectId: project.id, projectSlug: project.slug, environmentSlug: "dev", path: "/" };
 };
 
-export const scopeOf = (scope: LeaseScope) => ({ projectSlug: scope.projectSlug, environmentSlug: scope.environmentSlug, path: scope.path });
+export const scopeOf = (scope: LeaseScope) => ({
+  projectSlug: scope.projectSlug,
+  environmentSlug: scope.environmentSlug,
+  path: scope.path,
+});
 
-export const createSqlSecret = async (scope: LeaseScope, overrides: Record<string, unknown> = {}, inputs: Record<string, unknown> = {}) =>
+export const createSqlSecret = async (
+  scope: LeaseScope,
+  overrides: Record<string, unknown> = {},
+  inputs: Record<string, unknown> = {},
+) =>
   expectOk(
     await scope.tenant.admin.dynamicSecrets.create({
       body: {
@@ -133,7 +175,9 @@ export const createSqlSecret = async (scope: LeaseScope, overrides: Record<strin
   ).dynamicSecret;
 
 export const leaseOf = async (scope: LeaseScope, dynamicSecretName: string, extra: { ttl?: string } = {}) =>
-  expectOk(await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName, ...extra } }));
+  expectOk(
+    await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName, ...extra } }),
+  );
 
 /** An identity of the tenant with a custom project role holding exactly these rules. */
 export const identityWithRules = async (scope: LeaseScope, rules: PermissionRule[]) => {
@@ -159,4 +203,5 @@ export const breakRootRole = async (name: string) => {
   await targetQuery("select pg_terminate_backend(pid) from pg_stat_activity where usename = $1", [name]);
 };
 
-export const mendRootRole = (name: string, password: string) => targetQuery(`alter role "${name}" password '${password}'`);
+export const mendRootRole = (name: string, password: string) =>
+  targetQuery(`alter role "${name}" password '${password}'`);

@@ -18,7 +18,10 @@ import {
 } from "./helpers";
 
 const roleValidUntil = async (name: string) =>
-  new Date((await targetQuery<{ until: Date }>("select rolvaliduntil as until from pg_roles where rolname = $1", [name]))[0]!.until).getTime();
+  new Date(
+    (await targetQuery<{ until: Date }>("select rolvaliduntil as until from pg_roles where rolname = $1", [name]))[0]!
+      .until,
+  ).getTime();
 
 describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
   it("hands out a real login, VALID UNTIL the lease's expiry, that stops working once revoked", async () => {
@@ -29,7 +32,13 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     expect(dynamicSecret).toMatchObject({ id: secret.id, name: secret.name });
     expect(dynamicSecret).not.toHaveProperty("inputs");
     expect(Object.keys(data).sort()).toEqual(["DB_PASSWORD", "DB_USERNAME"]);
-    expect(lease).toMatchObject({ dynamicSecretId: secret.id, externalEntityId: data.DB_USERNAME, version: 1, status: null, config: null });
+    expect(lease).toMatchObject({
+      dynamicSecretId: secret.id,
+      externalEntityId: data.DB_USERNAME,
+      version: 1,
+      status: null,
+      config: null,
+    });
     const expireAt = new Date(lease.expireAt).getTime();
     expect(expireAt).toBeGreaterThanOrEqual(before + 600_000);
     expect(expireAt).toBeLessThanOrEqual(Date.now() + 600_000);
@@ -40,7 +49,10 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     const session = await openSession(data.DB_USERNAME!, data.DB_PASSWORD!);
 
     const revoked = expectOk(
-      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: { ...scopeOf(scope) } }),
+      await scope.tenant.admin.dynamicSecretLeases.delete({
+        params: { leaseId: lease.id },
+        body: { ...scopeOf(scope) },
+      }),
     );
     expect(revoked.lease.id).toBe(lease.id);
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(false);
@@ -48,14 +60,21 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     // A session opened before the revocation is ended with it.
     await expect(session.query("select 1")).rejects.toThrow();
     await session.end().catch(() => undefined);
-    const after = await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) });
+    const after = await scope.tenant.admin.dynamicSecretLeases.get({
+      params: { leaseId: lease.id },
+      query: scopeOf(scope),
+    });
     expect(after.status).toBe(404);
     expect(after.body).toMatchObject({ message: `Dynamic secret lease with ID '${lease.id}' not found` });
   });
 
   it("uses the default TTL, enforces the max TTL and applies the username template", async () => {
     const scope = await createScope();
-    const secret = await createSqlSecret(scope, { defaultTTL: "5m", maxTTL: "1h", usernameTemplate: "app-{{randomUsername}}" });
+    const secret = await createSqlSecret(scope, {
+      defaultTTL: "5m",
+      maxTTL: "1h",
+      usernameTemplate: "app-{{randomUsername}}",
+    });
     const { lease, data } = await leaseOf(scope, secret.name);
     const ttl = new Date(lease.expireAt).getTime() - new Date(lease.createdAt).getTime();
     expect(ttl).toBeGreaterThan(290_000);
@@ -63,7 +82,9 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     expect(data.DB_USERNAME).toMatch(/^app-kw_[a-z0-9]{8}_[0-9a-f]{32}$/);
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
 
-    const tooLong = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name, ttl: "2h" } });
+    const tooLong = await scope.tenant.admin.dynamicSecretLeases.create({
+      body: { ...scopeOf(scope), dynamicSecretName: secret.name, ttl: "2h" },
+    });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toMatchObject({ message: "TTL cannot be larger than max TTL" });
   });
@@ -80,20 +101,34 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     const long = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, ttl: "11y" } });
     expect(long.status).toBe(422);
     expect(JSON.stringify(long.body)).toContain("TTL must be less than 10 years");
-    expect((await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, dynamicSecretName: "" } })).status).toBe(422);
+    expect(
+      (await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, dynamicSecretName: "" } })).status,
+    ).toBe(422);
 
     const noProject = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, projectSlug: "nope" } });
     expect(noProject.body).toMatchObject({ statusCode: 404, message: "Project with slug 'nope' not found" });
     const noFolder = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, path: "/x/" } });
-    expect(noFolder.body).toMatchObject({ statusCode: 404, message: "Folder with path '/x' in environment with slug 'dev' not found" });
-    const noSecret = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...body, dynamicSecretName: "Missing" } });
-    expect(noSecret.body).toMatchObject({ statusCode: 404, message: "Dynamic secret with name 'missing' in folder with path '/' not found" });
+    expect(noFolder.body).toMatchObject({
+      statusCode: 404,
+      message: "Folder with path '/x' in environment with slug 'dev' not found",
+    });
+    const noSecret = await scope.tenant.admin.dynamicSecretLeases.create({
+      body: { ...body, dynamicSecretName: "Missing" },
+    });
+    expect(noSecret.body).toMatchObject({
+      statusCode: 404,
+      message: "Dynamic secret with name 'missing' in folder with path '/' not found",
+    });
     const other = await createTenant();
     expect((await other.admin.dynamicSecretLeases.create({ body })).status).toBe(404);
 
     const viewer = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "viewer" });
     const denied = await viewer.client.dynamicSecretLeases.create({ body });
-    expect(denied.body).toMatchObject({ statusCode: 403, error: "PermissionDenied", message: "You are not allowed to lease on dynamic-secrets" });
+    expect(denied.body).toMatchObject({
+      statusCode: 403,
+      error: "PermissionDenied",
+      message: "You are not allowed to lease on dynamic-secrets",
+    });
     const member = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "member" });
     const leased = expectOk(await member.client.dynamicSecretLeases.create({ body }));
     expect(await canLogin(leased.data.DB_USERNAME!, leased.data.DB_PASSWORD!)).toBe(true);
@@ -104,9 +139,13 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     const secret = await createSqlSecret(scope);
     const db = scope.tenant.app.deps.db;
     await sql`insert into dynamic_secret_leases (id, dynamic_secret_id, external_entity_id, expire_at, state)
-      select gen_random_uuid(), ${secret.id}::uuid, 'filler-' || n, now() + interval '1 day', 'active' from generate_series(1, 10000) as n`.execute(db);
+      select gen_random_uuid(), ${secret.id}::uuid, 'filler-' || n, now() + interval '1 day', 'active' from generate_series(1, 10000) as n`.execute(
+      db,
+    );
     try {
-      const res = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } });
+      const res = await scope.tenant.admin.dynamicSecretLeases.create({
+        body: { ...scopeOf(scope), dynamicSecretName: secret.name },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ message: "Max lease limit reached. Limit: 10000" });
     } finally {
@@ -118,26 +157,63 @@ describe("POST /api/v1/dynamic-secrets/leases (PostgreSQL)", () => {
     const scope = await createScope();
     const secret = await createSqlSecret(scope);
     const prodOnly = await identityWithRules(scope, [
-      { subject: "dynamic-secrets", action: ["lease"], inverted: false, conditions: { environment: "prod", secretPath: { $glob: "/**" } } },
+      {
+        subject: "dynamic-secrets",
+        action: ["lease"],
+        inverted: false,
+        conditions: { environment: "prod", secretPath: { $glob: "/**" } },
+      },
     ]);
-    expect((await prodOnly.client.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } })).status).toBe(403);
+    expect(
+      (
+        await prodOnly.client.dynamicSecretLeases.create({
+          body: { ...scopeOf(scope), dynamicSecretName: secret.name },
+        })
+      ).status,
+    ).toBe(403);
     const devOnly = await identityWithRules(scope, [
-      { subject: "dynamic-secrets", action: ["lease"], inverted: false, conditions: { environment: "dev", secretPath: { $glob: "/**" } } },
+      {
+        subject: "dynamic-secrets",
+        action: ["lease"],
+        inverted: false,
+        conditions: { environment: "dev", secretPath: { $glob: "/**" } },
+      },
     ]);
-    expect((await devOnly.client.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } })).status).toBe(200);
+    expect(
+      (await devOnly.client.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } }))
+        .status,
+    ).toBe(200);
   });
 
   it("reports the provider's failure as 400 and leaves no lease or role behind", async () => {
     const scope = await createScope();
-    const secret = await createSqlSecret(scope, {}, { creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}'; SELECT no_such_function()` });
-    const res = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } });
+    const secret = await createSqlSecret(
+      scope,
+      {},
+      { creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}'; SELECT no_such_function()` },
+    );
+    const res = await scope.tenant.admin.dynamicSecretLeases.create({
+      body: { ...scopeOf(scope), dynamicSecretName: secret.name },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ message: expect.stringContaining("Failed to create lease from provider") });
-    const leases = expectOk(await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }));
+    const leases = expectOk(
+      await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }),
+    );
     expect(leases.leases).toEqual([]);
-    const rows = await scope.tenant.app.deps.db.selectFrom("dynamic_secret_leases").select("id").where("dynamic_secret_id", "=", secret.id).execute();
+    const rows = await scope.tenant.app.deps.db
+      .selectFrom("dynamic_secret_leases")
+      .select("id")
+      .where("dynamic_secret_id", "=", secret.id)
+      .execute();
     expect(rows).toEqual([]);
-    const prefix = (await scope.tenant.app.deps.db.selectFrom("dynamic_secrets").select("entity_prefix").where("id", "=", secret.id).executeTakeFirstOrThrow()).entity_prefix;
+    const prefix = (
+      await scope.tenant.app.deps.db
+        .selectFrom("dynamic_secrets")
+        .select("entity_prefix")
+        .where("id", "=", secret.id)
+        .executeTakeFirstOrThrow()
+    ).entity_prefix;
     expect(await targetQuery("select rolname from pg_roles where strpos(rolname, $1) > 0", [prefix])).toEqual([]);
   });
 });
@@ -148,9 +224,13 @@ describe("lease read, list, renew and revoke", () => {
     const secret = await createSqlSecret(scope);
     const first = await leaseOf(scope, secret.name);
     const second = await leaseOf(scope, secret.name);
-    const got = expectOk(await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: first.lease.id }, query: scopeOf(scope) }));
+    const got = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: first.lease.id }, query: scopeOf(scope) }),
+    );
     expect(got.lease).toMatchObject({ id: first.lease.id, dynamicSecret: { id: secret.id, name: secret.name } });
-    const listed = expectOk(await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }));
+    const listed = expectOk(
+      await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }),
+    );
     expect(listed.leases.map((l) => l.id).sort()).toEqual([first.lease.id, second.lease.id].sort());
   });
 
@@ -159,14 +239,20 @@ describe("lease read, list, renew and revoke", () => {
     const secret = await createSqlSecret(scope, { defaultTTL: "10m", maxTTL: "30m" });
     const { lease, data } = await leaseOf(scope, secret.name);
     const renewed = expectOk(
-      await scope.tenant.admin.dynamicSecretLeases.renew({ params: { leaseId: lease.id }, body: { ...scopeOf(scope), ttl: "15m" } }),
+      await scope.tenant.admin.dynamicSecretLeases.renew({
+        params: { leaseId: lease.id },
+        body: { ...scopeOf(scope), ttl: "15m" },
+      }),
     ).lease;
     const newExpiry = new Date(renewed.expireAt).getTime();
     expect(newExpiry - new Date(lease.expireAt).getTime()).toBe(15 * 60_000);
     expect(Math.abs((await roleValidUntil(data.DB_USERNAME!)) - newExpiry)).toBeLessThan(1_000);
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
 
-    const beyond = await scope.tenant.admin.dynamicSecretLeases.renew({ params: { leaseId: lease.id }, body: { ...scopeOf(scope), ttl: "10m" } });
+    const beyond = await scope.tenant.admin.dynamicSecretLeases.renew({
+      params: { leaseId: lease.id },
+      body: { ...scopeOf(scope), ttl: "10m" },
+    });
     expect(beyond.status).toBe(400);
     expect(beyond.body).toMatchObject({
       message: "The requested renewal would exceed the maximum allowed lease duration. Please choose a shorter TTL",
@@ -181,14 +267,19 @@ describe("lease read, list, renew and revoke", () => {
     const admin = scope.tenant.admin.dynamicSecretLeases;
     expect((await scope.tenant.anonymous.dynamicSecretLeases.get({ params, query: scopeOf(scope) })).status).toBe(401);
     expect((await scope.tenant.anonymous.dynamicSecretLeases.renew({ params, body: scopeOf(scope) })).status).toBe(401);
-    expect((await scope.tenant.anonymous.dynamicSecretLeases.delete({ params, body: scopeOf(scope) })).status).toBe(401);
+    expect((await scope.tenant.anonymous.dynamicSecretLeases.delete({ params, body: scopeOf(scope) })).status).toBe(
+      401,
+    );
     expect((await admin.renew({ params, body: { ...scopeOf(scope), ttl: "1s" } })).status).toBe(422);
     expect((await admin.delete({ params, body: { ...scopeOf(scope), environmentSlug: "" } })).status).toBe(422);
     expect((await admin.get({ params, query: { ...scopeOf(scope), projectSlug: "" } })).status).toBe(422);
 
     for (const leaseId of ["not-a-uuid", "00000000-0000-4000-8000-000000000000"]) {
       const res = await admin.get({ params: { leaseId }, query: scopeOf(scope) });
-      expect(res.body).toMatchObject({ statusCode: 404, message: `Dynamic secret lease with ID '${leaseId}' not found` });
+      expect(res.body).toMatchObject({
+        statusCode: 404,
+        message: `Dynamic secret lease with ID '${leaseId}' not found`,
+      });
       expect((await admin.renew({ params: { leaseId }, body: scopeOf(scope) })).status).toBe(404);
       expect((await admin.delete({ params: { leaseId }, body: scopeOf(scope) })).status).toBe(404);
     }
@@ -206,26 +297,52 @@ describe("lease read, list, renew and revoke", () => {
     expect((await viewer.client.dynamicSecretLeases.get({ params, query: scopeOf(scope) })).status).toBe(403);
     expect((await viewer.client.dynamicSecretLeases.renew({ params, body: scopeOf(scope) })).status).toBe(403);
     expect((await viewer.client.dynamicSecretLeases.delete({ params, body: scopeOf(scope) })).status).toBe(403);
-    expect((await viewer.client.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) })).status).toBe(403);
-    expect((await scope.tenant.anonymous.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) })).status).toBe(401);
-    expect((await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: "missing" }, query: scopeOf(scope) })).status).toBe(404);
+    expect(
+      (await viewer.client.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) })).status,
+    ).toBe(403);
+    expect(
+      (await scope.tenant.anonymous.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: "missing" }, query: scopeOf(scope) }))
+        .status,
+    ).toBe(404);
   });
 
   it("keeps a lease whose revocation fails, with its status, unless forced", async () => {
     const scope = await createScope();
-    const secret = await createSqlSecret(scope, {}, { revocationStatement: `DROP ROLE "{{username}}"; SELECT no_such_function()` });
+    const secret = await createSqlSecret(
+      scope,
+      {},
+      { revocationStatement: `DROP ROLE "{{username}}"; SELECT no_such_function()` },
+    );
     const { lease, data } = await leaseOf(scope, secret.name);
-    const failed = expectOk(await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) })).lease;
-    expect(failed).toMatchObject({ id: lease.id, status: "Failed to delete", statusDetails: expect.stringContaining("no_such_function") });
+    const failed = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }),
+    ).lease;
+    expect(failed).toMatchObject({
+      id: lease.id,
+      status: "Failed to delete",
+      statusDetails: expect.stringContaining("no_such_function"),
+    });
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
-    const listed = expectOk(await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }));
+    const listed = expectOk(
+      await scope.tenant.admin.dynamicSecrets.listLeases({ params: { name: secret.name }, query: scopeOf(scope) }),
+    );
     expect(listed.leases[0]).toMatchObject({ id: lease.id, status: "Failed to delete" });
 
     const forced = expectOk(
-      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: { ...scopeOf(scope), isForced: true } }),
+      await scope.tenant.admin.dynamicSecretLeases.delete({
+        params: { leaseId: lease.id },
+        body: { ...scopeOf(scope), isForced: true },
+      }),
     ).lease;
     expect(forced.id).toBe(lease.id);
-    expect((await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).status).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) }))
+        .status,
+    ).toBe(404);
   });
 
   it("treats revoking a credential that is already gone as success", async () => {
@@ -233,7 +350,10 @@ describe("lease read, list, renew and revoke", () => {
     const secret = await createSqlSecret(scope, {}, { revocationStatement: `DROP ROLE "{{username}}"` });
     const { lease, data } = await leaseOf(scope, secret.name);
     await targetQuery(`drop role "${data.DB_USERNAME}"`);
-    const res = await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+    const res = await scope.tenant.admin.dynamicSecretLeases.delete({
+      params: { leaseId: lease.id },
+      body: scopeOf(scope),
+    });
     expect(res.status).toBe(200);
     expect(expectOk(res).lease.status).toBeNull();
   });
@@ -253,13 +373,19 @@ describe("lease read, list, renew and revoke", () => {
       const { lease, data } = await leaseOf(scope, secret.name);
       const release = await holdAsRenewal(scope, lease.id);
 
-      const deleting = scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      const deleting = scope.tenant.admin.dynamicSecretLeases.delete({
+        params: { leaseId: lease.id },
+        body: scopeOf(scope),
+      });
       await new Promise((resolve) => setTimeout(resolve, 300));
       await release();
 
       expect(expectOk(await deleting).lease.id).toBe(lease.id);
       expect(await roleExists(data.DB_USERNAME!)).toBe(false);
-      expect((await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).status).toBe(404);
+      expect(
+        (await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) }))
+          .status,
+      ).toBe(404);
     });
 
     it("marks it when the renewal outlasts the wait: no further renewal, and the job revokes it once released", async () => {
@@ -268,20 +394,37 @@ describe("lease read, list, renew and revoke", () => {
       const { lease, data } = await leaseOf(scope, secret.name);
       const release = await holdAsRenewal(scope, lease.id);
 
-      const res = await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      const res = await scope.tenant.admin.dynamicSecretLeases.delete({
+        params: { leaseId: lease.id },
+        body: scopeOf(scope),
+      });
       expect(expectOk(res).lease.id).toBe(lease.id);
       const db = scope.tenant.app.deps.db;
-      expect((await db.selectFrom("dynamic_secret_leases").select("state").where("id", "=", lease.id).executeTakeFirstOrThrow()).state).toBe("revoking");
+      expect(
+        (
+          await db
+            .selectFrom("dynamic_secret_leases")
+            .select("state")
+            .where("id", "=", lease.id)
+            .executeTakeFirstOrThrow()
+        ).state,
+      ).toBe("revoking");
       expect(await roleExists(data.DB_USERNAME!)).toBe(true);
 
       await release();
-      const renew = await scope.tenant.admin.dynamicSecretLeases.renew({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+      const renew = await scope.tenant.admin.dynamicSecretLeases.renew({
+        params: { leaseId: lease.id },
+        body: scopeOf(scope),
+      });
       expect(renew.status).toBe(404);
 
       await runRevocationPass(scope.tenant.app.deps);
       expect(await roleExists(data.DB_USERNAME!)).toBe(false);
       expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(false);
-      expect((await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).status).toBe(404);
+      expect(
+        (await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) }))
+          .status,
+      ).toBe(404);
     });
   });
 });

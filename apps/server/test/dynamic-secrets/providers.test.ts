@@ -28,22 +28,34 @@ describe("redis provider (ACL users on a real redis-server)", () => {
     expect(created.inputs).not.toHaveProperty("password");
     expect(JSON.stringify(created)).not.toContain(decodeURIComponent(redisUrl().password));
 
-    const { lease, data } = expectOk(await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }));
+    const { lease, data } = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }),
+    );
     expect(data.DB_USERNAME).toBe(lease.externalEntityId);
     expect(data.DB_PASSWORD).toHaveLength(64);
     expect(await canLoginToRedis(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
 
-    expectOk(await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }));
+    expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }),
+    );
     expect(await redisUserExists(data.DB_USERNAME!)).toBe(false);
     expect(await canLoginToRedis(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(false);
     // Revoking again at the provider is harmless: the user is simply not there.
-    expect((await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) })).status).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }))
+        .status,
+    ).toBe(404);
   });
 
   it("refuses a wrong root password with 400", async () => {
     const scope = await createScope();
     const res = await scope.tenant.admin.dynamicSecrets.create({
-      body: { ...scopeOf(scope), name: uniqueName("redis"), provider: { type: "redis", inputs: redisInputs({ password: "wrong" }) }, defaultTTL: "1h" },
+      body: {
+        ...scopeOf(scope),
+        name: uniqueName("redis"),
+        provider: { type: "redis", inputs: redisInputs({ password: "wrong" }) },
+        defaultTTL: "1h",
+      },
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ message: expect.stringContaining("Failed to connect with provider") });
@@ -58,20 +70,33 @@ describe("totp provider", () => {
     const name = uniqueName("otp");
     const created = expectOk(
       await scope.tenant.admin.dynamicSecrets.create({
-        body: { ...scopeOf(scope), name, provider: { type: "totp", inputs: { configType: "manual", secret: SECRET } }, defaultTTL: "1h" },
+        body: {
+          ...scopeOf(scope),
+          name,
+          provider: { type: "totp", inputs: { configType: "manual", secret: SECRET } },
+          defaultTTL: "1h",
+        },
       }),
     ).dynamicSecret;
     expect(created.inputs).toEqual({ configType: "manual" });
     const before = Date.now();
-    const { lease, data } = expectOk(await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }));
+    const { lease, data } = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }),
+    );
     const after = Date.now();
     expect([expectedTotp(SECRET, before), expectedTotp(SECRET, after)]).toContain(data.TOTP);
     expect(Number(data.TIME_REMAINING)).toBeGreaterThan(0);
 
-    const renew = await scope.tenant.admin.dynamicSecretLeases.renew({ params: { leaseId: lease.id }, body: scopeOf(scope) });
+    const renew = await scope.tenant.admin.dynamicSecretLeases.renew({
+      params: { leaseId: lease.id },
+      body: scopeOf(scope),
+    });
     expect(renew.status).toBe(400);
     expect(renew.body).toMatchObject({ message: "Lease renewal is not supported for TOTPs" });
-    expect((await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) })).status).toBe(200);
+    expect(
+      (await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }))
+        .status,
+    ).toBe(200);
   });
 
   it("reads its parameters from an otpauth URL and validates it", async () => {
@@ -80,13 +105,25 @@ describe("totp provider", () => {
     const name = uniqueName("otp");
     expectOk(
       await scope.tenant.admin.dynamicSecrets.create({
-        body: { ...scopeOf(scope), name, provider: { type: "totp", inputs: { configType: "url", url } }, defaultTTL: "1h" },
+        body: {
+          ...scopeOf(scope),
+          name,
+          provider: { type: "totp", inputs: { configType: "url", url } },
+          defaultTTL: "1h",
+        },
       }),
     );
-    const { data } = expectOk(await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }));
+    const { data } = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: name } }),
+    );
     expect(data.TOTP).toMatch(/^\d{8}$/);
     const missing = await scope.tenant.admin.dynamicSecrets.create({
-      body: { ...scopeOf(scope), name: uniqueName("otp"), provider: { type: "totp", inputs: { configType: "url", url: "otpauth://totp/x?digits=6" } }, defaultTTL: "1h" },
+      body: {
+        ...scopeOf(scope),
+        name: uniqueName("otp"),
+        provider: { type: "totp", inputs: { configType: "url", url: "otpauth://totp/x?digits=6" } },
+        defaultTTL: "1h",
+      },
     });
     expect(missing.status).toBe(422);
     expect(JSON.stringify(missing.body)).toContain("OTP URL must contain secret field");

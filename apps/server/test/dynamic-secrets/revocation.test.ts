@@ -7,17 +7,44 @@ import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revok
 import { sweepOrphanCredentials } from "../../src/modules/dynamic-secrets/orphan-sweeper";
 import { getTestApp } from "../helpers/app";
 import { expectOk } from "../helpers/tenant";
-import { breakRootRole, canLogin, createRootRole, mendRootRole, createScope, createSqlSecret, leaseOf, roleExists, scopeOf, targetQuery, waitUntil, type LeaseScope } from "./helpers";
+import {
+  breakRootRole,
+  canLogin,
+  createRootRole,
+  mendRootRole,
+  createScope,
+  createSqlSecret,
+  leaseOf,
+  roleExists,
+  scopeOf,
+  targetQuery,
+  waitUntil,
+  type LeaseScope,
+} from "./helpers";
 
 /** Pretend time passed: the lease's expiry moves to the past (the role's VALID UNTIL does not, so only revocation can end it). */
 const expireNow = (deps: AppDeps, leaseId: string) =>
-  deps.db.updateTable("dynamic_secret_leases").set({ expire_at: sql<Date>`now() - interval '1 second'` }).where("id", "=", leaseId).execute();
+  deps.db
+    .updateTable("dynamic_secret_leases")
+    .set({ expire_at: sql<Date>`now() - interval '1 second'` })
+    .where("id", "=", leaseId)
+    .execute();
 
 const leaseRow = (deps: AppDeps, leaseId: string) =>
-  deps.db.selectFrom("dynamic_secret_leases").select(["state", "status", "status_details", "attempts", "next_attempt_at", "updated_at", "claim_token"]).where("id", "=", leaseId).executeTakeFirst();
+  deps.db
+    .selectFrom("dynamic_secret_leases")
+    .select(["state", "status", "status_details", "attempts", "next_attempt_at", "updated_at", "claim_token"])
+    .where("id", "=", leaseId)
+    .executeTakeFirst();
 
 const entityPrefix = async (deps: AppDeps, dynamicSecretId: string) =>
-  (await deps.db.selectFrom("dynamic_secrets").select("entity_prefix").where("id", "=", dynamicSecretId).executeTakeFirstOrThrow()).entity_prefix;
+  (
+    await deps.db
+      .selectFrom("dynamic_secrets")
+      .select("entity_prefix")
+      .where("id", "=", dynamicSecretId)
+      .executeTakeFirstOrThrow()
+  ).entity_prefix;
 
 describe("the revocation job", () => {
   let deps: AppDeps;
@@ -25,7 +52,10 @@ describe("the revocation job", () => {
 
   beforeAll(async () => {
     deps = (await getTestApp()).deps;
-    stop = startLeaseRevocation({ ...deps, env: { ...deps.env, LEASE_REVOCATION_INTERVAL_MS: 200 } }, { sweepEveryMs: 3_600_000 });
+    stop = startLeaseRevocation(
+      { ...deps, env: { ...deps.env, LEASE_REVOCATION_INTERVAL_MS: 200 } },
+      { sweepEveryMs: 3_600_000 },
+    );
   });
   afterAll(async () => {
     await stop();
@@ -50,12 +80,18 @@ describe("the revocation job", () => {
     await breakRootRole(root.name);
     await expireNow(deps, lease.id);
 
-    await waitUntil("a second failed attempt", async () => ((await leaseRow(deps, lease.id))?.attempts ?? 0) >= 2, 10_000);
+    await waitUntil(
+      "a second failed attempt",
+      async () => ((await leaseRow(deps, lease.id))?.attempts ?? 0) >= 2,
+      10_000,
+    );
     const row = (await leaseRow(deps, lease.id))!;
     expect(row).toMatchObject({ state: "revoking", status: "Failed to delete" });
     expect(row.status_details).toContain("password authentication failed");
     expect(row.status_details).not.toContain(root.password);
-    const shown = expectOk(await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) })).lease;
+    const shown = expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.get({ params: { leaseId: lease.id }, query: scopeOf(scope) }),
+    ).lease;
     expect(shown.status).toBe("Failed to delete");
     expect(await canLogin(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
 
@@ -64,12 +100,16 @@ describe("the revocation job", () => {
     // is exact once the attempt is no longer claimed.
     const gapAfter = async (attempts: number) => {
       let gap = Number.NaN;
-      await waitUntil(`failed attempt ${attempts}`, async () => {
-        const row = await leaseRow(deps, lease.id);
-        if (!row || row.attempts !== attempts || row.claim_token !== null) return false;
-        gap = new Date(row.next_attempt_at!).getTime() - new Date(row.updated_at).getTime();
-        return true;
-      }, 15_000);
+      await waitUntil(
+        `failed attempt ${attempts}`,
+        async () => {
+          const row = await leaseRow(deps, lease.id);
+          if (!row || row.attempts !== attempts || row.claim_token !== null) return false;
+          gap = new Date(row.next_attempt_at!).getTime() - new Date(row.updated_at).getTime();
+          return true;
+        },
+        15_000,
+      );
       return gap;
     };
     const third = await gapAfter(3);
@@ -77,7 +117,11 @@ describe("the revocation job", () => {
     expect(fourth).toBeGreaterThan(third);
 
     await mendRootRole(root.name, root.password);
-    await waitUntil("the lease to be revoked after recovery", async () => (await leaseRow(deps, lease.id)) === undefined, 15_000);
+    await waitUntil(
+      "the lease to be revoked after recovery",
+      async () => (await leaseRow(deps, lease.id)) === undefined,
+      15_000,
+    );
     expect(await roleExists(data.DB_USERNAME!)).toBe(false);
   });
 
@@ -85,11 +129,21 @@ describe("the revocation job", () => {
     const scope = await createScope();
     const secret = await createSqlSecret(scope);
     const leases = await Promise.all([leaseOf(scope, secret.name), leaseOf(scope, secret.name)]);
-    const deleted = expectOk(await scope.tenant.admin.dynamicSecrets.delete({ params: { name: secret.name }, body: scopeOf(scope) }));
+    const deleted = expectOk(
+      await scope.tenant.admin.dynamicSecrets.delete({ params: { name: secret.name }, body: scopeOf(scope) }),
+    );
     expect(deleted.dynamicSecret.status).toBe("Deleting");
-    const refused = await scope.tenant.admin.dynamicSecretLeases.create({ body: { ...scopeOf(scope), dynamicSecretName: secret.name } });
+    const refused = await scope.tenant.admin.dynamicSecretLeases.create({
+      body: { ...scopeOf(scope), dynamicSecretName: secret.name },
+    });
     expect(refused.status).toBe(400);
-    await waitUntil("the secret to be gone", async () => (await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) })).status === 404, 10_000);
+    await waitUntil(
+      "the secret to be gone",
+      async () =>
+        (await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) }))
+          .status === 404,
+      10_000,
+    );
     for (const { data } of leases) expect(await roleExists(data.DB_USERNAME!)).toBe(false);
   });
 
@@ -97,25 +151,59 @@ describe("the revocation job", () => {
     const scope = await createScope();
     const secret = await createSqlSecret(scope);
     const { data } = await leaseOf(scope, secret.name);
-    const deleted = expectOk(await scope.tenant.admin.dynamicSecrets.delete({ params: { name: secret.name }, body: { ...scopeOf(scope), isForced: true } }));
+    const deleted = expectOk(
+      await scope.tenant.admin.dynamicSecrets.delete({
+        params: { name: secret.name },
+        body: { ...scopeOf(scope), isForced: true },
+      }),
+    );
     expect(deleted.dynamicSecret.id).toBe(secret.id);
-    expect((await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) })).status).toBe(404);
+    expect(
+      (await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) })).status,
+    ).toBe(404);
     expect((await createSqlSecret(scope, { name: secret.name })).name).toBe(secret.name);
-    await waitUntil("the forced secret's role to be dropped", async () => !(await roleExists(data.DB_USERNAME!)), 10_000);
-    await waitUntil("the forced secret to be removed", async () =>
-      (await deps.db.selectFrom("dynamic_secrets").select("id").where("id", "=", secret.id).executeTakeFirst()) === undefined, 5_000);
+    await waitUntil(
+      "the forced secret's role to be dropped",
+      async () => !(await roleExists(data.DB_USERNAME!)),
+      10_000,
+    );
+    await waitUntil(
+      "the forced secret to be removed",
+      async () =>
+        (await deps.db.selectFrom("dynamic_secrets").select("id").where("id", "=", secret.id).executeTakeFirst()) ===
+        undefined,
+      5_000,
+    );
   });
 
   it("revokes the leases of a dynamic secret whose folder was deleted, then forgets the secret", async () => {
     const scope = await createScope();
-    expectOk(await scope.tenant.admin.folders.create({ body: { workspaceId: scope.projectId, environment: "dev", path: "/", name: "team" } }));
+    expectOk(
+      await scope.tenant.admin.folders.create({
+        body: { workspaceId: scope.projectId, environment: "dev", path: "/", name: "team" },
+      }),
+    );
     const nested: LeaseScope = { ...scope, path: "/team" };
     const secret = await createSqlSecret(nested);
     const { data } = await leaseOf(nested, secret.name);
-    expectOk(await scope.tenant.admin.folders.delete({ params: { folderIdOrName: "team" }, body: { workspaceId: scope.projectId, environment: "dev", path: "/" } }));
-    await waitUntil("the detached secret's role to be dropped", async () => !(await roleExists(data.DB_USERNAME!)), 10_000);
-    await waitUntil("the detached secret to be removed", async () =>
-      (await deps.db.selectFrom("dynamic_secrets").select("id").where("id", "=", secret.id).executeTakeFirst()) === undefined, 5_000);
+    expectOk(
+      await scope.tenant.admin.folders.delete({
+        params: { folderIdOrName: "team" },
+        body: { workspaceId: scope.projectId, environment: "dev", path: "/" },
+      }),
+    );
+    await waitUntil(
+      "the detached secret's role to be dropped",
+      async () => !(await roleExists(data.DB_USERNAME!)),
+      10_000,
+    );
+    await waitUntil(
+      "the detached secret to be removed",
+      async () =>
+        (await deps.db.selectFrom("dynamic_secrets").select("id").where("id", "=", secret.id).executeTakeFirst()) ===
+        undefined,
+      5_000,
+    );
   });
 });
 
@@ -125,18 +213,33 @@ describe("claims and the orphan sweeper", () => {
     await targetQuery("create schema if not exists keyward_test");
     await targetQuery("create table if not exists keyward_test.revocations (username text not null)");
     const scope = await createScope();
-    const secret = await createSqlSecret(scope, {}, {
-      revocationStatement: `INSERT INTO keyward_test.revocations VALUES ('{{username}}'); DROP ROLE IF EXISTS "{{username}}"`,
-    });
+    const secret = await createSqlSecret(
+      scope,
+      {},
+      {
+        revocationStatement: `INSERT INTO keyward_test.revocations VALUES ('{{username}}'); DROP ROLE IF EXISTS "{{username}}"`,
+      },
+    );
     const leases = [];
     for (let i = 0; i < 20; i += 1) leases.push(await leaseOf(scope, secret.name));
-    await app.deps.db.updateTable("dynamic_secret_leases").set({ expire_at: sql<Date>`now() - interval '1 second'` }).where("dynamic_secret_id", "=", secret.id).execute();
+    await app.deps.db
+      .updateTable("dynamic_secret_leases")
+      .set({ expire_at: sql<Date>`now() - interval '1 second'` })
+      .where("dynamic_secret_id", "=", secret.id)
+      .execute();
 
     // A second instance: its own connection pool on PostgreSQL; on PGlite the one connection is shared.
-    const second = app.deps.env.DATABASE_URL ? await openDatabase({ databaseUrl: app.deps.env.DATABASE_URL }) : undefined;
+    const second = app.deps.env.DATABASE_URL
+      ? await openDatabase({ databaseUrl: app.deps.env.DATABASE_URL })
+      : undefined;
     const other: AppDeps = second ? { ...app.deps, db: second.db } : app.deps;
     try {
-      await Promise.all([runRevocationPass(app.deps), runRevocationPass(other), runRevocationPass(app.deps), runRevocationPass(other)]);
+      await Promise.all([
+        runRevocationPass(app.deps),
+        runRevocationPass(other),
+        runRevocationPass(app.deps),
+        runRevocationPass(other),
+      ]);
       await runRevocationPass(app.deps);
     } finally {
       await second?.close();
@@ -161,7 +264,10 @@ describe("claims and the orphan sweeper", () => {
 
     // The target is unreachable for the root credential; a forced revoke drops the row anyway.
     await breakRootRole(root.name);
-    const forced = await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: dropped.lease.id }, body: { ...scopeOf(scope), isForced: true } });
+    const forced = await scope.tenant.admin.dynamicSecretLeases.delete({
+      params: { leaseId: dropped.lease.id },
+      body: { ...scopeOf(scope), isForced: true },
+    });
     expect(forced.status).toBe(200);
     expect(await canLogin(dropped.data.DB_USERNAME!, dropped.data.DB_PASSWORD!)).toBe(true);
 

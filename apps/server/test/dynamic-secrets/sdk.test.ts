@@ -34,18 +34,24 @@ describe("@infisical/sdk v5 against Keyward", () => {
     });
     expect(dynamicSecret).toMatchObject({ name, type: "sql-database", defaultTTL: "10m", maxTTL: "1h" });
 
-    const created = (await sdk.dynamicSecrets().leases.create({ ...where, dynamicSecretName: name, ttl: "5m" })) as unknown as {
+    const created = (await sdk
+      .dynamicSecrets()
+      .leases.create({ ...where, dynamicSecretName: name, ttl: "5m" })) as unknown as {
       lease: { id: string; expireAt: string };
       data: { DB_USERNAME: string; DB_PASSWORD: string };
     };
     expect(await canLogin(created.data.DB_USERNAME, created.data.DB_PASSWORD)).toBe(true);
 
-    const renewed = (await sdk.dynamicSecrets().leases.renew(created.lease.id, { ...where, ttl: "10m" })) as unknown as {
+    const renewed = (await sdk
+      .dynamicSecrets()
+      .leases.renew(created.lease.id, { ...where, ttl: "10m" })) as unknown as {
       lease: { expireAt: string };
     };
     expect(new Date(renewed.lease.expireAt).getTime() - new Date(created.lease.expireAt).getTime()).toBe(600_000);
 
-    const deleted = (await sdk.dynamicSecrets().leases.delete(created.lease.id, where)) as unknown as { lease: { id: string } };
+    const deleted = (await sdk.dynamicSecrets().leases.delete(created.lease.id, where)) as unknown as {
+      lease: { id: string };
+    };
     expect(deleted.lease.id).toBe(created.lease.id);
     expect(await roleExists(created.data.DB_USERNAME)).toBe(false);
     expect(await canLogin(created.data.DB_USERNAME, created.data.DB_PASSWORD)).toBe(false);
@@ -59,7 +65,9 @@ describe("@infisical/sdk v5 against Keyward", () => {
     const sdk = new InfisicalSDK({ siteUrl: scope.tenant.app.baseUrl });
     sdk.auth().accessToken(scope.tenant.adminToken);
     await expect(
-      sdk.dynamicSecrets().leases.create({ projectSlug: scope.projectSlug, environmentSlug: "dev", dynamicSecretName: "missing" }),
+      sdk
+        .dynamicSecrets()
+        .leases.create({ projectSlug: scope.projectSlug, environmentSlug: "dev", dynamicSecretName: "missing" }),
     ).rejects.toThrow(/not found/);
   });
 });

@@ -33,10 +33,14 @@ describe("POST /api/v3/gateways/:gatewayId/token", () => {
     const aws = await createAwsGateway(tenant);
     const res = await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: aws.id } });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ message: "Gateway is not configured for token authentication (current method: aws)" });
+    expect(res.body).toMatchObject({
+      message: "Gateway is not configured for token authentication (current method: aws)",
+    });
     const identity = await createIdentity(tenant);
     const linked = expectOk(
-      await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } } }),
+      await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } },
+      }),
     );
     expect((await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: linked.id } })).status).toBe(400);
   });
@@ -46,7 +50,9 @@ describe("POST /api/v3/gateways/:gatewayId/token", () => {
     const other = await createTenant();
     const gateway = await createTokenGateway(tenant);
     const foreign = await createTokenGateway(other);
-    expect((await tenant.anonymous.gateways.mintEnrollmentToken({ params: { gatewayId: gateway.id } })).status).toBe(401);
+    expect((await tenant.anonymous.gateways.mintEnrollmentToken({ params: { gatewayId: gateway.id } })).status).toBe(
+      401,
+    );
     expect((await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: "nope" } })).status).toBe(422);
     const member = await createIdentity(tenant, { orgRole: "member" });
     const denied = await member.client.gateways.mintEnrollmentToken({ params: { gatewayId: gateway.id } });
@@ -70,7 +76,11 @@ describe("POST /api/v3/gateways/login", () => {
 
     const twice = await tenant.anonymous.gateways.login({ body: { method: "token", token } });
     expect(twice.status).toBe(400);
-    expect(twice.body).toMatchObject({ statusCode: 400, error: "BadRequest", message: "Enrollment token has already been used" });
+    expect(twice.body).toMatchObject({
+      statusCode: 400,
+      error: "BadRequest",
+      message: "Enrollment token has already been used",
+    });
     // The first login's access token still works: the failed second use changed nothing.
     expectOk(await tenant.app.client(login.accessToken).gateways.heartbeat({ body: {} }));
   });
@@ -109,7 +119,13 @@ describe("POST /api/v3/gateways/login", () => {
 
   it("validates the body with 422", async () => {
     const tenant = await createTenant();
-    for (const body of [{}, { method: "token" }, { method: "token", token: "" }, { method: "ldap", token: "x" }, { method: "aws", gatewayId: "x" }]) {
+    for (const body of [
+      {},
+      { method: "token" },
+      { method: "token", token: "" },
+      { method: "ldap", token: "x" },
+      { method: "aws", gatewayId: "x" },
+    ]) {
       const res = await tenant.anonymous.gateways.login({ body: body as never });
       expect(res.status, JSON.stringify(body)).toBe(422);
     }

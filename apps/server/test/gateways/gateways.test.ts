@@ -58,7 +58,9 @@ describe("POST /api/v3/gateways", () => {
     const tenant = await createTenant();
     const identity = await createIdentity(tenant);
     const gateway = expectOk(
-      await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } } }),
+      await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } },
+      }),
     );
     expect(gateway.identityId).toBe(identity.id);
     expect(gateway.canRevoke).toBe(false);
@@ -79,7 +81,9 @@ describe("POST /api/v3/gateways", () => {
     const other = await createTenant();
     const foreign = await createIdentity(other);
     for (const identityId of [foreign.id, missingId()]) {
-      const res = await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId } } });
+      const res = await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId } },
+      });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ message: `Failed to find identity with ID ${identityId}` });
     }
@@ -91,7 +95,11 @@ describe("POST /api/v3/gateways", () => {
     await createTokenGateway(tenant, name);
     const res = await tenant.admin.gateways.create({ body: { name, authMethod: { method: "token" } } });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ statusCode: 400, error: "BadRequest", message: `Gateway with name "${name}" already exists` });
+    expect(res.body).toMatchObject({
+      statusCode: 400,
+      error: "BadRequest",
+      message: `Gateway with name "${name}" already exists`,
+    });
     const other = await createTenant();
     await createTokenGateway(other, name);
   });
@@ -114,17 +122,26 @@ describe("POST /api/v3/gateways", () => {
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body).toMatchObject({ statusCode: 422, error: "ValidationFailure" });
     }
-    const neither = await tenant.admin.gateways.create({ body: { name: "gw", authMethod: { method: "aws" } } as never });
-    expect(JSON.stringify(neither.body)).toContain("At least one of allowedPrincipalArns or allowedAccountIds must be set");
+    const neither = await tenant.admin.gateways.create({
+      body: { name: "gw", authMethod: { method: "aws" } } as never,
+    });
+    expect(JSON.stringify(neither.body)).toContain(
+      "At least one of allowedPrincipalArns or allowedAccountIds must be set",
+    );
   });
 
   it("needs create-gateways (403) and a token (401, before validation)", async () => {
     const tenant = await createTenant();
     for (const orgRole of ["member", "no-access"]) {
       const caller = await createIdentity(tenant, { orgRole });
-      const res = await caller.client.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "token" } } });
+      const res = await caller.client.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "token" } },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create-gateways on gateway" });
+      expect(res.body).toMatchObject({
+        error: "PermissionDenied",
+        message: "You are not allowed to create-gateways on gateway",
+      });
     }
     const anonymous = await tenant.anonymous.gateways.create({ body: { name: "", authMethod: { method: "token" } } });
     expect(anonymous.status).toBe(401);
@@ -187,7 +204,9 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
   it("switches between token and AWS auth and renames", async () => {
     const tenant = await createTenant();
     const gateway = await createTokenGateway(tenant);
-    const toAws = expectOk(await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: { authMethod: AWS_METHOD } }));
+    const toAws = expectOk(
+      await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: { authMethod: AWS_METHOD } }),
+    );
     expect(toAws.authMethod.method).toBe("aws");
     if (toAws.authMethod.method !== "aws") throw new Error("expected aws");
     const configId = toAws.authMethod.config.id;
@@ -195,7 +214,9 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
     const edited = expectOk(
       await tenant.admin.gateways.update({
         params: { gatewayId: gateway.id },
-        body: { authMethod: { ...AWS_METHOD, allowedAccountIds: "", stsEndpoint: "https://sts.eu-west-1.amazonaws.com/" } },
+        body: {
+          authMethod: { ...AWS_METHOD, allowedAccountIds: "", stsEndpoint: "https://sts.eu-west-1.amazonaws.com/" },
+        },
       }),
     );
     expect(edited.authMethod).toMatchObject({
@@ -205,7 +226,10 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
 
     const name = uniqueName("renamed");
     const back = expectOk(
-      await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: { name, authMethod: { method: "token" } } }),
+      await tenant.admin.gateways.update({
+        params: { gatewayId: gateway.id },
+        body: { name, authMethod: { method: "token" } },
+      }),
     );
     expect(back).toMatchObject({ id: gateway.id, name, authMethod: { method: "token", config: {} } });
     const unchanged = expectOk(await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: {} }));
@@ -216,7 +240,10 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
     const tenant = await createTenant();
     const first = await createTokenGateway(tenant);
     const second = await createTokenGateway(tenant);
-    const duplicate = await tenant.admin.gateways.update({ params: { gatewayId: second.id }, body: { name: first.name } });
+    const duplicate = await tenant.admin.gateways.update({
+      params: { gatewayId: second.id },
+      body: { name: first.name },
+    });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body).toMatchObject({ message: `Gateway with name "${first.name}" already exists` });
 
@@ -228,15 +255,22 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
     expect(toIdentity.status).toBe(400);
 
     const linked = expectOk(
-      await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } } }),
+      await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } },
+      }),
     );
-    const migrate = await tenant.admin.gateways.update({ params: { gatewayId: linked.id }, body: { authMethod: { method: "token" } } });
+    const migrate = await tenant.admin.gateways.update({
+      params: { gatewayId: linked.id },
+      body: { authMethod: { method: "token" } },
+    });
     expect(migrate.status).toBe(400);
     expect(migrate.body).toMatchObject({
       message:
         "This gateway is using legacy machine identity auth. Create a new gateway with the desired auth method instead of migrating this one.",
     });
-    const rename = expectOk(await tenant.admin.gateways.update({ params: { gatewayId: linked.id }, body: { name: uniqueName("gw") } }));
+    const rename = expectOk(
+      await tenant.admin.gateways.update({ params: { gatewayId: linked.id }, body: { name: uniqueName("gw") } }),
+    );
     expect(rename.authMethod.method).toBe("identity");
   });
 
@@ -245,8 +279,12 @@ describe("PATCH /api/v3/gateways/:gatewayId", () => {
     const other = await createTenant();
     const gateway = await createTokenGateway(tenant);
     const foreign = await createTokenGateway(other);
-    expect((await tenant.anonymous.gateways.update({ params: { gatewayId: gateway.id }, body: { name: "" } })).status).toBe(401);
-    expect((await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: { name: "" } })).status).toBe(422);
+    expect(
+      (await tenant.anonymous.gateways.update({ params: { gatewayId: gateway.id }, body: { name: "" } })).status,
+    ).toBe(401);
+    expect((await tenant.admin.gateways.update({ params: { gatewayId: gateway.id }, body: { name: "" } })).status).toBe(
+      422,
+    );
     expect((await tenant.admin.gateways.update({ params: { gatewayId: "nope" }, body: {} })).status).toBe(422);
     const member = await createIdentity(tenant, { orgRole: "member" });
     const denied = await member.client.gateways.update({ params: { gatewayId: gateway.id }, body: { name: "x" } });

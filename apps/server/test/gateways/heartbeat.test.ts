@@ -74,7 +74,9 @@ describe("POST /api/v3/gateways/heartbeat", () => {
     const tenant = await createTenant();
     const identity = await createIdentity(tenant);
     const gateway = expectOk(
-      await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } } }),
+      await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } },
+      }),
     );
     expectOk(await identity.client.gateways.heartbeat({ body: { heartbeatTTL: 120 } }));
     const read = expectOk(await tenant.admin.gateways.get({ params: { gatewayId: gateway.id } }));
@@ -102,7 +104,10 @@ describe("POST /api/v3/gateways/:gatewayId/revoke", () => {
     const tenant = await createTenant();
     const gateway = await createTokenGateway(tenant);
     const { token } = expectOk(await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: gateway.id } }));
-    expect(expectOk(await tenant.admin.gateways.revoke({ params: { gatewayId: gateway.id } }))).toEqual({ method: "token", deletedTokenCount: 1 });
+    expect(expectOk(await tenant.admin.gateways.revoke({ params: { gatewayId: gateway.id } }))).toEqual({
+      method: "token",
+      deletedTokenCount: 1,
+    });
     const login = await tenant.anonymous.gateways.login({ body: { method: "token", token } });
     expect(login.status).toBe(400);
     expect(login.body).toMatchObject({ message: "Invalid enrollment token" });
@@ -111,15 +116,21 @@ describe("POST /api/v3/gateways/:gatewayId/revoke", () => {
   it("revokes AWS gateways and refuses identity-linked ones with 400", async () => {
     const tenant = await createTenant();
     const aws = await createAwsGateway(tenant);
-    expect(expectOk(await tenant.admin.gateways.revoke({ params: { gatewayId: aws.id } }))).toEqual({ method: "aws", deletedTokenCount: 0 });
+    expect(expectOk(await tenant.admin.gateways.revoke({ params: { gatewayId: aws.id } }))).toEqual({
+      method: "aws",
+      deletedTokenCount: 0,
+    });
     const identity = await createIdentity(tenant);
     const linked = expectOk(
-      await tenant.admin.gateways.create({ body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } } }),
+      await tenant.admin.gateways.create({
+        body: { name: uniqueName("gw"), authMethod: { method: "identity", identityId: identity.id } },
+      }),
     );
     const res = await tenant.admin.gateways.revoke({ params: { gatewayId: linked.id } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
-      message: "Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.",
+      message:
+        "Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.",
     });
   });
 

@@ -5,8 +5,11 @@ import { getTestApp, type TestApp } from "./app";
 export const uniqueName = (prefix: string) => `${prefix}-${randomBytes(4).toString("hex")}`;
 
 /** Fail loudly with the body when a setup call does not succeed. */
-export const expectOk = <R extends { status: number; body: unknown }>(response: R): Extract<R, { status: 200 }>["body"] => {
-  if (response.status !== 200) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(response.body)}`);
+export const expectOk = <R extends { status: number; body: unknown }>(
+  response: R,
+): Extract<R, { status: 200 }>["body"] => {
+  if (response.status !== 200)
+    throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body;
 };
 
@@ -22,7 +25,9 @@ export type Tenant = {
 /** A fresh organization with its own admin identity, so tests never see each other's data. */
 export const createTenant = async (): Promise<Tenant> => {
   const app = await getTestApp();
-  const body = expectOk(await app.client(app.rootToken).system.createOrganization({ body: { name: uniqueName("org") } }));
+  const body = expectOk(
+    await app.client(app.rootToken).system.createOrganization({ body: { name: uniqueName("org") } }),
+  );
   return {
     app,
     orgId: body.organization.id,
@@ -47,7 +52,12 @@ export const createIdentity = async (
     orgRole?: string;
     projectId?: string;
     projectRole?: string;
-    tokenAuth?: Partial<{ accessTokenTTL: number; accessTokenMaxTTL: number; accessTokenNumUsesLimit: number; accessTokenTrustedIps: { ipAddress: string }[] }>;
+    tokenAuth?: Partial<{
+      accessTokenTTL: number;
+      accessTokenMaxTTL: number;
+      accessTokenNumUsesLimit: number;
+      accessTokenTrustedIps: { ipAddress: string }[];
+    }>;
   } = {},
 ): Promise<TestIdentity> => {
   const { identity } = expectOk(
@@ -56,7 +66,9 @@ export const createIdentity = async (
     }),
   );
   expectOk(await tenant.admin.tokenAuth.attach({ params: { identityId: identity.id }, body: options.tokenAuth ?? {} }));
-  const { accessToken } = expectOk(await tenant.admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
+  const { accessToken } = expectOk(
+    await tenant.admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }),
+  );
   if (options.projectId) {
     expectOk(
       await tenant.admin.projects.addIdentityMembership({

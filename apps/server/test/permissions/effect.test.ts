@@ -13,7 +13,10 @@ describe("additional privileges take effect (issue 3 §4)", () => {
 
     const denied = await list();
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to read on environments" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to read on environments",
+    });
 
     const privilege = await grant(tenant, project.id, member, READ_ENVIRONMENTS);
     expect((await list()).status).toBe(200);
@@ -25,9 +28,15 @@ describe("additional privileges take effect (issue 3 §4)", () => {
   it("honours a temporary privilege only inside its window", async () => {
     const { tenant, project, member } = await projectWithMember("no-access");
     const later = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
-    const list = (identity: typeof member) => identity.client.projects.listEnvironments({ params: { projectId: project.id } });
+    const list = (identity: typeof member) =>
+      identity.client.projects.listEnvironments({ params: { projectId: project.id } });
     const window = (start: number) =>
-      ({ isTemporary: true, temporaryMode: "relative", temporaryRange: "2s", temporaryAccessStartTime: new Date(start).toISOString() }) as const;
+      ({
+        isTemporary: true,
+        temporaryMode: "relative",
+        temporaryRange: "2s",
+        temporaryAccessStartTime: new Date(start).toISOString(),
+      }) as const;
 
     const now = Date.now();
     await grant(tenant, project.id, member, READ_ENVIRONMENTS, window(now));
@@ -49,10 +58,15 @@ describe("additional privileges take effect (issue 3 §4)", () => {
     const list = () => member.client.projects.listEnvironments({ params: { projectId: project.id } });
     expect((await list()).status).toBe(200);
 
-    const privilege = await grant(tenant, project.id, member, [{ subject: "environments", action: ["read"], inverted: true }]);
+    const privilege = await grant(tenant, project.id, member, [
+      { subject: "environments", action: ["read"], inverted: true },
+    ]);
     const denied = await list();
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", details: expect.arrayContaining([expect.objectContaining({ inverted: true })]) });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      details: expect.arrayContaining([expect.objectContaining({ inverted: true })]),
+    });
 
     expectOk(await tenant.admin.privileges.v2.delete({ params: { id: privilege.id } }));
     expect((await list()).status).toBe(200);
@@ -61,8 +75,11 @@ describe("additional privileges take effect (issue 3 §4)", () => {
   it("evaluates identityId conditions against the object checked", async () => {
     const { tenant, project, member } = await projectWithMember("no-access");
     const other = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
-    await grant(tenant, project.id, member, [{ subject: "identity", action: "read", conditions: { identityId: other.id } }]);
-    const read = (identityId: string) => member.client.projects.getIdentityMembership({ params: { projectId: project.id, identityId } });
+    await grant(tenant, project.id, member, [
+      { subject: "identity", action: "read", conditions: { identityId: other.id } },
+    ]);
+    const read = (identityId: string) =>
+      member.client.projects.getIdentityMembership({ params: { projectId: project.id, identityId } });
     expect((await read(other.id)).status).toBe(200);
     expect((await read(member.id)).status).toBe(403);
   });
@@ -77,7 +94,11 @@ describe("additional privileges take effect (issue 3 §4)", () => {
       expectOk(await tenant.admin.folders.create({ body: { projectId: project.id, environment: "dev", path, name } }));
     }
     await grant(tenant, project.id, member, [
-      { subject: "secret-imports", action: "read", conditions: { environment: "dev", secretPath: { $glob: "/app/**" } } },
+      {
+        subject: "secret-imports",
+        action: "read",
+        conditions: { environment: "dev", secretPath: { $glob: "/app/**" } },
+      },
     ]);
     const list = (environment: string, path: string) =>
       member.client.secretImports.list({ query: { projectId: project.id, environment, path } });
@@ -99,7 +120,11 @@ describe("additional privileges take effect (issue 3 §4)", () => {
       }),
     );
     expect((await list()).status).toBe(403);
-    expectOk(await tenant.admin.projects.deleteIdentityMembership({ params: { projectId: project.id, identityId: member.id } }));
+    expectOk(
+      await tenant.admin.projects.deleteIdentityMembership({
+        params: { projectId: project.id, identityId: member.id },
+      }),
+    );
     const gone = await list();
     expect(gone.status).toBe(403);
     expect(gone.body).toMatchObject({ error: "ProjectMembershipNotFound" });
@@ -124,10 +149,16 @@ describe("additional privileges take effect (issue 3 §4)", () => {
       .values({ group_id: group.id, project_id: project.id })
       .returning("id")
       .executeTakeFirstOrThrow();
-    await db.insertInto("group_project_membership_roles").values({ membership_id: membership.id, role: "viewer", custom_role_id: null }).execute();
+    await db
+      .insertInto("group_project_membership_roles")
+      .values({ membership_id: membership.id, role: "viewer", custom_role_id: null })
+      .execute();
     await bumpPermissionVersion(db, [project.id]);
 
     expect((await list()).status).toBe(200);
-    expect((await outsider.client.projects.deleteEnvironment({ params: { projectId: project.id, environmentId: "x" } })).status).toBe(403);
+    expect(
+      (await outsider.client.projects.deleteEnvironment({ params: { projectId: project.id, environmentId: "x" } }))
+        .status,
+    ).toBe(403);
   });
 });

@@ -14,8 +14,18 @@ describe("project group changes of a more privileged group", () => {
     const manager = await createIdentity(tenant, { projectId: project.id, projectRole: roleSlug });
     const adminGroup = expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("admins") } }));
     const viewerGroup = expectOk(await tenant.admin.groups.create({ body: { name: uniqueName("viewers") } }));
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: adminGroup.id }, body: { role: "admin" } }));
-    expectOk(await tenant.admin.projectGroups.add({ params: { projectId: project.id, groupIdOrName: viewerGroup.id }, body: { role: "no-access" } }));
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: adminGroup.id },
+        body: { role: "admin" },
+      }),
+    );
+    expectOk(
+      await tenant.admin.projectGroups.add({
+        params: { projectId: project.id, groupIdOrName: viewerGroup.id },
+        body: { role: "no-access" },
+      }),
+    );
 
     const demote = await manager.client.projectGroups.update({
       params: { projectId: project.id, groupId: adminGroup.id },
@@ -23,9 +33,13 @@ describe("project group changes of a more privileged group", () => {
     });
     expect(demote.status, JSON.stringify(demote.body)).toBe(403);
     expect(demote.body).toMatchObject({ error: "PermissionBoundaryError" });
-    const remove = await manager.client.projectGroups.remove({ params: { projectId: project.id, groupId: adminGroup.id } });
+    const remove = await manager.client.projectGroups.remove({
+      params: { projectId: project.id, groupId: adminGroup.id },
+    });
     expect(remove.status).toBe(403);
-    const still = expectOk(await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: adminGroup.id } }));
+    const still = expectOk(
+      await tenant.admin.projectGroups.get({ params: { projectId: project.id, groupId: adminGroup.id } }),
+    );
     expect(still.groupMembership.roles.map((r) => r.role)).toEqual(["admin"]);
 
     expectOk(await manager.client.projectGroups.remove({ params: { projectId: project.id, groupId: viewerGroup.id } }));

@@ -1,6 +1,13 @@
 import type { ProjectPermissionInputSchema } from "@keyward/contract";
 import type { z } from "zod";
-import { createIdentity, createProject, createTenant, expectOk, type Tenant, type TestIdentity } from "../helpers/tenant";
+import {
+  createIdentity,
+  createProject,
+  createTenant,
+  expectOk,
+  type Tenant,
+  type TestIdentity,
+} from "../helpers/tenant";
 
 /** A rule in the request form, as a client writes it. */
 export type RuleInput = z.input<typeof ProjectPermissionInputSchema>;
@@ -15,7 +22,8 @@ export const projectWithMember = async (projectRole = "no-access") => {
 
 /** The identity's project membership id, which v1 and most v2 privilege responses carry. */
 export const membershipIdOf = async (tenant: Tenant, projectId: string, identityId: string) =>
-  expectOk(await tenant.admin.projects.getIdentityMembership({ params: { projectId, identityId } })).identityMembership.id;
+  expectOk(await tenant.admin.projects.getIdentityMembership({ params: { projectId, identityId } })).identityMembership
+    .id;
 
 /** The admin grants `permissions` to `identity` through the v2 create route. */
 export const grant = async (
@@ -23,7 +31,9 @@ export const grant = async (
   projectId: string,
   identity: Pick<TestIdentity, "id">,
   permissions: RuleInput[],
-  type: { isTemporary: false } | { isTemporary: true; temporaryMode: "relative"; temporaryRange: string; temporaryAccessStartTime: string } = {
+  type:
+    | { isTemporary: false }
+    | { isTemporary: true; temporaryMode: "relative"; temporaryRange: string; temporaryAccessStartTime: string } = {
     isTemporary: false,
   },
 ) =>

@@ -21,13 +21,17 @@ describe("membership changes of a more privileged identity", () => {
     expect(demote.status).toBe(403);
     expect(demote.body).toMatchObject({ error: "PermissionBoundaryError" });
 
-    const remove = await member.client.projects.deleteIdentityMembership({ params: { projectId: project.id, identityId: admin.id } });
+    const remove = await member.client.projects.deleteIdentityMembership({
+      params: { projectId: project.id, identityId: admin.id },
+    });
     expect(remove.status).toBe(403);
     expect(remove.body).toMatchObject({ error: "PermissionBoundaryError" });
 
     // The admin keeps its access.
     expect((await admin.client.projects.listEnvironments({ params: { projectId: project.id } })).status).toBe(200);
-    const roles = await tenant.admin.projects.getIdentityMembership({ params: { projectId: project.id, identityId: admin.id } });
+    const roles = await tenant.admin.projects.getIdentityMembership({
+      params: { projectId: project.id, identityId: admin.id },
+    });
     expect(roles.status === 200 && roles.body.identityMembership.roles.map((r) => r.role)).toEqual(["admin"]);
 
     // An identity within the member's reach may still be changed and removed.
@@ -36,6 +40,12 @@ describe("membership changes of a more privileged identity", () => {
       body: { roles: [{ role: "member", isTemporary: false }] },
     });
     expect(changed.status).toBe(200);
-    expect((await member.client.projects.deleteIdentityMembership({ params: { projectId: project.id, identityId: peer.id } })).status).toBe(200);
+    expect(
+      (
+        await member.client.projects.deleteIdentityMembership({
+          params: { projectId: project.id, identityId: peer.id },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

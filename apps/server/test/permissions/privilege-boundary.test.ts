@@ -18,7 +18,12 @@ describe("privileges holding more than the caller", () => {
           projectId: project.id,
           slug: "role-maker",
           permissions: [{ subject: "role", action: ["create"] }],
-          type: { isTemporary: true, temporaryMode: "relative", temporaryRange: "1s", temporaryAccessStartTime: new Date(Date.now() - 60_000).toISOString() },
+          type: {
+            isTemporary: true,
+            temporaryMode: "relative",
+            temporaryRange: "1s",
+            temporaryAccessStartTime: new Date(Date.now() - 60_000).toISOString(),
+          },
         },
       }),
     );

@@ -18,7 +18,13 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
   it("creates root and intermediate CAs whose chain openssl verifies, keys never returned", async () => {
     const tenant = await createTenant();
     const project = await createCertProject(tenant);
-    const root = await createRootCa(tenant, project.id, { keyAlgorithm: "RSA_4096", country: "de", province: "Berlin", locality: "Berlin", ou: "PKI" });
+    const root = await createRootCa(tenant, project.id, {
+      keyAlgorithm: "RSA_4096",
+      country: "de",
+      province: "Berlin",
+      locality: "Berlin",
+      ou: "PKI",
+    });
     expect(root).toMatchObject({
       projectId: project.id,
       type: "internal",
@@ -28,8 +34,16 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
     expect(root.configuration.dn).toContain(`CN=${root.name} Root`);
     expect(JSON.stringify(root)).not.toMatch(/PRIVATE KEY|encrypted/i);
 
-    const inter = await createIntermediateCa(tenant, project.id, root.id, { keyAlgorithm: "EC_secp384r1", maxPathLength: 0 });
-    expect(inter.configuration).toMatchObject({ type: "intermediate", parentCaId: root.id, maxPathLength: 0, keyAlgorithm: "EC_secp384r1" });
+    const inter = await createIntermediateCa(tenant, project.id, root.id, {
+      keyAlgorithm: "EC_secp384r1",
+      maxPathLength: 0,
+    });
+    expect(inter.configuration).toMatchObject({
+      type: "intermediate",
+      parentCaId: root.id,
+      maxPathLength: 0,
+      keyAlgorithm: "EC_secp384r1",
+    });
     expect(new Date(inter.configuration.notAfter) <= new Date(root.configuration.notAfter)).toBe(true);
 
     const rootPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: root.id } }));
@@ -56,7 +70,9 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
     const tenant = await createTenant();
     const project = await createCertProject(tenant);
     const base = { projectId: project.id, name: "ca-one" };
-    const noToken = await tenant.anonymous.certificateAuthorities.create({ body: { ...base, configuration: { type: "root", commonName: "x" } } });
+    const noToken = await tenant.anonymous.certificateAuthorities.create({
+      body: { ...base, configuration: { type: "root", commonName: "x" } },
+    });
     expect(noToken.status).toBe(401);
     const invalid = [
       { type: "root" },
@@ -68,11 +84,15 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
       { type: "root", commonName: "x", maxPathLength: -2 },
     ];
     for (const configuration of invalid) {
-      const res = await tenant.admin.certificateAuthorities.create({ body: { ...base, configuration: configuration as never } });
+      const res = await tenant.admin.certificateAuthorities.create({
+        body: { ...base, configuration: configuration as never },
+      });
       expect(res.status, JSON.stringify(configuration)).toBe(422);
       expect(res.body).toMatchObject({ statusCode: 422, error: "ValidationFailure" });
     }
-    const badName = await tenant.admin.certificateAuthorities.create({ body: { ...base, name: "Not A Slug!", configuration: { type: "root", commonName: "x" } } });
+    const badName = await tenant.admin.certificateAuthorities.create({
+      body: { ...base, name: "Not A Slug!", configuration: { type: "root", commonName: "x" } },
+    });
     expect(badName.status).toBe(422);
   });
 
@@ -87,15 +107,23 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
       expect(res.body).toMatchObject({ message: `Project with ${projectId} not found` });
     }
     const secrets = await createProject(tenant, "secret-manager");
-    const wrongType = await tenant.admin.certificateAuthorities.create({ body: { projectId: secrets.id, name: "ca", configuration } });
+    const wrongType = await tenant.admin.certificateAuthorities.create({
+      body: { projectId: secrets.id, name: "ca", configuration },
+    });
     expect(wrongType.status).toBe(400);
-    expect(wrongType.body).toMatchObject({ message: "The project is of type secret-manager. Operations of type cert-manager are not allowed." });
+    expect(wrongType.body).toMatchObject({
+      message: "The project is of type secret-manager. Operations of type cert-manager are not allowed.",
+    });
 
     const project = await createCertProject(tenant);
     const otherRoot = await createRootCa(other, otherProject.id);
     for (const parentCaId of [randomUUID(), "nope", otherRoot.id]) {
       const res = await tenant.admin.certificateAuthorities.create({
-        body: { projectId: project.id, name: "inter", configuration: { type: "intermediate", commonName: "i", parentCaId } },
+        body: {
+          projectId: project.id,
+          name: "inter",
+          configuration: { type: "intermediate", commonName: "i", parentCaId },
+        },
       });
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({ message: `CA with ID '${parentCaId}' not found` });
@@ -110,19 +138,31 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
       body: { projectId: project.id, name: root.name, configuration: { type: "root", commonName: "dup" } },
     });
     expect(dup.status).toBe(400);
-    expect(dup.body).toMatchObject({ message: `A certificate authority named ${root.name} already exists in this project` });
+    expect(dup.body).toMatchObject({
+      message: `A certificate authority named ${root.name} already exists in this project`,
+    });
 
     const tooDeep = await tenant.admin.certificateAuthorities.create({
-      body: { projectId: project.id, name: "deep", configuration: { type: "intermediate", commonName: "d", parentCaId: root.id, maxPathLength: 1 } },
+      body: {
+        projectId: project.id,
+        name: "deep",
+        configuration: { type: "intermediate", commonName: "d", parentCaId: root.id, maxPathLength: 1 },
+      },
     });
     expect(tooDeep.status).toBe(400);
     const inter = await createIntermediateCa(tenant, project.id, root.id);
     expect(inter.configuration.maxPathLength).toBe(0);
     const underZero = await tenant.admin.certificateAuthorities.create({
-      body: { projectId: project.id, name: "under-zero", configuration: { type: "intermediate", commonName: "u", parentCaId: inter.id } },
+      body: {
+        projectId: project.id,
+        name: "under-zero",
+        configuration: { type: "intermediate", commonName: "u", parentCaId: inter.id },
+      },
     });
     expect(underZero.status).toBe(400);
-    expect(underZero.body).toMatchObject({ message: "The parent CA has a path length of 0 and cannot sign intermediate CAs" });
+    expect(underZero.body).toMatchObject({
+      message: "The parent CA has a path length of 0 and cannot sign intermediate CAs",
+    });
 
     const outliving = await tenant.admin.certificateAuthorities.create({
       body: {
@@ -132,15 +172,32 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
       },
     });
     expect(outliving.status).toBe(400);
-    expect(outliving.body).toMatchObject({ message: "The validity of an intermediate CA must lie within the validity of its parent CA" });
+    expect(outliving.body).toMatchObject({
+      message: "The validity of an intermediate CA must lie within the validity of its parent CA",
+    });
     const past = await tenant.admin.certificateAuthorities.create({
-      body: { projectId: project.id, name: "past", configuration: { type: "root", commonName: "p", notBefore: "2000-01-01T00:00:00Z", notAfter: "2001-01-01T00:00:00Z" } },
+      body: {
+        projectId: project.id,
+        name: "past",
+        configuration: {
+          type: "root",
+          commonName: "p",
+          notBefore: "2000-01-01T00:00:00Z",
+          notAfter: "2001-01-01T00:00:00Z",
+        },
+      },
     });
     expect(past.status).toBe(400);
 
-    expectOk(await tenant.admin.certificateAuthorities.update({ params: { caId: root.id }, body: { status: "disabled" } }));
+    expectOk(
+      await tenant.admin.certificateAuthorities.update({ params: { caId: root.id }, body: { status: "disabled" } }),
+    );
     const underDisabled = await tenant.admin.certificateAuthorities.create({
-      body: { projectId: project.id, name: "under-disabled", configuration: { type: "intermediate", commonName: "x", parentCaId: root.id } },
+      body: {
+        projectId: project.id,
+        name: "under-disabled",
+        configuration: { type: "intermediate", commonName: "x", parentCaId: root.id },
+      },
     });
     expect(underDisabled.status).toBe(400);
     expect(underDisabled.body).toMatchObject({ message: `The parent CA ${root.name} is disabled` });
@@ -152,20 +209,37 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
     const root = await createRootCa(tenant, project.id);
     const configuration = { type: "root" as const, commonName: "x" };
     const outsider = await createIdentity(tenant, { orgRole: "member" });
-    const notMember = await outsider.client.certificateAuthorities.create({ body: { projectId: project.id, name: "ca", configuration } });
+    const notMember = await outsider.client.certificateAuthorities.create({
+      body: { projectId: project.id, name: "ca", configuration },
+    });
     expect(notMember.status).toBe(403);
     expect(notMember.body).toMatchObject({ error: "ProjectMembershipNotFound" });
     for (const projectRole of ["no-access", "viewer", "member"]) {
       const identity = await createIdentity(tenant, { projectId: project.id, projectRole });
-      const res = await identity.client.certificateAuthorities.create({ body: { projectId: project.id, name: "ca", configuration } });
+      const res = await identity.client.certificateAuthorities.create({
+        body: { projectId: project.id, name: "ca", configuration },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on certificate-authorities" });
+      expect(res.body).toMatchObject({
+        error: "PermissionDenied",
+        message: "You are not allowed to create on certificate-authorities",
+      });
     }
-    const role = await createCustomRole(tenant, project.id, [{ subject: "certificate-authorities", action: ["create", "read"], inverted: false }]);
+    const role = await createCustomRole(tenant, project.id, [
+      { subject: "certificate-authorities", action: ["create", "read"], inverted: false },
+    ]);
     const creator = await createIdentity(tenant, { projectId: project.id, projectRole: role });
-    expectOk(await creator.client.certificateAuthorities.create({ body: { projectId: project.id, name: uniqueName("own-root"), configuration } }));
+    expectOk(
+      await creator.client.certificateAuthorities.create({
+        body: { projectId: project.id, name: uniqueName("own-root"), configuration },
+      }),
+    );
     const sign = await creator.client.certificateAuthorities.create({
-      body: { projectId: project.id, name: "inter", configuration: { type: "intermediate", commonName: "i", parentCaId: root.id } },
+      body: {
+        projectId: project.id,
+        name: "inter",
+        configuration: { type: "intermediate", commonName: "i", parentCaId: root.id },
+      },
     });
     expect(sign.status).toBe(403);
     expect(sign.body).toMatchObject({ message: "You are not allowed to sign-intermediate on certificate-authorities" });
@@ -177,21 +251,31 @@ describe("GET /api/v1/cert-manager/ca/internal(/:caId)", () => {
     const tenant = await createTenant();
     const project = await createCertProject(tenant);
     const cas = [];
-    for (const name of ["team-a-root", "team-a-second", "team-b-root"]) cas.push(await createRootCa(tenant, project.id, {}, name));
+    for (const name of ["team-a-root", "team-a-second", "team-b-root"])
+      cas.push(await createRootCa(tenant, project.id, {}, name));
     const got = expectOk(await tenant.admin.certificateAuthorities.get({ params: { caId: cas[0]!.id } }));
     expect(got.certificateAuthority).toEqual(cas[0]);
 
     const all = expectOk(await tenant.admin.certificateAuthorities.list({ query: { projectId: project.id } }));
     expect(all.totalCount).toBe(3);
     expect(all.certificateAuthorities.map((c) => c.name)).toEqual(["team-a-root", "team-a-second", "team-b-root"]);
-    const paged = expectOk(await tenant.admin.certificateAuthorities.list({ query: { projectId: project.id, offset: 1, limit: 1 } }));
+    const paged = expectOk(
+      await tenant.admin.certificateAuthorities.list({ query: { projectId: project.id, offset: 1, limit: 1 } }),
+    );
     expect(paged).toMatchObject({ totalCount: 3, certificateAuthorities: [{ name: "team-a-second" }] });
 
     const role = await createCustomRole(tenant, project.id, [
-      { subject: "certificate-authorities", action: ["read"], inverted: false, conditions: { name: { $glob: "team-a-*" } } },
+      {
+        subject: "certificate-authorities",
+        action: ["read"],
+        inverted: false,
+        conditions: { name: { $glob: "team-a-*" } },
+      },
     ]);
     const teamA = await createIdentity(tenant, { projectId: project.id, projectRole: role });
-    const visible = expectOk(await teamA.client.certificateAuthorities.list({ query: { projectId: project.id, limit: 1 } }));
+    const visible = expectOk(
+      await teamA.client.certificateAuthorities.list({ query: { projectId: project.id, limit: 1 } }),
+    );
     expect(visible).toMatchObject({ totalCount: 2, certificateAuthorities: [{ name: "team-a-root" }] });
     expect((await teamA.client.certificateAuthorities.get({ params: { caId: cas[2]!.id } })).status).toBe(403);
     expect((await teamA.client.certificateAuthorities.get({ params: { caId: cas[0]!.id } })).status).toBe(200);
@@ -205,7 +289,9 @@ describe("GET /api/v1/cert-manager/ca/internal(/:caId)", () => {
     const foreign = await createRootCa(other, (await createCertProject(other)).id);
     expect((await tenant.anonymous.certificateAuthorities.get({ params: { caId: root.id } })).status).toBe(401);
     expect((await tenant.anonymous.certificateAuthorities.list({ query: { projectId: project.id } })).status).toBe(401);
-    expect((await tenant.anonymous.certificateAuthorities.getCertificate({ params: { caId: root.id } })).status).toBe(401);
+    expect((await tenant.anonymous.certificateAuthorities.getCertificate({ params: { caId: root.id } })).status).toBe(
+      401,
+    );
     expect((await tenant.anonymous.certificateAuthorities.getCrl({ params: { caId: root.id } })).status).toBe(401);
     for (const projectId of ["nope", randomUUID(), foreign.projectId]) {
       expect((await tenant.admin.certificateAuthorities.list({ query: { projectId } })).status).toBe(404);
@@ -213,7 +299,9 @@ describe("GET /api/v1/cert-manager/ca/internal(/:caId)", () => {
     const secrets = await createProject(tenant, "secret-manager");
     expect((await tenant.admin.certificateAuthorities.list({ query: { projectId: secrets.id } })).status).toBe(400);
     expect((await tenant.admin.certificateAuthorities.list({ query: {} as never })).status).toBe(422);
-    expect((await tenant.admin.certificateAuthorities.list({ query: { projectId: project.id, limit: 101 } })).status).toBe(422);
+    expect(
+      (await tenant.admin.certificateAuthorities.list({ query: { projectId: project.id, limit: 101 } })).status,
+    ).toBe(422);
     for (const caId of ["not-a-uuid", randomUUID(), foreign.id]) {
       const res = await tenant.admin.certificateAuthorities.get({ params: { caId } });
       expect(res.status).toBe(404);
@@ -224,7 +312,9 @@ describe("GET /api/v1/cert-manager/ca/internal(/:caId)", () => {
     const noAccess = await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" });
     expect((await noAccess.client.certificateAuthorities.get({ params: { caId: root.id } })).status).toBe(403);
     expect((await noAccess.client.certificateAuthorities.list({ query: { projectId: project.id } })).status).toBe(403);
-    expect((await noAccess.client.certificateAuthorities.getCertificate({ params: { caId: root.id } })).status).toBe(403);
+    expect((await noAccess.client.certificateAuthorities.getCertificate({ params: { caId: root.id } })).status).toBe(
+      403,
+    );
     expect((await noAccess.client.certificateAuthorities.getCrl({ params: { caId: root.id } })).status).toBe(403);
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
     expect((await viewer.client.certificateAuthorities.get({ params: { caId: root.id } })).status).toBe(200);
@@ -237,15 +327,36 @@ describe("PATCH and DELETE /api/v1/cert-manager/ca/internal/:caId", () => {
     const project = await createCertProject(tenant);
     const a = await createRootCa(tenant, project.id);
     const b = await createRootCa(tenant, project.id);
-    const updated = expectOk(await tenant.admin.certificateAuthorities.update({ params: { caId: a.id }, body: { name: "renamed-ca", status: "disabled" } }));
+    const updated = expectOk(
+      await tenant.admin.certificateAuthorities.update({
+        params: { caId: a.id },
+        body: { name: "renamed-ca", status: "disabled" },
+      }),
+    );
     expect(updated.certificateAuthority).toMatchObject({ name: "renamed-ca", status: "disabled" });
     const taken = await tenant.admin.certificateAuthorities.update({ params: { caId: a.id }, body: { name: b.name } });
     expect(taken.status).toBe(400);
-    expect((await tenant.admin.certificateAuthorities.update({ params: { caId: a.id }, body: { status: "pending" as never } })).status).toBe(422);
-    expect((await tenant.anonymous.certificateAuthorities.update({ params: { caId: a.id }, body: { status: "active" } })).status).toBe(401);
-    expect((await tenant.admin.certificateAuthorities.update({ params: { caId: randomUUID() }, body: { status: "active" } })).status).toBe(404);
+    expect(
+      (
+        await tenant.admin.certificateAuthorities.update({
+          params: { caId: a.id },
+          body: { status: "pending" as never },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await tenant.anonymous.certificateAuthorities.update({ params: { caId: a.id }, body: { status: "active" } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await tenant.admin.certificateAuthorities.update({ params: { caId: randomUUID() }, body: { status: "active" } }))
+        .status,
+    ).toBe(404);
     const viewer = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
-    const denied = await viewer.client.certificateAuthorities.update({ params: { caId: a.id }, body: { status: "active" } });
+    const denied = await viewer.client.certificateAuthorities.update({
+      params: { caId: a.id },
+      body: { status: "active" },
+    });
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ message: "You are not allowed to edit on certificate-authorities" });
   });
@@ -280,7 +391,11 @@ describe("a cert-manager project's deletion", () => {
     const root = await createRootCa(tenant, project.id);
     const inter = await createIntermediateCa(tenant, project.id, root.id);
     const profile = await createApiProfile(tenant, project.id, inter.id);
-    const cert = expectOk(await tenant.admin.certificates.issue({ body: { profileId: profile.id, commonName: "gone.example.com", keyAlgorithm: "EC_prime256v1" } }));
+    const cert = expectOk(
+      await tenant.admin.certificates.issue({
+        body: { profileId: profile.id, commonName: "gone.example.com", keyAlgorithm: "EC_prime256v1" },
+      }),
+    );
     expectOk(await tenant.admin.projects.delete({ params: { projectId: project.id } }));
     expect((await tenant.admin.certificateAuthorities.get({ params: { caId: root.id } })).status).toBe(404);
     expect((await tenant.admin.certificateProfiles.get({ params: { profileId: profile.id } })).status).toBe(404);

@@ -9,7 +9,9 @@ const create = createProfileRaw;
 describe("POST /api/v1/cert-manager/certificate-profiles", () => {
   it("creates profiles of every enrollment type, keeping secrets encrypted and out of responses", async () => {
     const { tenant, project, ca } = await setup();
-    const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } })).certificate;
+    const caPem = expectOk(
+      await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }),
+    ).certificate;
     const defaults = {
       ttlDays: 30,
       commonName: "service.internal",
@@ -22,7 +24,15 @@ describe("POST /api/v1/cert-manager/certificate-profiles", () => {
       basicConstraints: { isCA: false },
     };
     const api = expectOk(
-      await create(tenant, { projectId: project.id, caId: ca.id, slug: "Web-Servers", description: "TLS", enrollmentType: "api", defaults, externalConfigs: { template: "t1" } }),
+      await create(tenant, {
+        projectId: project.id,
+        caId: ca.id,
+        slug: "Web-Servers",
+        description: "TLS",
+        enrollmentType: "api",
+        defaults,
+        externalConfigs: { template: "t1" },
+      }),
     ).certificateProfile;
     expect(api).toMatchObject({
       projectId: project.id,
@@ -35,23 +45,63 @@ describe("POST /api/v1/cert-manager/certificate-profiles", () => {
       externalConfigs: { template: "t1" },
       apiConfig: { autoRenew: false, renewBeforeDays: null, storePrivateKey: false },
       estConfigId: null,
-      certificateAuthority: { id: ca.id, name: ca.name, status: "active", isExternal: false, keyAlgorithm: "EC_prime256v1" },
-      metrics: { profileId: api.id, totalCertificates: 0, activeCertificates: 0, expiredCertificates: 0, expiringCertificates: 0, revokedCertificates: 0 },
+      certificateAuthority: {
+        id: ca.id,
+        name: ca.name,
+        status: "active",
+        isExternal: false,
+        keyAlgorithm: "EC_prime256v1",
+      },
+      metrics: {
+        profileId: api.id,
+        totalCertificates: 0,
+        activeCertificates: 0,
+        expiredCertificates: 0,
+        expiringCertificates: 0,
+        revokedCertificates: 0,
+      },
     });
     expect(api.apiConfigId).toBe(api.apiConfig?.id);
 
     const est = expectOk(
-      await create(tenant, { projectId: project.id, caId: ca.id, slug: "est-devices", enrollmentType: "est", estConfig: { passphrase: "est-passphrase-123", caChain: caPem } }),
+      await create(tenant, {
+        projectId: project.id,
+        caId: ca.id,
+        slug: "est-devices",
+        enrollmentType: "est",
+        estConfig: { passphrase: "est-passphrase-123", caChain: caPem },
+      }),
     ).certificateProfile;
     expect(est.estConfig).toMatchObject({ id: est.estConfigId, disableBootstrapCaValidation: false, caChain: caPem });
-    const acme = expectOk(await create(tenant, { projectId: project.id, caId: ca.id, slug: "acme", enrollmentType: "acme" })).certificateProfile;
-    expect(acme.acmeConfig).toMatchObject({ directoryUrl: `/api/v1/cert-manager/acme/profiles/${acme.id}/directory`, skipEabBinding: false });
-    const scep = expectOk(
-      await create(tenant, { projectId: project.id, caId: ca.id, slug: "scep", enrollmentType: "scep", scepConfig: { challengePassword: "scep-challenge-123" } }),
+    const acme = expectOk(
+      await create(tenant, { projectId: project.id, caId: ca.id, slug: "acme", enrollmentType: "acme" }),
     ).certificateProfile;
-    expect(scep.scepConfig).toMatchObject({ challengeType: "static", challengeEndpointUrl: null, includeCaCertInResponse: true });
+    expect(acme.acmeConfig).toMatchObject({
+      directoryUrl: `/api/v1/cert-manager/acme/profiles/${acme.id}/directory`,
+      skipEabBinding: false,
+    });
+    const scep = expectOk(
+      await create(tenant, {
+        projectId: project.id,
+        caId: ca.id,
+        slug: "scep",
+        enrollmentType: "scep",
+        scepConfig: { challengePassword: "scep-challenge-123" },
+      }),
+    ).certificateProfile;
+    expect(scep.scepConfig).toMatchObject({
+      challengeType: "static",
+      challengeEndpointUrl: null,
+      includeCaCertInResponse: true,
+    });
     const selfSigned = expectOk(
-      await create(tenant, { projectId: project.id, slug: "self", enrollmentType: "api", issuerType: "self-signed", defaults: { keyAlgorithm: "RSA_2048" } }),
+      await create(tenant, {
+        projectId: project.id,
+        slug: "self",
+        enrollmentType: "api",
+        issuerType: "self-signed",
+        defaults: { keyAlgorithm: "RSA_2048" },
+      }),
     ).certificateProfile;
     expect(selfSigned).toMatchObject({ caId: null, issuerType: "self-signed" });
     expect(selfSigned.certificateAuthority).toBeUndefined();
@@ -114,15 +164,37 @@ describe("POST /api/v1/cert-manager/certificate-profiles", () => {
       expect(res.body).toMatchObject({ message: `CA with ID '${caId}' not found` });
     }
     const secrets = await createProject(tenant, "secret-manager");
-    expect((await create(tenant, { projectId: secrets.id, caId: ca.id, slug: "p", enrollmentType: "api" })).status).toBe(400);
+    expect(
+      (await create(tenant, { projectId: secrets.id, caId: ca.id, slug: "p", enrollmentType: "api" })).status,
+    ).toBe(400);
 
-    const mismatch = await create(tenant, { projectId: project.id, caId: ca.id, slug: "p", enrollmentType: "api", defaults: { signatureAlgorithm: "RSA-SHA256" } });
+    const mismatch = await create(tenant, {
+      projectId: project.id,
+      caId: ca.id,
+      slug: "p",
+      enrollmentType: "api",
+      defaults: { signatureAlgorithm: "RSA-SHA256" },
+    });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body).toMatchObject({ message: "Signature algorithm RSA-SHA256 cannot be made with the CA's EC_prime256v1 key" });
-    const badChain = await create(tenant, { projectId: project.id, caId: ca.id, slug: "p", enrollmentType: "est", estConfig: { passphrase: "x", caChain: "not a pem" } });
+    expect(mismatch.body).toMatchObject({
+      message: "Signature algorithm RSA-SHA256 cannot be made with the CA's EC_prime256v1 key",
+    });
+    const badChain = await create(tenant, {
+      projectId: project.id,
+      caId: ca.id,
+      slug: "p",
+      enrollmentType: "est",
+      estConfig: { passphrase: "x", caChain: "not a pem" },
+    });
     expect(badChain.status).toBe(400);
     const leafOnly = await createRootCa(tenant, project.id, { maxPathLength: 0 });
-    const caCert = await create(tenant, { projectId: project.id, caId: leafOnly.id, slug: "p", enrollmentType: "api", defaults: { basicConstraints: { isCA: true } } });
+    const caCert = await create(tenant, {
+      projectId: project.id,
+      caId: leafOnly.id,
+      slug: "p",
+      enrollmentType: "api",
+      defaults: { basicConstraints: { isCA: true } },
+    });
     expect(caCert.status).toBe(400);
 
     expectOk(await create(tenant, { projectId: project.id, caId: ca.id, slug: "taken", enrollmentType: "api" }));
@@ -138,10 +210,18 @@ describe("POST /api/v1/cert-manager/certificate-profiles", () => {
       const identity = await createIdentity(tenant, { projectId: project.id, projectRole });
       const res = await identity.client.certificateProfiles.create({ body });
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to create on certificate-profiles" });
+      expect(res.body).toMatchObject({
+        error: "PermissionDenied",
+        message: "You are not allowed to create on certificate-profiles",
+      });
     }
     const role = await createCustomRole(tenant, project.id, [
-      { subject: "certificate-profiles", action: ["create", "read"], inverted: false, conditions: { slug: { $glob: "web-*" } } },
+      {
+        subject: "certificate-profiles",
+        action: ["create", "read"],
+        inverted: false,
+        conditions: { slug: { $glob: "web-*" } },
+      },
     ]);
     const scoped = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     expectOk(await scoped.client.certificateProfiles.create({ body }));
@@ -157,25 +237,45 @@ describe("GET /api/v1/cert-manager/certificate-profiles", () => {
       { slug: "web-api-1", enrollmentType: "api", description: "frontend tls" },
       { slug: "web-api-2", enrollmentType: "api" },
       { slug: "web-acme", enrollmentType: "acme" },
-      { slug: "devices-est", enrollmentType: "est", estConfig: { passphrase: "p", disableBootstrapCaValidation: true } },
+      {
+        slug: "devices-est",
+        enrollmentType: "est",
+        estConfig: { passphrase: "p", disableBootstrapCaValidation: true },
+      },
       { slug: "self-api", enrollmentType: "api", issuerType: "self-signed", caId: undefined },
     ];
-    for (const spec of specs) made.push(expectOk(await create(tenant, { projectId: project.id, caId: ca.id, ...spec })).certificateProfile.slug);
-    const list = (query: Record<string, unknown>) => tenant.admin.certificateProfiles.list({ query: { projectId: project.id, ...query } });
+    for (const spec of specs)
+      made.push(
+        expectOk(await create(tenant, { projectId: project.id, caId: ca.id, ...spec })).certificateProfile.slug,
+      );
+    const list = (query: Record<string, unknown>) =>
+      tenant.admin.certificateProfiles.list({ query: { projectId: project.id, ...query } });
 
     const all = expectOk(await list({}));
     expect(all.totalCount).toBe(5);
     expect(all.certificateProfiles.map((p) => p.slug)).toEqual([...made].reverse());
     expect(all.certificateProfiles[0]).toMatchObject({ metrics: { totalCertificates: 0 } });
-    expect(expectOk(await list({ limit: 2, offset: 1 }))).toMatchObject({ totalCount: 5, certificateProfiles: [{ slug: "devices-est" }, { slug: "web-acme" }] });
+    expect(expectOk(await list({ limit: 2, offset: 1 }))).toMatchObject({
+      totalCount: 5,
+      certificateProfiles: [{ slug: "devices-est" }, { slug: "web-acme" }],
+    });
     expect(expectOk(await list({ offset: 10 }))).toMatchObject({ totalCount: 5, certificateProfiles: [] });
     const apiOnly = expectOk(await list({ enrollmentType: "api" }));
     expect(apiOnly.totalCount).toBe(3);
     expect(apiOnly.certificateProfiles.every((p) => p.enrollmentType === "api")).toBe(true);
-    expect(expectOk(await list({ enrollmentType: "api", issuerType: "ca", limit: 1 }))).toMatchObject({ totalCount: 2, certificateProfiles: [{ slug: "web-api-2" }] });
-    expect(expectOk(await list({ issuerType: "self-signed" }))).toMatchObject({ totalCount: 1, certificateProfiles: [{ slug: "self-api" }] });
+    expect(expectOk(await list({ enrollmentType: "api", issuerType: "ca", limit: 1 }))).toMatchObject({
+      totalCount: 2,
+      certificateProfiles: [{ slug: "web-api-2" }],
+    });
+    expect(expectOk(await list({ issuerType: "self-signed" }))).toMatchObject({
+      totalCount: 1,
+      certificateProfiles: [{ slug: "self-api" }],
+    });
     expect(expectOk(await list({ search: "WEB-api" })).totalCount).toBe(2);
-    expect(expectOk(await list({ search: "frontend" }))).toMatchObject({ totalCount: 1, certificateProfiles: [{ slug: "web-api-1" }] });
+    expect(expectOk(await list({ search: "frontend" }))).toMatchObject({
+      totalCount: 1,
+      certificateProfiles: [{ slug: "web-api-1" }],
+    });
     expect(expectOk(await list({ search: "%" })).totalCount).toBe(0);
     expect(expectOk(await list({ caId: ca.id })).totalCount).toBe(4);
     expect(expectOk(await list({ caId: "not-a-uuid" })).totalCount).toBe(0);
@@ -186,9 +286,13 @@ describe("GET /api/v1/cert-manager/certificate-profiles", () => {
       { subject: "certificate-profiles", action: ["read"], inverted: true, conditions: { slug: "web-acme" } },
     ]);
     const scoped = await createIdentity(tenant, { projectId: project.id, projectRole: role });
-    const visible = expectOk(await scoped.client.certificateProfiles.list({ query: { projectId: project.id, limit: 1 } }));
+    const visible = expectOk(
+      await scoped.client.certificateProfiles.list({ query: { projectId: project.id, limit: 1 } }),
+    );
     expect(visible).toMatchObject({ totalCount: 2, certificateProfiles: [{ slug: "web-api-2" }] });
-    const visibleApi = expectOk(await scoped.client.certificateProfiles.list({ query: { projectId: project.id, enrollmentType: "acme" } }));
+    const visibleApi = expectOk(
+      await scoped.client.certificateProfiles.list({ query: { projectId: project.id, enrollmentType: "acme" } }),
+    );
     expect(visibleApi).toMatchObject({ totalCount: 0, certificateProfiles: [] });
   });
 
@@ -199,8 +303,16 @@ describe("GET /api/v1/cert-manager/certificate-profiles", () => {
     const missing = await tenant.admin.certificateProfiles.list({ query: {} as never });
     expect(missing.status).toBe(422);
     expect(missing.body).toMatchObject({ message: [{ path: ["projectId"] }] });
-    for (const query of [{ limit: 0 }, { limit: 101 }, { offset: -1 }, { enrollmentType: "manual" }, { issuerType: "x" }]) {
-      expect((await tenant.admin.certificateProfiles.list({ query: { projectId: project.id, ...query } as never })).status).toBe(422);
+    for (const query of [
+      { limit: 0 },
+      { limit: 101 },
+      { offset: -1 },
+      { enrollmentType: "manual" },
+      { issuerType: "x" },
+    ]) {
+      expect(
+        (await tenant.admin.certificateProfiles.list({ query: { projectId: project.id, ...query } as never })).status,
+      ).toBe(422);
     }
     for (const projectId of ["nope", randomUUID(), (await createCertProject(other)).id]) {
       expect((await tenant.admin.certificateProfiles.list({ query: { projectId } })).status).toBe(404);

@@ -42,15 +42,20 @@ export const verifyChain = (leaf: string, root: string, intermediates = "", extr
 };
 
 /** Text form of a certificate, as openssl prints it. */
-export const describeCertificate = (pem: string) => openssl(["x509", "-noout", "-text", "-in", "{cert}"], { cert: pem }).output;
+export const describeCertificate = (pem: string) =>
+  openssl(["x509", "-noout", "-text", "-in", "{cert}"], { cert: pem }).output;
 
 /** A fresh EC P-256 key and a CSR for it, made by openssl. */
 export const makeCsr = (subject: string, keyArgs = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]) => {
   const dir = workDir();
-  const run = spawnSync("/usr/bin/openssl", ["req", "-new", ...keyArgs, "-nodes", "-keyout", "key.pem", "-subj", subject, "-out", "csr.pem"], {
-    cwd: dir,
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    "/usr/bin/openssl",
+    ["req", "-new", ...keyArgs, "-nodes", "-keyout", "key.pem", "-subj", subject, "-out", "csr.pem"],
+    {
+      cwd: dir,
+      encoding: "utf8",
+    },
+  );
   if (run.status !== 0) throw new Error(run.stderr);
   return { csr: readFileSync(join(dir, "csr.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
 };
@@ -68,25 +73,47 @@ export const createRootCa = async (
       body: {
         projectId,
         name,
-        configuration: { type: "root", commonName: `${name} Root`, organization: "Keyward Test", keyAlgorithm: "EC_prime256v1", ...configuration },
+        configuration: {
+          type: "root",
+          commonName: `${name} Root`,
+          organization: "Keyward Test",
+          keyAlgorithm: "EC_prime256v1",
+          ...configuration,
+        },
       },
     }),
   ).certificateAuthority;
 
-export const createIntermediateCa = async (tenant: Tenant, projectId: string, parentCaId: string, configuration: Record<string, unknown> = {}) => {
+export const createIntermediateCa = async (
+  tenant: Tenant,
+  projectId: string,
+  parentCaId: string,
+  configuration: Record<string, unknown> = {},
+) => {
   const name = uniqueName("issuing");
   return expectOk(
     await tenant.admin.certificateAuthorities.create({
       body: {
         projectId,
         name,
-        configuration: { type: "intermediate", parentCaId, commonName: `${name} Issuing`, keyAlgorithm: "EC_prime256v1", ...configuration },
+        configuration: {
+          type: "intermediate",
+          parentCaId,
+          commonName: `${name} Issuing`,
+          keyAlgorithm: "EC_prime256v1",
+          ...configuration,
+        },
       },
     }),
   ).certificateAuthority;
 };
 
-export const createApiProfile = async (tenant: Tenant, projectId: string, caId: string, extra: Record<string, unknown> = {}) =>
+export const createApiProfile = async (
+  tenant: Tenant,
+  projectId: string,
+  caId: string,
+  extra: Record<string, unknown> = {},
+) =>
   expectOk(
     await tenant.admin.certificateProfiles.create({
       body: { projectId, caId, slug: uniqueName("web"), enrollmentType: "api", issuerType: "ca", ...extra },

@@ -21,7 +21,9 @@ describe("intermediate CA validity", () => {
       },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ message: "The validity of an intermediate CA must lie within the validity of its parent CA" });
+    expect(res.body).toMatchObject({
+      message: "The validity of an intermediate CA must lie within the validity of its parent CA",
+    });
   });
 });
 
@@ -49,29 +51,64 @@ describe("certificate profiles that issue CA certificates", () => {
       { subject: "certificate-profiles", action: ["read", "create", "edit", "issue-cert"], inverted: false },
       { subject: "certificate-authorities", action: ["read"], inverted: false },
     ];
-    const author = await createIdentity(tenant, { projectId: project.id, projectRole: await createCustomRole(tenant, project.id, profileRules) });
+    const author = await createIdentity(tenant, {
+      projectId: project.id,
+      projectRole: await createCustomRole(tenant, project.id, profileRules),
+    });
     const caDefaults = { basicConstraints: { isCA: true }, keyUsages: ["key_cert_sign", "crl_sign"] };
     const body = { projectId: project.id, caId: root.id, enrollmentType: "api" as const, issuerType: "ca" as const };
 
-    const denied = await author.client.certificateProfiles.create({ body: { ...body, slug: uniqueName("subca"), defaults: caDefaults } as never });
+    const denied = await author.client.certificateProfiles.create({
+      body: { ...body, slug: uniqueName("subca"), defaults: caDefaults } as never,
+    });
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ error: "PermissionDenied", message: "You are not allowed to sign-intermediate on certificate-authorities" });
+    expect(denied.body).toMatchObject({
+      error: "PermissionDenied",
+      message: "You are not allowed to sign-intermediate on certificate-authorities",
+    });
 
-    const leaf = expectOk(await author.client.certificateProfiles.create({ body: { ...body, slug: uniqueName("leaf") } })).certificateProfile;
-    const edit = await author.client.certificateProfiles.update({ params: { profileId: leaf.id }, body: { defaults: caDefaults } as never });
+    const leaf = expectOk(
+      await author.client.certificateProfiles.create({ body: { ...body, slug: uniqueName("leaf") } }),
+    ).certificateProfile;
+    const edit = await author.client.certificateProfiles.update({
+      params: { profileId: leaf.id },
+      body: { defaults: caDefaults } as never,
+    });
     expect(edit.status).toBe(403);
-    expect(expectOk(await tenant.admin.certificateProfiles.get({ params: { profileId: leaf.id } })).certificateProfile.defaults).toBeNull();
+    expect(
+      expectOk(await tenant.admin.certificateProfiles.get({ params: { profileId: leaf.id } })).certificateProfile
+        .defaults,
+    ).toBeNull();
     // Leaf defaults stay allowed.
-    expectOk(await author.client.certificateProfiles.update({ params: { profileId: leaf.id }, body: { defaults: { ttlDays: 30 } } }));
+    expectOk(
+      await author.client.certificateProfiles.update({
+        params: { profileId: leaf.id },
+        body: { defaults: { ttlDays: 30 } },
+      }),
+    );
 
     const signer = await createIdentity(tenant, {
       projectId: project.id,
       projectRole: await createCustomRole(tenant, project.id, [
         ...profileRules,
-        { subject: "certificate-authorities", action: ["sign-intermediate"], inverted: false, conditions: { name: { $eq: root.name } } },
+        {
+          subject: "certificate-authorities",
+          action: ["sign-intermediate"],
+          inverted: false,
+          conditions: { name: { $eq: root.name } },
+        },
       ]),
     });
-    expectOk(await signer.client.certificateProfiles.create({ body: { ...body, slug: uniqueName("subca"), defaults: caDefaults } as never }));
-    expectOk(await signer.client.certificateProfiles.update({ params: { profileId: leaf.id }, body: { defaults: caDefaults } as never }));
+    expectOk(
+      await signer.client.certificateProfiles.create({
+        body: { ...body, slug: uniqueName("subca"), defaults: caDefaults } as never,
+      }),
+    );
+    expectOk(
+      await signer.client.certificateProfiles.update({
+        params: { profileId: leaf.id },
+        body: { defaults: caDefaults } as never,
+      }),
+    );
   });
 });

@@ -27,7 +27,15 @@ export const startPostgresTarget = async () => {
   writeFileSync(pwfile, password, { mode: 0o600 });
   chownSync(pwfile, uid, gid);
   const data = join(dir, "data");
-  asPostgres("initdb", ["-D", data, "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256", `--pwfile=${pwfile}`]);
+  asPostgres("initdb", [
+    "-D",
+    data,
+    "-U",
+    "postgres",
+    "--auth-local=trust",
+    "--auth-host=scram-sha-256",
+    `--pwfile=${pwfile}`,
+  ]);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off`;
   asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"]);

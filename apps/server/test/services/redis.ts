@@ -20,12 +20,34 @@ export const startRedis = async () => {
   const password = randomBytes(18).toString("hex");
   const child = spawn(
     BINARY,
-    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--requirepass", password, "--daemonize", "no"],
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--requirepass",
+      password,
+      "--daemonize",
+      "no",
+    ],
     { stdio: "ignore" },
   );
   const exited = once(child, "exit");
   await waitFor("redis-server", async () => {
-    const client = new Redis({ host: "127.0.0.1", port, password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const client = new Redis({
+      host: "127.0.0.1",
+      port,
+      password,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     client.on("error", () => undefined);
     try {
       await client.connect();

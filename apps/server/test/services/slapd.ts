@@ -84,7 +84,10 @@ export const startSlapd = async () => {
   const dropPrivileges = asRoot ? ["-u", "openldap", "-g", "openldap"] : [];
   // As root, the data files must belong to the user slapd drops to.
   const owner = asRoot
-    ? { uid: Number(execFileSync("id", ["-u", "openldap"]).toString()), gid: Number(execFileSync("id", ["-g", "openldap"]).toString()) }
+    ? {
+        uid: Number(execFileSync("id", ["-u", "openldap"]).toString()),
+        gid: Number(execFileSync("id", ["-g", "openldap"]).toString()),
+      }
     : undefined;
   execFileSync(SLAPADD, ["-f", join(dir, "slapd.conf"), "-l", join(dir, "directory.ldif")], { stdio: "ignore" });
   if (owner) {
@@ -94,7 +97,9 @@ export const startSlapd = async () => {
   }
   const port = await freePort();
   const url = `ldap://127.0.0.1:${port}`;
-  const child = spawn(SLAPD, ["-d", "0", "-f", join(dir, "slapd.conf"), "-h", `${url}/`, ...dropPrivileges], { stdio: "ignore" });
+  const child = spawn(SLAPD, ["-d", "0", "-f", join(dir, "slapd.conf"), "-h", `${url}/`, ...dropPrivileges], {
+    stdio: "ignore",
+  });
   const exited = once(child, "exit");
   await waitFor("slapd", async () => {
     const client = new Client({ url, connectTimeout: 1_000 });

@@ -6,5 +6,6 @@ export const runStatements = async (db: Kysely<unknown>, statements: readonly st
 };
 
 /** Columns every table carries. */
-export const TIMESTAMPS = "created_at timestamptz not null default now(), updated_at timestamptz not null default now()";
+export const TIMESTAMPS =
+  "created_at timestamptz not null default now(), updated_at timestamptz not null default now()";
 export const ID = "id uuid primary key default gen_random_uuid()";

@@ -2,7 +2,12 @@ import type { Generated } from "kysely";
 import type { CreatedAt, Json, Timestamp } from "./foundation";
 
 /** Stored rules are in the unpacked form (`action` a list, `inverted` explicit). */
-export type StoredPermissionRule = { subject: string; action: string[]; inverted: boolean; conditions?: Record<string, unknown> };
+export type StoredPermissionRule = {
+  subject: string;
+  action: string[];
+  inverted: boolean;
+  conditions?: Record<string, unknown>;
+};
 
 export interface IdentityProjectAdditionalPrivilegesTable {
   id: Generated<string>;

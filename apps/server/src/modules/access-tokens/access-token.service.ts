@@ -58,7 +58,11 @@ const loadToken = async (deps: AppDeps, cacheKey: string, tokenHash: Buffer): Pr
  * Resolve a bearer header to an actor, checking revocation, TTL, trusted IPs and the use limit
  * (reference §3.7). One query for an uncached token; a second, atomic one only when it has a use limit.
  */
-export const authenticate = async (deps: AppDeps, authorization: string | undefined, clientIp: string): Promise<Actor> => {
+export const authenticate = async (
+  deps: AppDeps,
+  authorization: string | undefined,
+  clientIp: string,
+): Promise<Actor> => {
   if (!authorization) throw new UnauthorizedError("Token missing");
   const bearer = authorization.slice(7).trim();
   if (!bearer || bearer.length > 512) throw new UnauthorizedError("No identity access token found");

@@ -35,7 +35,12 @@ export type AuthConfigValues = {
 export const insertAuthConfig = (db: Database, identityId: string, method: string, values: AuthConfigValues) =>
   db
     .insertInto("identity_auth_configs")
-    .values({ ...values, identity_id: identityId, method, access_token_trusted_ips: JSON.stringify(values.access_token_trusted_ips) })
+    .values({
+      ...values,
+      identity_id: identityId,
+      method,
+      access_token_trusted_ips: JSON.stringify(values.access_token_trusted_ips),
+    })
     .returning(AUTH_CONFIG_COLUMNS)
     .executeTakeFirstOrThrow();
 
@@ -44,7 +49,9 @@ export const updateAuthConfig = (db: Database, configId: string, values: Partial
     .updateTable("identity_auth_configs")
     .set({
       ...values,
-      access_token_trusted_ips: values.access_token_trusted_ips ? JSON.stringify(values.access_token_trusted_ips) : undefined,
+      access_token_trusted_ips: values.access_token_trusted_ips
+        ? JSON.stringify(values.access_token_trusted_ips)
+        : undefined,
       updated_at: new Date(),
     })
     .where("id", "=", configId)

@@ -46,12 +46,17 @@ export const authorizeAuthMethodOperation = async (
     return identity;
   }
   assertCan(orgAbilityOf(ctx.actor), ORG_ACTION[operation], "identity");
-  if ((operation === "revoke" || operation === "create-token") && !orgRoleCovers(ctx.actor.orgRole, identity.org_role)) {
+  if (
+    (operation === "revoke" || operation === "create-token") &&
+    !orgRoleCovers(ctx.actor.orgRole, identity.org_role)
+  ) {
     const message =
       operation === "revoke"
         ? `Failed to revoke ${methodLabel} of identity with more privileged role`
         : "Failed to create token for identity with more privileged role";
-    throw new PermissionBoundaryError(message, [{ action: ORG_ACTION[operation], subject: "identity", conditions: { role: identity.org_role } }]);
+    throw new PermissionBoundaryError(message, [
+      { action: ORG_ACTION[operation], subject: "identity", conditions: { role: identity.org_role } },
+    ]);
   }
   return identity;
 };
@@ -93,7 +98,9 @@ export const mergeAuthConfigValues = (
     accessTokenNumUsesLimit: update.accessTokenNumUsesLimit ?? current.access_token_num_uses_limit,
     accessTokenTrustedIps:
       update.accessTokenTrustedIps ??
-      current.access_token_trusted_ips.map((ip) => ({ ipAddress: ip.prefix === undefined ? ip.ipAddress : `${ip.ipAddress}/${ip.prefix}` })),
+      current.access_token_trusted_ips.map((ip) => ({
+        ipAddress: ip.prefix === undefined ? ip.ipAddress : `${ip.ipAddress}/${ip.prefix}`,
+      })),
     accessTokenPeriod: update.accessTokenPeriod ?? current.access_token_period,
   });
 

@@ -4,7 +4,12 @@ import { findMethodRow, insertMethodRow, updateMethodRow } from "./method-reposi
 const TABLE = "identity_gcp_auths";
 const COLUMNS = ["auth_config_id", "type", "allowed_service_accounts", "allowed_projects", "allowed_zones"] as const;
 
-export type GcpAuthValues = { type: string; allowed_service_accounts: string; allowed_projects: string; allowed_zones: string };
+export type GcpAuthValues = {
+  type: string;
+  allowed_service_accounts: string;
+  allowed_projects: string;
+  allowed_zones: string;
+};
 
 export const insertGcpAuth = (db: Database, configId: string, values: GcpAuthValues) =>
   insertMethodRow(db, TABLE, { auth_config_id: configId, ...values }, COLUMNS);
@@ -13,4 +18,5 @@ export const findGcpAuth = (db: Database, configId: string) => findMethodRow(db,
 
 export type GcpAuthRow = Awaited<ReturnType<typeof findGcpAuth>>;
 
-export const updateGcpAuth = (db: Database, configId: string, values: Partial<GcpAuthValues>) => updateMethodRow(db, TABLE, configId, values, COLUMNS);
+export const updateGcpAuth = (db: Database, configId: string, values: Partial<GcpAuthValues>) =>
+  updateMethodRow(db, TABLE, configId, values, COLUMNS);

@@ -9,9 +9,12 @@ const s = initServer();
 
 export const gcpAuthRouter = (deps: AppDeps) =>
   s.router(contract.gcpAuth, {
-    attach: async ({ params, body, req, res }) => ok({ identityGcpAuth: await attachGcpAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) => ok({ identityGcpAuth: await getGcpAuth(contextOf(deps, req, res), params.identityId) }),
+    attach: async ({ params, body, req, res }) =>
+      ok({ identityGcpAuth: await attachGcpAuth(contextOf(deps, req, res), params.identityId, body) }),
+    get: async ({ params, req, res }) =>
+      ok({ identityGcpAuth: await getGcpAuth(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
       ok({ identityGcpAuth: await updateGcpAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) => ok({ identityGcpAuth: await revokeGcpAuth(contextOf(deps, req, res), params.identityId) }),
+    revoke: async ({ params, req, res }) =>
+      ok({ identityGcpAuth: await revokeGcpAuth(contextOf(deps, req, res), params.identityId) }),
   });

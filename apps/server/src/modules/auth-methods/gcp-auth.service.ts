@@ -13,7 +13,11 @@ import {
 } from "./method-config";
 import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
 
-const SPEC: MethodSpec = { method: "gcp-auth", label: "gcp auth", duplicateMessage: "Failed to add GCP Auth to already configured identity" };
+const SPEC: MethodSpec = {
+  method: "gcp-auth",
+  label: "gcp auth",
+  duplicateMessage: "Failed to add GCP Auth to already configured identity",
+};
 
 type GcpFields = { type: "iam" | "gce"; allowedServiceAccounts: string; allowedProjects: string; allowedZones: string };
 
@@ -39,11 +43,21 @@ export const attachGcpAuth = async (ctx: RequestContext, identityId: string, bod
 };
 
 export const getGcpAuth = async (ctx: RequestContext, identityId: string) => {
-  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, "The identity does not have GCP Auth attached");
+  const config = await authorizeMethodConfig(
+    ctx,
+    identityId,
+    "read",
+    SPEC,
+    "The identity does not have GCP Auth attached",
+  );
   return toDto(config, await findGcpAuth(ctx.deps.db, config.id));
 };
 
-export const updateGcpAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<GcpFields>) => {
+export const updateGcpAuthConfig = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonUpdateInput & Partial<GcpFields>,
+) => {
   const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update GCP Auth", body);
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
     updateGcpAuth(trx, current.id, {

@@ -37,7 +37,8 @@ export const insertKubernetesAuth = (db: Database, configId: string, values: Kub
 
 export const findKubernetesAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findKubernetesAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, ALL_COLUMNS, configId);
+export const findKubernetesAuthWithSecrets = (db: Database, configId: string) =>
+  findMethodRow(db, TABLE, ALL_COLUMNS, configId);
 
 export type KubernetesAuthRow = Awaited<ReturnType<typeof findKubernetesAuth>>;
 export type KubernetesAuthSecretRow = Awaited<ReturnType<typeof findKubernetesAuthWithSecrets>>;

@@ -3,7 +3,12 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { attachKubernetesAuth, getKubernetesAuth, revokeKubernetesAuth, updateKubernetesAuthConfig } from "./kubernetes-auth.service";
+import {
+  attachKubernetesAuth,
+  getKubernetesAuth,
+  revokeKubernetesAuth,
+  updateKubernetesAuthConfig,
+} from "./kubernetes-auth.service";
 
 const s = initServer();
 
@@ -11,9 +16,12 @@ export const kubernetesAuthRouter = (deps: AppDeps) =>
   s.router(contract.kubernetesAuth, {
     attach: async ({ params, body, req, res }) =>
       ok({ identityKubernetesAuth: await attachKubernetesAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) => ok({ identityKubernetesAuth: await getKubernetesAuth(contextOf(deps, req, res), params.identityId) }),
+    get: async ({ params, req, res }) =>
+      ok({ identityKubernetesAuth: await getKubernetesAuth(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
-      ok({ identityKubernetesAuth: await updateKubernetesAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
+      ok({
+        identityKubernetesAuth: await updateKubernetesAuthConfig(contextOf(deps, req, res), params.identityId, body),
+      }),
     revoke: async ({ params, req, res }) =>
       ok({ identityKubernetesAuth: await revokeKubernetesAuth(contextOf(deps, req, res), params.identityId) }),
   });

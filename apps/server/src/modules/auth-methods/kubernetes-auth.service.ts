@@ -82,7 +82,10 @@ const checkHost = async (ctx: RequestContext, host: string | null | undefined, m
  * then is `attach-gateways` required: existence (404) before permission (403), as the reference
  * orders them. Keyward has no gateway pools, so every pool id is missing.
  */
-const checkGatewayRefs = async (ctx: RequestContext, refs: { gatewayId?: string | null; gatewayPoolId?: string | null }) => {
+const checkGatewayRefs = async (
+  ctx: RequestContext,
+  refs: { gatewayId?: string | null; gatewayPoolId?: string | null },
+) => {
   if (refs.gatewayId) {
     const gateway = await findGatewayInOrg(ctx.deps.db, ctx.actor.orgId, refs.gatewayId);
     if (!gateway) throw new NotFoundError(`Gateway with ID ${refs.gatewayId} not found`);
@@ -91,7 +94,11 @@ const checkGatewayRefs = async (ctx: RequestContext, refs: { gatewayId?: string 
   if (refs.gatewayPoolId) throw new NotFoundError(`Gateway pool with ID ${refs.gatewayPoolId} not found`);
 };
 
-export const attachKubernetesAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & KubernetesFields) => {
+export const attachKubernetesAuth = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonAttachInput & KubernetesFields,
+) => {
   const attach = await beginAttach(ctx, identityId, SPEC, body);
   await checkGatewayRefs(ctx, body);
   await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
@@ -106,7 +113,9 @@ export const attachKubernetesAuth = async (ctx: RequestContext, identityId: stri
       gateway_pool_id: body.gatewayPoolId ?? null,
       verify_tls_certificate: body.verifyTlsCertificate ?? body.caCert.length > 0,
       encrypted_ca_cert: body.caCert ? sealSecret(ctx, configId, "k8s-ca-cert", body.caCert) : null,
-      encrypted_token_reviewer_jwt: body.tokenReviewerJwt ? sealSecret(ctx, configId, "k8s-reviewer-jwt", body.tokenReviewerJwt) : null,
+      encrypted_token_reviewer_jwt: body.tokenReviewerJwt
+        ? sealSecret(ctx, configId, "k8s-reviewer-jwt", body.tokenReviewerJwt)
+        : null,
     }),
   );
   return toDtoWithSecrets(ctx, config, extension);
@@ -130,7 +139,8 @@ export const updateKubernetesAuthConfig = async (
   const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
   const gatewayPoolId = body.gatewayPoolId !== undefined ? body.gatewayPoolId : stored.gateway_pool_id;
   const host = body.kubernetesHost !== undefined ? body.kubernetesHost : stored.kubernetes_host;
-  if (mode === "api" && !host) throw new BadRequestError("When token review mode is set to API, a Kubernetes host must be provided");
+  if (mode === "api" && !host)
+    throw new BadRequestError("When token review mode is set to API, a Kubernetes host must be provided");
   if (mode === "gateway" && !gatewayId && !gatewayPoolId) {
     throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
   }
@@ -145,7 +155,12 @@ export const updateKubernetesAuthConfig = async (
       gateway_id: body.gatewayId,
       gateway_pool_id: body.gatewayPoolId,
       verify_tls_certificate: body.verifyTlsCertificate,
-      encrypted_ca_cert: body.caCert === undefined ? undefined : body.caCert ? sealSecret(ctx, current.id, "k8s-ca-cert", body.caCert) : null,
+      encrypted_ca_cert:
+        body.caCert === undefined
+          ? undefined
+          : body.caCert
+            ? sealSecret(ctx, current.id, "k8s-ca-cert", body.caCert)
+            : null,
       encrypted_token_reviewer_jwt:
         body.tokenReviewerJwt === null
           ? null

@@ -41,7 +41,8 @@ export const insertLdapAuth = (db: Database, configId: string, values: LdapAuthV
 
 export const findLdapAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findLdapAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, [...COLUMNS, ...SECRET_COLUMNS], configId);
+export const findLdapAuthWithSecrets = (db: Database, configId: string) =>
+  findMethodRow(db, TABLE, [...COLUMNS, ...SECRET_COLUMNS], configId);
 
 export type LdapAuthRow = Awaited<ReturnType<typeof findLdapAuth>>;
 export type LdapAuthSecretRow = Awaited<ReturnType<typeof findLdapAuthWithSecrets>>;

@@ -24,7 +24,13 @@ import {
   updateMethodConfig,
   type MethodSpec,
 } from "./method-config";
-import { toLockoutColumns, toLockoutDto, type CommonAttachInput, type CommonUpdateInput, type LockoutInput } from "./method-inputs";
+import {
+  toLockoutColumns,
+  toLockoutDto,
+  type CommonAttachInput,
+  type CommonUpdateInput,
+  type LockoutInput,
+} from "./method-inputs";
 
 export const LDAP_SPEC: MethodSpec = {
   method: "ldap-auth",
@@ -56,7 +62,11 @@ const toDto = (config: AuthConfigRow, ldap: LdapAuthRow) => ({
 });
 
 /** Decrypt the stored bind credentials; fields are bound to the config id. */
-export const openLdapSecrets = (ctx: Pick<RequestContext, "deps">, configId: string, row: Pick<LdapAuthSecretRow, "encrypted_bind_dn" | "encrypted_bind_pass" | "encrypted_ca_cert">) => ({
+export const openLdapSecrets = (
+  ctx: Pick<RequestContext, "deps">,
+  configId: string,
+  row: Pick<LdapAuthSecretRow, "encrypted_bind_dn" | "encrypted_bind_pass" | "encrypted_ca_cert">,
+) => ({
   bindDN: openSecret(ctx, configId, "ldap-bind-dn", row.encrypted_bind_dn) ?? "",
   bindPass: openSecret(ctx, configId, "ldap-bind-pass", row.encrypted_bind_pass) ?? "",
   caCert: openSecret(ctx, configId, "ldap-ca-cert", row.encrypted_ca_cert),
@@ -72,26 +82,42 @@ const assertReachable = async (ctx: RequestContext, server: LdapServer) => {
   if (!(await canBind(server, ctx.deps.env.ALLOW_PRIVATE_OUTBOUND))) throw new BadRequestError(CONNECT_FAILED);
 };
 
-export const attachLdapAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & LdapFields & LockoutInput) => {
+export const attachLdapAuth = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonAttachInput & LdapFields & LockoutInput,
+) => {
   const attach = await beginAttach(ctx, identityId, LDAP_SPEC, body, () => assertFilter(body.searchFilter));
   if (!body.bindDN || !body.bindPass || !body.searchBase || !body.url) {
     throw new BadRequestError("Invalid request. Missing bind DN, bind pass, search base, or URL.");
   }
-  await assertReachable(ctx, { url: body.url, bindDN: body.bindDN, bindPass: body.bindPass, caCert: body.ldapCaCertificate || undefined });
-  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, LDAP_SPEC, attach.values, (trx, configId) =>
-    insertLdapAuth(trx, configId, {
-      url: body.url,
-      search_base: body.searchBase,
-      search_filter: body.searchFilter,
-      allowed_fields: body.allowedFields ?? null,
-      encrypted_bind_dn: sealSecret(ctx, configId, "ldap-bind-dn", body.bindDN),
-      encrypted_bind_pass: sealSecret(ctx, configId, "ldap-bind-pass", body.bindPass),
-      encrypted_ca_cert: body.ldapCaCertificate ? sealSecret(ctx, configId, "ldap-ca-cert", body.ldapCaCertificate) : null,
-      lockout_enabled: body.lockoutEnabled,
-      lockout_threshold: body.lockoutThreshold,
-      lockout_duration_seconds: body.lockoutDurationSeconds,
-      lockout_counter_reset_seconds: body.lockoutCounterResetSeconds,
-    }),
+  await assertReachable(ctx, {
+    url: body.url,
+    bindDN: body.bindDN,
+    bindPass: body.bindPass,
+    caCert: body.ldapCaCertificate || undefined,
+  });
+  const { config, extension } = await insertMethodConfig(
+    ctx,
+    attach.identityId,
+    LDAP_SPEC,
+    attach.values,
+    (trx, configId) =>
+      insertLdapAuth(trx, configId, {
+        url: body.url,
+        search_base: body.searchBase,
+        search_filter: body.searchFilter,
+        allowed_fields: body.allowedFields ?? null,
+        encrypted_bind_dn: sealSecret(ctx, configId, "ldap-bind-dn", body.bindDN),
+        encrypted_bind_pass: sealSecret(ctx, configId, "ldap-bind-pass", body.bindPass),
+        encrypted_ca_cert: body.ldapCaCertificate
+          ? sealSecret(ctx, configId, "ldap-ca-cert", body.ldapCaCertificate)
+          : null,
+        lockout_enabled: body.lockoutEnabled,
+        lockout_threshold: body.lockoutThreshold,
+        lockout_duration_seconds: body.lockoutDurationSeconds,
+        lockout_counter_reset_seconds: body.lockoutCounterResetSeconds,
+      }),
   );
   return toDto(config, extension);
 };
@@ -114,9 +140,16 @@ export const updateLdapAuthConfig = async (
   body: CommonUpdateInput & Partial<LdapFields> & Partial<LockoutInput>,
 ) => {
   const missing = () => new NotFoundError(NOT_ATTACHED);
-  const { current, values } = await beginUpdate(ctx, identityId, LDAP_SPEC, missing, body, () => assertFilter(body.searchFilter));
+  const { current, values } = await beginUpdate(ctx, identityId, LDAP_SPEC, missing, body, () =>
+    assertFilter(body.searchFilter),
+  );
   // Only a change to how Keyward reaches the directory needs a new connection check.
-  if (body.url !== undefined || body.bindDN !== undefined || body.bindPass !== undefined || body.ldapCaCertificate !== undefined) {
+  if (
+    body.url !== undefined ||
+    body.bindDN !== undefined ||
+    body.bindPass !== undefined ||
+    body.ldapCaCertificate !== undefined
+  ) {
     const storedRow = await findLdapAuthWithSecrets(ctx.deps.db, current.id);
     const stored = openLdapSecrets(ctx, current.id, storedRow);
     await assertReachable(ctx, {
@@ -134,7 +167,9 @@ export const updateLdapAuthConfig = async (
       allowed_fields: body.allowedFields,
       encrypted_bind_dn: body.bindDN ? sealSecret(ctx, current.id, "ldap-bind-dn", body.bindDN) : undefined,
       encrypted_bind_pass: body.bindPass ? sealSecret(ctx, current.id, "ldap-bind-pass", body.bindPass) : undefined,
-      encrypted_ca_cert: body.ldapCaCertificate ? sealSecret(ctx, current.id, "ldap-ca-cert", body.ldapCaCertificate) : undefined,
+      encrypted_ca_cert: body.ldapCaCertificate
+        ? sealSecret(ctx, current.id, "ldap-ca-cert", body.ldapCaCertificate)
+        : undefined,
       ...toLockoutColumns(body),
     }),
   );
@@ -145,6 +180,12 @@ export const revokeLdapAuth = (ctx: RequestContext, identityId: string) =>
   revokeMethodConfig(ctx, identityId, LDAP_SPEC, NOT_ATTACHED, findLdapAuth, toDto);
 
 export const clearLdapLockouts = async (ctx: RequestContext, identityId: string) => {
-  const current = await authorizeMethodConfig(ctx, identityId, "update", LDAP_SPEC, "The identity does not have ldap auth");
+  const current = await authorizeMethodConfig(
+    ctx,
+    identityId,
+    "update",
+    LDAP_SPEC,
+    "The identity does not have ldap auth",
+  );
   return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
 };

@@ -21,7 +21,8 @@ export const isValidLdapFilter = (filter: string) => {
 export const escapeFilterValue = (value: string) =>
   value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 
-export const resolveLdapTarget = (url: string, policy: OutboundPolicy) => resolveOutboundTarget(url, { schemes: LDAP_SCHEMES, policy });
+export const resolveLdapTarget = (url: string, policy: OutboundPolicy) =>
+  resolveOutboundTarget(url, { schemes: LDAP_SCHEMES, policy });
 
 const clientFor = (target: OutboundTarget, caCert?: string) => {
   const secure = target.url.protocol === "ldaps:";
@@ -30,12 +31,21 @@ const clientFor = (target: OutboundTarget, caCert?: string) => {
     connectTimeout: 5_000,
     timeout: 10_000,
     ...(secure
-      ? { tlsOptions: { servername: ipaddr.isValid(target.hostname) ? undefined : target.hostname, ...(caCert ? { ca: [caCert] } : {}) } }
+      ? {
+          tlsOptions: {
+            servername: ipaddr.isValid(target.hostname) ? undefined : target.hostname,
+            ...(caCert ? { ca: [caCert] } : {}),
+          },
+        }
       : {}),
   });
 };
 
-const withClient = async <T>(target: OutboundTarget, caCert: string | undefined, run: (client: Client) => Promise<T>) => {
+const withClient = async <T>(
+  target: OutboundTarget,
+  caCert: string | undefined,
+  run: (client: Client) => Promise<T>,
+) => {
   const client = clientFor(target, caCert);
   try {
     return await run(client);
@@ -86,7 +96,11 @@ export const authenticateLdapUser = async (
     try {
       return (await client.search(config.searchBase, { scope: "sub", filter, sizeLimit: 2 })).searchEntries;
     } catch (error) {
-      if ((error as { name?: string }).name === "NoSuchObjectError" || (error as { name?: string }).name === "SizeLimitExceededError") return [];
+      if (
+        (error as { name?: string }).name === "NoSuchObjectError" ||
+        (error as { name?: string }).name === "SizeLimitExceededError"
+      )
+        return [];
       throw error;
     }
   });

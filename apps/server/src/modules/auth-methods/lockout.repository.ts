@@ -7,7 +7,9 @@ import type { Database } from "../../db/database";
  */
 export type LockoutSettings = { threshold: number; durationSeconds: number; counterResetSeconds: number };
 
-const STALE = (nowIso: string) => sql<boolean>`((identity_auth_lockouts.locked_until is not null and identity_auth_lockouts.locked_until <= ${nowIso}::timestamptz)
+const STALE = (
+  nowIso: string,
+) => sql<boolean>`((identity_auth_lockouts.locked_until is not null and identity_auth_lockouts.locked_until <= ${nowIso}::timestamptz)
     or (identity_auth_lockouts.locked_until is null and identity_auth_lockouts.window_expires_at <= ${nowIso}::timestamptz))`;
 
 /**
@@ -16,13 +18,25 @@ const STALE = (nowIso: string) => sql<boolean>`((identity_auth_lockouts.locked_u
  * A stale counter (its window or its lock over) restarts at 1. Answers false while the key is
  * locked or every attempt of the window is taken.
  */
-export const reserveLoginAttempt = async (db: Database, configId: string, key: string, settings: LockoutSettings, now: Date) => {
+export const reserveLoginAttempt = async (
+  db: Database,
+  configId: string,
+  key: string,
+  settings: LockoutSettings,
+  now: Date,
+) => {
   const nowIso = now.toISOString();
   const windowEnd = new Date(now.getTime() + settings.counterResetSeconds * 1000).toISOString();
   const stale = STALE(nowIso);
   const row = await db
     .insertInto("identity_auth_lockouts")
-    .values({ auth_config_id: configId, lockout_key: key, failed_attempts: 1, window_expires_at: windowEnd, locked_until: null })
+    .values({
+      auth_config_id: configId,
+      lockout_key: key,
+      failed_attempts: 1,
+      window_expires_at: windowEnd,
+      locked_until: null,
+    })
     .onConflict((oc) =>
       oc
         .columns(["auth_config_id", "lockout_key"])
@@ -31,7 +45,9 @@ export const reserveLoginAttempt = async (db: Database, configId: string, key: s
           locked_until: sql`(case when ${stale} then null else identity_auth_lockouts.locked_until end)`,
           window_expires_at: sql`${windowEnd}::timestamptz`,
         })
-        .where(sql<boolean>`(${stale} or (identity_auth_lockouts.locked_until is null and identity_auth_lockouts.failed_attempts < ${settings.threshold}))`),
+        .where(
+          sql<boolean>`(${stale} or (identity_auth_lockouts.locked_until is null and identity_auth_lockouts.failed_attempts < ${settings.threshold}))`,
+        ),
     )
     .returning("failed_attempts")
     .executeTakeFirst();
@@ -39,7 +55,13 @@ export const reserveLoginAttempt = async (db: Database, configId: string, key: s
 };
 
 /** A reserved attempt failed: once the attempts reach the threshold, lock for `durationSeconds`. */
-export const lockIfThresholdReached = (db: Database, configId: string, key: string, settings: LockoutSettings, now: Date) =>
+export const lockIfThresholdReached = (
+  db: Database,
+  configId: string,
+  key: string,
+  settings: LockoutSettings,
+  now: Date,
+) =>
   db
     .updateTable("identity_auth_lockouts")
     .set({ locked_until: new Date(now.getTime() + settings.durationSeconds * 1000).toISOString() })
@@ -60,7 +82,11 @@ export const releaseLoginAttempt = (db: Database, configId: string, key: string)
     .execute();
 
 export const clearLockout = (db: Database, configId: string, key: string) =>
-  db.deleteFrom("identity_auth_lockouts").where("auth_config_id", "=", configId).where("lockout_key", "=", key).execute();
+  db
+    .deleteFrom("identity_auth_lockouts")
+    .where("auth_config_id", "=", configId)
+    .where("lockout_key", "=", key)
+    .execute();
 
 /** Drop every lockout of a config; answers how many were active. */
 export const clearLockouts = async (db: Database, configId: string, now: Date) => {

@@ -3,7 +3,13 @@ import type { Database } from "../../db/database";
 import { isForeignKeyViolation } from "../../db/errors";
 import { UnauthorizedError } from "../../errors";
 import { issueAccessToken, type AuthConfigForIssue } from "../access-tokens/access-token.service";
-import { clearLockout, lockIfThresholdReached, releaseLoginAttempt, reserveLoginAttempt, type LockoutSettings } from "./lockout.repository";
+import {
+  clearLockout,
+  lockIfThresholdReached,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+  type LockoutSettings,
+} from "./lockout.repository";
 
 export const INVALID_CREDENTIALS = "Invalid credentials";
 const LOCKED = "This identity auth method is temporarily locked, please try again later";
@@ -27,7 +33,10 @@ const settingsOf = (config: LockoutConfig): LockoutSettings => ({
  * parallel guesses never get past a threshold below N); refused while locked.
  */
 export const assertNotLockedOut = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
-  if (config.lockout_enabled && !(await reserveLoginAttempt(ctx.deps.db, config.id, key, settingsOf(config), new Date()))) {
+  if (
+    config.lockout_enabled &&
+    !(await reserveLoginAttempt(ctx.deps.db, config.id, key, settingsOf(config), new Date()))
+  ) {
     throw new UnauthorizedError(LOCKED);
   }
 };
@@ -43,7 +52,8 @@ export const failLogin = async (ctx: PublicContext, config: LockoutConfig, key: 
   throw new UnauthorizedError(INVALID_CREDENTIALS);
 };
 
-export const succeedLogin = (ctx: PublicContext, config: LockoutConfig, key: string) => clearLockout(ctx.deps.db, config.id, key);
+export const succeedLogin = (ctx: PublicContext, config: LockoutConfig, key: string) =>
+  clearLockout(ctx.deps.db, config.id, key);
 
 /** The login response: the token and its lifetimes, never the token row. */
 export const loginResponse = async (
@@ -51,7 +61,11 @@ export const loginResponse = async (
   config: AuthConfigForIssue,
   options: { clientSecretId?: string | null } = {},
 ) => {
-  const { accessToken, expiresIn, accessTokenMaxTTL, tokenType, tokenData } = await issueAccessToken(db, config, options);
+  const { accessToken, expiresIn, accessTokenMaxTTL, tokenType, tokenData } = await issueAccessToken(
+    db,
+    config,
+    options,
+  );
   return { response: { accessToken, expiresIn, accessTokenMaxTTL, tokenType }, tokenId: tokenData.id };
 };
 

@@ -2,8 +2,20 @@ import type { RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
-import { type AuthMethodOperation, authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigValues } from "./auth-config";
-import { type AuthConfigRow, type AuthConfigValues, deleteAuthConfig, findAuthConfig, insertAuthConfig, updateAuthConfig } from "./auth-config.repository";
+import {
+  type AuthMethodOperation,
+  authorizeAuthMethodOperation,
+  mergeAuthConfigValues,
+  toAuthConfigValues,
+} from "./auth-config";
+import {
+  type AuthConfigRow,
+  type AuthConfigValues,
+  deleteAuthConfig,
+  findAuthConfig,
+  insertAuthConfig,
+  updateAuthConfig,
+} from "./auth-config.repository";
 import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
 
 /**
@@ -62,7 +74,12 @@ export const deleteMethodConfig = async (ctx: RequestContext, configId: string) 
 /** What to throw when the method is not attached: a message means 400, as most routes answer. */
 export type NotAttached = string | (() => Error);
 
-export const requireMethodConfig = async (ctx: RequestContext, identityId: string, spec: MethodSpec, missing: NotAttached) => {
+export const requireMethodConfig = async (
+  ctx: RequestContext,
+  identityId: string,
+  spec: MethodSpec,
+  missing: NotAttached,
+) => {
   const config = await findMethodConfig(ctx, identityId, spec);
   if (!config) throw typeof missing === "string" ? new BadRequestError(missing) : missing();
   return config;
@@ -86,7 +103,13 @@ export const authorizeMethodConfig = async (
 };
 
 /** The opening of attach: permission, the method's input checks, the common values, no second attach. */
-export const beginAttach = async (ctx: RequestContext, identityId: string, spec: MethodSpec, body: CommonAttachInput, check?: () => void) => {
+export const beginAttach = async (
+  ctx: RequestContext,
+  identityId: string,
+  spec: MethodSpec,
+  body: CommonAttachInput,
+  check?: () => void,
+) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", spec.label);
   check?.();
   const values = toAuthConfigValues(body);
@@ -123,8 +146,16 @@ export const revokeMethodConfig = async <E, D>(
 };
 
 /** Secrets at rest are bound to their config row and field, so a ciphertext moved elsewhere fails. */
-export const sealSecret = (ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } }, configId: string, field: string, value: string) =>
-  ctx.deps.secretBox.encrypt(value, `${field}:${configId}`);
+export const sealSecret = (
+  ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } },
+  configId: string,
+  field: string,
+  value: string,
+) => ctx.deps.secretBox.encrypt(value, `${field}:${configId}`);
 
-export const openSecret = (ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } }, configId: string, field: string, value: string | null) =>
-  value === null ? undefined : ctx.deps.secretBox.decrypt(value, `${field}:${configId}`);
+export const openSecret = (
+  ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } },
+  configId: string,
+  field: string,
+  value: string | null,
+) => (value === null ? undefined : ctx.deps.secretBox.decrypt(value, `${field}:${configId}`));

@@ -3,7 +3,12 @@ import type { Database } from "../../db/database";
 import type { DB } from "../../db/schema";
 
 /** Each method's own row lives in one of these tables, keyed by its `identity_auth_configs` id. */
-export type MethodTable = "identity_universal_auths" | "identity_ldap_auths" | "identity_kubernetes_auths" | "identity_oidc_auths" | "identity_gcp_auths";
+export type MethodTable =
+  | "identity_universal_auths"
+  | "identity_ldap_auths"
+  | "identity_kubernetes_auths"
+  | "identity_oidc_auths"
+  | "identity_gcp_auths";
 
 /** The common settings a login reads with the method's row (`identity_auth_configs as c`). */
 export const LOGIN_CONFIG_COLUMNS = [
@@ -24,15 +29,28 @@ export const LOGIN_CONFIG_COLUMNS = [
 type Own<T extends MethodTable> = { $: DB[T] };
 type Column<T extends MethodTable> = SelectExpression<Own<T>, "$">;
 
-const own = <T extends MethodTable>(db: Database, table: T) => ({ db: db.withTables<Own<T>>(), table: table as string as "$" });
+const own = <T extends MethodTable>(db: Database, table: T) => ({
+  db: db.withTables<Own<T>>(),
+  table: table as string as "$",
+});
 const configIdRef = sql.ref<string>("auth_config_id");
 
-export const findMethodRow = <T extends MethodTable, C extends Column<T>>(db: Database, table: T, columns: readonly C[], configId: string) => {
+export const findMethodRow = <T extends MethodTable, C extends Column<T>>(
+  db: Database,
+  table: T,
+  columns: readonly C[],
+  configId: string,
+) => {
   const q = own(db, table);
   return q.db.selectFrom(q.table).select(columns).where(configIdRef, "=", configId).executeTakeFirstOrThrow();
 };
 
-export const insertMethodRow = <T extends MethodTable, C extends Column<T>>(db: Database, table: T, values: Insertable<DB[T]>, columns: readonly C[]) => {
+export const insertMethodRow = <T extends MethodTable, C extends Column<T>>(
+  db: Database,
+  table: T,
+  values: Insertable<DB[T]>,
+  columns: readonly C[],
+) => {
   const q = own(db, table);
   return q.db.insertInto(q.table).values(values).returning(columns).executeTakeFirstOrThrow();
 };
@@ -50,5 +68,10 @@ export const updateMethodRow = <T extends MethodTable, C extends Column<T>>(
 ) => {
   if (Object.values(values).every((value) => value === undefined)) return findMethodRow(db, table, columns, configId);
   const q = own(db, table);
-  return q.db.updateTable(q.table).set(values).where(configIdRef, "=", configId).returning(columns).executeTakeFirstOrThrow();
+  return q.db
+    .updateTable(q.table)
+    .set(values)
+    .where(configIdRef, "=", configId)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
 };

@@ -28,7 +28,9 @@ const toRow = (values: Partial<OidcAuthValues>) => ({
   ...values,
   bound_claims: values.bound_claims ? JSON.stringify(values.bound_claims) : undefined,
   claim_metadata_mapping:
-    values.claim_metadata_mapping === undefined ? undefined : values.claim_metadata_mapping && JSON.stringify(values.claim_metadata_mapping),
+    values.claim_metadata_mapping === undefined
+      ? undefined
+      : values.claim_metadata_mapping && JSON.stringify(values.claim_metadata_mapping),
 });
 
 export const insertOidcAuth = (db: Database, configId: string, values: OidcAuthValues) =>
@@ -46,7 +48,8 @@ export const insertOidcAuth = (db: Database, configId: string, values: OidcAuthV
 
 export const findOidcAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
 
-export const findOidcAuthWithSecrets = (db: Database, configId: string) => findMethodRow(db, TABLE, ALL_COLUMNS, configId);
+export const findOidcAuthWithSecrets = (db: Database, configId: string) =>
+  findMethodRow(db, TABLE, ALL_COLUMNS, configId);
 
 export type OidcAuthRow = Awaited<ReturnType<typeof findOidcAuth>>;
 export type OidcAuthSecretRow = Awaited<ReturnType<typeof findOidcAuthWithSecrets>>;
@@ -74,7 +77,14 @@ export const findOidcLoginConfig = (db: Database, identityId: string) =>
 
 /** Claims mapped at login, kept beside the token for permission templates (identity.auth.oidc.claims.*). */
 export const insertTokenClaims = (db: Database, tokenId: string, authMethod: string, claims: Record<string, string>) =>
-  db.insertInto("identity_access_token_claims").values({ token_id: tokenId, auth_method: authMethod, claims: JSON.stringify(claims) }).execute();
+  db
+    .insertInto("identity_access_token_claims")
+    .values({ token_id: tokenId, auth_method: authMethod, claims: JSON.stringify(claims) })
+    .execute();
 
 export const findTokenClaims = (db: Database, tokenId: string) =>
-  db.selectFrom("identity_access_token_claims").select(["auth_method", "claims"]).where("token_id", "=", tokenId).executeTakeFirst();
+  db
+    .selectFrom("identity_access_token_claims")
+    .select(["auth_method", "claims"])
+    .where("token_id", "=", tokenId)
+    .executeTakeFirst();

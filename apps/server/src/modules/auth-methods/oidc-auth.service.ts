@@ -14,9 +14,20 @@ import {
   type MethodSpec,
 } from "./method-config";
 import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
-import { findOidcAuth, findOidcAuthWithSecrets, insertOidcAuth, updateOidcAuth, type OidcAuthRow, type OidcAuthSecretRow } from "./oidc-auth.repository";
+import {
+  findOidcAuth,
+  findOidcAuthWithSecrets,
+  insertOidcAuth,
+  updateOidcAuth,
+  type OidcAuthRow,
+  type OidcAuthSecretRow,
+} from "./oidc-auth.repository";
 
-const SPEC: MethodSpec = { method: "oidc-auth", label: "oidc auth", duplicateMessage: "Failed to add OIDC Auth to already configured identity" };
+const SPEC: MethodSpec = {
+  method: "oidc-auth",
+  label: "oidc auth",
+  duplicateMessage: "Failed to add OIDC Auth to already configured identity",
+};
 
 type OidcFields = {
   oidcDiscoveryUrl: string;
@@ -65,11 +76,21 @@ export const attachOidcAuth = async (ctx: RequestContext, identityId: string, bo
 };
 
 export const getOidcAuth = async (ctx: RequestContext, identityId: string) => {
-  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, "The identity does not have OIDC Auth attached");
+  const config = await authorizeMethodConfig(
+    ctx,
+    identityId,
+    "read",
+    SPEC,
+    "The identity does not have OIDC Auth attached",
+  );
   return toDtoWithCa(ctx, config, await findOidcAuthWithSecrets(ctx.deps.db, config.id));
 };
 
-export const updateOidcAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<OidcFields>) => {
+export const updateOidcAuthConfig = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonUpdateInput & Partial<OidcFields>,
+) => {
   const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update OIDC Auth", body);
   if (body.oidcDiscoveryUrl !== undefined) await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
@@ -80,7 +101,12 @@ export const updateOidcAuthConfig = async (ctx: RequestContext, identityId: stri
       bound_claims: body.boundClaims,
       claim_metadata_mapping: body.claimMetadataMapping,
       bound_subject: body.boundSubject,
-      encrypted_ca_cert: body.caCert === undefined ? undefined : body.caCert ? sealSecret(ctx, current.id, "oidc-ca-cert", body.caCert) : null,
+      encrypted_ca_cert:
+        body.caCert === undefined
+          ? undefined
+          : body.caCert
+            ? sealSecret(ctx, current.id, "oidc-ca-cert", body.caCert)
+            : null,
     }),
   );
   return toDtoWithCa(ctx, config, extension);

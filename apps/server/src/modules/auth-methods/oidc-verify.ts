@@ -15,10 +15,18 @@ const fetchJson = async (url: string, policy: OutboundPolicy, caCert?: string) =
   getJsonPinned(await resolveOutboundTarget(url, { schemes: SCHEMES, policy }), { caCert });
 
 /** The provider's signing keys, via its discovery document. */
-export const fetchProviderKeys = async (discoveryUrl: string, policy: OutboundPolicy, caCert?: string): Promise<JSONWebKeySet> => {
+export const fetchProviderKeys = async (
+  discoveryUrl: string,
+  policy: OutboundPolicy,
+  caCert?: string,
+): Promise<JSONWebKeySet> => {
   let discovery: { jwks_uri?: unknown };
   try {
-    discovery = (await fetchJson(`${discoveryUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`, policy, caCert)) as { jwks_uri?: unknown };
+    discovery = (await fetchJson(
+      `${discoveryUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+      policy,
+      caCert,
+    )) as { jwks_uri?: unknown };
   } catch (error) {
     throw denied(`Failed to fetch OIDC discovery document from ${discoveryUrl}. ${(error as Error).message}`);
   }
@@ -38,7 +46,8 @@ const verifyMessage = (error: unknown, boundIssuer: string) => {
   const e = error as { code?: string; claim?: string; message?: string };
   if (e.code === "ERR_JWT_EXPIRED") return "jwt expired";
   if (e.code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return "invalid signature";
-  if (e.code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && e.claim === "iss") return `jwt issuer invalid. expected: ${boundIssuer}`;
+  if (e.code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && e.claim === "iss")
+    return `jwt issuer invalid. expected: ${boundIssuer}`;
   if (e.code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && e.claim === "nbf") return "jwt not active";
   if (e.code === "ERR_JOSE_ALG_NOT_ALLOWED") return "invalid algorithm";
   return e.message ?? "Invalid token";
@@ -83,11 +92,17 @@ export const matchesPolicy = (value: string, pattern: string) => {
   return matcher(value);
 };
 
-const valuesOf = (value: unknown): string[] => (Array.isArray(value) ? value.map((v) => claimText(v)) : [claimText(value)]);
+const valuesOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((v) => claimText(v)) : [claimText(value)];
 
 /** `a.b.c` into nested claims. */
 export const claimAt = (claims: JWTPayload, path: string): unknown =>
-  path.split(".").reduce<unknown>((node, key) => (node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined), claims);
+  path
+    .split(".")
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+      claims,
+    );
 
 /** Claim values as text: lists comma-joined, objects as JSON. */
 const claimText = (value: unknown): string => {
@@ -96,12 +111,18 @@ const claimText = (value: unknown): string => {
   return String(value);
 };
 
-const isMissing = (value: unknown) => value === undefined || value === null || value === "" || value === false || value === 0;
+const isMissing = (value: unknown) =>
+  value === undefined || value === null || value === "" || value === false || value === 0;
 
 /** Bound subject, audiences and claims, then the claims copied into the token's metadata. */
 export const checkBoundClaims = (
   claims: JWTPayload,
-  policy: { boundSubject: string; boundAudiences: string; boundClaims: Record<string, string>; claimMetadataMapping: Record<string, string> | null },
+  policy: {
+    boundSubject: string;
+    boundAudiences: string;
+    boundClaims: Record<string, string>;
+    claimMetadataMapping: Record<string, string> | null;
+  },
 ) => {
   if (policy.boundSubject && !matchesPolicy(String(claims.sub ?? ""), policy.boundSubject)) {
     throw new ForbiddenError("Access denied: OIDC subject not allowed.");

@@ -20,12 +20,18 @@ export const tokenAuthRouter = (deps: AppDeps) =>
   s.router(contract.tokenAuth, {
     attach: async ({ params, body, req, res }) =>
       ok({ identityTokenAuth: await attachTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) => ok({ identityTokenAuth: await getTokenAuth(contextOf(deps, req, res), params.identityId) }),
+    get: async ({ params, req, res }) =>
+      ok({ identityTokenAuth: await getTokenAuth(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
       ok({ identityTokenAuth: await updateTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) => ok({ identityTokenAuth: await revokeTokenAuth(contextOf(deps, req, res), params.identityId) }),
-    createToken: async ({ params, body, req, res }) => ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
-    listTokens: async ({ params, query, req, res }) => ok(await listTokenAuthTokens(contextOf(deps, req, res), params.identityId, query)),
-    updateToken: async ({ params, body, req, res }) => ok(await updateTokenAuthToken(contextOf(deps, req, res), params.tokenId, body)),
-    revokeTokenById: async ({ params, req, res }) => ok(await revokeTokenAuthTokenById(contextOf(deps, req, res), params.tokenId)),
+    revoke: async ({ params, req, res }) =>
+      ok({ identityTokenAuth: await revokeTokenAuth(contextOf(deps, req, res), params.identityId) }),
+    createToken: async ({ params, body, req, res }) =>
+      ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
+    listTokens: async ({ params, query, req, res }) =>
+      ok(await listTokenAuthTokens(contextOf(deps, req, res), params.identityId, query)),
+    updateToken: async ({ params, body, req, res }) =>
+      ok(await updateTokenAuthToken(contextOf(deps, req, res), params.tokenId, body)),
+    revokeTokenById: async ({ params, req, res }) =>
+      ok(await revokeTokenAuthTokenById(contextOf(deps, req, res), params.tokenId)),
   });

@@ -3,7 +3,12 @@ import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { issueAccessToken, toAccessTokenDto } from "../access-tokens/access-token.service";
 import { TOKEN_COLUMNS } from "../access-tokens/access-token.repository";
-import { authorizeAuthMethodOperation, mergeAuthConfigValues, toAuthConfigDto, toAuthConfigValues } from "./auth-config";
+import {
+  authorizeAuthMethodOperation,
+  mergeAuthConfigValues,
+  toAuthConfigDto,
+  toAuthConfigValues,
+} from "./auth-config";
 import { deleteAuthConfig, findAuthConfig, insertAuthConfig, updateAuthConfig } from "./auth-config.repository";
 
 const METHOD = "token-auth";
@@ -37,7 +42,9 @@ export const attachTokenAuth = async (ctx: RequestContext, identityId: string, b
 
 export const getTokenAuth = async (ctx: RequestContext, identityId: string) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", LABEL);
-  return toAuthConfigDto(await requireConfig(ctx, identity.id, () => new NotFoundError("Token Auth configuration not found for identity")));
+  return toAuthConfigDto(
+    await requireConfig(ctx, identity.id, () => new NotFoundError("Token Auth configuration not found for identity")),
+  );
 };
 
 export const updateTokenAuth = async (ctx: RequestContext, identityId: string, body: Partial<CommonInput>) => {
@@ -62,7 +69,11 @@ export const createTokenAuthToken = async (ctx: RequestContext, identityId: stri
   return issueAccessToken(ctx.deps.db, config, { name: body.name ?? null });
 };
 
-export const listTokenAuthTokens = async (ctx: RequestContext, identityId: string, query: { offset: number; limit: number }) => {
+export const listTokenAuthTokens = async (
+  ctx: RequestContext,
+  identityId: string,
+  query: { offset: number; limit: number },
+) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", LABEL);
   const rows = await ctx.deps.db
     .selectFrom("identity_access_tokens")
@@ -107,7 +118,11 @@ export const updateTokenAuthToken = async (ctx: RequestContext, tokenId: string,
 export const revokeTokenAuthTokenById = async (ctx: RequestContext, tokenId: string) => {
   const token = await requireTokenOfOrg(ctx, tokenId);
   await authorizeAuthMethodOperation(ctx, token.identity_id, "revoke", LABEL);
-  await ctx.deps.db.updateTable("identity_access_tokens").set({ is_revoked: true, updated_at: new Date() }).where("id", "=", token.id).execute();
+  await ctx.deps.db
+    .updateTable("identity_access_tokens")
+    .set({ is_revoked: true, updated_at: new Date() })
+    .where("id", "=", token.id)
+    .execute();
   ctx.deps.tokenCache.clear();
   return { message: "Successfully revoked access token" };
 };

@@ -24,7 +24,12 @@ import { UA_NOT_ATTACHED, requireUniversalAuth } from "./universal-auth.service"
  * plus a role boundary, since a client secret is a way to act as the identity.
  */
 type SecretOperation = "create" | "list" | "read" | "revoke";
-const PROJECT_ACTION: Record<SecretOperation, string> = { create: "create-token", list: "get-token", read: "get-token", revoke: "delete-token" };
+const PROJECT_ACTION: Record<SecretOperation, string> = {
+  create: "create-token",
+  list: "get-token",
+  read: "get-token",
+  revoke: "delete-token",
+};
 const ORG_ACTION: Record<SecretOperation, string> = { create: "create", list: "read", read: "read", revoke: "delete" };
 const BOUNDARY_MESSAGE: Record<SecretOperation, string> = {
   create: "Failed to create client secret for identity.",

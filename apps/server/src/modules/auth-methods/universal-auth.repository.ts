@@ -24,14 +24,20 @@ export type UniversalAuthValues = {
 
 const toRow = (values: Partial<UniversalAuthValues>) => ({
   ...values,
-  client_secret_trusted_ips: values.client_secret_trusted_ips ? JSON.stringify(values.client_secret_trusted_ips) : undefined,
+  client_secret_trusted_ips: values.client_secret_trusted_ips
+    ? JSON.stringify(values.client_secret_trusted_ips)
+    : undefined,
 });
 
 export const insertUniversalAuth = (db: Database, configId: string, values: UniversalAuthValues) =>
   insertMethodRow(
     db,
     TABLE,
-    { auth_config_id: configId, ...values, client_secret_trusted_ips: JSON.stringify(values.client_secret_trusted_ips) },
+    {
+      auth_config_id: configId,
+      ...values,
+      client_secret_trusted_ips: JSON.stringify(values.client_secret_trusted_ips),
+    },
     COLUMNS,
   );
 
@@ -73,7 +79,14 @@ const SECRET_COLUMNS = [
 
 export const insertClientSecret = (
   db: Database,
-  values: { auth_config_id: string; description: string; client_secret_prefix: string; client_secret_hash: Buffer; client_secret_num_uses_limit: number; client_secret_ttl: number },
+  values: {
+    auth_config_id: string;
+    description: string;
+    client_secret_prefix: string;
+    client_secret_hash: Buffer;
+    client_secret_num_uses_limit: number;
+    client_secret_ttl: number;
+  },
 ) => db.insertInto("identity_ua_client_secrets").values(values).returning(SECRET_COLUMNS).executeTakeFirstOrThrow();
 
 export type ClientSecretRow = Awaited<ReturnType<typeof insertClientSecret>>;

@@ -3,7 +3,12 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { createClientSecret, getClientSecret, listClientSecrets, revokeClientSecret } from "./universal-auth-secrets.service";
+import {
+  createClientSecret,
+  getClientSecret,
+  listClientSecrets,
+  revokeClientSecret,
+} from "./universal-auth-secrets.service";
 import { loginWithUniversalAuth } from "./universal-auth-login.service";
 import {
   attachUniversalAuth,
@@ -20,16 +25,22 @@ export const universalAuthRouter = (deps: AppDeps) =>
     login: async ({ body, req, res }) => ok(await loginWithUniversalAuth(publicContextOf(deps, req, res), body)),
     attach: async ({ params, body, req, res }) =>
       ok({ identityUniversalAuth: await attachUniversalAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) => ok({ identityUniversalAuth: await getUniversalAuth(contextOf(deps, req, res), params.identityId) }),
+    get: async ({ params, req, res }) =>
+      ok({ identityUniversalAuth: await getUniversalAuth(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
-      ok({ identityUniversalAuth: await updateUniversalAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
+      ok({
+        identityUniversalAuth: await updateUniversalAuthConfig(contextOf(deps, req, res), params.identityId, body),
+      }),
     revoke: async ({ params, req, res }) =>
       ok({ identityUniversalAuth: await revokeUniversalAuth(contextOf(deps, req, res), params.identityId) }),
-    createClientSecret: async ({ params, body, req, res }) => ok(await createClientSecret(contextOf(deps, req, res), params.identityId, body)),
-    listClientSecrets: async ({ params, req, res }) => ok(await listClientSecrets(contextOf(deps, req, res), params.identityId)),
+    createClientSecret: async ({ params, body, req, res }) =>
+      ok(await createClientSecret(contextOf(deps, req, res), params.identityId, body)),
+    listClientSecrets: async ({ params, req, res }) =>
+      ok(await listClientSecrets(contextOf(deps, req, res), params.identityId)),
     getClientSecret: async ({ params, req, res }) =>
       ok(await getClientSecret(contextOf(deps, req, res), params.identityId, params.clientSecretId)),
     revokeClientSecret: async ({ params, req, res }) =>
       ok(await revokeClientSecret(contextOf(deps, req, res), params.identityId, params.clientSecretId)),
-    clearLockouts: async ({ params, req, res }) => ok(await clearUniversalAuthLockouts(contextOf(deps, req, res), params.identityId)),
+    clearLockouts: async ({ params, req, res }) =>
+      ok(await clearUniversalAuthLockouts(contextOf(deps, req, res), params.identityId)),
   });

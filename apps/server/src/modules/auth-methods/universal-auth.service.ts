@@ -14,8 +14,19 @@ import {
   updateMethodConfig,
   type MethodSpec,
 } from "./method-config";
-import { toLockoutColumns, toLockoutDto, type CommonAttachInput, type CommonUpdateInput, type LockoutInput } from "./method-inputs";
-import { findUniversalAuth, insertUniversalAuth, updateUniversalAuth, type UniversalAuthRow } from "./universal-auth.repository";
+import {
+  toLockoutColumns,
+  toLockoutDto,
+  type CommonAttachInput,
+  type CommonUpdateInput,
+  type LockoutInput,
+} from "./method-inputs";
+import {
+  findUniversalAuth,
+  insertUniversalAuth,
+  updateUniversalAuth,
+  type UniversalAuthRow,
+} from "./universal-auth.repository";
 
 export const UA_SPEC: MethodSpec = {
   method: "universal-auth",
@@ -37,9 +48,14 @@ const toDto = (config: AuthConfigRow, ua: UniversalAuthRow) => ({
 export const requireUniversalAuth = (ctx: RequestContext, identityId: string, missing: () => Error) =>
   requireMethodConfig(ctx, identityId, UA_SPEC, missing);
 
-const notFound = (identityId: string) => () => new NotFoundError(`Failed to find universal auth for identity with ID ${identityId}`);
+const notFound = (identityId: string) => () =>
+  new NotFoundError(`Failed to find universal auth for identity with ID ${identityId}`);
 
-export const attachUniversalAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & UaFields) => {
+export const attachUniversalAuth = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonAttachInput & UaFields,
+) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", UA_SPEC.label);
   const values = toAuthConfigValues(body);
   const clientSecretTrustedIps = body.clientSecretTrustedIps.map((ip) => parseTrustedIp(ip.ipAddress));
@@ -61,11 +77,18 @@ export const getUniversalAuth = async (ctx: RequestContext, identityId: string) 
   return toDto(config, await findUniversalAuth(ctx.deps.db, config.id));
 };
 
-export const updateUniversalAuthConfig = async (ctx: RequestContext, identityId: string, body: CommonUpdateInput & Partial<UaFields>) => {
+export const updateUniversalAuthConfig = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonUpdateInput & Partial<UaFields>,
+) => {
   const { current, values } = await beginUpdate(ctx, identityId, UA_SPEC, notFound(identityId), body);
   const clientSecretTrustedIps = body.clientSecretTrustedIps?.map((ip) => parseTrustedIp(ip.ipAddress));
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
-    updateUniversalAuth(trx, current.id, { client_secret_trusted_ips: clientSecretTrustedIps, ...toLockoutColumns(body) }),
+    updateUniversalAuth(trx, current.id, {
+      client_secret_trusted_ips: clientSecretTrustedIps,
+      ...toLockoutColumns(body),
+    }),
   );
   return toDto(config, extension);
 };

@@ -7,6 +7,9 @@ export { missingPermissions };
 export const assertWithinBoundary = (actor: Ability, granted: readonly PermissionRule[], message: string) => {
   const missing = missingPermissions(actor, granted);
   if (missing.length > 0) {
-    throw new PermissionBoundaryError(`${message}. Actor privilege level is not high enough to perform this action`, missing);
+    throw new PermissionBoundaryError(
+      `${message}. Actor privilege level is not high enough to perform this action`,
+      missing,
+    );
   }
 };

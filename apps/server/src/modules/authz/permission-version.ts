@@ -30,7 +30,11 @@ export const bumpPermissionVersion = async (db: Database, projectIds: readonly s
 /** Group changes reach every project the group belongs to. */
 export const bumpPermissionVersionForGroup = async (db: Database, groupId: string) => {
   await bump(db, (locked) =>
-    locked.where("locked.id", "in", db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId)),
+    locked.where(
+      "locked.id",
+      "in",
+      db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId),
+    ),
   );
 };
 
@@ -42,7 +46,11 @@ export const bumpPermissionVersionForIdentity = async (db: Database, identityId:
   await bump(db, (locked) =>
     locked.where((eb) =>
       eb.or([
-        eb("locked.id", "in", db.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId)),
+        eb(
+          "locked.id",
+          "in",
+          db.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId),
+        ),
         eb(
           "locked.id",
           "in",

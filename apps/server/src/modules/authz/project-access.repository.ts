@@ -3,13 +3,28 @@ import type { Actor } from "../../context";
 import type { Database } from "../../db/database";
 import type { TemplateContext } from "../../permissions";
 
-export const PROJECT_COLUMNS = ["id", "org_id", "name", "slug", "description", "type", "permission_version", "created_at", "updated_at"] as const;
+export const PROJECT_COLUMNS = [
+  "id",
+  "org_id",
+  "name",
+  "slug",
+  "description",
+  "type",
+  "permission_version",
+  "created_at",
+  "updated_at",
+] as const;
 
 export const findProjectById = (db: Database, projectId: string) =>
   db.selectFrom("projects").select(PROJECT_COLUMNS).where("id", "=", projectId).executeTakeFirst();
 
 export const findProjectBySlug = (db: Database, orgId: string, slug: string) =>
-  db.selectFrom("projects").select(PROJECT_COLUMNS).where("org_id", "=", orgId).where("slug", "=", slug).executeTakeFirst();
+  db
+    .selectFrom("projects")
+    .select(PROJECT_COLUMNS)
+    .where("org_id", "=", orgId)
+    .where("slug", "=", slug)
+    .executeTakeFirst();
 
 export type ProjectRow = NonNullable<Awaited<ReturnType<typeof findProjectById>>>;
 
@@ -82,9 +97,18 @@ export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug:
 export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: boolean): Promise<TemplateContext> => {
   const [identity, metadata, claims] = await Promise.all([
     db.selectFrom("identities").select("name").where("id", "=", actor.identityId).executeTakeFirst(),
-    db.selectFrom("identity_metadata").select(["key", "value"]).where("identity_id", "=", actor.identityId).orderBy("created_at").execute(),
+    db
+      .selectFrom("identity_metadata")
+      .select(["key", "value"])
+      .where("identity_id", "=", actor.identityId)
+      .orderBy("created_at")
+      .execute(),
     withAuth
-      ? db.selectFrom("identity_access_token_claims").select(["auth_method", "claims"]).where("token_id", "=", actor.tokenId).executeTakeFirst()
+      ? db
+          .selectFrom("identity_access_token_claims")
+          .select(["auth_method", "claims"])
+          .where("token_id", "=", actor.tokenId)
+          .executeTakeFirst()
       : undefined,
   ]);
   return {

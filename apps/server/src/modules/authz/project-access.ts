@@ -3,7 +3,13 @@ import type { Actor } from "../../context";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
-import { renderRules, rulesUseAuthTemplates, rulesUseTemplates, type Ability, type PermissionRule } from "../../permissions";
+import {
+  renderRules,
+  rulesUseAuthTemplates,
+  rulesUseTemplates,
+  type Ability,
+  type PermissionRule,
+} from "../../permissions";
 import { abilityCache, projectIdCache, type CachedAbility } from "./ability-cache";
 import { abilityOfGrants, toGrants } from "./grants";
 import {
@@ -27,12 +33,20 @@ export type ProjectPermission<P extends ProjectKey = ProjectRow> = {
 
 /** A temporary grant counts only inside its window: start <= now < end. */
 export const isActiveGrant = (
-  grant: { is_temporary: boolean | null; temporary_access_start_time: Date | string | null; temporary_access_end_time: Date | string | null },
+  grant: {
+    is_temporary: boolean | null;
+    temporary_access_start_time: Date | string | null;
+    temporary_access_end_time: Date | string | null;
+  },
   now = Date.now(),
 ) => {
   if (!grant.is_temporary) return true;
-  const start = grant.temporary_access_start_time ? new Date(grant.temporary_access_start_time).getTime() : Number.NEGATIVE_INFINITY;
-  const end = grant.temporary_access_end_time ? new Date(grant.temporary_access_end_time).getTime() : Number.NEGATIVE_INFINITY;
+  const start = grant.temporary_access_start_time
+    ? new Date(grant.temporary_access_start_time).getTime()
+    : Number.NEGATIVE_INFINITY;
+  const end = grant.temporary_access_end_time
+    ? new Date(grant.temporary_access_end_time).getTime()
+    : Number.NEGATIVE_INFINITY;
   return start <= now && now < end;
 };
 
@@ -42,7 +56,11 @@ const notAMember = (projectId: string) =>
     "ProjectMembershipNotFound",
   );
 
-const assertProjectOfActor = <P extends ProjectRow>(project: P | undefined, actor: Actor, notFoundMessage: string): P => {
+const assertProjectOfActor = <P extends ProjectRow>(
+  project: P | undefined,
+  actor: Actor,
+  notFoundMessage: string,
+): P => {
   // Another organization's project is indistinguishable from a missing one.
   if (!project || project.org_id !== actor.orgId) throw new NotFoundError(notFoundMessage);
   return project;
@@ -50,7 +68,9 @@ const assertProjectOfActor = <P extends ProjectRow>(project: P | undefined, acto
 
 const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
   if (requiredType && project.type !== requiredType) {
-    throw new BadRequestError(`The project is of type ${project.type}. Operations of type ${requiredType} are not allowed.`);
+    throw new BadRequestError(
+      `The project is of type ${project.type}. Operations of type ${requiredType} are not allowed.`,
+    );
   }
 };
 
@@ -100,7 +120,11 @@ const cachedAbility = <P extends ProjectKey>(actor: Actor, project: P): ProjectP
 };
 
 export const resolveProject = async (db: Database, actor: Actor, projectId: string) =>
-  assertProjectOfActor(isUuid(projectId) ? await findProjectById(db, projectId) : undefined, actor, `Project with ${projectId} not found`);
+  assertProjectOfActor(
+    isUuid(projectId) ? await findProjectById(db, projectId) : undefined,
+    actor,
+    `Project with ${projectId} not found`,
+  );
 
 export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: string) =>
   assertProjectOfActor(await findProjectBySlug(db, actor.orgId, slug), actor, `Project with slug ${slug} not found`);
@@ -127,18 +151,37 @@ export const permissionForProject = async <P extends ProjectKey>(
  * The project and the actor's ability in it. One round trip either way: the project row alone
  * when an ability is cached (a bumped version then costs a second), else project and grants together.
  */
-export const getProjectPermission = async (db: Database, actor: Actor, projectId: string, requiredType?: ProjectType) => {
+export const getProjectPermission = async (
+  db: Database,
+  actor: Actor,
+  projectId: string,
+  requiredType?: ProjectType,
+) => {
   const notFound = `Project with ${projectId} not found`;
   if (!isUuid(projectId)) throw new NotFoundError(notFound);
   if (abilityCache.get(actor.identityId, projectId)) {
-    return permissionForProject(db, actor, assertProjectOfActor(await findProjectById(db, projectId), actor, notFound), requiredType);
+    return permissionForProject(
+      db,
+      actor,
+      assertProjectOfActor(await findProjectById(db, projectId), actor, notFound),
+      requiredType,
+    );
   }
-  const { grants, ...project } = assertProjectOfActor(await loadProjectAccessById(db, projectId, actor.identityId), actor, notFound);
+  const { grants, ...project } = assertProjectOfActor(
+    await loadProjectAccessById(db, projectId, actor.identityId),
+    actor,
+    notFound,
+  );
   assertType(project, requiredType);
   return freshAbility(db, actor, project, grants);
 };
 
-export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slug: string, requiredType?: ProjectType) => {
+export const getProjectPermissionBySlug = async (
+  db: Database,
+  actor: Actor,
+  slug: string,
+  requiredType?: ProjectType,
+) => {
   const notFound = `Project with slug ${slug} not found`;
   const knownId = projectIdCache.get(actor.orgId, slug);
   if (knownId && abilityCache.get(actor.identityId, knownId)) {
@@ -146,7 +189,11 @@ export const getProjectPermissionBySlug = async (db: Database, actor: Actor, slu
     projectIdCache.set(actor.orgId, slug, project.id);
     return permissionForProject(db, actor, project, requiredType);
   }
-  const { grants, ...project } = assertProjectOfActor(await loadProjectAccessBySlug(db, actor.orgId, slug, actor.identityId), actor, notFound);
+  const { grants, ...project } = assertProjectOfActor(
+    await loadProjectAccessBySlug(db, actor.orgId, slug, actor.identityId),
+    actor,
+    notFound,
+  );
   projectIdCache.set(actor.orgId, slug, project.id);
   assertType(project, requiredType);
   return freshAbility(db, actor, project, grants);

@@ -11,11 +11,13 @@ import { insertAuthConfig } from "../auth-methods/auth-config.repository";
 import { insertIdentity } from "../identities/identity.repository";
 
 const orgSlug = (name: string) =>
-  `${name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40) || "org"}-${randomBytes(3).toString("hex")}`;
+  `${
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "org"
+  }-${randomBytes(3).toString("hex")}`;
 
 /**
  * An organization with an admin identity holding Token Auth (trusted everywhere, no expiry) and
@@ -42,11 +44,17 @@ export const createOrganizationWithAdmin = async (trx: Database, name: string, i
     access_token_period: 0,
   });
   const issued = await issueAccessToken(trx, config, { name: `${identityName} Token` });
-  return { organization, identity: { id: identity.id, name: identityName, credentials: { token: issued.accessToken } } };
+  return {
+    organization,
+    identity: { id: identity.id, name: identityName, credentials: { token: issued.accessToken } },
+  };
 };
 
 /** First-run setup (reference §5.1); the instance_config row makes a second call fail. */
-export const bootstrapInstance = async (ctx: PublicContext, body: { email: string; password: string; organization: string }) => {
+export const bootstrapInstance = async (
+  ctx: PublicContext,
+  body: { email: string; password: string; organization: string },
+) => {
   const passwordHash = await hashPassword(body.password);
   try {
     return await ctx.deps.db.transaction().execute(async (trx) => {
@@ -55,12 +63,29 @@ export const bootstrapInstance = async (ctx: PublicContext, body: { email: strin
       const email = body.email.toLowerCase();
       const user = await trx
         .insertInto("users")
-        .values({ username: email, email, first_name: "Admin", last_name: "User", super_admin: true, password_hash: passwordHash })
+        .values({
+          username: email,
+          email,
+          first_name: "Admin",
+          last_name: "User",
+          super_admin: true,
+          password_hash: passwordHash,
+        })
         .returning(["id", "username", "email", "first_name", "last_name", "super_admin"])
         .executeTakeFirstOrThrow();
-      const { organization, identity } = await createOrganizationWithAdmin(trx, body.organization, "Instance Admin Identity");
-      await trx.insertInto("org_user_memberships").values({ org_id: organization.id, user_id: user.id, role: "admin" }).execute();
-      await trx.insertInto("instance_config").values({ id: 1, admin_user_id: user.id, admin_identity_id: identity.id }).execute();
+      const { organization, identity } = await createOrganizationWithAdmin(
+        trx,
+        body.organization,
+        "Instance Admin Identity",
+      );
+      await trx
+        .insertInto("org_user_memberships")
+        .values({ org_id: organization.id, user_id: user.id, role: "admin" })
+        .execute();
+      await trx
+        .insertInto("instance_config")
+        .values({ id: 1, admin_user_id: user.id, admin_identity_id: identity.id })
+        .execute();
       return {
         message: "Successfully bootstrapped instance",
         user: {
@@ -84,5 +109,7 @@ export const bootstrapInstance = async (ctx: PublicContext, body: { email: strin
 
 export const createOrganization = async (ctx: RequestContext, body: { name: string }) => {
   if (!ctx.actor.isInstanceAdmin) throw new ForbiddenError("Only instance admins can create organizations");
-  return ctx.deps.db.transaction().execute((trx) => createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`));
+  return ctx.deps.db
+    .transaction()
+    .execute((trx) => createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`));
 };

@@ -3,7 +3,8 @@ import { toIso } from "../../lib/dates";
 import type { DynamicSecretRow } from "./dynamic-secret.repository";
 import type { LeaseRow } from "./lease.repository";
 
-const metadataOf = (row: DynamicSecretRow) => (Array.isArray(row.metadata) ? row.metadata : []).map(({ key, value }) => ({ key, value }));
+const metadataOf = (row: DynamicSecretRow) =>
+  (Array.isArray(row.metadata) ? row.metadata : []).map(({ key, value }) => ({ key, value }));
 
 export const toDynamicSecretDto = (row: DynamicSecretRow): DynamicSecret => ({
   id: row.id,
@@ -39,7 +40,11 @@ export const toLeaseDto = (row: LeaseRow): DynamicSecretLease => ({
 });
 
 /** What object-level permission checks see of a dynamic secret (reference §1.9 conditions). */
-export const permissionObjectOf = (environment: string, secretPath: string, metadata?: { key: string; value: string }[]) => ({
+export const permissionObjectOf = (
+  environment: string,
+  secretPath: string,
+  metadata?: { key: string; value: string }[],
+) => ({
   environment,
   secretPath,
   ...(metadata ? { metadata: metadata.map(({ key, value }) => ({ key, value })) } : {}),

@@ -21,7 +21,12 @@ export const DYNAMIC_SECRET_COLUMNS = [
 ] as const;
 
 export const findDynamicSecretByName = (db: Database, folderId: string, name: string) =>
-  db.selectFrom("dynamic_secrets").select(DYNAMIC_SECRET_COLUMNS).where("folder_id", "=", folderId).where("name", "=", name).executeTakeFirst();
+  db
+    .selectFrom("dynamic_secrets")
+    .select(DYNAMIC_SECRET_COLUMNS)
+    .where("folder_id", "=", folderId)
+    .where("name", "=", name)
+    .executeTakeFirst();
 
 export const findDynamicSecretById = (db: Database, id: string) =>
   db.selectFrom("dynamic_secrets").select(DYNAMIC_SECRET_COLUMNS).where("id", "=", id).executeTakeFirst();
@@ -30,14 +35,24 @@ export type DynamicSecretRow = NonNullable<Awaited<ReturnType<typeof findDynamic
 
 /** The encrypted inputs, only for callers that decrypt them to talk to the provider. */
 export const findEncryptedInputs = async (db: Database, id: string) =>
-  (await db.selectFrom("dynamic_secrets").select("encrypted_inputs").where("id", "=", id).executeTakeFirst())?.encrypted_inputs;
+  (await db.selectFrom("dynamic_secrets").select("encrypted_inputs").where("id", "=", id).executeTakeFirst())
+    ?.encrypted_inputs;
 
 /** Type and encrypted inputs in one read, for the revocation job. */
 export const findProviderConfig = (db: Database, id: string) =>
-  db.selectFrom("dynamic_secrets").select(["type", "encrypted_inputs", "folder_id"]).where("id", "=", id).executeTakeFirst();
+  db
+    .selectFrom("dynamic_secrets")
+    .select(["type", "encrypted_inputs", "folder_id"])
+    .where("id", "=", id)
+    .executeTakeFirst();
 
 export const listDynamicSecretsInFolder = (db: Database, folderId: string) =>
-  db.selectFrom("dynamic_secrets").select(DYNAMIC_SECRET_COLUMNS).where("folder_id", "=", folderId).orderBy("name").execute();
+  db
+    .selectFrom("dynamic_secrets")
+    .select(DYNAMIC_SECRET_COLUMNS)
+    .where("folder_id", "=", folderId)
+    .orderBy("name")
+    .execute();
 
 export const insertDynamicSecret = (
   db: Database,
@@ -105,7 +120,16 @@ export const deleteDynamicSecretWithoutLeases = (db: Database, id: string) =>
   db
     .deleteFrom("dynamic_secrets")
     .where("id", "=", id)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom("dynamic_secret_leases as l").select("l.id").whereRef("l.dynamic_secret_id", "=", "dynamic_secrets.id"))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("dynamic_secret_leases as l")
+            .select("l.id")
+            .whereRef("l.dynamic_secret_id", "=", "dynamic_secrets.id"),
+        ),
+      ),
+    )
     .returning(DYNAMIC_SECRET_COLUMNS)
     .executeTakeFirst();
 
@@ -117,7 +141,16 @@ export const deleteDrainedDynamicSecrets = (db: Database) =>
   db
     .deleteFrom("dynamic_secrets")
     .where((eb) => eb.or([eb("folder_id", "is", null), eb("status", "=", DELETING_STATUS)]))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom("dynamic_secret_leases as l").select("l.id").whereRef("l.dynamic_secret_id", "=", "dynamic_secrets.id"))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("dynamic_secret_leases as l")
+            .select("l.id")
+            .whereRef("l.dynamic_secret_id", "=", "dynamic_secrets.id"),
+        ),
+      ),
+    )
     .execute();
 
 /** Every secret whose credentials live on a target the orphan sweeper can list. */

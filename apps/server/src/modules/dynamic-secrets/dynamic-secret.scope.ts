@@ -19,10 +19,16 @@ export const projectAccess = async (ctx: RequestContext, projectSlug: string) =>
 /** Dynamic-secret routes word this 404 one way, lease routes another (reference). */
 export const folderNotFound = {
   secret: (scope: Scope) => `Folder with path '${scope.path}' in environment '${scope.environmentSlug}' not found`,
-  lease: (scope: Scope) => `Folder with path '${scope.path}' in environment with slug '${scope.environmentSlug}' not found`,
+  lease: (scope: Scope) =>
+    `Folder with path '${scope.path}' in environment with slug '${scope.environmentSlug}' not found`,
 };
 
-export const requireFolder = async (ctx: RequestContext, projectId: string, scope: Scope, message: (scope: Scope) => string) => {
+export const requireFolder = async (
+  ctx: RequestContext,
+  projectId: string,
+  scope: Scope,
+  message: (scope: Scope) => string,
+) => {
   const found = await findFolderByPath(ctx.deps.db, projectId, scope.environmentSlug, scope.path);
   if (!found) throw new NotFoundError(message(scope));
   return found.folder;

@@ -35,7 +35,8 @@ type Metadata = { key: string; value: string }[];
 const ALREADY_EXISTS = "Provided dynamic secret already exists under the folder";
 const SUBJECT = "dynamic-secrets";
 
-const notFound = (name: string, scope: Scope) => `Dynamic secret with name '${name}' in folder '${scope.path}' not found`;
+const notFound = (name: string, scope: Scope) =>
+  `Dynamic secret with name '${name}' in folder '${scope.path}' not found`;
 
 /** `kw_` and 8 random characters: the marker every credential of this secret carries. */
 const newEntityPrefix = () => `kw_${randomBytes(5).toString("hex").slice(0, 8)}`;
@@ -57,7 +58,11 @@ const withInputs = (row: DynamicSecretRow, inputs: Record<string, unknown>) => (
  * the password itself: otherwise anyone allowed to edit could send the stored one to a server of
  * their choosing and read it there, without ever being allowed to see it.
  */
-const assertPasswordResupplied = (stored: Record<string, unknown>, updated: Record<string, unknown>, given: Record<string, unknown>) => {
+const assertPasswordResupplied = (
+  stored: Record<string, unknown>,
+  updated: Record<string, unknown>,
+  given: Record<string, unknown>,
+) => {
   if (typeof stored.password !== "string" || stored.password === "" || given.password !== undefined) return;
   if (updated.host !== stored.host || updated.port !== stored.port) {
     throw new BadRequestError("The root password must be provided again when the host or port changes");
@@ -76,7 +81,12 @@ export const createDynamicSecret = async (
   },
 ) => {
   const { project, ability } = await projectAccess(ctx, body.projectSlug);
-  assertCan(ability, "create-root-credential", SUBJECT, permissionObjectOf(body.environmentSlug, body.path, body.metadata));
+  assertCan(
+    ability,
+    "create-root-credential",
+    SUBJECT,
+    permissionObjectOf(body.environmentSlug, body.path, body.metadata),
+  );
   const folder = await requireFolder(ctx, project.id, body, folderNotFound.secret);
   if (await findDynamicSecretByName(ctx.deps.db, folder.id, body.name)) throw new BadRequestError(ALREADY_EXISTS);
 
@@ -134,8 +144,18 @@ export const updateDynamicSecretByName = async (
 ) => {
   const { data } = body;
   const { ability, folder, secret } = await loadForAction(ctx, name, body, "edit-root-credential");
-  if (data.metadata) assertCan(ability, "edit-root-credential", SUBJECT, permissionObjectOf(body.environmentSlug, body.path, data.metadata));
-  if (data.newName && data.newName !== secret.name && (await findDynamicSecretByName(ctx.deps.db, folder.id, data.newName))) {
+  if (data.metadata)
+    assertCan(
+      ability,
+      "edit-root-credential",
+      SUBJECT,
+      permissionObjectOf(body.environmentSlug, body.path, data.metadata),
+    );
+  if (
+    data.newName &&
+    data.newName !== secret.name &&
+    (await findDynamicSecretByName(ctx.deps.db, folder.id, data.newName))
+  ) {
     throw new BadRequestError(ALREADY_EXISTS);
   }
 
@@ -160,7 +180,11 @@ export const updateDynamicSecretByName = async (
     });
     // Deleted by someone else since it was read.
     if (!row) throw new NotFoundError(notFound(name, body));
-    const canRead = ability.can("read-root-credential", SUBJECT, permissionObjectOf(body.environmentSlug, body.path, row.metadata));
+    const canRead = ability.can(
+      "read-root-credential",
+      SUBJECT,
+      permissionObjectOf(body.environmentSlug, body.path, row.metadata),
+    );
     return withInputs(row, canRead ? provider.redact(inputs) : {});
   } catch (error) {
     if (isUniqueViolation(error)) throw new BadRequestError(ALREADY_EXISTS);
@@ -174,7 +198,11 @@ export const updateDynamicSecretByName = async (
  * the reference deletes it), but its root credentials stay with the job so the credentials it
  * handed out are still taken back rather than left to live on the target.
  */
-export const deleteDynamicSecretByName = async (ctx: RequestContext, name: string, body: Scope & { isForced: boolean }) => {
+export const deleteDynamicSecretByName = async (
+  ctx: RequestContext,
+  name: string,
+  body: Scope & { isForced: boolean },
+) => {
   const { secret } = await loadForAction(ctx, name, body, "delete-root-credential");
   const deleted = await deleteDynamicSecretWithoutLeases(ctx.deps.db, secret.id);
   if (deleted) return toDynamicSecretDto(deleted);
@@ -189,7 +217,12 @@ export const deleteDynamicSecretByName = async (ctx: RequestContext, name: strin
 /** Reading the details shows the (redacted) inputs, so it takes both read and edit (reference). */
 export const getDynamicSecretByName = async (ctx: RequestContext, name: string, scope: Scope) => {
   const { ability, secret } = await loadForAction(ctx, name, scope, "read-root-credential");
-  assertCan(ability, "edit-root-credential", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
+  assertCan(
+    ability,
+    "edit-root-credential",
+    SUBJECT,
+    permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata),
+  );
   return withInputs(secret, providerOf(secret.type).provider.redact(await storedInputs(ctx, secret)));
 };
 
@@ -200,6 +233,8 @@ export const listDynamicSecrets = async (ctx: RequestContext, scope: Scope) => {
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.secret);
   const rows = await listDynamicSecretsInFolder(ctx.deps.db, folder.id);
   return rows
-    .filter((row) => ability.can("read-root-credential", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, row.metadata)))
+    .filter((row) =>
+      ability.can("read-root-credential", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, row.metadata)),
+    )
     .map(toDynamicSecretDto);
 };

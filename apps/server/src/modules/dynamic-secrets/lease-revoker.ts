@@ -3,7 +3,13 @@ import type { AppDeps } from "../../context";
 import { deleteDrainedDynamicSecrets, findProviderConfig } from "./dynamic-secret.repository";
 import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.scope";
 import { failpoint } from "./failpoint";
-import { claimLockedLeases, deleteClaimedLease, lockDueLeases, recordFailedRevocation, type LeaseRow } from "./lease.repository";
+import {
+  claimLockedLeases,
+  deleteClaimedLease,
+  lockDueLeases,
+  recordFailedRevocation,
+  type LeaseRow,
+} from "./lease.repository";
 import { redactSecrets } from "./providers/templates";
 import { PROVIDER_DEADLINE_MS, type Provider } from "./providers/types";
 
@@ -51,25 +57,45 @@ export const revokeClaimedLease = async (
     try {
       await secret.provider.revoke(secret.inputs, lease.external_entity_id, providerContext(deps));
     } catch (error) {
-      failure = redactSecrets(error instanceof Error ? error.message : String(error), secret.provider.secretsOf(secret.inputs));
+      failure = redactSecrets(
+        error instanceof Error ? error.message : String(error),
+        secret.provider.secretsOf(secret.inputs),
+      );
     }
   }
   failpoint(deps.env, "revoke-after-provider");
   // Nobody can see or force a detached secret's lease any more, so after long enough it is given up.
   const givenUp = failure !== undefined && secret?.detached === true && lease.attempts >= DETACHED_GIVE_UP_ATTEMPTS;
   if (failure === undefined || options.isForced || givenUp) {
-    if (givenUp) deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
+    if (givenUp)
+      deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
     return { revoked: true, row: (await deleteClaimedLease(deps.db, lease.id, token)) ?? lease };
   }
-  deps.logger.warn({ leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure }, "lease revocation failed; will retry");
-  const row = await recordFailedRevocation(deps.db, lease.id, token, failure, retrySeconds(deps, Math.max(1, lease.attempts)));
+  deps.logger.warn(
+    { leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure },
+    "lease revocation failed; will retry",
+  );
+  const row = await recordFailedRevocation(
+    deps.db,
+    lease.id,
+    token,
+    failure,
+    retrySeconds(deps, Math.max(1, lease.attempts)),
+  );
   return { revoked: false, row: row ?? lease };
 };
 
 const claimBatch = (deps: AppDeps, token: string) =>
   deps.db.transaction().execute(async (trx) => {
     const due = await lockDueLeases(trx, BATCH, CREATING_GRACE_SECONDS);
-    return due.length === 0 ? [] : claimLockedLeases(trx, due.map((row) => row.id), token, CLAIM_SECONDS);
+    return due.length === 0
+      ? []
+      : claimLockedLeases(
+          trx,
+          due.map((row) => row.id),
+          token,
+          CLAIM_SECONDS,
+        );
   });
 
 /**

@@ -26,11 +26,21 @@ const secondsFromNow = (seconds: number) => sql<Date>`now() + make_interval(secs
 const insertLeaseRow = (db: Database, values: LeaseIntent) =>
   db
     .insertInto("dynamic_secret_leases")
-    .values({ ...values, state: "creating", config: values.config === undefined ? null : JSON.stringify(values.config) })
+    .values({
+      ...values,
+      state: "creating",
+      config: values.config === undefined ? null : JSON.stringify(values.config),
+    })
     .returning(LEASE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-type LeaseIntent = { id: string; dynamic_secret_id: string; external_entity_id: string; expire_at: Date; config: unknown };
+type LeaseIntent = {
+  id: string;
+  dynamic_secret_id: string;
+  external_entity_id: string;
+  expire_at: Date;
+  config: unknown;
+};
 
 /**
  * The intent, committed before any credential exists, so a crash can never leave one unaccounted
@@ -96,20 +106,35 @@ export const countLeasesOf = async (db: Database, dynamicSecretId: string) =>
 export const leaseIdsAmong = async (db: Database, ids: string[]) =>
   ids.length === 0
     ? new Set<string>()
-    : new Set((await db.selectFrom("dynamic_secret_leases").select("id").where("id", "in", ids).execute()).map((r) => r.id));
+    : new Set(
+        (await db.selectFrom("dynamic_secret_leases").select("id").where("id", "in", ids).execute()).map((r) => r.id),
+      );
 
 /**
  * Take one lease for a provider call (revoke or renew). Nobody else touches it until the claim is
  * released or lapses; undefined when someone holds it.
  */
-export const claimLease = (db: Database, id: string, token: string, claimSeconds: number, options: { state?: LeaseState; onlyUnexpired?: boolean }) =>
+export const claimLease = (
+  db: Database,
+  id: string,
+  token: string,
+  claimSeconds: number,
+  options: { state?: LeaseState; onlyUnexpired?: boolean },
+) =>
   db
     .updateTable("dynamic_secret_leases")
-    .set({ claimed_until: secondsFromNow(claimSeconds), claim_token: token, ...(options.state ? { state: options.state } : {}), updated_at: sql<Date>`now()` })
+    .set({
+      claimed_until: secondsFromNow(claimSeconds),
+      claim_token: token,
+      ...(options.state ? { state: options.state } : {}),
+      updated_at: sql<Date>`now()`,
+    })
     .where("id", "=", id)
     .where("state", "<>", "creating")
     .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
-    .$if(options.onlyUnexpired === true, (qb) => qb.where("expire_at", ">", sql<Date>`now()`).where("state", "=", "active"))
+    .$if(options.onlyUnexpired === true, (qb) =>
+      qb.where("expire_at", ">", sql<Date>`now()`).where("state", "=", "active"),
+    )
     .returning(LEASE_COLUMNS)
     .executeTakeFirst();
 
@@ -141,7 +166,10 @@ export const lockDueLeases = (trx: Database, limit: number, creatingGraceSeconds
     .where((eb) =>
       eb.or([
         eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", sql<Date>`now()`)]),
-        eb.and([eb("l.state", "=", "creating"), eb("l.created_at", "<", sql<Date>`now() - make_interval(secs => ${creatingGraceSeconds})`)]),
+        eb.and([
+          eb("l.state", "=", "creating"),
+          eb("l.created_at", "<", sql<Date>`now() - make_interval(secs => ${creatingGraceSeconds})`),
+        ]),
         eb("l.state", "=", "revoking"),
         eb.and([
           eb("l.state", "=", "active"),
@@ -179,10 +207,21 @@ export const claimLockedLeases = (trx: Database, ids: string[], token: string, c
 
 /** The credential is gone: drop the row, but only if this caller still holds the claim. */
 export const deleteClaimedLease = (db: Database, id: string, token: string) =>
-  db.deleteFrom("dynamic_secret_leases").where("id", "=", id).where("claim_token", "=", token).returning(LEASE_COLUMNS).executeTakeFirst();
+  db
+    .deleteFrom("dynamic_secret_leases")
+    .where("id", "=", id)
+    .where("claim_token", "=", token)
+    .returning(LEASE_COLUMNS)
+    .executeTakeFirst();
 
 /** A failed revocation: visible in status, retried after `retrySeconds` by whichever instance comes first. */
-export const recordFailedRevocation = (db: Database, id: string, token: string, details: string, retrySeconds: number) =>
+export const recordFailedRevocation = (
+  db: Database,
+  id: string,
+  token: string,
+  details: string,
+  retrySeconds: number,
+) =>
   db
     .updateTable("dynamic_secret_leases")
     .set({
@@ -203,7 +242,12 @@ export const recordFailedRevocation = (db: Database, id: string, token: string, 
 export const releaseRenewal = (db: Database, id: string, token: string, expireAt?: Date) =>
   db
     .updateTable("dynamic_secret_leases")
-    .set({ claimed_until: null, claim_token: null, ...(expireAt ? { expire_at: expireAt } : {}), updated_at: sql<Date>`now()` })
+    .set({
+      claimed_until: null,
+      claim_token: null,
+      ...(expireAt ? { expire_at: expireAt } : {}),
+      updated_at: sql<Date>`now()`,
+    })
     .where("id", "=", id)
     .where("claim_token", "=", token)
     .returning(LEASE_COLUMNS)
@@ -213,8 +257,14 @@ export const releaseRenewal = (db: Database, id: string, token: string, expireAt
 export const markCreationFailed = (db: Database, id: string, details: string) =>
   db
     .updateTable("dynamic_secret_leases")
-    .set({ state: "revoking", status: FAILED_DELETION_STATUS, status_details: details.slice(0, 255), updated_at: sql<Date>`now()` })
+    .set({
+      state: "revoking",
+      status: FAILED_DELETION_STATUS,
+      status_details: details.slice(0, 255),
+      updated_at: sql<Date>`now()`,
+    })
     .where("id", "=", id)
     .execute();
 
-export const deleteLeaseById = (db: Database, id: string) => db.deleteFrom("dynamic_secret_leases").where("id", "=", id).execute();
+export const deleteLeaseById = (db: Database, id: string) =>
+  db.deleteFrom("dynamic_secret_leases").where("id", "=", id).execute();

@@ -4,7 +4,12 @@ import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUuid } from "../../db/errors";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
-import { DELETING_STATUS, findDynamicSecretById, findEncryptedInputs, type DynamicSecretRow } from "./dynamic-secret.repository";
+import {
+  DELETING_STATUS,
+  findDynamicSecretById,
+  findEncryptedInputs,
+  type DynamicSecretRow,
+} from "./dynamic-secret.repository";
 import { permissionObjectOf, toDynamicSecretDto, toLeaseDto } from "./dynamic-secret.dto";
 import {
   decryptInputs,
@@ -48,7 +53,12 @@ const loadInputs = async (ctx: RequestContext, secret: DynamicSecretRow) => {
 const secretForLeasing = async (ctx: RequestContext, name: string, scope: Scope) => {
   const { project, ability } = await projectAccess(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
-  const secret = await requireDynamicSecret(ctx, folder.id, name, `Dynamic secret with name '${name}' in folder with path '${scope.path}' not found`);
+  const secret = await requireDynamicSecret(
+    ctx,
+    folder.id,
+    name,
+    `Dynamic secret with name '${name}' in folder with path '${scope.path}' not found`,
+  );
   assertCan(ability, "lease", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
   return secret;
 };
@@ -58,14 +68,24 @@ const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) 
   const { project, ability } = await projectAccess(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
   const lease = isUuid(leaseId) ? await findLease(ctx.deps.db, leaseId) : undefined;
-  const secret = lease && lease.folder_id === folder.id && lease.state !== "creating" ? await findDynamicSecretById(ctx.deps.db, lease.dynamic_secret_id) : undefined;
+  const secret =
+    lease && lease.folder_id === folder.id && lease.state !== "creating"
+      ? await findDynamicSecretById(ctx.deps.db, lease.dynamic_secret_id)
+      : undefined;
   if (!lease || !secret) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
   assertCan(ability, "lease", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
   return { lease, secret };
 };
 
 /** Take back whatever a failed creation may have made; if that fails too, the job retries it. */
-const undoCreation = async (ctx: RequestContext, provider: Provider<unknown>, inputs: unknown, leaseId: string, username: string, reason: string) => {
+const undoCreation = async (
+  ctx: RequestContext,
+  provider: Provider<unknown>,
+  inputs: unknown,
+  leaseId: string,
+  username: string,
+  reason: string,
+) => {
   try {
     await provider.revoke(inputs, username, providerContext(ctx.deps));
     await deleteLeaseById(ctx.deps.db, leaseId);
@@ -98,7 +118,11 @@ export const createLease = async (
 
   const { provider, inputs } = await loadInputs(ctx, secret);
   const leaseId = randomUUID();
-  const username = renderUsername(secret.username_template, leaseEntityName(secret.entity_prefix, leaseId), ctx.actor.identityName);
+  const username = renderUsername(
+    secret.username_template,
+    leaseEntityName(secret.entity_prefix, leaseId),
+    ctx.actor.identityName,
+  );
   if (username.length > provider.maxUsernameLength) {
     throw new BadRequestError(`The generated username is longer than ${provider.maxUsernameLength} characters`);
   }
@@ -106,7 +130,13 @@ export const createLease = async (
   const notFound = `Dynamic secret with name '${body.dynamicSecretName}' in folder with path '${body.path}' not found`;
   const intent = await insertLeaseIntent(
     ctx.deps.db,
-    { id: leaseId, dynamic_secret_id: secret.id, external_entity_id: username, expire_at: expireAt, config: body.config },
+    {
+      id: leaseId,
+      dynamic_secret_id: secret.id,
+      external_entity_id: username,
+      expire_at: expireAt,
+      config: body.config,
+    },
     maxLeases,
   ).catch((error: unknown) => {
     throw isForeignKeyViolation(error) ? new NotFoundError(notFound) : error;
@@ -127,7 +157,14 @@ export const createLease = async (
   failpoint(ctx.deps.env, "lease-after-provider");
   const lease = await activateLease(ctx.deps.db, leaseId);
   if (!lease) {
-    await undoCreation(ctx, provider, inputs, leaseId, username, "The lease was abandoned before its credential was handed out");
+    await undoCreation(
+      ctx,
+      provider,
+      inputs,
+      leaseId,
+      username,
+      "The lease was abandoned before its credential was handed out",
+    );
     throw new BadRequestError("The lease was abandoned before its credential was ready; please try again");
   }
   return { lease: toLeaseDto(lease), dynamicSecret: toDynamicSecretDto(secret), data: created.data };
@@ -151,7 +188,9 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
   const { lease, secret } = await leaseInScope(ctx, leaseId, body);
   const expireAt = new Date(new Date(lease.expire_at).getTime() + parseDuration(body.ttl || secret.default_ttl)!);
   if (secret.max_ttl && expireAt.getTime() > new Date(lease.created_at).getTime() + parseDuration(secret.max_ttl)!) {
-    throw new BadRequestError("The requested renewal would exceed the maximum allowed lease duration. Please choose a shorter TTL");
+    throw new BadRequestError(
+      "The requested renewal would exceed the maximum allowed lease duration. Please choose a shorter TTL",
+    );
   }
   const { provider, inputs } = await loadInputs(ctx, secret);
   const token = randomUUID();

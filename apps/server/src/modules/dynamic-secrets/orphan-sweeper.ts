@@ -40,7 +40,13 @@ export const sweepOrphanCredentials = async (deps: AppDeps) => {
         removed += 1;
       }
     } catch (error) {
-      deps.logger.warn({ dynamicSecretId: secret.id, reason: redactSecrets(error instanceof Error ? error.message : String(error), secrets) }, "orphan sweep skipped a target");
+      deps.logger.warn(
+        {
+          dynamicSecretId: secret.id,
+          reason: redactSecrets(error instanceof Error ? error.message : String(error), secrets),
+        },
+        "orphan sweep skipped a target",
+      );
     }
   }
   return removed;

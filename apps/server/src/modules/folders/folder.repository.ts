@@ -16,7 +16,11 @@ export const FOLDER_COLUMNS = [
 
 /** Every environment has a root folder named `root` (path "/"). */
 export const insertRootFolder = (db: Database, envId: string) =>
-  db.insertInto("secret_folders").values({ env_id: envId, parent_id: null, name: "root" }).returning("id").executeTakeFirstOrThrow();
+  db
+    .insertInto("secret_folders")
+    .values({ env_id: envId, parent_id: null, name: "root" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
 
 /** "/a/b/" -> ["a", "b"]; "/" -> []. */
 export const pathSegments = (path: string) => path.split("/").filter((segment) => segment.length > 0);
@@ -33,7 +37,12 @@ export const findEnvironmentBySlug = (db: Database, projectId: string, slug: str
     .executeTakeFirst();
 
 export const findRootFolder = (db: Database, envId: string) =>
-  db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("env_id", "=", envId).where("parent_id", "is", null).executeTakeFirst();
+  db
+    .selectFrom("secret_folders")
+    .select(FOLDER_COLUMNS)
+    .where("env_id", "=", envId)
+    .where("parent_id", "is", null)
+    .executeTakeFirst();
 
 export const findChildFolder = (db: Database, parentId: string, by: { name: string } | { id: string }) =>
   db
@@ -69,14 +78,22 @@ export const findFolderByPath = async (db: Database, projectId: string, environm
 export const findFolderInEnv = async (db: Database, rootId: string, path: string) => {
   let folderId = rootId;
   for (const name of pathSegments(path)) {
-    const next = await db.selectFrom("secret_folders").select("id").where("parent_id", "=", folderId).where("name", "=", name).executeTakeFirst();
+    const next = await db
+      .selectFrom("secret_folders")
+      .select("id")
+      .where("parent_id", "=", folderId)
+      .where("name", "=", name)
+      .executeTakeFirst();
     if (!next) return undefined;
     folderId = next.id;
   }
   return db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("id", "=", folderId).executeTakeFirst();
 };
 
-export const insertFolder = (db: Database, values: { env_id: string; parent_id: string; name: string; description?: string | null }) =>
+export const insertFolder = (
+  db: Database,
+  values: { env_id: string; parent_id: string; name: string; description?: string | null },
+) =>
   db
     .insertInto("secret_folders")
     .values({ ...values, description: values.description ?? null })
@@ -94,7 +111,11 @@ export const lockFolder = (db: Database, folderId: string) =>
 export const lockEnvironmentForKeyShare = (db: Database, envId: string) =>
   db.selectFrom("environments").select("id").where("id", "=", envId).forKeyShare().executeTakeFirst();
 
-export const updateFolderRow = (db: Database, folderId: string, values: { name: string; description?: string | null }) =>
+export const updateFolderRow = (
+  db: Database,
+  folderId: string,
+  values: { name: string; description?: string | null },
+) =>
   db
     .updateTable("secret_folders")
     .set({
@@ -108,7 +129,8 @@ export const updateFolderRow = (db: Database, folderId: string, values: { name: 
     .executeTakeFirstOrThrow();
 
 /** Children go with it (parent_id cascades), and so do the imports they hold. */
-export const deleteFolderRow = (db: Database, folderId: string) => db.deleteFrom("secret_folders").where("id", "=", folderId).execute();
+export const deleteFolderRow = (db: Database, folderId: string) =>
+  db.deleteFrom("secret_folders").where("id", "=", folderId).execute();
 
 export const listChildFolders = (db: Database, parentId: string, modifiedSince?: Date) =>
   db
@@ -124,7 +146,11 @@ export const listChildFolders = (db: Database, parentId: string, modifiedSince?:
 type DescendantRow = FolderRow & { path: string };
 
 /** Every folder below one, with its full path, in one recursive query. */
-export const listDescendantFolders = async (db: Database, folderId: string, basePath: string): Promise<DescendantRow[]> => {
+export const listDescendantFolders = async (
+  db: Database,
+  folderId: string,
+  basePath: string,
+): Promise<DescendantRow[]> => {
   const prefix = basePath === "/" ? "" : basePath;
   const { rows } = await sql<DescendantRow>`
     with recursive tree as (

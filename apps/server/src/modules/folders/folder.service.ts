@@ -37,7 +37,13 @@ export const folderPathNotFound = (path: string, environment: string) =>
 const NAME_TAKEN = "Folder with specified name already exists";
 
 /** The folder a target names: its path inside the environment, or 404. */
-export const requireFolderAt = async (ctx: RequestContext, projectId: string, environment: string, path: string, db = ctx.deps.db) => {
+export const requireFolderAt = async (
+  ctx: RequestContext,
+  projectId: string,
+  environment: string,
+  path: string,
+  db = ctx.deps.db,
+) => {
   const env = await findEnvironmentBySlug(db, projectId, environment);
   const root = env ? await findRootFolder(db, env.id) : undefined;
   const folder = root ? await findFolderInEnv(db, root.id, path) : undefined;
@@ -46,12 +52,16 @@ export const requireFolderAt = async (ctx: RequestContext, projectId: string, en
 };
 
 /** Idempotent, as in the reference: missing parents are created, an existing folder is returned. */
-export const createFolder = async (ctx: RequestContext, body: FolderTarget & { name: string; description?: string | null }) => {
+export const createFolder = async (
+  ctx: RequestContext,
+  body: FolderTarget & { name: string; description?: string | null },
+) => {
   const projectId = projectIdOf(body);
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId, SECRET_MANAGER);
   assertCan(ability, "create", "secret-folders", { environment: body.environment, secretPath: body.path });
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
-  if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
+  if (!env)
+    throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
   try {
     const folder = await ctx.deps.db.transaction().execute(async (trx) => {
       // The environment first, as deleting it does (then its folders): otherwise the two deadlock.
@@ -62,11 +72,18 @@ export const createFolder = async (ctx: RequestContext, body: FolderTarget & { n
       await lockFolder(trx, root.id);
       let parent: FolderRow = root;
       for (const name of pathSegments(body.path)) {
-        parent = (await findChildFolder(trx, parent.id, { name })) ?? (await insertFolder(trx, { env_id: env.id, parent_id: parent.id, name }));
+        parent =
+          (await findChildFolder(trx, parent.id, { name })) ??
+          (await insertFolder(trx, { env_id: env.id, parent_id: parent.id, name }));
       }
       const existing = await findChildFolder(trx, parent.id, { name: body.name });
       if (existing) return existing;
-      return insertFolder(trx, { env_id: env.id, parent_id: parent.id, name: body.name, description: body.description });
+      return insertFolder(trx, {
+        env_id: env.id,
+        parent_id: parent.id,
+        name: body.name,
+        description: body.description,
+      });
     });
     return toFolderDto(folder);
   } catch (error) {
@@ -76,7 +93,10 @@ export const createFolder = async (ctx: RequestContext, body: FolderTarget & { n
 };
 
 /** "Folder list is allowed to be read by anyone" in the project: membership is enough. */
-export const listFolders = async (ctx: RequestContext, query: FolderTarget & { recursive?: boolean; lastSecretModified?: string }) => {
+export const listFolders = async (
+  ctx: RequestContext,
+  query: FolderTarget & { recursive?: boolean; lastSecretModified?: string },
+) => {
   const { project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(query), SECRET_MANAGER);
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, query.environment);
   if (!env) throw new NotFoundError(`Environment with slug '${query.environment}' not found`);
@@ -110,7 +130,8 @@ export const getFolderById = async (ctx: RequestContext, id: string) => {
 
 /** The folder named by id (or, for older clients, by name) directly under a parent. */
 const findTarget = async (db: RequestContext["deps"]["db"], parentId: string, idOrName: string) =>
-  (await findChildFolder(db, parentId, { name: idOrName })) ?? (isUuid(idOrName) ? await findChildFolder(db, parentId, { id: idOrName }) : undefined);
+  (await findChildFolder(db, parentId, { name: idOrName })) ??
+  (isUuid(idOrName) ? await findChildFolder(db, parentId, { id: idOrName }) : undefined);
 
 /** Rename or re-describe a folder; `path` is its parent's path. */
 export const updateFolder = async (
@@ -126,7 +147,8 @@ export const updateFolder = async (
       await lockFolder(trx, parent.id);
       const folder = await findTarget(trx, parent.id, folderId);
       if (!folder) throw new NotFoundError(`Folder with ID '${folderId}' not found`);
-      if (body.name !== folder.name && (await findChildFolder(trx, parent.id, { name: body.name }))) throw new BadRequestError(NAME_TAKEN);
+      if (body.name !== folder.name && (await findChildFolder(trx, parent.id, { name: body.name })))
+        throw new BadRequestError(NAME_TAKEN);
       return updateFolderRow(trx, folder.id, { name: body.name, description: body.description });
     });
     return toFolderDto(updated);

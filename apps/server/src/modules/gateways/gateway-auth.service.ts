@@ -46,7 +46,11 @@ export const mintEnrollmentToken = async (ctx: RequestContext, gatewayId: string
       throw new BadRequestError(`Gateway is not configured for token authentication (current method: ${method})`);
     }
     await deleteUnusedEnrollmentTokens(trx, gateway.id);
-    return insertEnrollmentToken(trx, { gateway_id: gateway.id, token_hash: hashToken(token), ttlSeconds: GATEWAY_ENROLLMENT_TOKEN_TTL });
+    return insertEnrollmentToken(trx, {
+      gateway_id: gateway.id,
+      token_hash: hashToken(token),
+      ttlSeconds: GATEWAY_ENROLLMENT_TOKEN_TTL,
+    });
   });
   return { token, expiresAt: toIso(row.expires_at), ttl: GATEWAY_ENROLLMENT_TOKEN_TTL };
 };
@@ -56,7 +60,9 @@ export const revokeGatewayAccess = async (ctx: RequestContext, gatewayId: string
   const gateway = await requireGateway(ctx, gatewayId);
   const method = gateway.auth_method;
   if (method === "identity") {
-    throw new BadRequestError("Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.");
+    throw new BadRequestError(
+      "Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.",
+    );
   }
   const deletedTokenCount = await ctx.deps.db.transaction().execute(async (trx) => {
     // The gateway row first, as deleting the gateway does (then its tokens): otherwise the two deadlock.
@@ -109,8 +115,10 @@ const loginWithAws = async (ctx: PublicContext, gatewayId: string) => {
   throw new BadRequestError("AWS gateway login is not available on this server");
 };
 
-export const loginGateway = (ctx: PublicContext, body: { method: "token"; token: string } | { method: "aws"; gatewayId: string }) =>
-  body.method === "token" ? loginWithToken(ctx, body.token) : loginWithAws(ctx, body.gatewayId);
+export const loginGateway = (
+  ctx: PublicContext,
+  body: { method: "token"; token: string } | { method: "aws"; gatewayId: string },
+) => (body.method === "token" ? loginWithToken(ctx, body.token) : loginWithAws(ctx, body.gatewayId));
 
 /** The gateway behind a heartbeat; `tokenVersion` is null when a linked identity's token was used. */
 export type GatewayCaller = { gatewayId: string; orgId: string; tokenVersion: number | null };
@@ -119,7 +127,11 @@ export type GatewayCaller = { gatewayId: string; orgId: string; tokenVersion: nu
  * Resolve a bearer header to a gateway: a gateway access token of the current generation, or the
  * access token of the identity an identity-linked gateway runs as.
  */
-export const authenticateGateway = async (deps: AppDeps, authorization: string | undefined, clientIp: string): Promise<GatewayCaller> => {
+export const authenticateGateway = async (
+  deps: AppDeps,
+  authorization: string | undefined,
+  clientIp: string,
+): Promise<GatewayCaller> => {
   if (!authorization) throw new UnauthorizedError("Token missing");
   const bearer = authorization.slice(7).trim();
   if (bearer.startsWith(`${ACCESS_TOKEN_PREFIX}_`)) {
@@ -135,7 +147,12 @@ export const authenticateGateway = async (deps: AppDeps, authorization: string |
 
 /** Liveness: the gateway is healthy until `heartbeatTTL` seconds after this heartbeat. */
 export const recordGatewayHeartbeat = async (deps: AppDeps, caller: GatewayCaller, body: { heartbeatTTL?: number }) => {
-  const result = await recordHeartbeat(deps.db, caller.gatewayId, body.heartbeatTTL ?? DEFAULT_GATEWAY_HEARTBEAT_TTL, caller.tokenVersion);
+  const result = await recordHeartbeat(
+    deps.db,
+    caller.gatewayId,
+    body.heartbeatTTL ?? DEFAULT_GATEWAY_HEARTBEAT_TTL,
+    caller.tokenVersion,
+  );
   // Revoked between authentication and the write: the heartbeat must not count.
   if (Number(result.numUpdatedRows) === 0) throw new UnauthorizedError(INVALID_ACCESS_TOKEN);
   return { message: "Successfully triggered heartbeat" };

@@ -3,7 +3,10 @@ import type { Database } from "../../db/database";
 
 /** Enrolment tokens and gateway access tokens: stored as hashes only, looked up by hash. */
 
-export const insertEnrollmentToken = (db: Database, values: { gateway_id: string; token_hash: Buffer; ttlSeconds: number }) =>
+export const insertEnrollmentToken = (
+  db: Database,
+  values: { gateway_id: string; token_hash: Buffer; ttlSeconds: number },
+) =>
   db
     .insertInto("gateway_enrollment_tokens")
     .values({
@@ -45,8 +48,10 @@ export const findEnrollmentTokenState = (db: Database, tokenHash: Buffer) =>
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
 
-export const insertAccessToken = (db: Database, values: { gateway_id: string; token_hash: Buffer; token_version: number }) =>
-  db.insertInto("gateway_access_tokens").values(values).execute();
+export const insertAccessToken = (
+  db: Database,
+  values: { gateway_id: string; token_hash: Buffer; token_version: number },
+) => db.insertInto("gateway_access_tokens").values(values).execute();
 
 export const deleteAccessTokens = async (db: Database, gatewayId: string) => {
   const result = await db.deleteFrom("gateway_access_tokens").where("gateway_id", "=", gatewayId).executeTakeFirst();
@@ -57,7 +62,9 @@ export const deleteAccessTokens = async (db: Database, gatewayId: string) => {
 export const findGatewayByAccessToken = (db: Database, tokenHash: Buffer) =>
   db
     .selectFrom("gateway_access_tokens as t")
-    .innerJoin("gateways as g", (join) => join.onRef("g.id", "=", "t.gateway_id").onRef("g.token_version", "=", "t.token_version"))
+    .innerJoin("gateways as g", (join) =>
+      join.onRef("g.id", "=", "t.gateway_id").onRef("g.token_version", "=", "t.token_version"),
+    )
     .select(["g.id", "g.org_id", "g.token_version"])
     .where("t.token_hash", "=", tokenHash)
     .executeTakeFirst();

@@ -75,7 +75,12 @@ export const updateGatewayRow = (
   db: Database,
   gatewayId: string,
   values: { name?: string; auth_method?: GatewayAuthMethod },
-) => db.updateTable("gateways").set({ ...values, updated_at: new Date() }).where("id", "=", gatewayId).execute();
+) =>
+  db
+    .updateTable("gateways")
+    .set({ ...values, updated_at: new Date() })
+    .where("id", "=", gatewayId)
+    .execute();
 
 export const deleteGatewayRow = (db: Database, gatewayId: string) =>
   db.deleteFrom("gateways").where("id", "=", gatewayId).execute();
@@ -108,7 +113,10 @@ export const bumpTokenVersion = (db: Database, gatewayId: string, method?: Gatew
 
 /** A heartbeat counts only for the token generation that sent it, so it never revives a revoked gateway. */
 export const recordHeartbeat = (db: Database, gatewayId: string, ttl: number, tokenVersion: number | null) => {
-  let query = db.updateTable("gateways").set({ heartbeat: sql`now()`, heartbeat_ttl: ttl }).where("id", "=", gatewayId);
+  let query = db
+    .updateTable("gateways")
+    .set({ heartbeat: sql`now()`, heartbeat_ttl: ttl })
+    .where("id", "=", gatewayId);
   if (tokenVersion !== null) query = query.where("token_version", "=", tokenVersion);
   return query.executeTakeFirst();
 };

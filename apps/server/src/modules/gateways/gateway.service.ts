@@ -43,11 +43,15 @@ const toAwsValues = (input: Extract<GatewayAuthMethodInput, { method: "aws" }>):
 
 const uniqueViolationMessage = (error: unknown, name: string, identityId?: string) => {
   if (isUniqueViolation(error, "gateways_org_name_key")) return `Gateway with name "${name}" already exists`;
-  if (isUniqueViolation(error, "gateways_identity_id_key")) return `Identity with ID ${identityId} is already linked to a gateway`;
+  if (isUniqueViolation(error, "gateways_identity_id_key"))
+    return `Identity with ID ${identityId} is already linked to a gateway`;
   return undefined;
 };
 
-export const createGateway = async (ctx: RequestContext, body: { name: string; authMethod: GatewayAuthMethodInput }) => {
+export const createGateway = async (
+  ctx: RequestContext,
+  body: { name: string; authMethod: GatewayAuthMethodInput },
+) => {
   assertCan(orgAbilityOf(ctx.actor), "create-gateways", "gateway");
   const { authMethod } = body;
   const identityId = authMethod.method === "identity" ? (await requireIdentity(ctx, authMethod.identityId)).id : null;
@@ -103,7 +107,9 @@ export const updateGateway = async (
     );
   }
   if (next?.method === "identity") {
-    throw new BadRequestError("A gateway cannot be switched to identity auth. Create a new gateway linked to the identity instead.");
+    throw new BadRequestError(
+      "A gateway cannot be switched to identity auth. Create a new gateway linked to the identity instead.",
+    );
   }
   if (body.name === undefined && !next) return loadGatewayDto(ctx.deps.db, ctx.actor.orgId, gatewayId);
   try {

@@ -33,9 +33,11 @@ export const gatewaysRouter = (deps: AppDeps) =>
     create: async ({ body, req, res }) => ok(await createGateway(contextOf(deps, req, res), body)),
     list: async ({ req, res }) => ok(await listGateways(contextOf(deps, req, res))),
     get: async ({ params, req, res }) => ok(await getGateway(contextOf(deps, req, res), params.gatewayId)),
-    update: async ({ params, body, req, res }) => ok(await updateGateway(contextOf(deps, req, res), params.gatewayId, body)),
+    update: async ({ params, body, req, res }) =>
+      ok(await updateGateway(contextOf(deps, req, res), params.gatewayId, body)),
     delete: async ({ params, req, res }) => ok(await deleteGateway(contextOf(deps, req, res), params.gatewayId)),
-    mintEnrollmentToken: async ({ params, req, res }) => ok(await mintEnrollmentToken(contextOf(deps, req, res), params.gatewayId)),
+    mintEnrollmentToken: async ({ params, req, res }) =>
+      ok(await mintEnrollmentToken(contextOf(deps, req, res), params.gatewayId)),
     revoke: async ({ params, req, res }) => ok(await revokeGatewayAccess(contextOf(deps, req, res), params.gatewayId)),
     login: async ({ body, req, res }) => ok(await loginGateway(publicContextOf(deps, req, res), body)),
     heartbeat: {

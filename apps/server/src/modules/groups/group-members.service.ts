@@ -26,7 +26,8 @@ type MembersQuery = { offset: number; limit: number; search?: string; filter?: "
 const requireEditableGroup = async (ctx: RequestContext, groupId: string, action: string) => {
   assertCan(orgAbilityOf(ctx.actor), "edit", "groups");
   const group = await requireGroup(ctx, groupId);
-  if (!orgRoleCovers(ctx.actor.orgRole, group.role)) throw new ForbiddenError(`Failed to ${action} more privileged group`);
+  if (!orgRoleCovers(ctx.actor.orgRole, group.role))
+    throw new ForbiddenError(`Failed to ${action} more privileged group`);
   return group;
 };
 
@@ -37,18 +38,30 @@ const requireOrgUser = async (ctx: RequestContext, username: string) => {
 };
 
 /** Every change of who is in a group reaches the projects the group belongs to. */
-const inTransaction = (ctx: RequestContext, group: GroupRow, change: (trx: RequestContext["deps"]["db"]) => Promise<boolean | void>) =>
+const inTransaction = (
+  ctx: RequestContext,
+  group: GroupRow,
+  change: (trx: RequestContext["deps"]["db"]) => Promise<boolean | void>,
+) =>
   ctx.deps.db.transaction().execute(async (trx) => {
     await bumpPermissionVersionForGroup(trx, group.id);
     return change(trx);
   });
 
-export const listGroupUserMembers = async (ctx: RequestContext, groupId: string, query: MembersQuery & { username?: string }) => {
+export const listGroupUserMembers = async (
+  ctx: RequestContext,
+  groupId: string,
+  query: MembersQuery & { username?: string },
+) => {
   assertCan(orgAbilityOf(ctx.actor), "read", "groups");
   const group = await requireGroup(ctx, groupId);
   const { rows, totalCount } = await listGroupUsers(ctx.deps.db, ctx.actor.orgId, group.id, query);
   return {
-    users: rows.map((row) => ({ ...toGroupUserDto(row), isPartOfGroup: row.member_id !== null, joinedGroupAt: toIso(row.joined_at) })),
+    users: rows.map((row) => ({
+      ...toGroupUserDto(row),
+      isPartOfGroup: row.member_id !== null,
+      joinedGroupAt: toIso(row.joined_at),
+    })),
     totalCount,
   };
 };
@@ -58,7 +71,12 @@ export const listGroupIdentityMembers = async (ctx: RequestContext, groupId: str
   const group = await requireGroup(ctx, groupId);
   const { rows, totalCount } = await listGroupIdentities(ctx.deps.db, ctx.actor.orgId, group.id, query);
   return {
-    machineIdentities: rows.map((row) => ({ id: row.id, name: row.name, isPartOfGroup: row.member_id !== null, joinedGroupAt: toIso(row.joined_at) })),
+    machineIdentities: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      isPartOfGroup: row.member_id !== null,
+      joinedGroupAt: toIso(row.joined_at),
+    })),
     totalCount,
   };
 };
@@ -71,7 +89,8 @@ export const addUserToGroup = async (ctx: RequestContext, groupId: string, usern
       await insertUserMember(trx, group.id, user.id);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new BadRequestError(`User with username ${username} is already part of the group`);
+    if (isUniqueViolation(error))
+      throw new BadRequestError(`User with username ${username} is already part of the group`);
     throw error;
   }
   return toGroupUserDto(user);
@@ -95,7 +114,8 @@ export const addIdentityToGroup = async (ctx: RequestContext, groupId: string, i
       await insertIdentityMember(trx, group.id, identity.id);
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new BadRequestError(`Identity with ID ${identityId} is already part of the group`);
+    if (isUniqueViolation(error))
+      throw new BadRequestError(`Identity with ID ${identityId} is already part of the group`);
     throw error;
   }
   return { id: identity.id };

@@ -15,7 +15,13 @@ export const toGroupDto = (row: GroupRow): Group => ({
   updatedAt: toIso(row.updated_at),
 });
 
-export const toGroupUserDto = (row: { id: string; username: string; email: string; first_name: string; last_name: string }) => ({
+export const toGroupUserDto = (row: {
+  id: string;
+  username: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+}) => ({
   id: row.id,
   username: row.username,
   email: row.email,
@@ -35,7 +41,13 @@ export const toProjectGroupMembershipDto = (row: ProjectGroupMembershipRow, role
   group: { id: row.group_id, name: row.name, slug: row.slug },
 });
 
-export const toGroupMembershipRowDto = (row: { id: string; group_id: string; project_id: string; created_at: Date | string; updated_at: Date | string }) => ({
+export const toGroupMembershipRowDto = (row: {
+  id: string;
+  group_id: string;
+  project_id: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}) => ({
   id: row.id,
   groupId: row.group_id,
   projectId: row.project_id,

@@ -3,7 +3,12 @@ import type { Database } from "../../db/database";
 export const GROUP_COLUMNS = ["id", "org_id", "name", "slug", "role", "created_at", "updated_at"] as const;
 
 export const findGroupInOrg = (db: Database, orgId: string, groupId: string) =>
-  db.selectFrom("groups").select(GROUP_COLUMNS).where("org_id", "=", orgId).where("id", "=", groupId).executeTakeFirst();
+  db
+    .selectFrom("groups")
+    .select(GROUP_COLUMNS)
+    .where("org_id", "=", orgId)
+    .where("id", "=", groupId)
+    .executeTakeFirst();
 
 export type GroupRow = NonNullable<Awaited<ReturnType<typeof findGroupInOrg>>>;
 
@@ -24,7 +29,11 @@ export const listGroups = (db: Database, orgId: string) =>
 export const insertGroup = (db: Database, values: { org_id: string; name: string; slug: string; role: string }) =>
   db.insertInto("groups").values(values).returning(GROUP_COLUMNS).executeTakeFirstOrThrow();
 
-export const updateGroupRow = (db: Database, groupId: string, values: { name?: string; slug?: string; role?: string }) =>
+export const updateGroupRow = (
+  db: Database,
+  groupId: string,
+  values: { name?: string; slug?: string; role?: string },
+) =>
   db
     .updateTable("groups")
     .set({ ...values, updated_at: new Date() })
@@ -32,18 +41,26 @@ export const updateGroupRow = (db: Database, groupId: string, values: { name?: s
     .returning(GROUP_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const deleteGroupRow = (db: Database, groupId: string) => db.deleteFrom("groups").where("id", "=", groupId).execute();
+export const deleteGroupRow = (db: Database, groupId: string) =>
+  db.deleteFrom("groups").where("id", "=", groupId).execute();
 
 type MemberFilter = { offset: number; limit: number; search?: string; filter?: "existingMembers" | "nonMembers" };
 
 const like = (value: string) => `%${value.replace(/[\\%_]/g, "\\$&")}%`;
 
 /** The organization's users, each with whether (and since when) it belongs to the group. */
-export const listGroupUsers = async (db: Database, orgId: string, groupId: string, query: MemberFilter & { username?: string }) => {
+export const listGroupUsers = async (
+  db: Database,
+  orgId: string,
+  groupId: string,
+  query: MemberFilter & { username?: string },
+) => {
   const base = db
     .selectFrom("org_user_memberships as om")
     .innerJoin("users as u", "u.id", "om.user_id")
-    .leftJoin("group_user_members as gm", (join) => join.onRef("gm.user_id", "=", "u.id").on("gm.group_id", "=", groupId))
+    .leftJoin("group_user_members as gm", (join) =>
+      join.onRef("gm.user_id", "=", "u.id").on("gm.group_id", "=", groupId),
+    )
     .where("om.org_id", "=", orgId)
     .$if(query.username !== undefined, (qb) => qb.where("u.username", "=", query.username!))
     .$if(query.search !== undefined && query.search.length > 0, (qb) =>
@@ -60,7 +77,15 @@ export const listGroupUsers = async (db: Database, orgId: string, groupId: strin
     .$if(query.filter === "nonMembers", (qb) => qb.where("gm.id", "is", null));
   const [rows, count] = await Promise.all([
     base
-      .select(["u.id", "u.username", "u.email", "u.first_name", "u.last_name", "gm.id as member_id", "gm.created_at as joined_at"])
+      .select([
+        "u.id",
+        "u.username",
+        "u.email",
+        "u.first_name",
+        "u.last_name",
+        "gm.id as member_id",
+        "gm.created_at as joined_at",
+      ])
       .orderBy("u.username")
       .offset(query.offset)
       .limit(query.limit)
@@ -74,10 +99,14 @@ export const listGroupUsers = async (db: Database, orgId: string, groupId: strin
 export const listGroupIdentities = async (db: Database, orgId: string, groupId: string, query: MemberFilter) => {
   const base = db
     .selectFrom("identities as i")
-    .leftJoin("group_identity_members as gm", (join) => join.onRef("gm.identity_id", "=", "i.id").on("gm.group_id", "=", groupId))
+    .leftJoin("group_identity_members as gm", (join) =>
+      join.onRef("gm.identity_id", "=", "i.id").on("gm.group_id", "=", groupId),
+    )
     .where("i.org_id", "=", orgId)
     .where("i.project_id", "is", null)
-    .$if(query.search !== undefined && query.search.length > 0, (qb) => qb.where("i.name", "ilike", like(query.search!)))
+    .$if(query.search !== undefined && query.search.length > 0, (qb) =>
+      qb.where("i.name", "ilike", like(query.search!)),
+    )
     .$if(query.filter === "existingMembers", (qb) => qb.where("gm.id", "is not", null))
     .$if(query.filter === "nonMembers", (qb) => qb.where("gm.id", "is", null));
   const [rows, count] = await Promise.all([
@@ -117,11 +146,22 @@ export const insertUserMember = (db: Database, groupId: string, userId: string) 
   db.insertInto("group_user_members").values({ group_id: groupId, user_id: userId }).execute();
 
 export const deleteUserMember = async (db: Database, groupId: string, userId: string) =>
-  (await db.deleteFrom("group_user_members").where("group_id", "=", groupId).where("user_id", "=", userId).executeTakeFirst()).numDeletedRows > 0n;
+  (
+    await db
+      .deleteFrom("group_user_members")
+      .where("group_id", "=", groupId)
+      .where("user_id", "=", userId)
+      .executeTakeFirst()
+  ).numDeletedRows > 0n;
 
 export const insertIdentityMember = (db: Database, groupId: string, identityId: string) =>
   db.insertInto("group_identity_members").values({ group_id: groupId, identity_id: identityId }).execute();
 
 export const deleteIdentityMember = async (db: Database, groupId: string, identityId: string) =>
-  (await db.deleteFrom("group_identity_members").where("group_id", "=", groupId).where("identity_id", "=", identityId).executeTakeFirst())
-    .numDeletedRows > 0n;
+  (
+    await db
+      .deleteFrom("group_identity_members")
+      .where("group_id", "=", groupId)
+      .where("identity_id", "=", identityId)
+      .executeTakeFirst()
+  ).numDeletedRows > 0n;

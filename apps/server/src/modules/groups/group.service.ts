@@ -7,10 +7,22 @@ import { orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersionForGroup } from "../authz/permission-version";
 import { toGroupDto } from "./group.dto";
-import { deleteGroupRow, findGroupByName, findGroupInOrg, insertGroup, listGroups, updateGroupRow, type GroupRow } from "./group.repository";
+import {
+  deleteGroupRow,
+  findGroupByName,
+  findGroupInOrg,
+  insertGroup,
+  listGroups,
+  updateGroupRow,
+  type GroupRow,
+} from "./group.repository";
 
 /** An org group of the caller's organization; another organization's group is not found. */
-export const requireGroup = async (ctx: RequestContext, groupId: string, message = `Failed to find group with ID ${groupId}`): Promise<GroupRow> => {
+export const requireGroup = async (
+  ctx: RequestContext,
+  groupId: string,
+  message = `Failed to find group with ID ${groupId}`,
+): Promise<GroupRow> => {
   const group = isUuid(groupId) ? await findGroupInOrg(ctx.deps.db, ctx.actor.orgId, groupId) : undefined;
   if (!group) throw new NotFoundError(message);
   return group;
@@ -32,7 +44,8 @@ const slugFromName = (name: string) => {
   return `${base || "group"}-${randomBytes(4).toString("hex")}`;
 };
 
-const slugTaken = (slug: string) => new BadRequestError(`Failed to create group with slug '${slug}'. Group with the same slug already exists`);
+const slugTaken = (slug: string) =>
+  new BadRequestError(`Failed to create group with slug '${slug}'. Group with the same slug already exists`);
 
 const nameTaken = (action: "create" | "update", name: string) =>
   new BadRequestError(`Failed to ${action} group with name '${name}'. Group with the same name already exists`);
@@ -47,7 +60,9 @@ export const createGroup = async (ctx: RequestContext, body: { name: string; slu
   }
   const slug = body.slug ?? slugFromName(body.name);
   try {
-    return toGroupDto(await insertGroup(ctx.deps.db, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role }));
+    return toGroupDto(
+      await insertGroup(ctx.deps.db, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role }),
+    );
   } catch (error) {
     if (isUniqueViolation(error, NAME_KEY)) throw nameTaken("create", body.name);
     if (isUniqueViolation(error)) throw slugTaken(slug);
@@ -62,10 +77,17 @@ export const listOrgGroups = async (ctx: RequestContext) => {
 
 export const getGroup = async (ctx: RequestContext, groupId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "read", "groups");
-  return { ...toGroupDto(await requireGroup(ctx, groupId, `Cannot find group with ID ${groupId}`)), customRoleSlug: null };
+  return {
+    ...toGroupDto(await requireGroup(ctx, groupId, `Cannot find group with ID ${groupId}`)),
+    customRoleSlug: null,
+  };
 };
 
-export const updateGroup = async (ctx: RequestContext, groupId: string, body: { name?: string; slug?: string; role?: string }) => {
+export const updateGroup = async (
+  ctx: RequestContext,
+  groupId: string,
+  body: { name?: string; slug?: string; role?: string },
+) => {
   assertCan(orgAbilityOf(ctx.actor), "edit", "groups");
   const group = await requireGroup(ctx, groupId);
   if (body.role !== undefined) {

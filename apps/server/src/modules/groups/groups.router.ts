@@ -12,7 +12,13 @@ import {
   removeUserFromGroup,
 } from "./group-members.service";
 import { createGroup, deleteGroup, getGroup, listOrgGroups, updateGroup } from "./group.service";
-import { addGroupToProject, getProjectGroup, listProjectGroups, removeGroupFromProject, updateProjectGroup } from "./project-group.service";
+import {
+  addGroupToProject,
+  getProjectGroup,
+  listProjectGroups,
+  removeGroupFromProject,
+  updateProjectGroup,
+} from "./project-group.service";
 
 const s = initServer();
 
@@ -24,10 +30,14 @@ export const groupsRouter = (deps: AppDeps) =>
     get: async ({ params, req, res }) => ok(await getGroup(contextOf(deps, req, res), params.id)),
     update: async ({ params, body, req, res }) => ok(await updateGroup(contextOf(deps, req, res), params.id, body)),
     delete: async ({ params, req, res }) => ok(await deleteGroup(contextOf(deps, req, res), params.id)),
-    listUsers: async ({ params, query, req, res }) => ok(await listGroupUserMembers(contextOf(deps, req, res), params.id, query)),
-    addUser: async ({ params, req, res }) => ok(await addUserToGroup(contextOf(deps, req, res), params.id, params.username)),
-    removeUser: async ({ params, req, res }) => ok(await removeUserFromGroup(contextOf(deps, req, res), params.id, params.username)),
-    listIdentities: async ({ params, query, req, res }) => ok(await listGroupIdentityMembers(contextOf(deps, req, res), params.id, query)),
+    listUsers: async ({ params, query, req, res }) =>
+      ok(await listGroupUserMembers(contextOf(deps, req, res), params.id, query)),
+    addUser: async ({ params, req, res }) =>
+      ok(await addUserToGroup(contextOf(deps, req, res), params.id, params.username)),
+    removeUser: async ({ params, req, res }) =>
+      ok(await removeUserFromGroup(contextOf(deps, req, res), params.id, params.username)),
+    listIdentities: async ({ params, query, req, res }) =>
+      ok(await listGroupIdentityMembers(contextOf(deps, req, res), params.id, query)),
     addIdentity: async ({ params, req, res }) =>
       ok(await addIdentityToGroup(contextOf(deps, req, res), params.id, params.machineIdentityId)),
     removeIdentity: async ({ params, req, res }) =>
@@ -37,12 +47,22 @@ export const groupsRouter = (deps: AppDeps) =>
 export const projectGroupsRouter = (deps: AppDeps) =>
   s.router(contract.projectGroups, {
     add: async ({ params, body, req, res }) =>
-      ok({ groupMembership: await addGroupToProject(contextOf(deps, req, res), params.projectId, params.groupIdOrName, body) }),
-    list: async ({ params, req, res }) => ok({ groupMemberships: await listProjectGroups(contextOf(deps, req, res), params.projectId) }),
+      ok({
+        groupMembership: await addGroupToProject(
+          contextOf(deps, req, res),
+          params.projectId,
+          params.groupIdOrName,
+          body,
+        ),
+      }),
+    list: async ({ params, req, res }) =>
+      ok({ groupMemberships: await listProjectGroups(contextOf(deps, req, res), params.projectId) }),
     get: async ({ params, req, res }) =>
       ok({ groupMembership: await getProjectGroup(contextOf(deps, req, res), params.projectId, params.groupId) }),
     update: async ({ params, body, req, res }) =>
       ok({ roles: await updateProjectGroup(contextOf(deps, req, res), params.projectId, params.groupId, body.roles) }),
     remove: async ({ params, req, res }) =>
-      ok({ groupMembership: await removeGroupFromProject(contextOf(deps, req, res), params.projectId, params.groupId) }),
+      ok({
+        groupMembership: await removeGroupFromProject(contextOf(deps, req, res), params.projectId, params.groupId),
+      }),
   });

@@ -34,7 +34,8 @@ const requireOrgGroup = async (ctx: RequestContext, idOrName: string) => {
 const requireMembership = async (ctx: RequestContext, permission: ProjectPermission, groupId: string) => {
   const group = await requireOrgGroup(ctx, groupId);
   const membership = await findProjectGroupMembership(ctx.deps.db, permission.project.id, group.id);
-  if (!membership) throw new NotFoundError(`Group with ID ${groupId} is not a member of project with ID ${permission.project.id}`);
+  if (!membership)
+    throw new NotFoundError(`Group with ID ${groupId} is not a member of project with ID ${permission.project.id}`);
   return membership;
 };
 
@@ -47,8 +48,16 @@ export const addGroupToProject = async (
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "create", "groups");
   const group = await requireOrgGroup(ctx, groupIdOrName);
-  const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, body.roles ?? [{ role: body.role, isTemporary: false }]);
-  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), BOUNDARY);
+  const grants = await resolveRoleGrants(
+    ctx.deps.db,
+    permission.project.id,
+    body.roles ?? [{ role: body.role, isTemporary: false }],
+  );
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    BOUNDARY,
+  );
   try {
     const membership = await ctx.deps.db.transaction().execute(async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
@@ -56,7 +65,8 @@ export const addGroupToProject = async (
     });
     return toGroupMembershipRowDto(membership);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new BadRequestError(`Group with ID ${group.id} already exists in project with ID ${permission.project.id}`);
+    if (isUniqueViolation(error))
+      throw new BadRequestError(`Group with ID ${group.id} already exists in project with ID ${permission.project.id}`);
     throw error;
   }
 };
@@ -74,14 +84,22 @@ export const listProjectGroups = async (ctx: RequestContext, projectId: string) 
 };
 
 /** Changing or removing a group's project roles needs the caller to hold what those roles grant now. */
-const assertCurrentRolesWithinActor = async (ctx: RequestContext, permission: ProjectPermission, membershipId: string) => {
+const assertCurrentRolesWithinActor = async (
+  ctx: RequestContext,
+  permission: ProjectPermission,
+  membershipId: string,
+) => {
   const current = await findGroupMembershipRoles(ctx.deps.db, [membershipId]);
   const grants = await resolveRoleGrants(
     ctx.deps.db,
     permission.project.id,
     current.map((r) => ({ role: r.custom_role_slug ?? r.role, isTemporary: false as const })),
   );
-  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to change a more privileged group");
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    "Failed to change a more privileged group",
+  );
 };
 
 export const getProjectGroup = async (ctx: RequestContext, projectId: string, groupId: string) => {
@@ -91,13 +109,22 @@ export const getProjectGroup = async (ctx: RequestContext, projectId: string, gr
   return toProjectGroupMembershipDto(membership, await findGroupMembershipRoles(ctx.deps.db, [membership.id]));
 };
 
-export const updateProjectGroup = async (ctx: RequestContext, projectId: string, groupId: string, roles: RoleAssignmentInput[]) => {
+export const updateProjectGroup = async (
+  ctx: RequestContext,
+  projectId: string,
+  groupId: string,
+  roles: RoleAssignmentInput[],
+) => {
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "edit", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
   await assertCurrentRolesWithinActor(ctx, permission, membership.id);
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
-  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), BOUNDARY);
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    BOUNDARY,
+  );
   await ctx.deps.db.transaction().execute(async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await replaceGroupMembershipRoles(trx, membership.id, grants);

@@ -2,7 +2,10 @@ import type { Identity } from "@keyward/contract";
 import { toIso } from "../../lib/dates";
 import type { IdentityDetailsRow } from "./identity.repository";
 
-export const toIdentityDto = (row: IdentityDetailsRow, activeLockoutAuthMethods: string[] = row.active_lockout_auth_methods): Identity => ({
+export const toIdentityDto = (
+  row: IdentityDetailsRow,
+  activeLockoutAuthMethods: string[] = row.active_lockout_auth_methods,
+): Identity => ({
   id: row.id,
   name: row.name,
   orgId: row.org_id,

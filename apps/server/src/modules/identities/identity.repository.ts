@@ -20,24 +20,34 @@ export const selectIdentityDetails = (db: Database) =>
       "i.has_delete_protection",
       "i.created_at",
       "i.updated_at",
-      sql<string[]>`coalesce((select json_agg(c.method order by c.method) from identity_auth_configs c where c.identity_id = i.id), '[]'::json)`.as(
+      sql<
+        string[]
+      >`coalesce((select json_agg(c.method order by c.method) from identity_auth_configs c where c.identity_id = i.id), '[]'::json)`.as(
         "auth_methods",
       ),
-      sql<string[]>`coalesce((select json_agg(distinct c.method) from identity_auth_lockouts l join identity_auth_configs c on c.id = l.auth_config_id where c.identity_id = i.id and l.locked_until > now()), '[]'::json)`.as(
+      sql<
+        string[]
+      >`coalesce((select json_agg(distinct c.method) from identity_auth_lockouts l join identity_auth_configs c on c.id = l.auth_config_id where c.identity_id = i.id and l.locked_until > now()), '[]'::json)`.as(
         "active_lockout_auth_methods",
       ),
-      sql<{ id: string; key: string; value: string }[]>`coalesce((select json_agg(json_build_object('id', m.id, 'key', m.key, 'value', m.value) order by m.created_at, m.id) from identity_metadata m where m.identity_id = i.id), '[]'::json)`.as(
+      sql<
+        { id: string; key: string; value: string }[]
+      >`coalesce((select json_agg(json_build_object('id', m.id, 'key', m.key, 'value', m.value) order by m.created_at, m.id) from identity_metadata m where m.identity_id = i.id), '[]'::json)`.as(
         "metadata",
       ),
     ]);
 
-export type IdentityDetailsRow = Awaited<ReturnType<ReturnType<typeof selectIdentityDetails>["executeTakeFirstOrThrow"]>>;
+export type IdentityDetailsRow = Awaited<
+  ReturnType<ReturnType<typeof selectIdentityDetails>["executeTakeFirstOrThrow"]>
+>;
 
 export const findIdentityDetails = (db: Database, identityId: string) =>
   selectIdentityDetails(db).where("i.id", "=", identityId).executeTakeFirst();
 
 /** Identities by id (UUIDs only: one malformed id would fail the whole batch), compiled once. */
-const identitiesDetails = compiledOnce((db, ids: string[]) => selectIdentityDetails(db).where(sql<boolean>`i.id = any(${ids}::uuid[])`));
+const identitiesDetails = compiledOnce((db, ids: string[]) =>
+  selectIdentityDetails(db).where(sql<boolean>`i.id = any(${ids}::uuid[])`),
+);
 const identityDetails = batchedLookup(identitiesDetails, (row) => row.id);
 
 /**
@@ -65,7 +75,13 @@ const identityFilter = (f: IdentityFilter) => (eb: ExpressionBuilder<DB & { i: D
 
 export const listIdentityDetails = async (db: Database, filter: IdentityFilter & { offset: number; limit: number }) => {
   const [rows, count] = await Promise.all([
-    selectIdentityDetails(db).where(identityFilter(filter)).orderBy("i.created_at").orderBy("i.id").offset(filter.offset).limit(filter.limit).execute(),
+    selectIdentityDetails(db)
+      .where(identityFilter(filter))
+      .orderBy("i.created_at")
+      .orderBy("i.id")
+      .offset(filter.offset)
+      .limit(filter.limit)
+      .execute(),
     db
       .selectFrom("identities as i")
       .select((eb) => eb.fn.countAll<string>().as("count"))
@@ -91,7 +107,11 @@ export const insertIdentity = (
   values: { org_id: string; project_id: string | null; name: string; org_role: string; has_delete_protection: boolean },
 ) => db.insertInto("identities").values(values).returning("id").executeTakeFirstOrThrow();
 
-export const replaceIdentityMetadata = async (db: Database, identityId: string, metadata: { key: string; value: string }[]) => {
+export const replaceIdentityMetadata = async (
+  db: Database,
+  identityId: string,
+  metadata: { key: string; value: string }[],
+) => {
   await db.deleteFrom("identity_metadata").where("identity_id", "=", identityId).execute();
   if (metadata.length > 0) {
     await db
@@ -105,10 +125,19 @@ export const updateIdentityRow = (
   db: Database,
   identityId: string,
   values: { name?: string; org_role?: string; has_delete_protection?: boolean },
-) => db.updateTable("identities").set({ ...values, updated_at: new Date() }).where("id", "=", identityId).execute();
+) =>
+  db
+    .updateTable("identities")
+    .set({ ...values, updated_at: new Date() })
+    .where("id", "=", identityId)
+    .execute();
 
 export const deleteIdentityRow = (db: Database, identityId: string) =>
   db.deleteFrom("identities").where("id", "=", identityId).execute();
 
 export const isInstanceAdminIdentity = async (db: Database, identityId: string) =>
-  (await db.selectFrom("instance_config").select("id").where("admin_identity_id", "=", identityId).executeTakeFirst()) !== undefined;
+  (await db
+    .selectFrom("instance_config")
+    .select("id")
+    .where("admin_identity_id", "=", identityId)
+    .executeTakeFirst()) !== undefined;

@@ -44,7 +44,9 @@ export const requireIdentity = async (ctx: RequestContext, identityId: string) =
  */
 export const assertMayModifyIdentity = async (ctx: RequestContext, identityId: string) => {
   if (!ctx.actor.isInstanceAdmin && (await isInstanceAdminIdentity(ctx.deps.db, identityId))) {
-    throw new ForbiddenError("You are attempting to modify an instance admin identity. This requires elevated instance admin privileges");
+    throw new ForbiddenError(
+      "You are attempting to modify an instance admin identity. This requires elevated instance admin privileges",
+    );
   }
 };
 

@@ -6,7 +6,13 @@ import { assertCan } from "../authz/guard";
 import { insertMembershipWithRoles } from "../projects/membership.repository";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
-import { findIdentityInOrg, insertIdentity, listIdentityDetails, replaceIdentityMetadata, updateIdentityRow } from "./identity.repository";
+import {
+  findIdentityInOrg,
+  insertIdentity,
+  listIdentityDetails,
+  replaceIdentityMetadata,
+  updateIdentityRow,
+} from "./identity.repository";
 import { bumpPermissionVersionForIdentity } from "../authz/permission-version";
 
 type Metadata = { key: string; value: string }[];
@@ -30,7 +36,9 @@ export const createProjectIdentity = async (
       org_role: "no-access",
       has_delete_protection: body.hasDeleteProtection,
     });
-    await insertMembershipWithRoles(trx, project.id, id, [{ role: "no-access", customRoleId: null, isTemporary: false }]);
+    await insertMembershipWithRoles(trx, project.id, id, [
+      { role: "no-access", customRoleId: null, isTemporary: false },
+    ]);
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
     return id;
   });
@@ -41,7 +49,8 @@ const requireProjectIdentity = async (ctx: RequestContext, projectId: string, id
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, action, "identity", { identityId });
   const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
-  if (!identity || identity.project_id !== project.id) throw new NotFoundError(`Identity with id ${identityId} not found`);
+  if (!identity || identity.project_id !== project.id)
+    throw new NotFoundError(`Identity with id ${identityId} not found`);
   return identity;
 };
 
@@ -52,7 +61,11 @@ export const listProjectIdentities = async (
 ) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, "read", "identity");
-  const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, { orgId: ctx.actor.orgId, projectId: project.id, ...query });
+  const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, {
+    orgId: ctx.actor.orgId,
+    projectId: project.id,
+    ...query,
+  });
   return { identities: rows.map((row) => toIdentityDto(row)), totalCount };
 };
 

@@ -68,7 +68,9 @@ export const listCaKeys = (db: Database, projectId: string) =>
     .execute();
 
 export const listCasByIds = (db: Database, ids: string[]) =>
-  ids.length === 0 ? Promise.resolve([]) : db.selectFrom("pki_certificate_authorities").select(CA_COLUMNS).where("id", "in", ids).execute();
+  ids.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom("pki_certificate_authorities").select(CA_COLUMNS).where("id", "in", ids).execute();
 
 export const updateCa = (db: Database, caId: string, values: { name?: string; status?: "active" | "disabled" }) =>
   db
@@ -78,7 +80,8 @@ export const updateCa = (db: Database, caId: string, values: { name?: string; st
     .returning(CA_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const deleteCaRow = (db: Database, caId: string) => db.deleteFrom("pki_certificate_authorities").where("id", "=", caId).execute();
+export const deleteCaRow = (db: Database, caId: string) =>
+  db.deleteFrom("pki_certificate_authorities").where("id", "=", caId).execute();
 
 /** What still depends on a CA: intermediates it signed and profiles issuing through it. */
 export const countCaDependents = async (db: Database, caId: string) => {

@@ -20,13 +20,23 @@ import {
   type CaSigningRow,
 } from "./ca.repository";
 import { joinPem, pageVisible, permissionForOwned } from "./pki-access";
-import { buildName, defaultSignatureAlgorithm, generateKeyPair, randomSerialNumber, signCertificate, signCrl, x509, type Signer } from "./x509";
+import {
+  buildName,
+  defaultSignatureAlgorithm,
+  generateKeyPair,
+  randomSerialNumber,
+  signCertificate,
+  signCrl,
+  x509,
+  type Signer,
+} from "./x509";
 
 const SUBJECT = "certificate-authorities";
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 export const caNotFound = (caId: string) => new NotFoundError(`CA with ID '${caId}' not found`);
-const duplicateName = (name: string) => new BadRequestError(`A certificate authority named ${name} already exists in this project`);
+const duplicateName = (name: string) =>
+  new BadRequestError(`A certificate authority named ${name} already exists in this project`);
 
 /** Decrypts the CA's key for one signing operation; the ciphertext is bound to the CA id. */
 export const signerOfCa = (ctx: RequestContext, ca: CaSigningRow): Signer & { certificatePem: string } => ({
@@ -46,7 +56,8 @@ export const loadCa = async (ctx: RequestContext, caId: string) => {
 /** The path length an intermediate gets under `parent`; a parent limited to 0 signs no CAs. */
 const childPathLength = (parent: CaSigningRow, requested: number) => {
   if (parent.max_path_length === -1) return requested;
-  if (parent.max_path_length === 0) throw new BadRequestError("The parent CA has a path length of 0 and cannot sign intermediate CAs");
+  if (parent.max_path_length === 0)
+    throw new BadRequestError("The parent CA has a path length of 0 and cannot sign intermediate CAs");
   const limit = parent.max_path_length - 1;
   if (requested === -1) return limit;
   if (requested > limit) throw new BadRequestError(`maxPathLength must be at most ${limit} under this parent CA`);
@@ -97,7 +108,9 @@ export const createCa = async (
     state: cfg.province,
     locality: cfg.locality,
   });
-  const signer: Signer = parent ? signerOfCa(ctx, parent) : { privateKeyPem: key.privateKeyPem, keyAlgorithm: cfg.keyAlgorithm, name: subject };
+  const signer: Signer = parent
+    ? signerOfCa(ctx, parent)
+    : { privateKeyPem: key.privateKeyPem, keyAlgorithm: cfg.keyAlgorithm, name: subject };
   const serialNumber = randomSerialNumber();
   const certificate = await signCertificate(
     {
@@ -157,12 +170,32 @@ export const listCas = async (ctx: RequestContext, query: { projectId: string; o
   const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId, "cert-manager");
   assertCan(ability, "read", SUBJECT);
   const keys = await listCaKeys(ctx.deps.db, project.id);
-  const { page, totalCount } = pageVisible(keys, (k) => ({ name: k.name }), (o) => ability.can("read", SUBJECT, o), query.offset, query.limit);
-  const rows = new Map((await listCasByIds(ctx.deps.db, page.map((k) => k.id))).map((r) => [r.id, r]));
-  return { certificateAuthorities: page.flatMap((k) => (rows.has(k.id) ? [toCaDto(rows.get(k.id)!)] : [])), totalCount };
+  const { page, totalCount } = pageVisible(
+    keys,
+    (k) => ({ name: k.name }),
+    (o) => ability.can("read", SUBJECT, o),
+    query.offset,
+    query.limit,
+  );
+  const rows = new Map(
+    (
+      await listCasByIds(
+        ctx.deps.db,
+        page.map((k) => k.id),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  return {
+    certificateAuthorities: page.flatMap((k) => (rows.has(k.id) ? [toCaDto(rows.get(k.id)!)] : [])),
+    totalCount,
+  };
 };
 
-export const updateCaStatusOrName = async (ctx: RequestContext, caId: string, body: { name?: string; status?: "active" | "disabled" }) => {
+export const updateCaStatusOrName = async (
+  ctx: RequestContext,
+  caId: string,
+  body: { name?: string; status?: "active" | "disabled" },
+) => {
   const { ca, ability } = await loadCa(ctx, caId);
   assertCan(ability, "edit", SUBJECT, { name: ca.name });
   if (body.name !== undefined && body.name !== ca.name) assertCan(ability, "edit", SUBJECT, { name: body.name });
@@ -175,7 +208,9 @@ export const updateCaStatusOrName = async (ctx: RequestContext, caId: string, bo
 };
 
 const inUse = (name: string) =>
-  new BadRequestError(`The CA ${name} still signs intermediate CAs or issues through certificate profiles; remove those first`);
+  new BadRequestError(
+    `The CA ${name} still signs intermediate CAs or issues through certificate profiles; remove those first`,
+  );
 
 export const deleteCa = async (ctx: RequestContext, caId: string) => {
   const { ca, ability } = await loadCa(ctx, caId);
@@ -196,7 +231,11 @@ export const getCaCertificate = async (ctx: RequestContext, caId: string) => {
   const { ca, ability } = await loadCa(ctx, caId);
   assertCan(ability, "read", SUBJECT, { name: ca.name });
   const pem = await findCaCertificate(ctx.deps.db, ca.id);
-  return { certificate: pem.certificate_pem, certificateChain: pem.certificate_chain_pem, serialNumber: pem.serial_number };
+  return {
+    certificate: pem.certificate_pem,
+    certificateChain: pem.certificate_chain_pem,
+    serialNumber: pem.serial_number,
+  };
 };
 
 export const getCaCrl = async (ctx: RequestContext, caId: string) => {
@@ -207,7 +246,11 @@ export const getCaCrl = async (ctx: RequestContext, caId: string) => {
   const revoked = await listRevokedOfCa(ctx.deps.db, ca.id);
   const crl = await signCrl(
     signerOfCa(ctx, material),
-    revoked.map((r) => ({ serialNumber: r.serial_number, revokedAt: new Date(r.revoked_at ?? Date.now()), reason: r.revocation_reason ?? "UNSPECIFIED" })),
+    revoked.map((r) => ({
+      serialNumber: r.serial_number,
+      revokedAt: new Date(r.revoked_at ?? Date.now()),
+      reason: r.revocation_reason ?? "UNSPECIFIED",
+    })),
   );
   return { crl };
 };

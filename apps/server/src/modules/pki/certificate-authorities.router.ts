@@ -11,10 +11,12 @@ export const certificateAuthoritiesRouter = (deps: AppDeps) =>
   s.router(contract.certificateAuthorities, {
     create: async ({ body, req, res }) => ok({ certificateAuthority: await createCa(contextOf(deps, req, res), body) }),
     list: async ({ query, req, res }) => ok(await listCas(contextOf(deps, req, res), query)),
-    get: async ({ params, req, res }) => ok({ certificateAuthority: await getCa(contextOf(deps, req, res), params.caId) }),
+    get: async ({ params, req, res }) =>
+      ok({ certificateAuthority: await getCa(contextOf(deps, req, res), params.caId) }),
     update: async ({ params, body, req, res }) =>
       ok({ certificateAuthority: await updateCaStatusOrName(contextOf(deps, req, res), params.caId, body) }),
-    delete: async ({ params, req, res }) => ok({ certificateAuthority: await deleteCa(contextOf(deps, req, res), params.caId) }),
+    delete: async ({ params, req, res }) =>
+      ok({ certificateAuthority: await deleteCa(contextOf(deps, req, res), params.caId) }),
     getCertificate: async ({ params, req, res }) => ok(await getCaCertificate(contextOf(deps, req, res), params.caId)),
     getCrl: async ({ params, req, res }) => ok(await getCaCrl(contextOf(deps, req, res), params.caId)),
   });

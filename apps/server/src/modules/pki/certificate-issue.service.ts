@@ -43,7 +43,8 @@ const loadIssuingCa = async (ctx: RequestContext, profile: ProfileRow, now: Date
   if (!ca) throw new BadRequestError(`The CA of profile ${profile.slug} no longer exists`);
   if (ca.status !== "active") throw new BadRequestError(`The CA ${ca.name} is disabled`);
   if (new Date(ca.not_after) <= now) throw new BadRequestError(`The CA ${ca.name} has expired`);
-  if (new Date(ca.not_before) > now) throw new BadRequestError(`The CA ${ca.name} is not valid before ${toIso(ca.not_before)}`);
+  if (new Date(ca.not_before) > now)
+    throw new BadRequestError(`The CA ${ca.name} is not valid before ${toIso(ca.not_before)}`);
   return ca;
 };
 
@@ -56,7 +57,9 @@ const lifetime = (body: IssueCertificateBody, defaults: ProfileDefaults, ca: CaS
   }
   const notAfter = new Date(now.getTime() + ttl);
   if (ca && notAfter > new Date(ca.not_after)) {
-    throw new BadRequestError(`The requested TTL would outlive the CA ${ca.name}, which expires at ${toIso(ca.not_after)}`);
+    throw new BadRequestError(
+      `The requested TTL would outlive the CA ${ca.name}, which expires at ${toIso(ca.not_after)}`,
+    );
   }
   return notAfter;
 };
@@ -76,7 +79,9 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
   const { profile, ability, project } = await loadProfile(ctx, body.profileId);
   assertCan(ability, "issue-cert", "certificate-profiles", { slug: profile.slug });
   if (profile.enrollment_type !== "api") {
-    throw new BadRequestError(`Profile ${profile.slug} uses ${profile.enrollment_type} enrollment; only API enrollment issues here`);
+    throw new BadRequestError(
+      `Profile ${profile.slug} uses ${profile.enrollment_type} enrollment; only API enrollment issues here`,
+    );
   }
   const defaults = (profile.defaults as ProfileDefaults | null) ?? {};
   const now = new Date();
@@ -84,24 +89,35 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
 
   let csr: x509.Pkcs10CertificateRequest | undefined;
   if (body.csr) {
-    if (!ca) throw new BadRequestError("A self-signed certificate cannot be issued for a CSR: it is signed with the subject's own key");
+    if (!ca)
+      throw new BadRequestError(
+        "A self-signed certificate cannot be issued for a CSR: it is signed with the subject's own key",
+      );
     csr = await parseCsr(body.csr);
     if (!csr) throw new BadRequestError("The CSR is not a valid PKCS#10 request or its signature does not verify");
   }
   const keyAlgorithm: CertKeyAlgorithm | undefined = csr
     ? keyAlgorithmOfPublicKey(csr.publicKey)
     : (body.keyAlgorithm ?? defaults.keyAlgorithm ?? "RSA_2048");
-  if (!keyAlgorithm) throw new BadRequestError("The CSR's key algorithm is not supported; use RSA 2048/3072/4096 or EC P-256/P-384/P-521");
+  if (!keyAlgorithm)
+    throw new BadRequestError(
+      "The CSR's key algorithm is not supported; use RSA 2048/3072/4096 or EC P-256/P-384/P-521",
+    );
 
   const commonName = body.commonName ?? (csr ? nameAttribute(csr.subjectName, "CN") : undefined) ?? defaults.commonName;
-  if (!commonName) throw new BadRequestError("A common name is required: give commonName, or set it in the CSR or the profile defaults");
+  if (!commonName)
+    throw new BadRequestError(
+      "A common name is required: give commonName, or set it in the CSR or the profile defaults",
+    );
   const notAfter = lifetime(body, defaults, ca, now);
   const signerKey = (ca?.key_algorithm as CertKeyAlgorithm | undefined) ?? keyAlgorithm;
   const signatureAlgorithm: SignatureAlgorithm = defaults.signatureAlgorithm ?? defaultSignatureAlgorithm(signerKey);
   if (signatureFamilyOf(signatureAlgorithm) !== keyFamilyOf(signerKey)) {
     throw new BadRequestError(`Signature algorithm ${signatureAlgorithm} cannot be made with a ${signerKey} key`);
   }
-  const keyUsages = defaults.keyUsages ?? (keyFamilyOf(keyAlgorithm) === "RSA" ? ["digital_signature", "key_encipherment"] : ["digital_signature"]);
+  const keyUsages =
+    defaults.keyUsages ??
+    (keyFamilyOf(keyAlgorithm) === "RSA" ? ["digital_signature", "key_encipherment"] : ["digital_signature"]);
   const extendedKeyUsages = defaults.extendedKeyUsages ?? [];
   const altNames = altNamesOf(body, defaults);
   const subject = buildName({
@@ -115,7 +131,9 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
   });
 
   const generated = csr ? undefined : await generateKeyPair(keyAlgorithm);
-  const signer: Signer = ca ? signerOfCa(ctx, ca) : { privateKeyPem: generated!.privateKeyPem, keyAlgorithm, name: subject };
+  const signer: Signer = ca
+    ? signerOfCa(ctx, ca)
+    : { privateKeyPem: generated!.privateKeyPem, keyAlgorithm, name: subject };
   const serialNumber = randomSerialNumber();
   const certificate = await signCertificate(
     {
@@ -135,7 +153,9 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
   );
   const certificatePem = certificate.toString("pem");
   const apiConfig = (await listConfigsOfProfiles(ctx.deps.db, [profile.id])).find((c) => c.type === "api");
-  const keepKey = Boolean(generated && (apiConfig?.settings as { storePrivateKey?: boolean } | undefined)?.storePrivateKey);
+  const keepKey = Boolean(
+    generated && (apiConfig?.settings as { storePrivateKey?: boolean } | undefined)?.storePrivateKey,
+  );
   const id = randomUUID();
   const issuingCaCertificate = ca ? ca.certificate_pem : certificatePem;
   const certificateChain = ca ? joinPem(ca.certificate_pem, ca.certificate_chain_pem) : certificatePem;
@@ -157,7 +177,9 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
     certificate_pem: certificatePem,
     issuing_ca_certificate_pem: issuingCaCertificate,
     certificate_chain_pem: certificateChain,
-    encrypted_private_key: keepKey ? ctx.deps.secretBox.encrypt(generated!.privateKeyPem, `pki-certificate:${id}`) : null,
+    encrypted_private_key: keepKey
+      ? ctx.deps.secretBox.encrypt(generated!.privateKeyPem, `pki-certificate:${id}`)
+      : null,
   });
   return {
     certificateId: row.id,

@@ -9,10 +9,13 @@ const s = initServer();
 
 export const certificateProfilesRouter = (deps: AppDeps) =>
   s.router(contract.certificateProfiles, {
-    create: async ({ body, req, res }) => ok({ certificateProfile: await createProfile(contextOf(deps, req, res), body) }),
+    create: async ({ body, req, res }) =>
+      ok({ certificateProfile: await createProfile(contextOf(deps, req, res), body) }),
     list: async ({ query, req, res }) => ok(await listProfiles(contextOf(deps, req, res), query)),
-    get: async ({ params, req, res }) => ok({ certificateProfile: await getProfile(contextOf(deps, req, res), params.profileId) }),
+    get: async ({ params, req, res }) =>
+      ok({ certificateProfile: await getProfile(contextOf(deps, req, res), params.profileId) }),
     update: async ({ params, body, req, res }) =>
       ok({ certificateProfile: await updateProfile(contextOf(deps, req, res), params.profileId, body) }),
-    delete: async ({ params, req, res }) => ok({ certificateProfile: await deleteProfile(contextOf(deps, req, res), params.profileId) }),
+    delete: async ({ params, req, res }) =>
+      ok({ certificateProfile: await deleteProfile(contextOf(deps, req, res), params.profileId) }),
   });

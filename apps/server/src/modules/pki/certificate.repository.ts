@@ -31,14 +31,22 @@ export const findCertificateById = (db: Database, certificateId: string) =>
   db
     .selectFrom("pki_certificates as c")
     .innerJoin("projects as p", "p.id", "c.project_id")
-    .select([...CERTIFICATE_COLUMNS.map((col) => `c.${col}` as const), sql<boolean>`c.encrypted_private_key is not null`.as("has_private_key"), "p.org_id"])
+    .select([
+      ...CERTIFICATE_COLUMNS.map((col) => `c.${col}` as const),
+      sql<boolean>`c.encrypted_private_key is not null`.as("has_private_key"),
+      "p.org_id",
+    ])
     .where("c.id", "=", certificateId)
     .executeTakeFirst();
 
 export type CertificateRow = Omit<NonNullable<Awaited<ReturnType<typeof findCertificateById>>>, "org_id">;
 
 export const insertCertificate = (db: Database, values: Insertable<PkiCertificatesTable>) =>
-  db.insertInto("pki_certificates").values(values).returning([...CERTIFICATE_COLUMNS, hasPrivateKey]).executeTakeFirstOrThrow();
+  db
+    .insertInto("pki_certificates")
+    .values(values)
+    .returning([...CERTIFICATE_COLUMNS, hasPrivateKey])
+    .executeTakeFirstOrThrow();
 
 export const findCertificatePem = (db: Database, certificateId: string) =>
   db
@@ -48,8 +56,13 @@ export const findCertificatePem = (db: Database, certificateId: string) =>
     .executeTakeFirstOrThrow();
 
 export const findEncryptedPrivateKey = async (db: Database, certificateId: string) =>
-  (await db.selectFrom("pki_certificates").select("encrypted_private_key").where("id", "=", certificateId).executeTakeFirst())
-    ?.encrypted_private_key ?? null;
+  (
+    await db
+      .selectFrom("pki_certificates")
+      .select("encrypted_private_key")
+      .where("id", "=", certificateId)
+      .executeTakeFirst()
+  )?.encrypted_private_key ?? null;
 
 /** Revokes an active certificate; undefined when it was already revoked (also under a concurrent revoke). */
 export const revokeCertificateRow = (db: Database, certificateId: string, reason: string, at: Date) =>
@@ -90,9 +103,21 @@ export const listCertificateKeys = (db: Database, projectId: string, f: Certific
     .execute();
 
 export const countCertificates = async (db: Database, projectId: string, f: CertificateFilters) =>
-  Number((await filtered(db, projectId, f).select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await filtered(db, projectId, f)
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
-export const listCertificatePage = (db: Database, projectId: string, f: CertificateFilters, offset: number, limit: number) =>
+export const listCertificatePage = (
+  db: Database,
+  projectId: string,
+  f: CertificateFilters,
+  offset: number,
+  limit: number,
+) =>
   filtered(db, projectId, f)
     .select([...CERTIFICATE_COLUMNS, hasPrivateKey])
     .orderBy("created_at", "desc")
@@ -104,4 +129,8 @@ export const listCertificatePage = (db: Database, projectId: string, f: Certific
 export const listCertificatesByIds = (db: Database, ids: string[]) =>
   ids.length === 0
     ? Promise.resolve([])
-    : db.selectFrom("pki_certificates").select([...CERTIFICATE_COLUMNS, hasPrivateKey]).where("id", "in", ids).execute();
+    : db
+        .selectFrom("pki_certificates")
+        .select([...CERTIFICATE_COLUMNS, hasPrivateKey])
+        .where("id", "in", ids)
+        .execute();

@@ -50,7 +50,13 @@ export const toCertificateDto = (row: CertificateRow): Certificate => ({
 });
 
 /** What `certificates` permission conditions are evaluated against. */
-const permissionObject = (row: { common_name: string; alt_names: string; serial_number: string; friendly_name: string; status: string }) => ({
+const permissionObject = (row: {
+  common_name: string;
+  alt_names: string;
+  serial_number: string;
+  friendly_name: string;
+  status: string;
+}) => ({
   commonName: row.common_name,
   altNames: splitAltNames(row.alt_names),
   serialNumber: row.serial_number,
@@ -60,7 +66,12 @@ const permissionObject = (row: { common_name: string; alt_names: string; serial_
 
 const loadCertificate = async (ctx: RequestContext, certificateId: string) => {
   const found = isUuid(certificateId) ? await findCertificateById(ctx.deps.db, certificateId) : undefined;
-  const permission = await permissionForOwned(ctx.deps.db, ctx.actor, found, `Certificate with ID '${certificateId}' not found`);
+  const permission = await permissionForOwned(
+    ctx.deps.db,
+    ctx.actor,
+    found,
+    `Certificate with ID '${certificateId}' not found`,
+  );
   const { org_id: _org, ...certificate } = found!;
   return { certificate, ...permission };
 };
@@ -75,7 +86,11 @@ export const getCertificateBundle = async (ctx: RequestContext, certificateId: s
   const { certificate, ability } = await loadCertificate(ctx, certificateId);
   assertCan(ability, "read", SUBJECT, permissionObject(certificate));
   const pem = await findCertificatePem(ctx.deps.db, certificate.id);
-  return { certificate: pem.certificate_pem, certificateChain: pem.certificate_chain_pem, serialNumber: pem.serial_number };
+  return {
+    certificate: pem.certificate_pem,
+    certificateChain: pem.certificate_chain_pem,
+    serialNumber: pem.serial_number,
+  };
 };
 
 export const getCertificatePrivateKey = async (ctx: RequestContext, certificateId: string) => {
@@ -89,16 +104,26 @@ export const getCertificatePrivateKey = async (ctx: RequestContext, certificateI
 export const revokeCertificate = async (ctx: RequestContext, certificateId: string, reason: RevocationReason) => {
   const { certificate, ability } = await loadCertificate(ctx, certificateId);
   assertCan(ability, "delete", SUBJECT, permissionObject(certificate));
-  const revoked = certificate.status === "active" ? await revokeCertificateRow(ctx.deps.db, certificate.id, reason, new Date()) : undefined;
+  const revoked =
+    certificate.status === "active"
+      ? await revokeCertificateRow(ctx.deps.db, certificate.id, reason, new Date())
+      : undefined;
   if (!revoked) throw new BadRequestError("The certificate is already revoked");
-  return { message: "Successfully revoked certificate", serialNumber: revoked.serial_number, revokedAt: toIso(revoked.revoked_at!) };
+  return {
+    message: "Successfully revoked certificate",
+    serialNumber: revoked.serial_number,
+    revokedAt: toIso(revoked.revoked_at!),
+  };
 };
 
 export const listCertificates = async (ctx: RequestContext, query: ListCertificatesQuery) => {
   const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId, "cert-manager");
   assertCan(ability, "read", SUBJECT);
   // Ids that cannot exist match nothing.
-  if ((query.profileId !== undefined && !isUuid(query.profileId)) || (query.caId !== undefined && !isUuid(query.caId))) {
+  if (
+    (query.profileId !== undefined && !isUuid(query.profileId)) ||
+    (query.caId !== undefined && !isUuid(query.caId))
+  ) {
     return { certificates: [], totalCount: 0 };
   }
   if (!dependsOnObject(ability, "read", SUBJECT)) {
@@ -110,7 +135,20 @@ export const listCertificates = async (ctx: RequestContext, query: ListCertifica
     return { certificates: rows.map(toCertificateDto), totalCount };
   }
   const keys = await listCertificateKeys(ctx.deps.db, project.id, query);
-  const { page, totalCount } = pageVisible(keys, permissionObject, (object) => ability.can("read", SUBJECT, object), query.offset, query.limit);
-  const rows = new Map((await listCertificatesByIds(ctx.deps.db, page.map((k) => k.id))).map((r) => [r.id, r]));
+  const { page, totalCount } = pageVisible(
+    keys,
+    permissionObject,
+    (object) => ability.can("read", SUBJECT, object),
+    query.offset,
+    query.limit,
+  );
+  const rows = new Map(
+    (
+      await listCertificatesByIds(
+        ctx.deps.db,
+        page.map((k) => k.id),
+      )
+    ).map((r) => [r.id, r]),
+  );
   return { certificates: page.flatMap((k) => (rows.has(k.id) ? [toCertificateDto(rows.get(k.id)!)] : [])), totalCount };
 };

@@ -4,7 +4,13 @@ import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 import { issueCertificate } from "./certificate-issue.service";
-import { getCertificate, getCertificateBundle, getCertificatePrivateKey, listCertificates, revokeCertificate } from "./certificate.service";
+import {
+  getCertificate,
+  getCertificateBundle,
+  getCertificatePrivateKey,
+  listCertificates,
+  revokeCertificate,
+} from "./certificate.service";
 
 const s = initServer();
 
@@ -12,9 +18,12 @@ export const certificatesRouter = (deps: AppDeps) =>
   s.router(contract.certificates, {
     issue: async ({ body, req, res }) => ok(await issueCertificate(contextOf(deps, req, res), body)),
     list: async ({ query, req, res }) => ok(await listCertificates(contextOf(deps, req, res), query)),
-    get: async ({ params, req, res }) => ok({ certificate: await getCertificate(contextOf(deps, req, res), params.certificateId) }),
-    getBundle: async ({ params, req, res }) => ok(await getCertificateBundle(contextOf(deps, req, res), params.certificateId)),
-    getPrivateKey: async ({ params, req, res }) => ok(await getCertificatePrivateKey(contextOf(deps, req, res), params.certificateId)),
+    get: async ({ params, req, res }) =>
+      ok({ certificate: await getCertificate(contextOf(deps, req, res), params.certificateId) }),
+    getBundle: async ({ params, req, res }) =>
+      ok(await getCertificateBundle(contextOf(deps, req, res), params.certificateId)),
+    getPrivateKey: async ({ params, req, res }) =>
+      ok(await getCertificatePrivateKey(contextOf(deps, req, res), params.certificateId)),
     revoke: async ({ params, body, req, res }) =>
       ok(await revokeCertificate(contextOf(deps, req, res), params.certificateId, body.revocationReason)),
   });

@@ -23,7 +23,13 @@ export const dependsOnObject = (ability: Ability, action: string, subject: strin
   ability.rulesFor(action, subject).some((rule) => rule.conditions !== undefined);
 
 /** Keep the rows the caller may see, then page them: totalCount counts what the caller may see. */
-export const pageVisible = <T>(rows: readonly T[], visible: (row: T) => PermissionObject, can: (object: PermissionObject) => boolean, offset: number, limit: number) => {
+export const pageVisible = <T>(
+  rows: readonly T[],
+  visible: (row: T) => PermissionObject,
+  can: (object: PermissionObject) => boolean,
+  offset: number,
+  limit: number,
+) => {
   const allowed = rows.filter((row) => can(visible(row)));
   return { page: allowed.slice(offset, offset + limit), totalCount: allowed.length };
 };

@@ -44,7 +44,11 @@ export type PreparedConfig = { settings: Record<string, unknown>; secret?: strin
  * The stored form of one enrollment configuration: settings as JSON and the secret (EST passphrase,
  * static SCEP challenge) apart, to be encrypted. `hasStoredSecret` lets an update keep the old secret.
  */
-export const prepareConfig = (type: EnrollmentType, inputs: ConfigInputs, hasStoredSecret = false): PreparedConfig | undefined => {
+export const prepareConfig = (
+  type: EnrollmentType,
+  inputs: ConfigInputs,
+  hasStoredSecret = false,
+): PreparedConfig | undefined => {
   const input = (inputs[CONFIG_KEY[type]] ?? DEFAULT_INPUT[type]) as Record<string, unknown> | undefined;
   if (!input) return undefined;
   if (type === "est") {
@@ -66,7 +70,12 @@ export const prepareConfig = (type: EnrollmentType, inputs: ConfigInputs, hasSto
 export const encryptConfigSecret = (ctx: RequestContext, configId: string, secret: string) =>
   ctx.deps.secretBox.encrypt(secret, `pki-enrollment:${configId}`);
 
-export const newConfigRow = (ctx: RequestContext, profileId: string, type: EnrollmentType, prepared: PreparedConfig) => {
+export const newConfigRow = (
+  ctx: RequestContext,
+  profileId: string,
+  type: EnrollmentType,
+  prepared: PreparedConfig,
+) => {
   const id = randomUUID();
   return {
     id,
@@ -79,7 +88,14 @@ export const newConfigRow = (ctx: RequestContext, profileId: string, type: Enrol
 
 type ConfigDtos = Pick<
   CertificateProfile,
-  "estConfigId" | "apiConfigId" | "acmeConfigId" | "scepConfigId" | "estConfig" | "apiConfig" | "acmeConfig" | "scepConfig"
+  | "estConfigId"
+  | "apiConfigId"
+  | "acmeConfigId"
+  | "scepConfigId"
+  | "estConfig"
+  | "apiConfig"
+  | "acmeConfig"
+  | "scepConfig"
 >;
 
 /** Configuration ids and objects as a profile shows them; secrets never leave. */

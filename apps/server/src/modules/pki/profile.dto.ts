@@ -19,7 +19,11 @@ const emptyMetrics = (profileId: string) => ({
 });
 
 /** Profiles with their CA, enrollment configurations and metrics, in the order given. */
-export const toProfileDtos = async (db: Database, rows: ProfileRow[], now = new Date()): Promise<CertificateProfile[]> => {
+export const toProfileDtos = async (
+  db: Database,
+  rows: ProfileRow[],
+  now = new Date(),
+): Promise<CertificateProfile[]> => {
   const ids = rows.map((r) => r.id);
   const caIds = [...new Set(rows.flatMap((r) => (r.ca_id ? [r.ca_id] : [])))];
   const [cas, configs, metrics] = await Promise.all([

@@ -34,9 +34,15 @@ export const updateProfileRow = (
   db: Database,
   profileId: string,
   values: { slug?: string; description?: string | null; defaults?: string | null; external_configs?: string | null },
-) => db.updateTable("pki_certificate_profiles").set({ ...values, updated_at: new Date() }).where("id", "=", profileId).execute();
+) =>
+  db
+    .updateTable("pki_certificate_profiles")
+    .set({ ...values, updated_at: new Date() })
+    .where("id", "=", profileId)
+    .execute();
 
-export const deleteProfileRow = (db: Database, profileId: string) => db.deleteFrom("pki_certificate_profiles").where("id", "=", profileId).execute();
+export const deleteProfileRow = (db: Database, profileId: string) =>
+  db.deleteFrom("pki_certificate_profiles").where("id", "=", profileId).execute();
 
 export type ProfileFilters = { enrollmentType?: string; issuerType?: string; caId?: string; search?: string };
 
@@ -46,12 +52,17 @@ export const listProfileKeys = (db: Database, projectId: string, filters: Profil
     .selectFrom("pki_certificate_profiles")
     .select(["id", "slug"])
     .where("project_id", "=", projectId)
-    .$if(filters.enrollmentType !== undefined, (qb) => qb.where("enrollment_type", "=", filters.enrollmentType as "api"))
+    .$if(filters.enrollmentType !== undefined, (qb) =>
+      qb.where("enrollment_type", "=", filters.enrollmentType as "api"),
+    )
     .$if(filters.issuerType !== undefined, (qb) => qb.where("issuer_type", "=", filters.issuerType as "ca"))
     .$if(filters.caId !== undefined, (qb) => qb.where("ca_id", "=", filters.caId!))
     .$if(Boolean(filters.search), (qb) =>
       qb.where((eb) =>
-        eb.or([eb("slug", "ilike", likePattern(filters.search!)), eb("description", "ilike", likePattern(filters.search!))]),
+        eb.or([
+          eb("slug", "ilike", likePattern(filters.search!)),
+          eb("description", "ilike", likePattern(filters.search!)),
+        ]),
       ),
     )
     .orderBy("created_at", "desc")
@@ -59,7 +70,9 @@ export const listProfileKeys = (db: Database, projectId: string, filters: Profil
     .execute();
 
 export const listProfilesByIds = (db: Database, ids: string[]) =>
-  ids.length === 0 ? Promise.resolve([]) : db.selectFrom("pki_certificate_profiles").select(PROFILE_COLUMNS).where("id", "in", ids).execute();
+  ids.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom("pki_certificate_profiles").select(PROFILE_COLUMNS).where("id", "in", ids).execute();
 
 /** Enrollment configurations without their secrets; `has_secret` says whether one is stored. */
 export const listConfigsOfProfiles = (db: Database, profileIds: string[]) =>
@@ -77,10 +90,19 @@ export const insertEnrollmentConfig = (db: Database, values: Insertable<PkiEnrol
   db.insertInto("pki_enrollment_configs").values(values).execute();
 
 /** Replace the settings; the secret changes only when a new ciphertext is given. */
-export const updateEnrollmentConfig = (db: Database, configId: string, settings: string, encryptedSecret?: string | null) =>
+export const updateEnrollmentConfig = (
+  db: Database,
+  configId: string,
+  settings: string,
+  encryptedSecret?: string | null,
+) =>
   db
     .updateTable("pki_enrollment_configs")
-    .set({ settings, updated_at: new Date(), ...(encryptedSecret !== undefined ? { encrypted_secret: encryptedSecret } : {}) })
+    .set({
+      settings,
+      updated_at: new Date(),
+      ...(encryptedSecret !== undefined ? { encrypted_secret: encryptedSecret } : {}),
+    })
     .where("id", "=", configId)
     .execute();
 
@@ -100,7 +122,9 @@ export const metricsOfProfiles = async (db: Database, profileIds: string[], now:
       sql<string>`count(*) filter (where status = 'revoked')`.as("revoked"),
       sql<string>`count(*) filter (where status <> 'revoked' and not_after <= ${at})`.as("expired"),
       sql<string>`count(*) filter (where status <> 'revoked' and not_after > ${at})`.as("active"),
-      sql<string>`count(*) filter (where status <> 'revoked' and not_after > ${at} and not_after <= ${by})`.as("expiring"),
+      sql<string>`count(*) filter (where status <> 'revoked' and not_after > ${at} and not_after <= ${by})`.as(
+        "expiring",
+      ),
     ])
     .where("profile_id", "in", profileIds)
     .groupBy("profile_id")

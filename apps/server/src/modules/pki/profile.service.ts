@@ -1,4 +1,11 @@
-import type { CertKeyAlgorithm, CreateProfileBody, EnrollmentType, ListProfilesQuery, ProfileDefaults, UpdateProfileBody } from "@keyward/contract";
+import type {
+  CertKeyAlgorithm,
+  CreateProfileBody,
+  EnrollmentType,
+  ListProfilesQuery,
+  ProfileDefaults,
+  UpdateProfileBody,
+} from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -25,13 +32,20 @@ import { keyFamilyOf, signatureFamilyOf } from "./x509";
 
 const SUBJECT = "certificate-profiles";
 
-const profileNotFound = (profileId: string) => new NotFoundError(`Certificate profile with ID '${profileId}' not found`);
-const duplicateSlug = (slug: string) => new BadRequestError(`A certificate profile with slug ${slug} already exists in this project`);
+const profileNotFound = (profileId: string) =>
+  new NotFoundError(`Certificate profile with ID '${profileId}' not found`);
+const duplicateSlug = (slug: string) =>
+  new BadRequestError(`A certificate profile with slug ${slug} already exists in this project`);
 
 /** A profile of the caller's organization, with the caller's ability in its project. */
 export const loadProfile = async (ctx: RequestContext, profileId: string) => {
   const found = isUuid(profileId) ? await findProfileById(ctx.deps.db, profileId) : undefined;
-  const permission = await permissionForOwned(ctx.deps.db, ctx.actor, found, `Certificate profile with ID '${profileId}' not found`);
+  const permission = await permissionForOwned(
+    ctx.deps.db,
+    ctx.actor,
+    found,
+    `Certificate profile with ID '${profileId}' not found`,
+  );
   const { org_id: _org, ...profile } = found!;
   return { profile, ...permission };
 };
@@ -46,8 +60,13 @@ const profileDto = async (ctx: RequestContext, profileId: string) => {
  * Profiles whose certificates are CA certificates let every issue-cert holder mint a sub-CA under the
  * profile's CA, so writing one needs what creating an intermediate needs: sign-intermediate on that CA.
  */
-const assertMaySignCaCertificates = (ability: Ability, defaults: ProfileDefaults | null | undefined, ca: CaRow | undefined) => {
-  if (ca && defaults?.basicConstraints?.isCA) assertCan(ability, "sign-intermediate", "certificate-authorities", { name: ca.name });
+const assertMaySignCaCertificates = (
+  ability: Ability,
+  defaults: ProfileDefaults | null | undefined,
+  ca: CaRow | undefined,
+) => {
+  if (ca && defaults?.basicConstraints?.isCA)
+    assertCan(ability, "sign-intermediate", "certificate-authorities", { name: ca.name });
 };
 
 /** Defaults that cannot work with the issuer: a signature its key cannot make, or a CA certificate the CA may not sign. */
@@ -60,10 +79,13 @@ const assertDefaultsFitIssuer = (defaults: ProfileDefaults | null | undefined, c
     );
   }
   if (ca && defaults.basicConstraints?.isCA) {
-    if (ca.max_path_length === 0) throw new BadRequestError(`The CA ${ca.name} has a path length of 0 and cannot issue CA certificates`);
+    if (ca.max_path_length === 0)
+      throw new BadRequestError(`The CA ${ca.name} has a path length of 0 and cannot issue CA certificates`);
     const pathLength = defaults.basicConstraints.pathLength;
     if (ca.max_path_length > 0 && pathLength !== undefined && pathLength > ca.max_path_length - 1) {
-      throw new BadRequestError(`basicConstraints.pathLength must be at most ${ca.max_path_length - 1} under the CA ${ca.name}`);
+      throw new BadRequestError(
+        `basicConstraints.pathLength must be at most ${ca.max_path_length - 1} under the CA ${ca.name}`,
+      );
     }
   }
 };
@@ -121,7 +143,14 @@ export const listProfiles = async (ctx: RequestContext, query: ListProfilesQuery
     query.offset,
     query.limit,
   );
-  const rows = new Map((await listProfilesByIds(ctx.deps.db, page.map((k) => k.id))).map((r) => [r.id, r]));
+  const rows = new Map(
+    (
+      await listProfilesByIds(
+        ctx.deps.db,
+        page.map((k) => k.id),
+      )
+    ).map((r) => [r.id, r]),
+  );
   const ordered = page.flatMap((k) => (rows.has(k.id) ? [rows.get(k.id)!] : []));
   return { certificateProfiles: await toProfileDtos(ctx.deps.db, ordered), totalCount };
 };
@@ -133,7 +162,9 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
   const type: EnrollmentType = profile.enrollment_type;
   for (const other of Object.keys(CONFIG_KEY) as EnrollmentType[]) {
     if (other !== type && body[CONFIG_KEY[other]] !== undefined) {
-      throw new BadRequestError(`${CONFIG_LABEL[other]} configuration cannot be set on a profile with ${type} enrollment`);
+      throw new BadRequestError(
+        `${CONFIG_LABEL[other]} configuration cannot be set on a profile with ${type} enrollment`,
+      );
     }
   }
   if (body.defaults) {
@@ -142,13 +173,16 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
     assertDefaultsFitIssuer(body.defaults, ca);
   }
   const stored = (await listConfigsOfProfiles(ctx.deps.db, [profile.id]))[0];
-  const prepared = body[CONFIG_KEY[type]] !== undefined ? prepareConfig(type, body, stored?.has_secret ?? false) : undefined;
+  const prepared =
+    body[CONFIG_KEY[type]] !== undefined ? prepareConfig(type, body, stored?.has_secret ?? false) : undefined;
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
       await updateProfileRow(trx, profile.id, {
         ...(body.slug !== undefined ? { slug: body.slug } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.defaults !== undefined ? { defaults: body.defaults === null ? null : JSON.stringify(body.defaults) } : {}),
+        ...(body.defaults !== undefined
+          ? { defaults: body.defaults === null ? null : JSON.stringify(body.defaults) }
+          : {}),
         ...(body.externalConfigs !== undefined
           ? { external_configs: body.externalConfigs === null ? null : JSON.stringify(body.externalConfigs) }
           : {}),

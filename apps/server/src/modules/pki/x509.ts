@@ -64,7 +64,12 @@ const importPrivateKey = (pem: string, alg: CertKeyAlgorithm, sig: SignatureAlgo
 export const keyAlgorithmOfPublicKey = (key: x509.PublicKey): CertKeyAlgorithm | undefined => {
   const alg = key.algorithm as { name: string; modulusLength?: number; namedCurve?: string };
   for (const [name, p] of Object.entries(KEY_PARAMS) as [CertKeyAlgorithm, (typeof KEY_PARAMS)[CertKeyAlgorithm]][]) {
-    if (p.family === "RSA" && (alg.name === RSA || alg.name === "RSA-PSS" || alg.name === "RSA-OAEP") && alg.modulusLength === p.bits) return name;
+    if (
+      p.family === "RSA" &&
+      (alg.name === RSA || alg.name === "RSA-PSS" || alg.name === "RSA-OAEP") &&
+      alg.modulusLength === p.bits
+    )
+      return name;
     if (p.family === "EC" && alg.name === "ECDSA" && alg.namedCurve === p.curve) return name;
   }
   return undefined;
@@ -100,7 +105,12 @@ export const randomSerialNumber = () => {
   return bytes.toString("hex");
 };
 
-export type Signer = { privateKeyPem: string; keyAlgorithm: CertKeyAlgorithm; certificatePem?: string; name: x509.Name };
+export type Signer = {
+  privateKeyPem: string;
+  keyAlgorithm: CertKeyAlgorithm;
+  certificatePem?: string;
+  name: x509.Name;
+};
 
 export const KEY_USAGE_FLAGS: Record<string, x509.KeyUsageFlags> = {
   digital_signature: x509.KeyUsageFlags.digitalSignature,
@@ -123,7 +133,12 @@ export const EXTENDED_KEY_USAGE_OIDS: Record<string, string> = {
   ocsp_signing: x509.ExtendedKeyUsage.ocspSigning,
 };
 
-const SAN_TYPE: Record<string, x509.GeneralNameType> = { dns_name: "dns", ip_address: "ip", email: "email", uri: "url" };
+const SAN_TYPE: Record<string, x509.GeneralNameType> = {
+  dns_name: "dns",
+  ip_address: "ip",
+  email: "email",
+  uri: "url",
+};
 
 export type CertificateSpec = {
   serialNumber: string;
@@ -145,7 +160,9 @@ export type CertificateSpec = {
  */
 export const signCertificate = async (spec: CertificateSpec, issuer: Signer): Promise<x509.X509Certificate> => {
   const signingKey = await importPrivateKey(issuer.privateKeyPem, issuer.keyAlgorithm, spec.signatureAlgorithm);
-  const issuerPublicKey = issuer.certificatePem ? new x509.X509Certificate(issuer.certificatePem).publicKey : spec.publicKey;
+  const issuerPublicKey = issuer.certificatePem
+    ? new x509.X509Certificate(issuer.certificatePem).publicKey
+    : spec.publicKey;
   const extensions: x509.Extension[] = [
     await x509.SubjectKeyIdentifierExtension.create(spec.publicKey),
     await x509.AuthorityKeyIdentifierExtension.create(issuerPublicKey),
@@ -157,7 +174,12 @@ export const signCertificate = async (spec: CertificateSpec, issuer: Signer): Pr
   const usage = spec.keyUsages.reduce((flags, u) => flags | (KEY_USAGE_FLAGS[u] ?? 0), 0);
   if (usage) extensions.push(new x509.KeyUsagesExtension(usage, true));
   if (spec.extendedKeyUsages.length > 0) {
-    extensions.push(new x509.ExtendedKeyUsageExtension(spec.extendedKeyUsages.map((u) => EXTENDED_KEY_USAGE_OIDS[u]!), false));
+    extensions.push(
+      new x509.ExtendedKeyUsageExtension(
+        spec.extendedKeyUsages.map((u) => EXTENDED_KEY_USAGE_OIDS[u]!),
+        false,
+      ),
+    );
   }
   if (spec.altNames.length > 0) {
     const names = spec.altNames.map((n) => ({ type: SAN_TYPE[n.type]!, value: n.value }));
@@ -230,7 +252,13 @@ export const signCrl = async (
     entries: entries.map((e) => ({
       serialNumber: e.serialNumber,
       revocationDate: e.revokedAt,
-      extensions: [new x509.Extension(id_ce_cRLReasons, false, AsnConvert.serialize(new CRLReason(CRL_REASON[e.reason] ?? CRLReasons.unspecified)))],
+      extensions: [
+        new x509.Extension(
+          id_ce_cRLReasons,
+          false,
+          AsnConvert.serialize(new CRLReason(CRL_REASON[e.reason] ?? CRLReasons.unspecified)),
+        ),
+      ],
     })),
   });
   // openssl and most tools expect the "X509 CRL" PEM label.

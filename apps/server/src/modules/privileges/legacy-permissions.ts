@@ -43,7 +43,13 @@ const backfill = (rules: PermissionRule[]): PermissionRule[] => {
     extra.push(rule("secret-imports", r.action, r.conditions));
     const folderActions = r.action.filter((a) => a !== "read");
     if (!hasFolderRules && folderActions.length > 0) extra.push(rule("secret-folders", folderActions, r.conditions));
-    extra.push(rule("dynamic-secrets", r.action.flatMap((a) => DYNAMIC_SECRET_ACTIONS[a] ?? []), r.conditions));
+    extra.push(
+      rule(
+        "dynamic-secrets",
+        r.action.flatMap((a) => DYNAMIC_SECRET_ACTIONS[a] ?? []),
+        r.conditions,
+      ),
+    );
   }
   return [...out, ...extra];
 };
@@ -60,6 +66,7 @@ export const expandLegacyPermissions = (input: {
     const { actions, conditions } = input.privilegePermission;
     return backfill(actions.map((action) => rule("secrets", [action], toConditions(conditions))));
   }
-  if (input.permissions) return backfill(input.permissions.map((p) => rule(p.subject, [p.action], toConditions(p.conditions))));
+  if (input.permissions)
+    return backfill(input.permissions.map((p) => rule(p.subject, [p.action], toConditions(p.conditions))));
   return undefined;
 };

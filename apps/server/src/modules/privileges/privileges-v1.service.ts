@@ -7,7 +7,14 @@ import { assertValidTemplates } from "../roles/roles.service";
 import { expandLegacyPermissions } from "./legacy-permissions";
 import { toPrivilegeDto } from "./privilege.dto";
 import { findPrivilegeBySlug, listPrivileges, type PrivilegeRow } from "./privileges.repository";
-import { assertTargetMember, createPrivilege, deletePrivilege, updatePrivilege, windowOf, type PrivilegeTiming } from "./privileges.service";
+import {
+  assertTargetMember,
+  createPrivilege,
+  deletePrivilege,
+  updatePrivilege,
+  windowOf,
+  type PrivilegeTiming,
+} from "./privileges.service";
 
 type LegacyRules = { permissions?: LegacyPermission[]; privilegePermission?: PrivilegePermission };
 type Lookup = { identityId: string; projectSlug: string };
@@ -22,7 +29,11 @@ const requireLegacyRules = (input: LegacyRules) => {
 
 const v1Dto = (row: Parameters<typeof toPrivilegeDto>[0]) => toPrivilegeDto(row, { v1: true });
 
-export const createPrivilegeV1 = async (ctx: RequestContext, body: Lookup & LegacyRules & { slug?: string }, timing: PrivilegeTiming) => {
+export const createPrivilegeV1 = async (
+  ctx: RequestContext,
+  body: Lookup & LegacyRules & { slug?: string },
+  timing: PrivilegeTiming,
+) => {
   const rules = requireLegacyRules(body);
   const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, body.projectSlug);
   return v1Dto(await createPrivilege(ctx, permission, { identityId: body.identityId, slug: body.slug, rules, timing }));
@@ -49,10 +60,18 @@ const mergedTiming = (row: PrivilegeRow, details: Details): PrivilegeTiming => {
   const range = details.temporaryRange ?? row.temporary_range;
   const start = details.temporaryAccessStartTime ?? row.temporary_access_start_time;
   if (!range || !start) throw new BadRequestError("Temporary mode expects start time and range");
-  return { isTemporary: true, temporaryMode: details.temporaryMode ?? row.temporary_mode ?? "relative", temporaryRange: range, temporaryAccessStartTime: start };
+  return {
+    isTemporary: true,
+    temporaryMode: details.temporaryMode ?? row.temporary_mode ?? "relative",
+    temporaryRange: range,
+    temporaryAccessStartTime: start,
+  };
 };
 
-export const updatePrivilegeV1 = async (ctx: RequestContext, body: Lookup & { privilegeSlug: string; privilegeDetails: Details }) => {
+export const updatePrivilegeV1 = async (
+  ctx: RequestContext,
+  body: Lookup & { privilegeSlug: string; privilegeDetails: Details },
+) => {
   const rules = requireLegacyRules(body.privilegeDetails);
   const { permission, row } = await requireBySlug(ctx, body);
   const window = windowOf(mergedTiming(row, body.privilegeDetails));

@@ -7,12 +7,25 @@ import { getProjectPermission, getProjectPermissionBySlug } from "../authz/proje
 import { assertValidCombination } from "../roles/roles.service";
 import { toPrivilegeDto } from "./privilege.dto";
 import { findPrivilegeBySlug, listPrivileges } from "./privileges.repository";
-import { assertTargetMember, createPrivilege, deletePrivilege, requirePrivilegeById, updatePrivilege, windowOf } from "./privileges.service";
+import {
+  assertTargetMember,
+  createPrivilege,
+  deletePrivilege,
+  requirePrivilegeById,
+  updatePrivilege,
+  windowOf,
+} from "./privileges.service";
 
 /** Spec §4.1 over the shared privilege service: privileges addressed by id and project id. */
 export const createPrivilegeV2 = async (
   ctx: RequestContext,
-  body: { identityId: string; projectId: string; slug?: string; permissions: PermissionRuleInput[]; type: PrivilegeType },
+  body: {
+    identityId: string;
+    projectId: string;
+    slug?: string;
+    permissions: PermissionRuleInput[];
+    type: PrivilegeType;
+  },
 ) => {
   assertValidCombination(body.permissions);
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, body.projectId);
@@ -51,7 +64,11 @@ export const deletePrivilegeV2 = async (ctx: RequestContext, id: string) => {
   return toPrivilegeDto(await deletePrivilege(ctx, permission, row));
 };
 
-export const getPrivilegeBySlugV2 = async (ctx: RequestContext, slug: string, query: { identityId: string; projectSlug: string }) => {
+export const getPrivilegeBySlugV2 = async (
+  ctx: RequestContext,
+  slug: string,
+  query: { identityId: string; projectSlug: string },
+) => {
   const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
   assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
   await assertTargetMember(ctx, permission.project.id, query.identityId);

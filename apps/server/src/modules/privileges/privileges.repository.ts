@@ -33,7 +33,11 @@ export type PrivilegeWindow = {
 const select = (db: Database) => db.selectFrom("identity_project_additional_privileges as a").select(COLUMNS);
 
 export const findPrivilegeBySlug = (db: Database, projectId: string, identityId: string, slug: string) =>
-  select(db).where("a.project_id", "=", projectId).where("a.identity_id", "=", identityId).where("a.slug", "=", slug).executeTakeFirst();
+  select(db)
+    .where("a.project_id", "=", projectId)
+    .where("a.identity_id", "=", identityId)
+    .where("a.slug", "=", slug)
+    .executeTakeFirst();
 
 export type PrivilegeRow = NonNullable<Awaited<ReturnType<typeof findPrivilegeBySlug>>>;
 
@@ -69,7 +73,13 @@ export const listPrivileges = (db: Database, projectId: string, identityId: stri
 
 export const insertPrivilege = (
   db: Database,
-  values: PrivilegeWindow & { slug: string; membership_id: string; project_id: string; identity_id: string; permissions: PermissionRule[] },
+  values: PrivilegeWindow & {
+    slug: string;
+    membership_id: string;
+    project_id: string;
+    identity_id: string;
+    permissions: PermissionRule[];
+  },
 ) =>
   db
     .insertInto("identity_project_additional_privileges")

@@ -3,7 +3,13 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { createPrivilegeV1, deletePrivilegeV1, getPrivilegeV1, listPrivilegesV1, updatePrivilegeV1 } from "./privileges-v1.service";
+import {
+  createPrivilegeV1,
+  deletePrivilegeV1,
+  getPrivilegeV1,
+  listPrivilegesV1,
+  updatePrivilegeV1,
+} from "./privileges-v1.service";
 import {
   createPrivilegeV2,
   deletePrivilegeV2,
@@ -20,9 +26,12 @@ export const privilegesRouter = (deps: AppDeps) =>
   s.router(contract.privileges, {
     v2: {
       create: async ({ body, req, res }) => ok({ privilege: await createPrivilegeV2(contextOf(deps, req, res), body) }),
-      update: async ({ params, body, req, res }) => ok({ privilege: await updatePrivilegeV2(contextOf(deps, req, res), params.id, body) }),
-      get: async ({ params, req, res }) => ok({ privilege: await getPrivilegeV2(contextOf(deps, req, res), params.id) }),
-      delete: async ({ params, req, res }) => ok({ privilege: await deletePrivilegeV2(contextOf(deps, req, res), params.id) }),
+      update: async ({ params, body, req, res }) =>
+        ok({ privilege: await updatePrivilegeV2(contextOf(deps, req, res), params.id, body) }),
+      get: async ({ params, req, res }) =>
+        ok({ privilege: await getPrivilegeV2(contextOf(deps, req, res), params.id) }),
+      delete: async ({ params, req, res }) =>
+        ok({ privilege: await deletePrivilegeV2(contextOf(deps, req, res), params.id) }),
       getBySlug: async ({ params, query, req, res }) =>
         ok({ privilege: await getPrivilegeBySlugV2(contextOf(deps, req, res), params.privilegeSlug, query) }),
       list: async ({ query, req, res }) => ok({ privileges: await listPrivilegesV2(contextOf(deps, req, res), query) }),
@@ -41,7 +50,8 @@ export const privilegesRouter = (deps: AppDeps) =>
         }),
       update: async ({ body, req, res }) => ok({ privilege: await updatePrivilegeV1(contextOf(deps, req, res), body) }),
       delete: async ({ body, req, res }) => ok({ privilege: await deletePrivilegeV1(contextOf(deps, req, res), body) }),
-      get: async ({ params, query, req, res }) => ok({ privilege: await getPrivilegeV1(contextOf(deps, req, res), params.privilegeSlug, query) }),
+      get: async ({ params, query, req, res }) =>
+        ok({ privilege: await getPrivilegeV1(contextOf(deps, req, res), params.privilegeSlug, query) }),
       list: async ({ query, req, res }) => ok({ privileges: await listPrivilegesV1(contextOf(deps, req, res), query) }),
     },
   });

@@ -6,7 +6,12 @@ import type { PermissionRule } from "../../permissions";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { loadIdentityProjectRules, permissionForProject, type ProjectKey, type ProjectPermission } from "../authz/project-access";
+import {
+  loadIdentityProjectRules,
+  permissionForProject,
+  type ProjectKey,
+  type ProjectPermission,
+} from "../authz/project-access";
 import { generatePrivilegeSlug } from "./privilege-slug";
 import {
   deletePrivilegeRow,
@@ -25,7 +30,13 @@ export type PrivilegeTiming =
 
 export const windowOf = (timing: PrivilegeTiming): PrivilegeWindow => {
   if (!timing.isTemporary) {
-    return { is_temporary: false, temporary_mode: null, temporary_range: null, temporary_access_start_time: null, temporary_access_end_time: null };
+    return {
+      is_temporary: false,
+      temporary_mode: null,
+      temporary_range: null,
+      temporary_access_start_time: null,
+      temporary_access_end_time: null,
+    };
   }
   const start = new Date(timing.temporaryAccessStartTime);
   const range = parseDuration(timing.temporaryRange);
@@ -56,7 +67,9 @@ const loadTarget = async (ctx: RequestContext, projectId: string, identityId: st
 
 /** Reads and deletes need the target to be a member, else 400 (reference §1.5). */
 export const assertTargetMember = async (ctx: RequestContext, projectId: string, identityId: string) => {
-  const membershipId = isUuid(identityId) ? await findDirectMembershipId(ctx.deps.db, projectId, identityId) : undefined;
+  const membershipId = isUuid(identityId)
+    ? await findDirectMembershipId(ctx.deps.db, projectId, identityId)
+    : undefined;
   if (!membershipId) throw new BadRequestError(NO_MEMBERSHIP);
   return membershipId;
 };
@@ -73,7 +86,11 @@ export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
   return { row, permission: await permissionForProject(ctx.deps.db, ctx.actor, project) };
 };
 
-const inTransaction = <T>(ctx: RequestContext, projectId: string, write: (trx: RequestContext["deps"]["db"]) => Promise<T>) =>
+const inTransaction = <T>(
+  ctx: RequestContext,
+  projectId: string,
+  write: (trx: RequestContext["deps"]["db"]) => Promise<T>,
+) =>
   ctx.deps.db.transaction().execute(async (trx) => {
     await bumpPermissionVersion(trx, [projectId]);
     return write(trx);
@@ -136,7 +153,11 @@ export const updatePrivilege = async (
 };
 
 /** Removing a privilege is changing the identity: the caller must hold what the target holds. */
-export const deletePrivilege = async (ctx: RequestContext, permission: ProjectPermission<ProjectKey>, row: PrivilegeRow) => {
+export const deletePrivilege = async (
+  ctx: RequestContext,
+  permission: ProjectPermission<ProjectKey>,
+  row: PrivilegeRow,
+) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
   await assertTargetMember(ctx, row.project_id, row.identity_id);
   const target = await loadIdentityProjectRules(ctx.deps.db, row.project_id, row.identity_id);

@@ -10,14 +10,21 @@ import { insertGroupMembershipWithRoles } from "../groups/project-group.reposito
 import { insertIdentity } from "../identities/identity.repository";
 import { insertMembershipWithRoles, type RoleGrant } from "../projects/membership.repository";
 import { registerProjectTemplateResolver } from "../projects/project-template-hook";
-import { findTemplateByName, insertUserProjectMembership, listTemplateMembers, type TemplateMembers, type TemplateRow } from "./project-template.repository";
+import {
+  findTemplateByName,
+  insertUserProjectMembership,
+  listTemplateMembers,
+  type TemplateMembers,
+  type TemplateRow,
+} from "./project-template.repository";
 
 /** Role slugs to grants; custom slugs point at the roles the template just created in the project. */
 const grantsFor = (slugs: string[], customRoleIds: Map<string, string>): RoleGrant[] => {
   const grants: RoleGrant[] = [];
   for (const slug of new Set(slugs)) {
     if (isBuiltInProjectRole(slug)) grants.push({ role: slug, customRoleId: null, isTemporary: false });
-    else if (customRoleIds.has(slug)) grants.push({ role: "custom", customRoleId: customRoleIds.get(slug)!, isTemporary: false });
+    else if (customRoleIds.has(slug))
+      grants.push({ role: "custom", customRoleId: customRoleIds.get(slug)!, isTemporary: false });
   }
   return grants.length > 0 ? grants : [{ role: "no-access", customRoleId: null, isTemporary: false }];
 };
@@ -27,13 +34,25 @@ const grantsFor = (slugs: string[], customRoleIds: Map<string, string>): RoleGra
  * roles, then memberships of its users, groups and identities, then its project-managed identities.
  * Runs inside the project's creation transaction, so a failure leaves no project behind.
  */
-const applyTemplate = async (ctx: RequestContext, trx: Database, projectId: string, row: TemplateRow, members: TemplateMembers) => {
+const applyTemplate = async (
+  ctx: RequestContext,
+  trx: Database,
+  projectId: string,
+  row: TemplateRow,
+  members: TemplateMembers,
+) => {
   await bumpPermissionVersion(trx, [projectId]);
   const customRoleIds = new Map<string, string>();
   for (const role of row.roles) {
     const created = await trx
       .insertInto("project_roles")
-      .values({ project_id: projectId, name: role.name, slug: role.slug, description: null, permissions: JSON.stringify(role.permissions) })
+      .values({
+        project_id: projectId,
+        name: role.name,
+        slug: role.slug,
+        description: null,
+        permissions: JSON.stringify(role.permissions),
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     customRoleIds.set(role.slug, created.id);
@@ -67,13 +86,16 @@ const resolveTemplate = async (ctx: RequestContext, name: string, type: ProjectT
   const row = await findTemplateByName(ctx.deps.db, ctx.actor.orgId, name);
   if (!row) return undefined;
   if (row.type !== type) {
-    throw new BadRequestError(`Project template "${name}" is of type ${row.type} and cannot be used for a ${type} project`);
+    throw new BadRequestError(
+      `Project template "${name}" is of type ${row.type} and cannot be used for a ${type} project`,
+    );
   }
   const members = await listTemplateMembers(ctx.deps.db, [row.id]);
   return {
     id: row.id,
     environments: row.environments,
-    apply: (applyCtx: RequestContext, trx: Database, projectId: string) => applyTemplate(applyCtx, trx, projectId, row, members),
+    apply: (applyCtx: RequestContext, trx: Database, projectId: string) =>
+      applyTemplate(applyCtx, trx, projectId, row, members),
   };
 };
 

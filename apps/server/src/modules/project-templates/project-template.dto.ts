@@ -1,4 +1,9 @@
-import { DEFAULT_PROJECT_TEMPLATE_ID, DEFAULT_PROJECT_TEMPLATE_NAME, type ProjectTemplate, type ProjectType } from "@keyward/contract";
+import {
+  DEFAULT_PROJECT_TEMPLATE_ID,
+  DEFAULT_PROJECT_TEMPLATE_NAME,
+  type ProjectTemplate,
+  type ProjectType,
+} from "@keyward/contract";
 import { toIso } from "../../lib/dates";
 import { PROJECT_ROLE_NAMES, PROJECT_ROLE_RULES } from "../../permissions";
 import { DEFAULT_ENVIRONMENTS } from "../projects/project.service";
@@ -9,7 +14,12 @@ const predefinedRoles = (): ProjectTemplate["roles"] =>
   Object.entries(PROJECT_ROLE_RULES).map(([slug, rules]) => ({
     name: PROJECT_ROLE_NAMES[slug] ?? slug,
     slug,
-    permissions: rules.map((r) => ({ subject: r.subject, action: [...r.action], inverted: r.inverted, ...(r.conditions ? { conditions: r.conditions } : {}) })),
+    permissions: rules.map((r) => ({
+      subject: r.subject,
+      action: [...r.action],
+      inverted: r.inverted,
+      ...(r.conditions ? { conditions: r.conditions } : {}),
+    })),
   }));
 
 export const toTemplateDto = (row: TemplateRow, members: TemplateMembers): ProjectTemplate => {
@@ -21,11 +31,15 @@ export const toTemplateDto = (row: TemplateRow, members: TemplateMembers): Proje
     name: row.name,
     description: row.description,
     type: row.type as ProjectType,
-    roles: [...predefinedRoles(), ...(row.roles)],
+    roles: [...predefinedRoles(), ...row.roles],
     environments: row.environments,
     users: own(members.users).map((u) => ({ username: u.username, roles: u.roles })),
     groups: own(members.groups).map((g) => ({ groupSlug: g.slug, roles: g.roles })),
-    identities: own(members.identities).map((i) => ({ identityId: i.identity_id, identityName: i.name, roles: i.roles })),
+    identities: own(members.identities).map((i) => ({
+      identityId: i.identity_id,
+      identityName: i.name,
+      roles: i.roles,
+    })),
     projectManagedIdentities: pmi && pmi.length > 0 ? pmi : null,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),

@@ -1,5 +1,9 @@
 import type { Database } from "../../db/database";
-import type { TemplateEnvironmentRow, TemplateManagedIdentityRow, TemplateRoleRow } from "../../db/tables/project-structure";
+import type {
+  TemplateEnvironmentRow,
+  TemplateManagedIdentityRow,
+  TemplateRoleRow,
+} from "../../db/tables/project-structure";
 import type { RoleGrant } from "../projects/membership.repository";
 
 const TEMPLATE_COLUMNS = [
@@ -16,10 +20,20 @@ const TEMPLATE_COLUMNS = [
 ] as const;
 
 export const findTemplateInOrg = (db: Database, orgId: string, templateId: string) =>
-  db.selectFrom("project_templates").select(TEMPLATE_COLUMNS).where("org_id", "=", orgId).where("id", "=", templateId).executeTakeFirst();
+  db
+    .selectFrom("project_templates")
+    .select(TEMPLATE_COLUMNS)
+    .where("org_id", "=", orgId)
+    .where("id", "=", templateId)
+    .executeTakeFirst();
 
 export const findTemplateByName = (db: Database, orgId: string, name: string) =>
-  db.selectFrom("project_templates").select(TEMPLATE_COLUMNS).where("org_id", "=", orgId).where("name", "=", name).executeTakeFirst();
+  db
+    .selectFrom("project_templates")
+    .select(TEMPLATE_COLUMNS)
+    .where("org_id", "=", orgId)
+    .where("name", "=", name)
+    .executeTakeFirst();
 
 export type TemplateRow = NonNullable<Awaited<ReturnType<typeof findTemplateInOrg>>>;
 
@@ -70,7 +84,8 @@ export const updateTemplateRow = (db: Database, templateId: string, values: Part
     .returning(TEMPLATE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const deleteTemplateRow = (db: Database, templateId: string) => db.deleteFrom("project_templates").where("id", "=", templateId).execute();
+export const deleteTemplateRow = (db: Database, templateId: string) =>
+  db.deleteFrom("project_templates").where("id", "=", templateId).execute();
 
 /** The users, groups and identities a template adds, with what responses show of them. */
 export const listTemplateMembers = async (db: Database, templateIds: string[]) => {
@@ -120,7 +135,13 @@ export const replaceTemplateMembers = async (db: Database, templateId: string, m
     if (members.users.length > 0) {
       await db
         .insertInto("project_template_user_memberships")
-        .values(members.users.map((u) => ({ template_id: templateId, org_membership_id: u.orgMembershipId, roles: JSON.stringify(u.roles) })))
+        .values(
+          members.users.map((u) => ({
+            template_id: templateId,
+            org_membership_id: u.orgMembershipId,
+            roles: JSON.stringify(u.roles),
+          })),
+        )
         .execute();
     }
   }
@@ -129,7 +150,9 @@ export const replaceTemplateMembers = async (db: Database, templateId: string, m
     if (members.groups.length > 0) {
       await db
         .insertInto("project_template_group_memberships")
-        .values(members.groups.map((g) => ({ template_id: templateId, group_id: g.groupId, roles: JSON.stringify(g.roles) })))
+        .values(
+          members.groups.map((g) => ({ template_id: templateId, group_id: g.groupId, roles: JSON.stringify(g.roles) })),
+        )
         .execute();
     }
   }
@@ -138,7 +161,13 @@ export const replaceTemplateMembers = async (db: Database, templateId: string, m
     if (members.identities.length > 0) {
       await db
         .insertInto("project_template_identity_memberships")
-        .values(members.identities.map((i) => ({ template_id: templateId, identity_id: i.identityId, roles: JSON.stringify(i.roles) })))
+        .values(
+          members.identities.map((i) => ({
+            template_id: templateId,
+            identity_id: i.identityId,
+            roles: JSON.stringify(i.roles),
+          })),
+        )
         .execute();
     }
   }
@@ -156,7 +185,12 @@ export const findOrgIdentitiesByIds = (db: Database, orgId: string, ids: string[
         .execute();
 
 /** A project membership of a user, as templates create them. */
-export const insertUserProjectMembership = async (db: Database, projectId: string, userId: string, roles: RoleGrant[]) => {
+export const insertUserProjectMembership = async (
+  db: Database,
+  projectId: string,
+  userId: string,
+  roles: RoleGrant[],
+) => {
   const { id } = await db
     .insertInto("project_user_memberships")
     .values({ project_id: projectId, user_id: userId })
@@ -164,7 +198,9 @@ export const insertUserProjectMembership = async (db: Database, projectId: strin
     .executeTakeFirstOrThrow();
   await db
     .insertInto("project_user_membership_roles")
-    .values(roles.map((r) => ({ membership_id: id, role: r.role, custom_role_id: r.customRoleId, is_temporary: false })))
+    .values(
+      roles.map((r) => ({ membership_id: id, role: r.role, custom_role_id: r.customRoleId, is_temporary: false })),
+    )
     .execute();
   return id;
 };

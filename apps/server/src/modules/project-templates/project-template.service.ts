@@ -45,10 +45,16 @@ const notFound = (id: string) => new NotFoundError(`Could not find project templ
  * applier creates (and so administers), so the author's reach is the project admin rules when
  * they may create projects, and nothing otherwise.
  */
-const assertTemplateWithinAuthor = (ctx: RequestContext, roles: TemplateRoleRow[], assigned: string[][], message: string) => {
+const assertTemplateWithinAuthor = (
+  ctx: RequestContext,
+  roles: TemplateRoleRow[],
+  assigned: string[][],
+  message: string,
+) => {
   const author = buildAbility(orgAbilityOf(ctx.actor).can("create", "workspace") ? PROJECT_ROLE_RULES.admin! : []);
   const granted = roles.flatMap((r) => r.permissions) as PermissionRule[];
-  for (const slug of new Set(assigned.flat())) if (isBuiltInProjectRole(slug)) granted.push(...PROJECT_ROLE_RULES[slug]!);
+  for (const slug of new Set(assigned.flat()))
+    if (isBuiltInProjectRole(slug)) granted.push(...PROJECT_ROLE_RULES[slug]!);
   assertWithinBoundary(author, granted, message);
 };
 
@@ -63,7 +69,8 @@ const loadDto = async (ctx: RequestContext, templateId: string) => {
   return toTemplateDto(row, await listTemplateMembers(ctx.deps.db, [row.id]));
 };
 
-const rolesOf = (lists: ({ roles: string[] }[] | null | undefined)[]) => lists.flatMap((list) => (list ?? []).map((m) => m.roles));
+const rolesOf = (lists: ({ roles: string[] }[] | null | undefined)[]) =>
+  lists.flatMap((list) => (list ?? []).map((m) => m.roles));
 
 export const createProjectTemplate = async (ctx: RequestContext, body: CreateProjectTemplateBody) => {
   assertCan(orgAbilityOf(ctx.actor), "create", "project-templates");
@@ -114,10 +121,15 @@ export const getProjectTemplate = async (ctx: RequestContext, templateId: string
 };
 
 const refuseDefault = (templateId: string, verb: string) => {
-  if (templateId === DEFAULT_PROJECT_TEMPLATE_ID) throw new BadRequestError(`The default project template cannot be ${verb}`);
+  if (templateId === DEFAULT_PROJECT_TEMPLATE_ID)
+    throw new BadRequestError(`The default project template cannot be ${verb}`);
 };
 
-export const updateProjectTemplate = async (ctx: RequestContext, templateId: string, body: UpdateProjectTemplateBody) => {
+export const updateProjectTemplate = async (
+  ctx: RequestContext,
+  templateId: string,
+  body: UpdateProjectTemplateBody,
+) => {
   assertCan(orgAbilityOf(ctx.actor), "edit", "project-templates");
   refuseDefault(templateId, "updated");
   const row = await requireTemplate(ctx, templateId);
@@ -128,20 +140,24 @@ export const updateProjectTemplate = async (ctx: RequestContext, templateId: str
     throw new BadRequestError("Environments cannot be removed for SecretManager project templates");
   }
   const current = await listTemplateMembers(ctx.deps.db, [row.id]);
-  const roles = body.roles ? normalizeRoles(body.roles) : (row.roles);
+  const roles = body.roles ? normalizeRoles(body.roles) : row.roles;
   if (body.roles) {
     const kept = new Set(roles.map((r) => r.slug));
     assertRemovedRolesUnused(
-      (row.roles).map((r) => r.slug).filter((slug) => !kept.has(slug)),
+      row.roles.map((r) => r.slug).filter((slug) => !kept.has(slug)),
       {
         users: body.users === undefined ? current.users : [],
         groups: body.groups === undefined ? current.groups : [],
-        identities: [...(body.identities === undefined ? current.identities : []), ...(body.projectManagedIdentities === undefined ? (row.project_managed_identities ?? []) : [])],
+        identities: [
+          ...(body.identities === undefined ? current.identities : []),
+          ...(body.projectManagedIdentities === undefined ? (row.project_managed_identities ?? []) : []),
+        ],
       },
     );
   }
   const members = await resolveTemplateMembers(ctx, roles, body);
-  const pmi = body.projectManagedIdentities === undefined ? row.project_managed_identities : body.projectManagedIdentities;
+  const pmi =
+    body.projectManagedIdentities === undefined ? row.project_managed_identities : body.projectManagedIdentities;
   const assigned = rolesOf([
     body.users === undefined ? current.users : body.users,
     body.groups === undefined ? current.groups : body.groups,
@@ -149,7 +165,11 @@ export const updateProjectTemplate = async (ctx: RequestContext, templateId: str
     pmi,
   ]);
   assertTemplateWithinAuthor(ctx, roles, assigned, "Failed to update project template");
-  if (body.name !== undefined && body.name !== row.name && (await findTemplateByName(ctx.deps.db, ctx.actor.orgId, body.name))) {
+  if (
+    body.name !== undefined &&
+    body.name !== row.name &&
+    (await findTemplateByName(ctx.deps.db, ctx.actor.orgId, body.name))
+  ) {
     throw nameTaken(body.name);
   }
   try {
@@ -159,7 +179,8 @@ export const updateProjectTemplate = async (ctx: RequestContext, templateId: str
         description: body.description,
         roles: body.roles ? roles : undefined,
         environments: body.environments ?? undefined,
-        project_managed_identities: body.projectManagedIdentities === undefined ? undefined : pmi && pmi.length > 0 ? pmi : null,
+        project_managed_identities:
+          body.projectManagedIdentities === undefined ? undefined : pmi && pmi.length > 0 ? pmi : null,
       });
       await replaceTemplateMembers(trx, row.id, members);
     });

@@ -16,11 +16,20 @@ const duplicateSlug = (slug: string) => new BadRequestError(`Environment with sl
  * 404 when the project was deleted meanwhile.
  */
 const lockProject = async (trx: Database, projectId: string) => {
-  const locked = await trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirst();
+  const locked = await trx
+    .selectFrom("projects")
+    .select("id")
+    .where("id", "=", projectId)
+    .forUpdate()
+    .executeTakeFirst();
   if (!locked) throw new NotFoundError(`Project with ${projectId} not found`);
 };
 
-export const createEnvironment = async (ctx: RequestContext, projectId: string, body: { name: string; slug: string; position?: number }) => {
+export const createEnvironment = async (
+  ctx: RequestContext,
+  projectId: string,
+  body: { name: string; slug: string; position?: number },
+) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(ability, "create", "environments");
   try {
@@ -60,7 +69,12 @@ export const listProjectEnvironments = async (ctx: RequestContext, projectId: st
 };
 
 /** Read again under the project lock by writers: positions move with every write. */
-const requireEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string, db: Database = ctx.deps.db) => {
+const requireEnvironment = async (
+  ctx: RequestContext,
+  projectId: string,
+  environmentId: string,
+  db: Database = ctx.deps.db,
+) => {
   const env = isUuid(environmentId) ? await findEnvironment(db, projectId, environmentId) : undefined;
   if (!env) throw new NotFoundError(`Environment with id ${environmentId} not found`);
   return env;

@@ -11,7 +11,11 @@ export type ResolvedRoleGrant = RoleGrant & { rules: PermissionRule[] };
  * Turn requested role assignments into grants: built-in slugs or the project's custom roles, and
  * temporary windows computed as start + range.
  */
-export const resolveRoleGrants = async (db: Database, projectId: string, roles: RoleAssignmentInput[]): Promise<ResolvedRoleGrant[]> => {
+export const resolveRoleGrants = async (
+  db: Database,
+  projectId: string,
+  roles: RoleAssignmentInput[],
+): Promise<ResolvedRoleGrant[]> => {
   const customSlugs = roles.map((r) => r.role).filter((slug) => !isBuiltInProjectRole(slug));
   const custom = customSlugs.length
     ? await db

@@ -23,7 +23,12 @@ export const roleRows = (membershipId: string, roles: RoleGrant[]) =>
     temporary_access_end_time: r.isTemporary ? (r.temporaryAccessEndTime ?? null) : null,
   }));
 
-export const insertMembershipWithRoles = async (db: Database, projectId: string, identityId: string, roles: RoleGrant[]) => {
+export const insertMembershipWithRoles = async (
+  db: Database,
+  projectId: string,
+  identityId: string,
+  roles: RoleGrant[],
+) => {
   const { id } = await db
     .insertInto("identity_project_memberships")
     .values({ project_id: projectId, identity_id: identityId })
@@ -36,7 +41,11 @@ export const insertMembershipWithRoles = async (db: Database, projectId: string,
 export const replaceMembershipRoles = async (db: Database, membershipId: string, roles: RoleGrant[]) => {
   await db.deleteFrom("identity_project_membership_roles").where("membership_id", "=", membershipId).execute();
   await db.insertInto("identity_project_membership_roles").values(roleRows(membershipId, roles)).execute();
-  await db.updateTable("identity_project_memberships").set({ updated_at: new Date() }).where("id", "=", membershipId).execute();
+  await db
+    .updateTable("identity_project_memberships")
+    .set({ updated_at: new Date() })
+    .where("id", "=", membershipId)
+    .execute();
 };
 
 export const MEMBERSHIP_ROLE_COLUMNS = [
@@ -57,7 +66,11 @@ export const MEMBERSHIP_ROLE_COLUMNS = [
 /** Identity and group memberships keep their roles in tables of one shape (MembershipRoleColumns). */
 export type MembershipRoleTable = "identity_project_membership_roles" | "group_project_membership_roles";
 
-export const findMembershipRoles = (db: Database, membershipIds: string[], table: MembershipRoleTable = "identity_project_membership_roles") =>
+export const findMembershipRoles = (
+  db: Database,
+  membershipIds: string[],
+  table: MembershipRoleTable = "identity_project_membership_roles",
+) =>
   membershipIds.length === 0
     ? Promise.resolve([])
     : db
@@ -76,17 +89,12 @@ export const selectIdentityMemberships = (db: Database, projectId: string) =>
   db
     .selectFrom("identity_project_memberships as m")
     .innerJoin("identities as i", "i.id", "m.identity_id")
-    .select([
-      "m.id",
-      "m.identity_id",
-      "m.project_id",
-      "m.created_at",
-      "m.updated_at",
-      "i.name as identity_name",
-    ])
+    .select(["m.id", "m.identity_id", "m.project_id", "m.created_at", "m.updated_at", "i.name as identity_name"])
     .where("m.project_id", "=", projectId);
 
-export type IdentityMembershipRow = Awaited<ReturnType<ReturnType<typeof selectIdentityMemberships>["executeTakeFirstOrThrow"]>>;
+export type IdentityMembershipRow = Awaited<
+  ReturnType<ReturnType<typeof selectIdentityMemberships>["executeTakeFirstOrThrow"]>
+>;
 
 export const authMethodsOf = async (db: Database, identityIds: string[]) => {
   if (identityIds.length === 0) return new Map<string, string[]>();

@@ -38,8 +38,13 @@ const toMembershipDtos = async (ctx: RequestContext, rows: IdentityMembershipRow
 };
 
 const findMembership = async (ctx: RequestContext, permission: ProjectPermission, identityId: string) => {
-  const row = await selectIdentityMemberships(ctx.deps.db, permission.project.id).where("m.identity_id", "=", identityId).executeTakeFirst();
-  if (!row) throw new NotFoundError(`Identity with ID ${identityId} is not a member of project with ID ${permission.project.id}`);
+  const row = await selectIdentityMemberships(ctx.deps.db, permission.project.id)
+    .where("m.identity_id", "=", identityId)
+    .executeTakeFirst();
+  if (!row)
+    throw new NotFoundError(
+      `Identity with ID ${identityId} is not a member of project with ID ${permission.project.id}`,
+    );
   return row;
 };
 
@@ -48,7 +53,12 @@ const findMembership = async (ctx: RequestContext, permission: ProjectPermission
  * rules must be within the actor's own ability (reference §1.5, as Infisical's membership update
  * and delete check "more privileged identity").
  */
-const assertTargetWithinActor = async (ctx: RequestContext, permission: ProjectPermission, identityId: string, message: string) => {
+const assertTargetWithinActor = async (
+  ctx: RequestContext,
+  permission: ProjectPermission,
+  identityId: string,
+  message: string,
+) => {
   const target = await loadIdentityProjectRules(ctx.deps.db, permission.project.id, identityId);
   if (target) assertWithinBoundary(permission.ability, target.rules, message);
 };
@@ -69,7 +79,11 @@ export const addIdentityMembership = async (
     throw new BadRequestError("A project-owned identity can only be a member of its own project");
   }
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, normalizeRoles(body));
-  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to assign role to identity");
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    "Failed to assign role to identity",
+  );
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
@@ -77,7 +91,9 @@ export const addIdentityMembership = async (
     });
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new BadRequestError(`Identity with ID ${identityId} already exists in project with ID ${permission.project.id}`);
+      throw new BadRequestError(
+        `Identity with ID ${identityId} already exists in project with ID ${permission.project.id}`,
+      );
     }
     throw error;
   }
@@ -92,7 +108,11 @@ export const getIdentityMembership = async (ctx: RequestContext, projectId: stri
   return dto!;
 };
 
-export const listIdentityMemberships = async (ctx: RequestContext, projectId: string, query: { offset: number; limit: number }) => {
+export const listIdentityMemberships = async (
+  ctx: RequestContext,
+  projectId: string,
+  query: { offset: number; limit: number },
+) => {
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "read", "identity");
   const base = selectIdentityMemberships(ctx.deps.db, permission.project.id);
@@ -107,13 +127,22 @@ export const listIdentityMemberships = async (ctx: RequestContext, projectId: st
   return { identityMemberships: await toMembershipDtos(ctx, rows), totalCount: Number(count.count) };
 };
 
-export const updateIdentityMembership = async (ctx: RequestContext, projectId: string, identityId: string, roles: RoleAssignmentInput[]) => {
+export const updateIdentityMembership = async (
+  ctx: RequestContext,
+  projectId: string,
+  identityId: string,
+  roles: RoleAssignmentInput[],
+) => {
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "edit", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
   await assertTargetWithinActor(ctx, permission, identityId, "Failed to change role of more privileged identity");
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
-  assertWithinBoundary(permission.ability, grants.flatMap((g) => g.rules), "Failed to update role of identity");
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    "Failed to update role of identity",
+  );
   await ctx.deps.db.transaction().execute(async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await replaceMembershipRoles(trx, membership.id, grants);

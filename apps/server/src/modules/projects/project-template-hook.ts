@@ -26,5 +26,9 @@ export const resolveProjectTemplate = async (ctx: RequestContext, name: string |
   return template;
 };
 
-export const applyProjectTemplate = (ctx: RequestContext, trx: Database, projectId: string, template: ResolvedTemplate) =>
-  template.apply(ctx, trx, projectId);
+export const applyProjectTemplate = (
+  ctx: RequestContext,
+  trx: Database,
+  projectId: string,
+  template: ResolvedTemplate,
+) => template.apply(ctx, trx, projectId);

@@ -1,7 +1,15 @@
 import type { Database } from "../../db/database";
 import { PROJECT_COLUMNS } from "../authz/project-access.repository";
 
-export const ENVIRONMENT_COLUMNS = ["id", "project_id", "name", "slug", "position", "created_at", "updated_at"] as const;
+export const ENVIRONMENT_COLUMNS = [
+  "id",
+  "project_id",
+  "name",
+  "slug",
+  "position",
+  "created_at",
+  "updated_at",
+] as const;
 
 export const insertProject = (
   db: Database,
@@ -22,7 +30,12 @@ export const listEnvironments = (db: Database, projectIds: string[]) =>
 export type EnvironmentRow = Awaited<ReturnType<typeof listEnvironments>>[number];
 
 export const findEnvironment = (db: Database, projectId: string, environmentId: string) =>
-  db.selectFrom("environments").select(ENVIRONMENT_COLUMNS).where("project_id", "=", projectId).where("id", "=", environmentId).executeTakeFirst();
+  db
+    .selectFrom("environments")
+    .select(ENVIRONMENT_COLUMNS)
+    .where("project_id", "=", projectId)
+    .where("id", "=", environmentId)
+    .executeTakeFirst();
 
 export const listProjectsOfIdentity = (db: Database, orgId: string, identityId: string, type?: string) =>
   db

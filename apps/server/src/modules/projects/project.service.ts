@@ -49,7 +49,9 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
           .executeTakeFirstOrThrow();
         await insertRootFolder(trx, created.id);
       }
-      await insertMembershipWithRoles(trx, project.id, ctx.actor.identityId, [{ role: "admin", customRoleId: null, isTemporary: false }]);
+      await insertMembershipWithRoles(trx, project.id, ctx.actor.identityId, [
+        { role: "admin", customRoleId: null, isTemporary: false },
+      ]);
       if (template) await applyProjectTemplate(ctx, trx, project.id, template);
       return project.id;
     });

@@ -3,7 +3,12 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { createEnvironment, deleteEnvironment, listProjectEnvironments, updateEnvironment } from "./environment.service";
+import {
+  createEnvironment,
+  deleteEnvironment,
+  listProjectEnvironments,
+  updateEnvironment,
+} from "./environment.service";
 import {
   addIdentityMembership,
   deleteIdentityMembership,
@@ -20,22 +25,48 @@ export const projectsRouter = (deps: AppDeps) =>
     createV2: async ({ body, req, res }) => ok({ project: await createProject(contextOf(deps, req, res), body) }),
     create: async ({ body, req, res }) => ok({ project: await createProject(contextOf(deps, req, res), body) }),
     list: async ({ query, req, res }) => ok({ projects: await listProjects(contextOf(deps, req, res), query.type) }),
-    get: async ({ params, req, res }) => ok({ project: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
-    delete: async ({ params, req, res }) => ok({ project: await deleteProject(contextOf(deps, req, res), params.projectId) }),
-    createEnvironment: async ({ params, body, req, res }) => ok(await createEnvironment(contextOf(deps, req, res), params.projectId, body)),
-    listEnvironments: async ({ params, req, res }) => ok(await listProjectEnvironments(contextOf(deps, req, res), params.projectId)),
+    get: async ({ params, req, res }) =>
+      ok({ project: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
+    delete: async ({ params, req, res }) =>
+      ok({ project: await deleteProject(contextOf(deps, req, res), params.projectId) }),
+    createEnvironment: async ({ params, body, req, res }) =>
+      ok(await createEnvironment(contextOf(deps, req, res), params.projectId, body)),
+    listEnvironments: async ({ params, req, res }) =>
+      ok(await listProjectEnvironments(contextOf(deps, req, res), params.projectId)),
     updateEnvironment: async ({ params, body, req, res }) =>
       ok(await updateEnvironment(contextOf(deps, req, res), params.projectId, params.environmentId, body)),
     deleteEnvironment: async ({ params, req, res }) =>
       ok(await deleteEnvironment(contextOf(deps, req, res), params.projectId, params.environmentId)),
     addIdentityMembership: async ({ params, body, req, res }) =>
-      ok({ identityMembership: await addIdentityMembership(contextOf(deps, req, res), params.projectId, params.identityId, body) }),
+      ok({
+        identityMembership: await addIdentityMembership(
+          contextOf(deps, req, res),
+          params.projectId,
+          params.identityId,
+          body,
+        ),
+      }),
     getIdentityMembership: async ({ params, req, res }) =>
-      ok({ identityMembership: await getIdentityMembership(contextOf(deps, req, res), params.projectId, params.identityId) }),
+      ok({
+        identityMembership: await getIdentityMembership(contextOf(deps, req, res), params.projectId, params.identityId),
+      }),
     listIdentityMemberships: async ({ params, query, req, res }) =>
       ok(await listIdentityMemberships(contextOf(deps, req, res), params.projectId, query)),
     updateIdentityMembership: async ({ params, body, req, res }) =>
-      ok({ roles: await updateIdentityMembership(contextOf(deps, req, res), params.projectId, params.identityId, body.roles) }),
+      ok({
+        roles: await updateIdentityMembership(
+          contextOf(deps, req, res),
+          params.projectId,
+          params.identityId,
+          body.roles,
+        ),
+      }),
     deleteIdentityMembership: async ({ params, req, res }) =>
-      ok({ identityMembership: await deleteIdentityMembership(contextOf(deps, req, res), params.projectId, params.identityId) }),
+      ok({
+        identityMembership: await deleteIdentityMembership(
+          contextOf(deps, req, res),
+          params.projectId,
+          params.identityId,
+        ),
+      }),
   });

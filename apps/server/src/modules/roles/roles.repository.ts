@@ -1,7 +1,16 @@
 import type { Database } from "../../db/database";
 import type { PermissionRule } from "../../permissions";
 
-const ROLE_COLUMNS = ["id", "project_id", "name", "slug", "description", "permissions", "created_at", "updated_at"] as const;
+const ROLE_COLUMNS = [
+  "id",
+  "project_id",
+  "name",
+  "slug",
+  "description",
+  "permissions",
+  "created_at",
+  "updated_at",
+] as const;
 
 export const insertRole = (
   db: Database,
@@ -14,13 +23,29 @@ export const insertRole = (
     .executeTakeFirstOrThrow();
 
 export const findRoleById = (db: Database, projectId: string, roleId: string) =>
-  db.selectFrom("project_roles").select(ROLE_COLUMNS).where("project_id", "=", projectId).where("id", "=", roleId).executeTakeFirst();
+  db
+    .selectFrom("project_roles")
+    .select(ROLE_COLUMNS)
+    .where("project_id", "=", projectId)
+    .where("id", "=", roleId)
+    .executeTakeFirst();
 
 export const findRoleBySlug = (db: Database, projectId: string, slug: string) =>
-  db.selectFrom("project_roles").select(ROLE_COLUMNS).where("project_id", "=", projectId).where("slug", "=", slug).executeTakeFirst();
+  db
+    .selectFrom("project_roles")
+    .select(ROLE_COLUMNS)
+    .where("project_id", "=", projectId)
+    .where("slug", "=", slug)
+    .executeTakeFirst();
 
 export const listRoles = (db: Database, projectId: string) =>
-  db.selectFrom("project_roles").select(ROLE_COLUMNS).where("project_id", "=", projectId).orderBy("created_at").orderBy("id").execute();
+  db
+    .selectFrom("project_roles")
+    .select(ROLE_COLUMNS)
+    .where("project_id", "=", projectId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
 
 export type RoleRow = Awaited<ReturnType<typeof listRoles>>[number];
 
@@ -42,13 +67,24 @@ export const updateRoleRow = (
     .returning(ROLE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-export const deleteRoleRow = (db: Database, roleId: string) => db.deleteFrom("project_roles").where("id", "=", roleId).execute();
+export const deleteRoleRow = (db: Database, roleId: string) =>
+  db.deleteFrom("project_roles").where("id", "=", roleId).execute();
 
 /** Memberships (identity or group) holding the role; a role in use cannot be deleted. */
 export const isRoleInUse = async (db: Database, roleId: string) => {
   const [identityRole, groupRole] = await Promise.all([
-    db.selectFrom("identity_project_membership_roles").select("id").where("custom_role_id", "=", roleId).limit(1).executeTakeFirst(),
-    db.selectFrom("group_project_membership_roles").select("id").where("custom_role_id", "=", roleId).limit(1).executeTakeFirst(),
+    db
+      .selectFrom("identity_project_membership_roles")
+      .select("id")
+      .where("custom_role_id", "=", roleId)
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom("group_project_membership_roles")
+      .select("id")
+      .where("custom_role_id", "=", roleId)
+      .limit(1)
+      .executeTakeFirst(),
   ]);
   return identityRole !== undefined || groupRole !== undefined;
 };

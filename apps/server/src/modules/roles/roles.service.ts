@@ -1,4 +1,9 @@
-import { BUILT_IN_PROJECT_ROLES, invalidPermissionCombination, invalidPermissionTemplate, type PermissionRuleInput } from "@keyward/contract";
+import {
+  BUILT_IN_PROJECT_ROLES,
+  invalidPermissionCombination,
+  invalidPermissionTemplate,
+  type PermissionRuleInput,
+} from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -8,7 +13,15 @@ import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
 import { getProjectPermission, type ProjectPermission } from "../authz/project-access";
 import { builtInRoleDto, toRoleDto } from "./role.dto";
-import { deleteRoleRow, findRoleById, findRoleBySlug, insertRole, isRoleInUse, listRoles, updateRoleRow } from "./roles.repository";
+import {
+  deleteRoleRow,
+  findRoleById,
+  findRoleBySlug,
+  insertRole,
+  isRoleInUse,
+  listRoles,
+  updateRoleRow,
+} from "./roles.repository";
 
 type RoleBody = { slug: string; name: string; description?: string | null; permissions: PermissionRuleInput[] };
 type RoleUpdate = Partial<RoleBody>;
@@ -80,7 +93,8 @@ export const updateRole = async (ctx: RequestContext, projectId: string, roleId:
   const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
   assertCan(permission.ability, "edit", "role");
   const role = await requireRole(ctx, permission, roleId);
-  if (body.permissions) assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to update role");
+  if (body.permissions)
+    assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to update role");
   const row = await ctx.deps.db
     .transaction()
     .execute(async (trx) => {

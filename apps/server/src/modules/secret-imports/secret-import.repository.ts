@@ -48,8 +48,10 @@ export const findImportBySource = (db: Database, folderId: string, importEnv: st
     .where("import_path", "=", importPath)
     .executeTakeFirst();
 
-export const insertImport = (db: Database, values: { folder_id: string; import_env: string; import_path: string; position: number }) =>
-  db.insertInto("secret_imports").values(values).returning("id").executeTakeFirstOrThrow();
+export const insertImport = (
+  db: Database,
+  values: { folder_id: string; import_env: string; import_path: string; position: number },
+) => db.insertInto("secret_imports").values(values).returning("id").executeTakeFirstOrThrow();
 
 /**
  * Move one import from `from` to `to` (both within 1..n): the rows between shift by one toward
@@ -76,7 +78,11 @@ export const moveImport = async (db: Database, folderId: string, importId: strin
   await db.updateTable("secret_imports").set({ position: to }).where("id", "=", importId).execute();
 };
 
-export const updateImportSource = (db: Database, importId: string, values: { import_env: string; import_path: string }) =>
+export const updateImportSource = (
+  db: Database,
+  importId: string,
+  values: { import_env: string; import_path: string },
+) =>
   db
     .updateTable("secret_imports")
     .set({ ...values, version: sql<number>`version + 1`, updated_at: new Date() })

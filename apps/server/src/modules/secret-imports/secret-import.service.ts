@@ -35,7 +35,12 @@ const assertCanReadSource = (ability: Ability, environment: string, secretPath: 
 };
 
 /** The source env must exist (404 with the reference's default message) and so must its folder. */
-const resolveSource = async (ctx: RequestContext, projectId: string, environment: string, path: string): Promise<Source> => {
+const resolveSource = async (
+  ctx: RequestContext,
+  projectId: string,
+  environment: string,
+  path: string,
+): Promise<Source> => {
   const env = await findEnvironmentBySlug(ctx.deps.db, projectId, environment);
   if (!env) throw new NotFoundError();
   await requireFolderAt(ctx, projectId, environment, path);
@@ -54,12 +59,15 @@ const assertAcceptableSource = async (
   if (wouldCreateCycle(edges, target, source, ignoreId)) throw new BadRequestError(CYCLE);
   const duplicate = await findImportBySource(trx, target.folderId, source.envId, source.path);
   if (duplicate && duplicate.id !== ignoreId) {
-    throw new BadRequestError(`Secret import of path '${source.path}' in environment with slug '${source.envSlug}' already exists`);
+    throw new BadRequestError(
+      `Secret import of path '${source.path}' in environment with slug '${source.envSlug}' already exists`,
+    );
   }
 };
 
 const asDuplicate = (error: unknown) => {
-  if (isUniqueViolation(error, "secret_imports_folder_source_key")) throw new BadRequestError("Secret import already exists");
+  if (isUniqueViolation(error, "secret_imports_folder_source_key"))
+    throw new BadRequestError("Secret import already exists");
   throw error;
 };
 
@@ -80,7 +88,9 @@ export const createSecretImport = async (
       if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
       await assertAcceptableSource(trx, project.id, target, source);
       const position = (await countImports(trx, folder.id)) + 1;
-      return (await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })).id;
+      return (
+        await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })
+      ).id;
     })
     .catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
@@ -89,7 +99,10 @@ export const createSecretImport = async (
   return { message: "Successfully created secret import", secretImport: toSecretImportDto(row) };
 };
 
-export const listSecretImports = async (ctx: RequestContext, query: { workspaceId?: string; projectId?: string } & Holder) => {
+export const listSecretImports = async (
+  ctx: RequestContext,
+  query: { workspaceId?: string; projectId?: string } & Holder,
+) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(query), SECRET_MANAGER);
   assertCan(ability, "read", "secret-imports", { environment: query.environment, secretPath: query.path });
   const { folder } = await requireFolderAt(ctx, project.id, query.environment, query.path);
@@ -143,7 +156,11 @@ export const updateSecretImport = async (
   return { message: "Successfully updated secret import", secretImport: toSecretImportDto(row) };
 };
 
-export const deleteSecretImport = async (ctx: RequestContext, importId: string, body: { workspaceId: string } & Holder) => {
+export const deleteSecretImport = async (
+  ctx: RequestContext,
+  importId: string,
+  body: { workspaceId: string } & Holder,
+) => {
   const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, body.workspaceId, SECRET_MANAGER);
   assertCan(ability, "delete", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);

@@ -1,4 +1,9 @@
-import { RedisInputsSchema, SqlDatabaseInputsSchema, TotpInputsSchema, type DynamicSecretProviderType } from "@keyward/contract";
+import {
+  RedisInputsSchema,
+  SqlDatabaseInputsSchema,
+  TotpInputsSchema,
+  type DynamicSecretProviderType,
+} from "@keyward/contract";
 import { redisProvider } from "./redis";
 import { sqlDatabaseProvider } from "./sql-database";
 import { totpProvider } from "./totp";

@@ -14,7 +14,12 @@ export const DEFAULT_REDIS_REVOCATION = "ACL DELUSER {{username}}";
 
 const MAX_COMMANDS = 50;
 
-const connectAndRun = async <T>(inputs: RedisInputs, ctx: ProviderContext, work: (client: Redis) => Promise<T>, track: (client: Redis) => void) => {
+const connectAndRun = async <T>(
+  inputs: RedisInputs,
+  ctx: ProviderContext,
+  work: (client: Redis) => Promise<T>,
+  track: (client: Redis) => void,
+) => {
   const host = await resolveProviderHost(inputs.host, ctx.outbound);
   const client = new Redis({
     host: host.address,
@@ -109,6 +114,8 @@ export const redisProvider: Provider<RedisInputs> = {
     });
   },
   listEntities: (inputs, marker, ctx) =>
-    withClient(inputs, ctx, async (client) => ((await client.call("ACL", "USERS")) as string[]).filter((name) => name.includes(marker))),
+    withClient(inputs, ctx, async (client) =>
+      ((await client.call("ACL", "USERS")) as string[]).filter((name) => name.includes(marker)),
+    ),
   redact: ({ password: _password, ...rest }) => rest,
 };

@@ -13,8 +13,7 @@ export type SqlDatabaseInputs = z.infer<typeof SqlDatabaseInputsSchema>;
 export const DEFAULT_SQL_CREATION =
   `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}'; ` +
   `GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{{username}}";`;
-export const DEFAULT_SQL_REVOCATION =
-  `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA public FROM "{{username}}"; DROP ROLE IF EXISTS "{{username}}";`;
+export const DEFAULT_SQL_REVOCATION = `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA public FROM "{{username}}"; DROP ROLE IF EXISTS "{{username}}";`;
 export const DEFAULT_SQL_RENEW = `ALTER ROLE "{{username}}" VALID UNTIL '{{expiration}}';`;
 
 const MAX_STATEMENTS = 50;
@@ -43,7 +42,9 @@ const MAX_POOLS = 100;
 const poolFor = async (inputs: SqlDatabaseInputs, ctx: ProviderContext) => {
   const host = await resolveProviderHost(inputs.host, ctx.outbound);
   const key = createHash("sha256")
-    .update(JSON.stringify([host.address, inputs.port, inputs.database, inputs.username, inputs.password, inputs.ca ?? ""]))
+    .update(
+      JSON.stringify([host.address, inputs.port, inputs.database, inputs.username, inputs.password, inputs.ca ?? ""]),
+    )
     .digest("hex");
   let pool = pools.get(key);
   if (pool) {
@@ -139,11 +140,14 @@ const runInTransaction = async (client: pg.PoolClient, statements: string[]) => 
 };
 
 const roleOid = async (client: pg.PoolClient, username: string) =>
-  (await client.query<{ oid: string }>("select oid::text as oid from pg_roles where rolname = $1", [username])).rows[0]?.oid;
+  (await client.query<{ oid: string }>("select oid::text as oid from pg_roles where rolname = $1", [username])).rows[0]
+    ?.oid;
 
 /** Live sessions of a revoked role are ended too; needs pg_signal_backend, so it is best effort. */
 const terminateSessions = (client: pg.PoolClient, oid: string) =>
-  client.query("select pg_terminate_backend(pid) from pg_stat_activity where usesysid = $1::oid", [oid]).catch(() => undefined);
+  client
+    .query("select pg_terminate_backend(pid) from pg_stat_activity where usesysid = $1::oid", [oid])
+    .catch(() => undefined);
 
 const statementsOf = (inputs: SqlDatabaseInputs) => ({
   creation: inputs.creationStatement || DEFAULT_SQL_CREATION,
@@ -162,32 +166,56 @@ export const sqlDatabaseProvider: Provider<SqlDatabaseInputs> = {
   verifyConnection: verifyLogin,
   create: async (inputs, lease, ctx) => {
     const password = generatePassword(inputs.passwordRequirements);
-    const values = { username: lease.username, password, expiration: lease.expireAt.toISOString(), database: inputs.database };
-    await withClient(inputs, ctx, (client) => runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).creation, values))), {
-      customStatements: Boolean(inputs.creationStatement),
-    });
+    const values = {
+      username: lease.username,
+      password,
+      expiration: lease.expireAt.toISOString(),
+      database: inputs.database,
+    };
+    await withClient(
+      inputs,
+      ctx,
+      (client) => runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).creation, values))),
+      {
+        customStatements: Boolean(inputs.creationStatement),
+      },
+    );
     return { data: { DB_USERNAME: lease.username, DB_PASSWORD: password }, password };
   },
   renew: async (inputs, username, expireAt, ctx) => {
     const values = { username, expiration: expireAt.toISOString(), database: inputs.database };
-    await withClient(inputs, ctx, (client) => runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).renew, values))), {
-      customStatements: Boolean(inputs.renewStatement),
-    });
+    await withClient(
+      inputs,
+      ctx,
+      (client) => runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).renew, values))),
+      {
+        customStatements: Boolean(inputs.renewStatement),
+      },
+    );
   },
   revoke: async (inputs, username, ctx) => {
-    await withClient(inputs, ctx, async (client) => {
-      const oid = await roleOid(client, username);
-      // Already gone: revocation is idempotent, whatever the configured statements would say.
-      if (oid === undefined) return;
-      await runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).revocation, { username, database: inputs.database })));
-      // Sessions keep their role's oid after DROP ROLE, so this also catches logins made meanwhile.
-      await terminateSessions(client, oid);
-    }, { customStatements: Boolean(inputs.revocationStatement) });
+    await withClient(
+      inputs,
+      ctx,
+      async (client) => {
+        const oid = await roleOid(client, username);
+        // Already gone: revocation is idempotent, whatever the configured statements would say.
+        if (oid === undefined) return;
+        await runInTransaction(
+          client,
+          splitStatements(renderTemplate(statementsOf(inputs).revocation, { username, database: inputs.database })),
+        );
+        // Sessions keep their role's oid after DROP ROLE, so this also catches logins made meanwhile.
+        await terminateSessions(client, oid);
+      },
+      { customStatements: Boolean(inputs.revocationStatement) },
+    );
   },
   listEntities: (inputs, marker, ctx) =>
     withClient(inputs, ctx, async (client) =>
-      (await client.query<{ rolname: string }>("select rolname from pg_roles where strpos(rolname, $1) > 0", [marker])).rows.map((r) => r.rolname),
+      (
+        await client.query<{ rolname: string }>("select rolname from pg_roles where strpos(rolname, $1) > 0", [marker])
+      ).rows.map((r) => r.rolname),
     ),
   redact: ({ password: _password, ...rest }) => rest,
 };
-

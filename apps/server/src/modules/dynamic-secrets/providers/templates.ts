@@ -9,7 +9,9 @@ export const assertTemplate = (label: string, template: string | undefined, allo
   for (const match of template.matchAll(EXPRESSION)) {
     const name = match[1] ?? "";
     if (!allowed.includes(name)) {
-      throw new BadRequestError(`${label} template may only use ${allowed.map((a) => `{{${a}}}`).join(", ")}; found {{${name}}}`);
+      throw new BadRequestError(
+        `${label} template may only use ${allowed.map((a) => `{{${a}}}`).join(", ")}; found {{${name}}}`,
+      );
     }
   }
 };
@@ -25,7 +27,8 @@ export const splitStatements = (rendered: string) =>
     .filter((statement) => statement.length > 0);
 
 /** The credential name of a lease: the secret's prefix and the lease id, so strays can be traced to a lease. */
-export const leaseEntityName = (entityPrefix: string, leaseId: string) => `${entityPrefix}_${leaseId.replace(/-/g, "")}`;
+export const leaseEntityName = (entityPrefix: string, leaseId: string) =>
+  `${entityPrefix}_${leaseId.replace(/-/g, "")}`;
 
 /** Finds the lease id inside a credential name built by leaseEntityName (possibly wrapped by a template). */
 export const leaseIdFromEntityName = (entityPrefix: string, name: string): string | undefined => {
@@ -80,7 +83,10 @@ export const generatePassword = (requirements: PasswordRequirements = DEFAULT_RE
   ];
   const chars: string[] = [];
   for (const [alphabet, count] of pools) for (let i = 0; i < count; i += 1) chars.push(pick(alphabet));
-  const all = pools.filter(([, count]) => count > 0).map(([alphabet]) => alphabet).join("");
+  const all = pools
+    .filter(([, count]) => count > 0)
+    .map(([alphabet]) => alphabet)
+    .join("");
   while (chars.length < requirements.length) chars.push(pick(all));
   for (let i = chars.length - 1; i > 0; i -= 1) {
     const j = randomInt(i + 1);

@@ -29,11 +29,17 @@ const decodeBase32 = (value: string) => {
 
 const paramsOf = (inputs: TotpInputs): TotpParams => {
   if (inputs.configType === "manual") {
-    return { secret: inputs.secret, period: inputs.period ?? 30, digits: inputs.digits ?? 6, algorithm: inputs.algorithm ?? "sha1" };
+    return {
+      secret: inputs.secret,
+      period: inputs.period ?? 30,
+      digits: inputs.digits ?? 6,
+      algorithm: inputs.algorithm ?? "sha1",
+    };
   }
   const query = new URL(inputs.url).searchParams;
   const algorithm = (query.get("algorithm") ?? "sha1").toLowerCase();
-  if (algorithm !== "sha1" && algorithm !== "sha256" && algorithm !== "sha512") throw new BadRequestError("Unsupported TOTP algorithm");
+  if (algorithm !== "sha1" && algorithm !== "sha256" && algorithm !== "sha512")
+    throw new BadRequestError("Unsupported TOTP algorithm");
   const period = Number(query.get("period") ?? 30);
   const digits = Number(query.get("digits") ?? 6);
   if (!Number.isInteger(period) || period < 1 || period > 3600) throw new BadRequestError("Invalid TOTP period");
