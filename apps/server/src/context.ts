@@ -3,6 +3,7 @@ import type { Env } from "./env";
 import type { Logger } from "./http/logger";
 import type { TokenCache } from "./http/token-cache";
 import type { SecretBox } from "./crypto/envelope";
+import type { Job } from "./jobs/job";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -34,6 +35,8 @@ export type AppDeps = {
   secretBox: SecretBox;
   ping: () => Promise<boolean>;
   tokenCache: TokenCache<AuthenticatedToken>;
+  /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
+  jobs: Job[];
 };
 
 /** What a service sees of a request: never `req` itself. */

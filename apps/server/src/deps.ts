@@ -4,6 +4,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/databas
 import type { Env } from "./env";
 import { createLogger } from "./http/logger";
 import { createTokenCache } from "./http/token-cache";
+import { allJobs } from "./jobs";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -26,6 +27,7 @@ export const buildDeps = async (
     secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
     ping: handle.ping,
     tokenCache: createTokenCache<AuthenticatedToken>(),
+    jobs: allJobs(),
   };
   return { deps, handle };
 };

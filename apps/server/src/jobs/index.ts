@@ -1,15 +1,14 @@
 import type { AppDeps } from "../context";
+import type { Job } from "./job";
+import { leaseRevocationJob } from "./lease-revocation";
 
-/** A background job: started once per process, stopped on shutdown. */
-export type Job = { name: string; start: (deps: AppDeps) => () => Promise<void> };
+/** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
+export const allJobs = (): Job[] => [leaseRevocationJob];
 
-const jobs: Job[] = [];
-
-/** Modules register their jobs (e.g. lease revocation) here. */
-export const registerJob = (job: Job) => jobs.push(job);
-
-export const startJobs = (deps: AppDeps) => {
-  const stops = jobs.map((job) => job.start(deps));
+/** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */
+export const startJobs = (deps: AppDeps, names?: string[]) => {
+  const selected = names ? deps.jobs.filter((job) => names.includes(job.name)) : deps.jobs;
+  const stops = selected.map((job) => job.start(deps));
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

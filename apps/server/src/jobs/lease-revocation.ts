@@ -1,31 +1,10 @@
 import type { AppDeps } from "../context";
 import { runRevocationPass } from "../modules/dynamic-secrets/lease-revoker";
 import { sweepOrphanCredentials } from "../modules/dynamic-secrets/orphan-sweeper";
-import { registerJob } from "./index";
+import { loop, type Job } from "./job";
 
 /** How often the orphan sweeper lists credentials on the targets (it also runs at start-up). */
 const SWEEP_EVERY_MS = 5 * 60_000;
-
-/** setTimeout chaining: a slow pass delays the next one instead of overlapping it. */
-const loop = (everyMs: number, work: () => Promise<unknown>, onError: (error: unknown) => void) => {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    if (stopped) return;
-    running = work()
-      .then(() => undefined, onError)
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, everyMs);
-      });
-  };
-  run();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
-};
 
 /**
  * Lease revocation, on every instance: a pass at start-up (leases that expired while no server ran)
@@ -48,4 +27,4 @@ export const startLeaseRevocation = (deps: AppDeps, options: { intervalMs?: numb
   };
 };
 
-registerJob({ name: "lease-revocation", start: (deps) => startLeaseRevocation(deps) });
+export const leaseRevocationJob: Job = { name: "lease-revocation", start: (deps) => startLeaseRevocation(deps) };

@@ -4,7 +4,6 @@ import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 // Registers the lease-revocation job with main.ts's job runner.
-import "../../jobs/lease-revocation";
 import {
   createDynamicSecret,
   deleteDynamicSecretByName,
