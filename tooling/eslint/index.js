@@ -23,6 +23,25 @@ export const keywardConfig = (tsconfigRootDir) =>
       },
     },
     {
+      // State lives in AppDeps (built by main.ts), so two apps in one process never share it.
+      files: ["src/modules/**/*.ts"],
+      ignores: ["**/*.test.ts"],
+      rules: {
+        "no-restricted-syntax": [
+          "error",
+          {
+            selector: ":matches(Program, ExportNamedDeclaration) > VariableDeclaration[kind='let']",
+            message: "No module-level mutable state in src/modules: keep it in AppDeps.",
+          },
+          {
+            selector:
+              ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator > NewExpression[callee.name=/^(Map|Set|WeakMap|WeakSet)$/]",
+            message: "No module-level caches in src/modules: keep them in AppDeps.",
+          },
+        ],
+      },
+    },
+    {
       files: ["**/env.ts", "test/**", "bench/**", "scripts/**"],
       rules: { "no-restricted-properties": "off" },
     },

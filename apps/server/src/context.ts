@@ -4,6 +4,10 @@ import type { Logger } from "./http/logger";
 import type { TokenCache } from "./http/token-cache";
 import type { SecretBox } from "./crypto/envelope";
 import type { Job } from "./jobs/job";
+import type { TemplateResolver } from "./modules/projects/project-template-hook";
+import type { Lru } from "./lib/lru";
+import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
+import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -35,6 +39,15 @@ export type AppDeps = {
   secretBox: SecretBox;
   ping: () => Promise<boolean>;
   tokenCache: TokenCache<AuthenticatedToken>;
+  /** Built abilities per (identity, project), keyed by the project's permission version. */
+  abilityCache: AbilityCache;
+  projectIdCache: ProjectIdCache;
+  /** When this process last wrote each token's last-used time (written at most every 10 s). */
+  tokenUseWrites: Lru<number>;
+  /** Pooled connections to dynamic-secret targets, per set of root credentials. */
+  targetPools: Lru<TargetPool>;
+  /** Cross-module behaviour wired here rather than by imports that would form a cycle. */
+  hooks: { resolveProjectTemplate: TemplateResolver };
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };
@@ -46,6 +59,9 @@ export type RequestContext = {
   clientIp: string;
   reqId: string;
 };
+
+/** What permission checks need: the app and the caller. */
+export type ActorContext = Pick<RequestContext, "deps" | "actor">;
 
 /** A public route's context has no actor. */
 export type PublicContext = Omit<RequestContext, "actor">;

@@ -5,6 +5,10 @@ import type { Env } from "./env";
 import { createLogger } from "./http/logger";
 import { createTokenCache } from "./http/token-cache";
 import { allJobs } from "./jobs";
+import { resolveTemplate } from "./modules/project-templates/project-template.apply";
+import { createLru } from "./lib/lru";
+import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
+import { createAbilityCache, createProjectIdCache } from "./modules/authz/ability-cache";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -27,6 +31,11 @@ export const buildDeps = async (
     secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
     ping: handle.ping,
     tokenCache: createTokenCache<AuthenticatedToken>(),
+    abilityCache: createAbilityCache(),
+    projectIdCache: createProjectIdCache(),
+    tokenUseWrites: createLru<number>(50_000),
+    targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
+    hooks: { resolveProjectTemplate: resolveTemplate },
     jobs: allJobs(),
   };
   return { deps, handle };

@@ -138,7 +138,8 @@ export const isBuiltInProjectRole = (slug: string) => Object.hasOwn(PROJECT_ROLE
 export const isBuiltInOrgRole = (slug: string) => Object.hasOwn(ORG_ROLE_RULES, slug);
 
 const orgRoleAbilities = new Map<string, Ability>();
-const orgRoleAbility = (role: string) => {
+/** The ability of a built-in org role, built once per role (a pure derivation of the constant rules). */
+export const orgRoleAbility = (role: string) => {
   let ability = orgRoleAbilities.get(role);
   if (!ability) {
     ability = buildAbility(ORG_ROLE_RULES[role] ?? []);

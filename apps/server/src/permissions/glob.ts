@@ -7,16 +7,25 @@ import picomatch from "picomatch";
  * matched by wildcards.
  */
 const MAX_CACHED = 5_000;
-const cache = new Map<string, (value: string) => boolean>();
+type Matcher = (value: string) => boolean;
+const cache = new Map<string, Matcher>();
 
-export const globMatcher = (pattern: string): ((value: string) => boolean) => {
-  let matcher = cache.get(pattern);
+/** A pure memo: the same pattern always compiles to the same matcher, so sharing it is safe. */
+const cached = (key: string, compile: () => Matcher): Matcher => {
+  let matcher = cache.get(key);
   if (!matcher) {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    matcher = picomatch(pattern, { strictSlashes: false });
-    cache.set(pattern, matcher);
+    matcher = compile();
+    cache.set(key, matcher);
   }
   return matcher;
 };
+
+/** Path-style globs of permission conditions. */
+export const globMatcher = (pattern: string): Matcher =>
+  cached(`p:${pattern}`, () => picomatch(pattern, { strictSlashes: false }));
+
+/** Plain globs over claim values and names (auth-method policies), picomatch's defaults. */
+export const plainGlobMatcher = (pattern: string): Matcher => cached(`s:${pattern}`, () => picomatch(pattern));
 
 export const globMatches = (pattern: string, value: string) => globMatcher(pattern)(value);

@@ -14,17 +14,15 @@ import {
 } from "./access-token.repository";
 
 const LAST_USED_WRITE_INTERVAL_MS = 10_000;
-const lastUsedWrites = new Map<string, number>();
 
 const expiresAt = (token: { ttl: number; issuedAt: number }) => token.issuedAt + token.ttl * 1000;
 
 /** Write last-used at most once per token per 10 s, off the request path. */
 const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   const now = Date.now();
-  const last = lastUsedWrites.get(tokenId);
+  const last = deps.tokenUseWrites.get(tokenId);
   if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
-  if (lastUsedWrites.size > 50_000) lastUsedWrites.clear();
-  lastUsedWrites.set(tokenId, now);
+  deps.tokenUseWrites.set(tokenId, now);
   touchTokenLastUsed(deps.db, tokenId, new Date(now)).catch((error: unknown) =>
     deps.logger.warn({ err: error, tokenId }, "could not record token use"),
   );

@@ -41,7 +41,7 @@ export const authorizeAuthMethodOperation = async (
   const identity = await requireIdentity(ctx, identityId);
   if (operation !== "read") await assertMayModifyIdentity(ctx, identity.id);
   if (identity.project_id) {
-    const { ability } = await getProjectPermission(ctx.deps.db, ctx.actor, identity.project_id);
+    const { ability } = await getProjectPermission(ctx, identity.project_id);
     assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });
     return identity;
   }

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
-import picomatch from "picomatch";
+import { plainGlobMatcher } from "../../permissions";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { getJsonPinned, resolveOutboundTarget, type OutboundPolicy } from "../../lib/outbound";
 
@@ -79,18 +79,8 @@ export const verifyProviderJwt = async (jwt: string, jwks: JSONWebKeySet, boundI
   }
 };
 
-const matchers = new Map<string, (value: string) => boolean>();
 /** Exact match or glob (patterns are extglob-free and bounded, checked on write). */
-export const matchesPolicy = (value: string, pattern: string) => {
-  if (value === pattern) return true;
-  let matcher = matchers.get(pattern);
-  if (!matcher) {
-    if (matchers.size > 5_000) matchers.clear();
-    matcher = picomatch(pattern);
-    matchers.set(pattern, matcher);
-  }
-  return matcher(value);
-};
+export const matchesPolicy = (value: string, pattern: string) => value === pattern || plainGlobMatcher(pattern)(value);
 
 const valuesOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.map((v) => claimText(v)) : [claimText(value)];

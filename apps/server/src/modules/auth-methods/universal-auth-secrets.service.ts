@@ -42,7 +42,7 @@ const authorizeSecretOperation = async (ctx: RequestContext, identityId: string,
   const identity = await requireIdentity(ctx, identityId);
   if (operation === "create" || operation === "revoke") await assertMayModifyIdentity(ctx, identity.id);
   if (identity.project_id) {
-    const { ability } = await getProjectPermission(ctx.deps.db, ctx.actor, identity.project_id);
+    const { ability } = await getProjectPermission(ctx, identity.project_id);
     assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });
   } else {
     assertCan(orgAbilityOf(ctx.actor), ORG_ACTION[operation], "identity");

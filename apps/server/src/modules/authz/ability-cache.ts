@@ -17,28 +17,44 @@ export type CachedAbility = {
   tokenId?: string;
 };
 
-const MAX_ENTRIES = 10_000;
-const entries = new Map<string, CachedAbility>();
-const keyOf = (identityId: string, projectId: string) => `${identityId}:${projectId}`;
-
-export const abilityCache = {
-  get: (identityId: string, projectId: string) => entries.get(keyOf(identityId, projectId)),
-  set(identityId: string, projectId: string, entry: CachedAbility) {
-    const key = keyOf(identityId, projectId);
-    entries.delete(key);
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, entry);
-  },
-  delete: (identityId: string, projectId: string) => entries.delete(keyOf(identityId, projectId)),
-  clear: () => entries.clear(),
+export type AbilityCache = {
+  get: (identityId: string, projectId: string) => CachedAbility | undefined;
+  set: (identityId: string, projectId: string, entry: CachedAbility) => void;
+  delete: (identityId: string, projectId: string) => void;
+  clear: () => void;
 };
 
 /** Project slug to id, so slug-addressed requests can name the cached version they hold. */
-const slugs = new Map<string, string>();
-export const projectIdCache = {
-  get: (orgId: string, slug: string) => slugs.get(`${orgId}:${slug}`),
-  set(orgId: string, slug: string, projectId: string) {
-    if (slugs.size >= MAX_ENTRIES) slugs.clear();
-    slugs.set(`${orgId}:${slug}`, projectId);
-  },
+export type ProjectIdCache = {
+  get: (orgId: string, slug: string) => string | undefined;
+  set: (orgId: string, slug: string, projectId: string) => void;
+};
+
+const keyOf = (a: string, b: string) => `${a}:${b}`;
+
+/** A bounded cache, least recently written evicted first. */
+export const createAbilityCache = (maxEntries = 10_000): AbilityCache => {
+  const entries = new Map<string, CachedAbility>();
+  return {
+    get: (identityId, projectId) => entries.get(keyOf(identityId, projectId)),
+    set(identityId, projectId, entry) {
+      const key = keyOf(identityId, projectId);
+      entries.delete(key);
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, entry);
+    },
+    delete: (identityId, projectId) => void entries.delete(keyOf(identityId, projectId)),
+    clear: () => entries.clear(),
+  };
+};
+
+export const createProjectIdCache = (maxEntries = 10_000): ProjectIdCache => {
+  const slugs = new Map<string, string>();
+  return {
+    get: (orgId, slug) => slugs.get(keyOf(orgId, slug)),
+    set(orgId, slug, projectId) {
+      if (slugs.size >= maxEntries) slugs.clear();
+      slugs.set(keyOf(orgId, slug), projectId);
+    },
+  };
 };

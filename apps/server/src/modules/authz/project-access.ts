@@ -1,5 +1,5 @@
 import type { ProjectType } from "@keyward/contract";
-import type { Actor } from "../../context";
+import type { Actor, ActorContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
@@ -10,7 +10,7 @@ import {
   type Ability,
   type PermissionRule,
 } from "../../permissions";
-import { abilityCache, projectIdCache, type CachedAbility } from "./ability-cache";
+import type { CachedAbility } from "./ability-cache";
 import { abilityOfGrants, toGrants } from "./grants";
 import {
   findProjectById,
@@ -79,8 +79,7 @@ const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
  * non-members get a 403. Identity templates in the rules are filled in here, once per build.
  */
 const freshAbility = async <P extends ProjectKey>(
-  db: Database,
-  actor: Actor,
+  { deps, actor }: ActorContext,
   project: P,
   grants: GrantsJson,
   version = project.permission_version,
@@ -88,7 +87,7 @@ const freshAbility = async <P extends ProjectKey>(
   const membershipId = grants.membershipId ?? grants.groupMembershipId;
   if (membershipId === null) {
     // Non-membership is never cached: memberships may be added without a version bump.
-    abilityCache.delete(actor.identityId, project.id);
+    deps.abilityCache.delete(actor.identityId, project.id);
     throw notAMember(project.id);
   }
   let loaded = toGrants(grants);
@@ -96,25 +95,28 @@ const freshAbility = async <P extends ProjectKey>(
   const rules = loaded.flatMap((grant) => grant.rules);
   if (rulesUseTemplates(rules)) {
     const perToken = rulesUseAuthTemplates(rules);
-    const context = await loadTemplateContext(db, actor, perToken);
+    const context = await loadTemplateContext(deps.db, actor, perToken);
     loaded = loaded.map((grant) => ({ ...grant, rules: renderRules(grant.rules, context) }));
     if (perToken) tokenId = actor.tokenId;
   }
   const entry: CachedAbility = { version, membershipId, grants: loaded, tokenId, ...abilityOfGrants(loaded) };
-  abilityCache.set(actor.identityId, project.id, entry);
+  deps.abilityCache.set(actor.identityId, project.id, entry);
   return { project, membershipId, ability: entry.ability };
 };
 
 /** A cached ability still valid for this project row, rebuilt locally once a temporary grant starts or ends. */
-const cachedAbility = <P extends ProjectKey>(actor: Actor, project: P): ProjectPermission<P> | undefined => {
-  let entry = abilityCache.get(actor.identityId, project.id);
+const cachedAbility = <P extends ProjectKey>(
+  { deps, actor }: ActorContext,
+  project: P,
+): ProjectPermission<P> | undefined => {
+  let entry = deps.abilityCache.get(actor.identityId, project.id);
   if (!entry || entry.version !== project.permission_version) return undefined;
   // Rules that read `identity.auth` were filled in for one token.
   if (entry.tokenId !== undefined && entry.tokenId !== actor.tokenId) return undefined;
   const now = Date.now();
   if (now >= entry.validUntil) {
     entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
-    abilityCache.set(actor.identityId, project.id, entry);
+    deps.abilityCache.set(actor.identityId, project.id, entry);
   }
   return { project, membershipId: entry.membershipId, ability: entry.ability };
 };
@@ -134,69 +136,59 @@ export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: str
  * cached ability is current, else one that loads every grant.
  */
 export const permissionForProject = async <P extends ProjectKey>(
-  db: Database,
-  actor: Actor,
+  ctx: ActorContext,
   project: P,
   requiredType?: ProjectType,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
-  const cached = cachedAbility(actor, project);
+  const cached = cachedAbility(ctx, project);
   if (cached) return cached;
-  const row = await loadProjectAccessById(db, project.id, actor.identityId);
+  const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor.identityId);
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
-  return freshAbility(db, actor, project, row.grants, row.permission_version);
+  return freshAbility(ctx, project, row.grants, row.permission_version);
 };
 
 /**
  * The project and the actor's ability in it. One round trip either way: the project row alone
  * when an ability is cached (a bumped version then costs a second), else project and grants together.
  */
-export const getProjectPermission = async (
-  db: Database,
-  actor: Actor,
-  projectId: string,
-  requiredType?: ProjectType,
-) => {
+export const getProjectPermission = async (ctx: ActorContext, projectId: string, requiredType?: ProjectType) => {
+  const { deps, actor } = ctx;
   const notFound = `Project with ${projectId} not found`;
   if (!isUuid(projectId)) throw new NotFoundError(notFound);
-  if (abilityCache.get(actor.identityId, projectId)) {
+  if (deps.abilityCache.get(actor.identityId, projectId)) {
     return permissionForProject(
-      db,
-      actor,
-      assertProjectOfActor(await findProjectById(db, projectId), actor, notFound),
+      ctx,
+      assertProjectOfActor(await findProjectById(deps.db, projectId), actor, notFound),
       requiredType,
     );
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessById(db, projectId, actor.identityId),
+    await loadProjectAccessById(deps.db, projectId, actor.identityId),
     actor,
     notFound,
   );
   assertType(project, requiredType);
-  return freshAbility(db, actor, project, grants);
+  return freshAbility(ctx, project, grants);
 };
 
-export const getProjectPermissionBySlug = async (
-  db: Database,
-  actor: Actor,
-  slug: string,
-  requiredType?: ProjectType,
-) => {
+export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {
+  const { deps, actor } = ctx;
   const notFound = `Project with slug ${slug} not found`;
-  const knownId = projectIdCache.get(actor.orgId, slug);
-  if (knownId && abilityCache.get(actor.identityId, knownId)) {
-    const project = assertProjectOfActor(await findProjectBySlug(db, actor.orgId, slug), actor, notFound);
-    projectIdCache.set(actor.orgId, slug, project.id);
-    return permissionForProject(db, actor, project, requiredType);
+  const knownId = deps.projectIdCache.get(actor.orgId, slug);
+  if (knownId && deps.abilityCache.get(actor.identityId, knownId)) {
+    const project = assertProjectOfActor(await findProjectBySlug(deps.db, actor.orgId, slug), actor, notFound);
+    deps.projectIdCache.set(actor.orgId, slug, project.id);
+    return permissionForProject(ctx, project, requiredType);
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessBySlug(db, actor.orgId, slug, actor.identityId),
+    await loadProjectAccessBySlug(deps.db, actor.orgId, slug, actor.identityId),
     actor,
     notFound,
   );
-  projectIdCache.set(actor.orgId, slug, project.id);
+  deps.projectIdCache.set(actor.orgId, slug, project.id);
   assertType(project, requiredType);
-  return freshAbility(db, actor, project, grants);
+  return freshAbility(ctx, project, grants);
 };
 
 /**

@@ -5,6 +5,7 @@ import { permissionForProject } from "../authz/project-access";
 import { findFolderByPath } from "../folders/folder.repository";
 import { findDynamicSecretByName } from "./dynamic-secret.repository";
 import { providerOf } from "./providers";
+import type { ProviderContext } from "./providers/types";
 
 export type Scope = { projectSlug: string; environmentSlug: string; path: string };
 
@@ -13,7 +14,7 @@ export const projectAccess = async (ctx: RequestContext, projectSlug: string) =>
   const project = await findProjectBySlug(ctx.deps.db, ctx.actor.orgId, projectSlug);
   // Another organization's project is indistinguishable from a missing one.
   if (!project) throw new NotFoundError(`Project with slug '${projectSlug}' not found`);
-  return permissionForProject(ctx.deps.db, ctx.actor, project, "secret-manager");
+  return permissionForProject(ctx, project, "secret-manager");
 };
 
 /** Dynamic-secret routes word this 404 one way, lease routes another (reference). */
@@ -47,6 +48,9 @@ export const decryptInputs = (ctx: { deps: RequestContext["deps"] }, dynamicSecr
 export const encryptInputs = (ctx: { deps: RequestContext["deps"] }, dynamicSecretId: string, inputs: unknown) =>
   ctx.deps.secretBox.encrypt(JSON.stringify(inputs), `dynamic-secret:${dynamicSecretId}`);
 
-export const providerContext = (deps: RequestContext["deps"]) => ({ outbound: deps.env.ALLOW_PRIVATE_OUTBOUND });
+export const providerContext = (deps: RequestContext["deps"]): ProviderContext => ({
+  outbound: deps.env.ALLOW_PRIVATE_OUTBOUND,
+  pools: deps.targetPools,
+});
 
 export { providerOf };

@@ -57,7 +57,7 @@ export const createFolder = async (
   body: FolderTarget & { name: string; description?: string | null },
 ) => {
   const projectId = projectIdOf(body);
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId, SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, projectId, SECRET_MANAGER);
   assertCan(ability, "create", "secret-folders", { environment: body.environment, secretPath: body.path });
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
   if (!env)
@@ -97,7 +97,7 @@ export const listFolders = async (
   ctx: RequestContext,
   query: FolderTarget & { recursive?: boolean; lastSecretModified?: string },
 ) => {
-  const { project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(query), SECRET_MANAGER);
+  const { project } = await getProjectPermission(ctx, projectIdOf(query), SECRET_MANAGER);
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, query.environment);
   if (!env) throw new NotFoundError(`Environment with slug '${query.environment}' not found`);
   const root = await findRootFolder(ctx.deps.db, env.id);
@@ -117,7 +117,7 @@ export const getFolderById = async (ctx: RequestContext, id: string) => {
   const row = isUuid(id) ? await findFolderWithContext(ctx.deps.db, id) : undefined;
   const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
-  await permissionForProject(ctx.deps.db, ctx.actor, project, SECRET_MANAGER);
+  await permissionForProject(ctx, project, SECRET_MANAGER);
   const path = await folderPath(ctx.deps.db, row.id);
   if (path === undefined) throw notFound;
   return {
@@ -139,7 +139,7 @@ export const updateFolder = async (
   folderId: string,
   body: FolderTarget & { name: string; description?: string | null },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(body), SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, projectIdOf(body), SECRET_MANAGER);
   assertCan(ability, "edit", "secret-folders", { environment: body.environment, secretPath: body.path });
   const { folder: parent } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   try {
@@ -160,7 +160,7 @@ export const updateFolder = async (
 
 /** Deletes the folder, its subtree and every import they hold in one statement. */
 export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: FolderTarget) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(body), SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, projectIdOf(body), SECRET_MANAGER);
   assertCan(ability, "delete", "secret-folders", { environment: body.environment, secretPath: body.path });
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
   if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' not found`);

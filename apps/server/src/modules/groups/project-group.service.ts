@@ -45,7 +45,7 @@ export const addGroupToProject = async (
   groupIdOrName: string,
   body: { role: string; roles?: RoleAssignmentInput[] },
 ) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "create", "groups");
   const group = await requireOrgGroup(ctx, groupIdOrName);
   const grants = await resolveRoleGrants(
@@ -73,7 +73,7 @@ export const addGroupToProject = async (
 
 /** Spec GET /api/v1/projects/{projectId}/groups. */
 export const listProjectGroups = async (ctx: RequestContext, projectId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "groups");
   const rows = await listProjectGroupMemberships(ctx.deps.db, permission.project.id);
   const roles = await findGroupMembershipRoles(
@@ -103,7 +103,7 @@ const assertCurrentRolesWithinActor = async (
 };
 
 export const getProjectGroup = async (ctx: RequestContext, projectId: string, groupId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
   return toProjectGroupMembershipDto(membership, await findGroupMembershipRoles(ctx.deps.db, [membership.id]));
@@ -115,7 +115,7 @@ export const updateProjectGroup = async (
   groupId: string,
   roles: RoleAssignmentInput[],
 ) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "edit", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
   await assertCurrentRolesWithinActor(ctx, permission, membership.id);
@@ -133,7 +133,7 @@ export const updateProjectGroup = async (
 };
 
 export const removeGroupFromProject = async (ctx: RequestContext, projectId: string, groupId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "delete", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
   await assertCurrentRolesWithinActor(ctx, permission, membership.id);

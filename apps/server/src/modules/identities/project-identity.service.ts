@@ -26,7 +26,7 @@ export const createProjectIdentity = async (
   projectId: string,
   body: { name: string; hasDeleteProtection: boolean; metadata?: Metadata },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "identity");
   const id = await ctx.deps.db.transaction().execute(async (trx) => {
     const { id } = await insertIdentity(trx, {
@@ -46,7 +46,7 @@ export const createProjectIdentity = async (
 };
 
 const requireProjectIdentity = async (ctx: RequestContext, projectId: string, identityId: string, action: string) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, action, "identity", { identityId });
   const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
   if (!identity || identity.project_id !== project.id)
@@ -59,7 +59,7 @@ export const listProjectIdentities = async (
   projectId: string,
   query: { offset: number; limit: number; search?: string },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "read", "identity");
   const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, {
     orgId: ctx.actor.orgId,

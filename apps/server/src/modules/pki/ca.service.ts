@@ -49,7 +49,7 @@ export const signerOfCa = (ctx: RequestContext, ca: CaSigningRow): Signer & { ce
 /** A CA of the caller's organization, with the caller's ability in its project. */
 export const loadCa = async (ctx: RequestContext, caId: string) => {
   const ca = isUuid(caId) ? await findCaById(ctx.deps.db, caId) : undefined;
-  const permission = await permissionForOwned(ctx.deps.db, ctx.actor, ca, `CA with ID '${caId}' not found`);
+  const permission = await permissionForOwned(ctx, ca, `CA with ID '${caId}' not found`);
   return { ca: ca!, ...permission };
 };
 
@@ -74,7 +74,7 @@ export const createCa = async (
   ctx: RequestContext,
   body: { projectId: string; name: string; status: "active" | "disabled"; configuration: CaConfigurationInput },
 ) => {
-  const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, body.projectId, "cert-manager");
+  const { project, ability } = await getProjectPermission(ctx, body.projectId, "cert-manager");
   assertCan(ability, "create", SUBJECT, { name: body.name });
   const cfg = body.configuration;
   const parent = cfg.parentCaId ? await loadParent(ctx, project.id, cfg.parentCaId) : undefined;
@@ -167,7 +167,7 @@ export const getCa = async (ctx: RequestContext, caId: string) => {
 };
 
 export const listCas = async (ctx: RequestContext, query: { projectId: string; offset: number; limit: number }) => {
-  const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId, "cert-manager");
+  const { project, ability } = await getProjectPermission(ctx, query.projectId, "cert-manager");
   assertCan(ability, "read", SUBJECT);
   const keys = await listCaKeys(ctx.deps.db, project.id);
   const { page, totalCount } = pageVisible(

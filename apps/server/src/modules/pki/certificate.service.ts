@@ -66,12 +66,7 @@ const permissionObject = (row: {
 
 const loadCertificate = async (ctx: RequestContext, certificateId: string) => {
   const found = isUuid(certificateId) ? await findCertificateById(ctx.deps.db, certificateId) : undefined;
-  const permission = await permissionForOwned(
-    ctx.deps.db,
-    ctx.actor,
-    found,
-    `Certificate with ID '${certificateId}' not found`,
-  );
+  const permission = await permissionForOwned(ctx, found, `Certificate with ID '${certificateId}' not found`);
   const { org_id: _org, ...certificate } = found!;
   return { certificate, ...permission };
 };
@@ -117,7 +112,7 @@ export const revokeCertificate = async (ctx: RequestContext, certificateId: stri
 };
 
 export const listCertificates = async (ctx: RequestContext, query: ListCertificatesQuery) => {
-  const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId, "cert-manager");
+  const { project, ability } = await getProjectPermission(ctx, query.projectId, "cert-manager");
   assertCan(ability, "read", SUBJECT);
   // Ids that cannot exist match nothing.
   if (

@@ -1,5 +1,4 @@
-import type { Actor } from "../../context";
-import type { Database } from "../../db/database";
+import type { ActorContext } from "../../context";
 import { NotFoundError } from "../../errors";
 import type { Ability, PermissionObject } from "../../permissions";
 import { getProjectPermission } from "../authz/project-access";
@@ -9,13 +8,12 @@ import { getProjectPermission } from "../authz/project-access";
  * its project's organization: another tenant's object is the same 404 as a missing one.
  */
 export const permissionForOwned = async (
-  db: Database,
-  actor: Actor,
+  ctx: ActorContext,
   owned: { project_id: string; org_id: string } | undefined,
   notFoundMessage: string,
 ) => {
-  if (!owned || owned.org_id !== actor.orgId) throw new NotFoundError(notFoundMessage);
-  return getProjectPermission(db, actor, owned.project_id, "cert-manager");
+  if (!owned || owned.org_id !== ctx.actor.orgId) throw new NotFoundError(notFoundMessage);
+  return getProjectPermission(ctx, owned.project_id, "cert-manager");
 };
 
 /** Whether the caller's rules for this action depend on the object, so rows must be checked one by one. */

@@ -40,12 +40,7 @@ const duplicateSlug = (slug: string) =>
 /** A profile of the caller's organization, with the caller's ability in its project. */
 export const loadProfile = async (ctx: RequestContext, profileId: string) => {
   const found = isUuid(profileId) ? await findProfileById(ctx.deps.db, profileId) : undefined;
-  const permission = await permissionForOwned(
-    ctx.deps.db,
-    ctx.actor,
-    found,
-    `Certificate profile with ID '${profileId}' not found`,
-  );
+  const permission = await permissionForOwned(ctx, found, `Certificate profile with ID '${profileId}' not found`);
   const { org_id: _org, ...profile } = found!;
   return { profile, ...permission };
 };
@@ -91,7 +86,7 @@ const assertDefaultsFitIssuer = (defaults: ProfileDefaults | null | undefined, c
 };
 
 export const createProfile = async (ctx: RequestContext, body: CreateProfileBody) => {
-  const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, body.projectId, "cert-manager");
+  const { project, ability } = await getProjectPermission(ctx, body.projectId, "cert-manager");
   assertCan(ability, "create", SUBJECT, { slug: body.slug });
   let ca: CaRow | undefined;
   if (body.caId) {
@@ -131,7 +126,7 @@ export const getProfile = async (ctx: RequestContext, profileId: string) => {
 };
 
 export const listProfiles = async (ctx: RequestContext, query: ListProfilesQuery) => {
-  const { project, ability } = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId, "cert-manager");
+  const { project, ability } = await getProjectPermission(ctx, query.projectId, "cert-manager");
   assertCan(ability, "read", SUBJECT);
   // A CA id that cannot exist matches nothing.
   if (query.caId !== undefined && !isUuid(query.caId)) return { certificateProfiles: [], totalCount: 0 };

@@ -18,7 +18,7 @@ type Row = {
 };
 
 /** v1 responses hide the subjects v1 clients never wrote themselves (reference §1.8). */
-const V1_HIDDEN_SUBJECTS = new Set(["dynamic-secrets", "secret-imports", "secret-folders"]);
+const V1_HIDDEN_SUBJECTS: readonly string[] = ["dynamic-secrets", "secret-imports", "secret-folders"];
 
 export const toPrivilegeDto = (row: Row, options: { v1?: boolean } = {}): PrivilegeDto => {
   const rules = row.permissions as PermissionRule[];
@@ -26,7 +26,7 @@ export const toPrivilegeDto = (row: Row, options: { v1?: boolean } = {}): Privil
     id: row.id,
     slug: row.slug,
     projectMembershipId: row.membership_id,
-    permissions: toRuleDtos(options.v1 ? rules.filter((r) => !V1_HIDDEN_SUBJECTS.has(r.subject)) : rules),
+    permissions: toRuleDtos(options.v1 ? rules.filter((r) => !V1_HIDDEN_SUBJECTS.includes(r.subject)) : rules),
     isTemporary: row.is_temporary,
     temporaryMode: row.temporary_mode,
     temporaryRange: row.temporary_range,

@@ -35,12 +35,12 @@ export const createPrivilegeV1 = async (
   timing: PrivilegeTiming,
 ) => {
   const rules = requireLegacyRules(body);
-  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, body.projectSlug);
+  const permission = await getProjectPermissionBySlug(ctx, body.projectSlug);
   return v1Dto(await createPrivilege(ctx, permission, { identityId: body.identityId, slug: body.slug, rules, timing }));
 };
 
 const requireBySlug = async (ctx: RequestContext, lookup: Lookup & { privilegeSlug: string }) => {
-  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, lookup.projectSlug);
+  const permission = await getProjectPermissionBySlug(ctx, lookup.projectSlug);
   const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, lookup.identityId, lookup.privilegeSlug);
   if (!row) throw new NotFoundError(`Privilege with slug ${lookup.privilegeSlug} not found`);
   return { permission, row };
@@ -84,7 +84,7 @@ export const deletePrivilegeV1 = async (ctx: RequestContext, body: Lookup & { pr
 };
 
 export const getPrivilegeV1 = async (ctx: RequestContext, slug: string, query: Lookup) => {
-  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
+  const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
   assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
   await assertTargetMember(ctx, permission.project.id, query.identityId);
   const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, query.identityId, slug);
@@ -93,7 +93,7 @@ export const getPrivilegeV1 = async (ctx: RequestContext, slug: string, query: L
 };
 
 export const listPrivilegesV1 = async (ctx: RequestContext, query: Lookup) => {
-  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
+  const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
   assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
   await assertTargetMember(ctx, permission.project.id, query.identityId);
   return (await listPrivileges(ctx.deps.db, permission.project.id, query.identityId)).map(v1Dto);

@@ -28,7 +28,7 @@ export const createPrivilegeV2 = async (
   },
 ) => {
   assertValidCombination(body.permissions);
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, body.projectId);
+  const permission = await getProjectPermission(ctx, body.projectId);
   const row = await createPrivilege(ctx, permission, {
     identityId: body.identityId,
     slug: body.slug,
@@ -69,7 +69,7 @@ export const getPrivilegeBySlugV2 = async (
   slug: string,
   query: { identityId: string; projectSlug: string },
 ) => {
-  const permission = await getProjectPermissionBySlug(ctx.deps.db, ctx.actor, query.projectSlug);
+  const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
   assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
   await assertTargetMember(ctx, permission.project.id, query.identityId);
   const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, query.identityId, slug);
@@ -78,7 +78,7 @@ export const getPrivilegeBySlugV2 = async (
 };
 
 export const listPrivilegesV2 = async (ctx: RequestContext, query: { identityId: string; projectId: string }) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, query.projectId);
+  const permission = await getProjectPermission(ctx, query.projectId);
   assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
   await assertTargetMember(ctx, permission.project.id, query.identityId);
   const rows = await listPrivileges(ctx.deps.db, permission.project.id, query.identityId);

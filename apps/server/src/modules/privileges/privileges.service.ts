@@ -83,7 +83,7 @@ export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
   if (!loaded) throw new NotFoundError(`Privilege with id ${id} not found`);
   const { p_org_id, p_type, p_permission_version, ...row } = loaded;
   const project = { id: row.project_id, org_id: p_org_id, type: p_type, permission_version: p_permission_version };
-  return { row, permission: await permissionForProject(ctx.deps.db, ctx.actor, project) };
+  return { row, permission: await permissionForProject(ctx, project) };
 };
 
 const inTransaction = <T>(

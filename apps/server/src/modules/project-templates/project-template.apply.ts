@@ -9,7 +9,7 @@ import { bumpPermissionVersion } from "../authz/permission-version";
 import { insertGroupMembershipWithRoles } from "../groups/project-group.repository";
 import { insertIdentity } from "../identities/identity.repository";
 import { insertMembershipWithRoles, type RoleGrant } from "../projects/membership.repository";
-import { registerProjectTemplateResolver } from "../projects/project-template-hook";
+import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {
   findTemplateByName,
   insertUserProjectMembership,
@@ -80,8 +80,15 @@ const applyTemplate = async (
   }
 };
 
-/** `template: <name>` on project creation resolves here (the built-in `default` never reaches it). */
-const resolveTemplate = async (ctx: RequestContext, name: string, type: ProjectType) => {
+/**
+ * `template: <name>` on project creation resolves here (the built-in `default` never reaches it);
+ * AppDeps carries it as `hooks.resolveProjectTemplate`, so projects need not import this module.
+ */
+export const resolveTemplate = async (
+  ctx: RequestContext,
+  name: string,
+  type: ProjectType,
+): Promise<ResolvedTemplate | undefined> => {
   assertCan(orgAbilityOf(ctx.actor), "read", "project-templates");
   const row = await findTemplateByName(ctx.deps.db, ctx.actor.orgId, name);
   if (!row) return undefined;
@@ -98,5 +105,3 @@ const resolveTemplate = async (ctx: RequestContext, name: string, type: ProjectT
       applyTemplate(applyCtx, trx, projectId, row, members),
   };
 };
-
-registerProjectTemplateResolver(resolveTemplate);

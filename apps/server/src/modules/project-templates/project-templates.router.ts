@@ -4,7 +4,6 @@ import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 // Registers the resolver that applies templates when a project is created from one.
-import "./project-template.apply";
 import {
   createProjectTemplate,
   deleteProjectTemplate,

@@ -30,7 +30,7 @@ export const createEnvironment = async (
   projectId: string,
   body: { name: string; slug: string; position?: number },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "environments");
   try {
     const row = await ctx.deps.db.transaction().execute(async (trx) => {
@@ -63,7 +63,7 @@ export const createEnvironment = async (
 };
 
 export const listProjectEnvironments = async (ctx: RequestContext, projectId: string) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "read", "environments");
   return { environments: (await listEnvironments(ctx.deps.db, [project.id])).map(toEnvironmentDto) };
 };
@@ -86,7 +86,7 @@ export const updateEnvironment = async (
   environmentId: string,
   body: { name?: string; slug?: string; position?: number },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "edit", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
   try {
@@ -125,7 +125,7 @@ export const updateEnvironment = async (
 };
 
 export const deleteEnvironment = async (ctx: RequestContext, projectId: string, environmentId: string) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
   const env = await ctx.deps.db.transaction().execute(async (trx) => {

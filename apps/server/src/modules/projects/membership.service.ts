@@ -72,7 +72,7 @@ export const addIdentityMembership = async (
   identityId: string,
   body: { role?: string; roles?: RoleAssignmentInput[] },
 ) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "create", "identity");
   const identity = await requireIdentity(ctx, identityId);
   if (identity.project_id !== null && identity.project_id !== permission.project.id) {
@@ -102,7 +102,7 @@ export const addIdentityMembership = async (
 };
 
 export const getIdentityMembership = async (ctx: RequestContext, projectId: string, identityId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "identity", { identityId });
   const [dto] = await toMembershipDtos(ctx, [await findMembership(ctx, permission, identityId)]);
   return dto!;
@@ -113,7 +113,7 @@ export const listIdentityMemberships = async (
   projectId: string,
   query: { offset: number; limit: number },
 ) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "identity");
   const base = selectIdentityMemberships(ctx.deps.db, permission.project.id);
   const [rows, count] = await Promise.all([
@@ -133,7 +133,7 @@ export const updateIdentityMembership = async (
   identityId: string,
   roles: RoleAssignmentInput[],
 ) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "edit", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
   await assertTargetWithinActor(ctx, permission, identityId, "Failed to change role of more privileged identity");
@@ -152,7 +152,7 @@ export const updateIdentityMembership = async (
 };
 
 export const deleteIdentityMembership = async (ctx: RequestContext, projectId: string, identityId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "delete", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
   await assertTargetWithinActor(ctx, permission, identityId, "Failed to delete more privileged identity");

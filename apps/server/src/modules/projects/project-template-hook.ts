@@ -10,18 +10,17 @@ export type ResolvedTemplate = {
   apply: (ctx: RequestContext, trx: Database, projectId: string) => Promise<void>;
 };
 
-type TemplateResolver = (ctx: RequestContext, name: string, type: ProjectType) => Promise<ResolvedTemplate | undefined>;
-let resolver: TemplateResolver | undefined;
-
-/** The project-templates module registers how a template name is resolved. */
-export const registerProjectTemplateResolver = (fn: TemplateResolver) => {
-  resolver = fn;
-};
+/** How a template name is resolved: the project-templates module's resolver, wired in AppDeps. */
+export type TemplateResolver = (
+  ctx: RequestContext,
+  name: string,
+  type: ProjectType,
+) => Promise<ResolvedTemplate | undefined>;
 
 /** No template or the built-in `default` means the default environments. */
 export const resolveProjectTemplate = async (ctx: RequestContext, name: string | undefined, type: ProjectType) => {
   if (name === undefined || name === "default") return undefined;
-  const template = resolver ? await resolver(ctx, name, type) : undefined;
+  const template = await ctx.deps.hooks.resolveProjectTemplate(ctx, name, type);
   if (!template) throw new NotFoundError(`Project template with name ${name} not found`);
   return template;
 };

@@ -65,7 +65,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
 };
 
 export const getProjectDto = async (ctx: RequestContext, projectId: string) => {
-  const { project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { project } = await getProjectPermission(ctx, projectId);
   return toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
 };
 
@@ -84,7 +84,7 @@ export const listProjects = async (ctx: RequestContext, type?: string) => {
 };
 
 export const deleteProject = async (ctx: RequestContext, projectId: string) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "workspace");
   const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
   await ctx.deps.db.deleteFrom("projects").where("id", "=", project.id).execute();

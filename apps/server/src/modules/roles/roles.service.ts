@@ -53,7 +53,7 @@ const rethrowDuplicate = (error: unknown): never => {
 
 export const createRole = async (ctx: RequestContext, projectId: string, body: RoleBody) => {
   assertValidCombination(body.permissions);
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "create", "role");
   assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to create role");
   const row = await insertRole(ctx.deps.db, {
@@ -67,20 +67,20 @@ export const createRole = async (ctx: RequestContext, projectId: string, body: R
 };
 
 export const listProjectRoles = async (ctx: RequestContext, projectId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "role");
   const custom = await listRoles(ctx.deps.db, permission.project.id);
   return [...BUILT_IN_PROJECT_ROLES.map((slug) => builtInRoleDto(permission.project, slug)), ...custom.map(toRoleDto)];
 };
 
 export const getRole = async (ctx: RequestContext, projectId: string, roleId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "role");
   return toRoleDto(await requireRole(ctx, permission, roleId));
 };
 
 export const getRoleBySlug = async (ctx: RequestContext, projectId: string, slug: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "role");
   if (isBuiltInProjectRole(slug)) return builtInRoleDto(permission.project, slug);
   const row = await findRoleBySlug(ctx.deps.db, permission.project.id, slug);
@@ -90,7 +90,7 @@ export const getRoleBySlug = async (ctx: RequestContext, projectId: string, slug
 
 export const updateRole = async (ctx: RequestContext, projectId: string, roleId: string, body: RoleUpdate) => {
   assertValidCombination(body.permissions);
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "edit", "role");
   const role = await requireRole(ctx, permission, roleId);
   if (body.permissions)
@@ -113,7 +113,7 @@ export const updateRole = async (ctx: RequestContext, projectId: string, roleId:
 const ROLE_IN_USE = "The role is assigned to one or more project memberships. Unassign it before deleting the role.";
 
 export const deleteRole = async (ctx: RequestContext, projectId: string, roleId: string) => {
-  const permission = await getProjectPermission(ctx.deps.db, ctx.actor, projectId);
+  const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "delete", "role");
   const role = await requireRole(ctx, permission, roleId);
   try {

@@ -75,7 +75,7 @@ export const createSecretImport = async (
   ctx: RequestContext,
   body: { workspaceId?: string; projectId?: string } & Holder & { import: { environment: string; path: string } },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(body), SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, projectIdOf(body), SECRET_MANAGER);
   assertCan(ability, "create", "secret-imports", { environment: body.environment, secretPath: body.path });
   assertCanReadSource(ability, body.import.environment, body.import.path);
   const { env, folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
@@ -103,7 +103,7 @@ export const listSecretImports = async (
   ctx: RequestContext,
   query: { workspaceId?: string; projectId?: string } & Holder,
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, projectIdOf(query), SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, projectIdOf(query), SECRET_MANAGER);
   assertCan(ability, "read", "secret-imports", { environment: query.environment, secretPath: query.path });
   const { folder } = await requireFolderAt(ctx, project.id, query.environment, query.path);
   const rows = await listImports(ctx.deps.db, folder.id);
@@ -116,7 +116,7 @@ export const updateSecretImport = async (
   importId: string,
   body: { projectId: string } & Holder & { import: { environment?: string; path?: string; position?: number } },
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, body.projectId, SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, body.projectId, SECRET_MANAGER);
   assertCan(ability, "edit", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { env, folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   const existing = isUuid(importId) ? await findImport(ctx.deps.db, folder.id, importId) : undefined;
@@ -161,7 +161,7 @@ export const deleteSecretImport = async (
   importId: string,
   body: { workspaceId: string } & Holder,
 ) => {
-  const { ability, project } = await getProjectPermission(ctx.deps.db, ctx.actor, body.workspaceId, SECRET_MANAGER);
+  const { ability, project } = await getProjectPermission(ctx, body.workspaceId, SECRET_MANAGER);
   assertCan(ability, "delete", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   const deleted = await ctx.deps.db.transaction().execute(async (trx) => {

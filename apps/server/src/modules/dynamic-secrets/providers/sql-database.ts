@@ -32,34 +32,30 @@ const clientConfig = (inputs: SqlDatabaseInputs, host: ResolvedHost) => ({
 });
 
 /**
- * Connections to a target are pooled per set of root credentials: a fresh login per lease costs a
- * TCP handshake and a SCRAM exchange, which dominated lease throughput. Idle connections close
- * after 30 s; a rotated root password simply starts a new pool.
+ * Connections to a target are pooled per set of root credentials (in `ctx.pools`): a fresh login
+ * per lease costs a TCP handshake and a SCRAM exchange, which dominated lease throughput. Idle
+ * connections close after 30 s; a rotated root password simply starts a new pool.
  */
-const pools = new Map<string, pg.Pool>();
-const MAX_POOLS = 100;
-
 const poolFor = async (inputs: SqlDatabaseInputs, ctx: ProviderContext) => {
   const host = await resolveProviderHost(inputs.host, ctx.outbound);
   const key = createHash("sha256")
     .update(
-      JSON.stringify([host.address, inputs.port, inputs.database, inputs.username, inputs.password, inputs.ca ?? ""]),
+      JSON.stringify([
+        "pg",
+        host.address,
+        inputs.port,
+        inputs.database,
+        inputs.username,
+        inputs.password,
+        inputs.ca ?? "",
+      ]),
     )
     .digest("hex");
-  let pool = pools.get(key);
-  if (pool) {
-    // Re-insert so the map's order is least recently used first.
-    pools.delete(key);
-  } else {
-    pool = new pg.Pool({ ...clientConfig(inputs, host), max: 8, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
-    pool.on("error", () => undefined);
-    if (pools.size >= MAX_POOLS) {
-      const [oldestKey, oldest] = pools.entries().next().value as [string, pg.Pool];
-      pools.delete(oldestKey);
-      void oldest.end().catch(() => undefined);
-    }
-  }
-  pools.set(key, pool);
+  const known = ctx.pools.get(key);
+  if (known) return known as pg.Pool;
+  const pool = new pg.Pool({ ...clientConfig(inputs, host), max: 8, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  pool.on("error", () => undefined);
+  ctx.pools.set(key, pool);
   return pool;
 };
 
