@@ -38,6 +38,7 @@ const main = async () => {
     server.close(() => {
       void (async () => {
         await stopJobs();
+        deps.targetPools.clear();
         await handle.close();
         deps.logger.info("stopped");
         process.exit(0);

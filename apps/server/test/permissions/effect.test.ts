@@ -1,3 +1,4 @@
+import { inTransaction } from "../../src/db/transaction";
 import { describe, expect, it } from "vitest";
 import { bumpPermissionVersion } from "../../src/modules/authz/permission-version";
 import { createIdentity, expectOk, uniqueName } from "../helpers/tenant";
@@ -153,7 +154,7 @@ describe("additional privileges take effect (issue 3 §4)", () => {
       .insertInto("group_project_membership_roles")
       .values({ membership_id: membership.id, role: "viewer", custom_role_id: null })
       .execute();
-    await bumpPermissionVersion(db, [project.id]);
+    await inTransaction(db, (trx) => bumpPermissionVersion(trx, [project.id]));
 
     expect((await list()).status).toBe(200);
     expect(

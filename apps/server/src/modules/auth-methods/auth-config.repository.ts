@@ -1,3 +1,4 @@
+import type { Tx } from "../../db/transaction";
 import type { TrustedIp } from "@keyward/contract";
 import type { Database } from "../../db/database";
 
@@ -66,5 +67,5 @@ export const deleteAuthConfig = (db: Database, configId: string) =>
  * Keeps the method from being removed until the transaction ends (a login takes this before it
  * spends anything, in the order removal takes them); undefined when it is already gone.
  */
-export const lockAuthConfigForKeyShare = (db: Database, configId: string) =>
-  db.selectFrom("identity_auth_configs").select("id").where("id", "=", configId).forKeyShare().executeTakeFirst();
+export const lockAuthConfigForKeyShare = (trx: Tx, configId: string) =>
+  trx.selectFrom("identity_auth_configs").select("id").where("id", "=", configId).forKeyShare().executeTakeFirst();

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUniqueViolation } from "../../db/errors";
@@ -40,7 +41,7 @@ export const insertMethodConfig = async <E>(
   insertExtension: (trx: Database, configId: string) => Promise<E>,
 ) => {
   try {
-    return await ctx.deps.db.transaction().execute(async (trx) => {
+    return await inTransaction(ctx.deps.db, async (trx) => {
       const config = await insertAuthConfig(trx, identityId, spec.method, values);
       return { config, extension: await insertExtension(trx, config.id) };
     });
@@ -57,7 +58,7 @@ export const updateMethodConfig = async <E>(
   values: AuthConfigValues,
   updateExtension: (trx: Database) => Promise<E>,
 ) => {
-  const result = await ctx.deps.db.transaction().execute(async (trx) => ({
+  const result = await inTransaction(ctx.deps.db, async (trx) => ({
     config: await updateAuthConfig(trx, current.id, values),
     extension: await updateExtension(trx),
   }));

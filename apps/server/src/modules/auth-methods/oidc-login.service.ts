@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { PublicContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
@@ -25,7 +26,7 @@ export const loginWithOidc = failingIfRemovedMeanwhile(
       claimMetadataMapping: config.claim_metadata_mapping,
     });
 
-    return ctx.deps.db.transaction().execute(async (trx) => {
+    return inTransaction(ctx.deps.db, async (trx) => {
       const { response, tokenId } = await loginResponse(trx, config);
       if (Object.keys(mapped).length > 0) await insertTokenClaims(trx, tokenId, "oidc-auth", mapped);
       return response;

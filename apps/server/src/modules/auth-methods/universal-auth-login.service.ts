@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { PublicContext } from "../../context";
 import { hashToken } from "../../crypto/tokens";
 import { isUuid } from "../../db/errors";
@@ -44,7 +45,7 @@ export const loginWithUniversalAuth = failingIfRemovedMeanwhile(
       await revokeClientSecretRow(ctx.deps.db, secret.id);
       throw new UnauthorizedError("Access denied due to expired client secret");
     }
-    const issued = await ctx.deps.db.transaction().execute(async (trx) => {
+    const issued = await inTransaction(ctx.deps.db, async (trx) => {
       if (!(await lockAuthConfigForKeyShare(trx, config.id))) return null;
       if (!(await spendClientSecretUse(trx, secret.id))) return null;
       return (await loginResponse(trx, config, { clientSecretId: secret.id })).response;

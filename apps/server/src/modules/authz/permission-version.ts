@@ -1,6 +1,6 @@
+import type { Tx } from "../../db/transaction";
 import { sql, type SelectQueryBuilder } from "kysely";
 import type { DB } from "../../db/schema";
-import type { Database } from "../../db/database";
 
 /**
  * Bump the permission version of the projects `ids` selects, locking their rows in id order.
@@ -13,27 +13,27 @@ import type { Database } from "../../db/database";
  */
 type Locked = SelectQueryBuilder<DB & { locked: DB["projects"] }, "locked", { id: string }>;
 
-const bump = async (db: Database, which: (locked: Locked) => Locked) => {
-  const locked = which(db.selectFrom("projects as locked").select("locked.id")).orderBy("locked.id").forNoKeyUpdate();
-  await db
+const bump = async (trx: Tx, which: (locked: Locked) => Locked) => {
+  const locked = which(trx.selectFrom("projects as locked").select("locked.id")).orderBy("locked.id").forNoKeyUpdate();
+  await trx
     .updateTable("projects")
     .set({ permission_version: sql`permission_version + 1` })
     .where("id", "in", locked)
     .execute();
 };
 
-export const bumpPermissionVersion = async (db: Database, projectIds: readonly string[]) => {
+export const bumpPermissionVersion = async (trx: Tx, projectIds: readonly string[]) => {
   if (projectIds.length === 0) return;
-  await bump(db, (locked) => locked.where("locked.id", "in", [...new Set(projectIds)]));
+  await bump(trx, (locked) => locked.where("locked.id", "in", [...new Set(projectIds)]));
 };
 
 /** Group changes reach every project the group belongs to. */
-export const bumpPermissionVersionForGroup = async (db: Database, groupId: string) => {
-  await bump(db, (locked) =>
+export const bumpPermissionVersionForGroup = async (trx: Tx, groupId: string) => {
+  await bump(trx, (locked) =>
     locked.where(
       "locked.id",
       "in",
-      db.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId),
+      trx.selectFrom("group_project_memberships").select("project_id").where("group_id", "=", groupId),
     ),
   );
 };
@@ -42,19 +42,19 @@ export const bumpPermissionVersionForGroup = async (db: Database, groupId: strin
  * An identity's name or metadata feeds the `{{identity.…}}` templates of every project it is in,
  * directly or through a group.
  */
-export const bumpPermissionVersionForIdentity = async (db: Database, identityId: string) => {
-  await bump(db, (locked) =>
+export const bumpPermissionVersionForIdentity = async (trx: Tx, identityId: string) => {
+  await bump(trx, (locked) =>
     locked.where((eb) =>
       eb.or([
         eb(
           "locked.id",
           "in",
-          db.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId),
+          trx.selectFrom("identity_project_memberships").select("project_id").where("identity_id", "=", identityId),
         ),
         eb(
           "locked.id",
           "in",
-          db
+          trx
             .selectFrom("group_project_memberships as gpm")
             .innerJoin("group_identity_members as gim", "gim.group_id", "gpm.group_id")
             .select("gpm.project_id")

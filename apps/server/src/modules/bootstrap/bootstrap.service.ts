@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../db/database";
 import type { PublicContext, RequestContext } from "../../context";
@@ -57,7 +58,7 @@ export const bootstrapInstance = async (
 ) => {
   const passwordHash = await hashPassword(body.password);
   try {
-    return await ctx.deps.db.transaction().execute(async (trx) => {
+    return await inTransaction(ctx.deps.db, async (trx) => {
       const existing = await trx.selectFrom("instance_config").select("id").forUpdate().executeTakeFirst();
       if (existing) throw new BadRequestError("Instance has already been set up");
       const email = body.email.toLowerCase();
@@ -109,7 +110,7 @@ export const bootstrapInstance = async (
 
 export const createOrganization = async (ctx: RequestContext, body: { name: string }) => {
   if (!ctx.actor.isInstanceAdmin) throw new ForbiddenError("Only instance admins can create organizations");
-  return ctx.deps.db
-    .transaction()
-    .execute((trx) => createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`));
+  return inTransaction(ctx.deps.db, (trx) =>
+    createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`),
+  );
 };

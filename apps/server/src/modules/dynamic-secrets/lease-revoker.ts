@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../context";
 import { deleteDrainedDynamicSecrets, findProviderConfig } from "./dynamic-secret.repository";
@@ -86,7 +87,7 @@ export const revokeClaimedLease = async (
 };
 
 const claimBatch = (deps: AppDeps, token: string) =>
-  deps.db.transaction().execute(async (trx) => {
+  inTransaction(deps.db, async (trx) => {
     const due = await lockDueLeases(trx, BATCH, CREATING_GRACE_SECONDS);
     return due.length === 0
       ? []

@@ -1,3 +1,4 @@
+import type { Tx } from "../../db/transaction";
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { LeaseState } from "../../db/tables/dynamic-secrets";
@@ -23,7 +24,7 @@ export const FAILED_DELETION_STATUS = "Failed to delete";
 
 const secondsFromNow = (seconds: number) => sql<Date>`now() + make_interval(secs => ${seconds})`;
 
-const insertLeaseRow = (db: Database, values: LeaseIntent) =>
+export const insertLeaseRow = (db: Database, values: LeaseIntent) =>
   db
     .insertInto("dynamic_secret_leases")
     .values({
@@ -34,7 +35,7 @@ const insertLeaseRow = (db: Database, values: LeaseIntent) =>
     .returning(LEASE_COLUMNS)
     .executeTakeFirstOrThrow();
 
-type LeaseIntent = {
+export type LeaseIntent = {
   id: string;
   dynamic_secret_id: string;
   external_entity_id: string;
@@ -43,24 +44,17 @@ type LeaseIntent = {
 };
 
 /**
- * The intent, committed before any credential exists, so a crash can never leave one unaccounted
- * for. The secret's row is locked while its leases are counted, so parallel creations cannot pass
- * the limit together; "gone" or "deleting" when the secret was deleted (or marked) since it was read.
+ * The secret's row, locked so parallel creations count its leases one after another; undefined
+ * when the secret is gone (or was moved out of every folder).
  */
-export const insertLeaseIntent = (db: Database, values: LeaseIntent, maxLeases: number) =>
-  db.transaction().execute(async (trx) => {
-    const secret = await trx
-      .selectFrom("dynamic_secrets")
-      .select("status")
-      .where("id", "=", values.dynamic_secret_id)
-      .where("folder_id", "is not", null)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
-    if (!secret) return "gone" as const;
-    if (secret.status === DELETING_STATUS) return "deleting" as const;
-    if ((await countLeasesOf(trx, values.dynamic_secret_id)) >= maxLeases) return "full" as const;
-    return insertLeaseRow(trx, values);
-  });
+export const lockDynamicSecretForLeases = (trx: Tx, dynamicSecretId: string) =>
+  trx
+    .selectFrom("dynamic_secrets")
+    .select("status")
+    .where("id", "=", dynamicSecretId)
+    .where("folder_id", "is not", null)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
 
 /** Undefined when the lease is no longer `creating` (the sweeper took it): the credential must go. */
 export const activateLease = (db: Database, id: string) =>
@@ -157,7 +151,7 @@ export const markForRevocation = (db: Database, id: string) =>
  * revoked (a retry, or a claimer that died), or belonging to a secret being deleted. Locked with
  * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row.
  */
-export const lockDueLeases = (trx: Database, limit: number, creatingGraceSeconds: number) =>
+export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: number) =>
   trx
     .selectFrom("dynamic_secret_leases as l")
     .select("l.id")

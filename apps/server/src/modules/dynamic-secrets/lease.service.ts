@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { parseDuration } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUuid } from "../../db/errors";
+import { inTransaction } from "../../db/transaction";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import {
@@ -29,11 +30,13 @@ import {
   countLeasesOf,
   deleteLeaseById,
   findLease,
-  insertLeaseIntent,
+  insertLeaseRow,
+  lockDynamicSecretForLeases,
   listLeasesOf,
   markCreationFailed,
   markForRevocation,
   releaseRenewal,
+  type LeaseIntent,
 } from "./lease.repository";
 import type { Provider } from "./providers";
 import { leaseEntityName, redactSecrets, renderUsername } from "./providers/templates";
@@ -78,6 +81,20 @@ const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) 
 };
 
 /** Take back whatever a failed creation may have made; if that fails too, the job retries it. */
+/**
+ * The intent, committed before any credential exists, so a crash can never leave one unaccounted
+ * for. The secret's row is locked while its leases are counted, so parallel creations cannot pass
+ * the limit together; "gone" or "deleting" when the secret was deleted (or marked) since it was read.
+ */
+const insertLeaseIntent = (ctx: RequestContext, values: LeaseIntent, maxLeases: number) =>
+  inTransaction(ctx.deps.db, async (trx) => {
+    const secret = await lockDynamicSecretForLeases(trx, values.dynamic_secret_id);
+    if (!secret) return "gone" as const;
+    if (secret.status === DELETING_STATUS) return "deleting" as const;
+    if ((await countLeasesOf(trx, values.dynamic_secret_id)) >= maxLeases) return "full" as const;
+    return insertLeaseRow(trx, values);
+  });
+
 const undoCreation = async (
   ctx: RequestContext,
   provider: Provider<unknown>,
@@ -129,7 +146,7 @@ export const createLease = async (
 
   const notFound = `Dynamic secret with name '${body.dynamicSecretName}' in folder with path '${body.path}' not found`;
   const intent = await insertLeaseIntent(
-    ctx.deps.db,
+    ctx,
     {
       id: leaseId,
       dynamic_secret_id: secret.id,

@@ -1,3 +1,4 @@
+import type { Tx } from "../../db/transaction";
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 
@@ -104,12 +105,12 @@ export const insertFolder = (
  * Takes the row lock that serialises changes below this folder (creates, imports, moves). NO KEY
  * UPDATE conflicts with itself but not with the key-share locks of inserts that reference the row.
  */
-export const lockFolder = (db: Database, folderId: string) =>
-  db.selectFrom("secret_folders").select("id").where("id", "=", folderId).forNoKeyUpdate().executeTakeFirst();
+export const lockFolder = (trx: Tx, folderId: string) =>
+  trx.selectFrom("secret_folders").select("id").where("id", "=", folderId).forNoKeyUpdate().executeTakeFirst();
 
 /** Keeps the environment from being deleted until the transaction ends; undefined when it is gone. */
-export const lockEnvironmentForKeyShare = (db: Database, envId: string) =>
-  db.selectFrom("environments").select("id").where("id", "=", envId).forKeyShare().executeTakeFirst();
+export const lockEnvironmentForKeyShare = (trx: Tx, envId: string) =>
+  trx.selectFrom("environments").select("id").where("id", "=", envId).forKeyShare().executeTakeFirst();
 
 export const updateFolderRow = (
   db: Database,

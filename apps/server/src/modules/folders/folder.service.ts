@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -63,7 +64,7 @@ export const createFolder = async (
   if (!env)
     throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
   try {
-    const folder = await ctx.deps.db.transaction().execute(async (trx) => {
+    const folder = await inTransaction(ctx.deps.db, async (trx) => {
       // The environment first, as deleting it does (then its folders): otherwise the two deadlock.
       if (!(await lockEnvironmentForKeyShare(trx, env.id))) throw folderPathNotFound("/", body.environment);
       const root = await findRootFolder(trx, env.id);
@@ -143,7 +144,7 @@ export const updateFolder = async (
   assertCan(ability, "edit", "secret-folders", { environment: body.environment, secretPath: body.path });
   const { folder: parent } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   try {
-    const updated = await ctx.deps.db.transaction().execute(async (trx) => {
+    const updated = await inTransaction(ctx.deps.db, async (trx) => {
       await lockFolder(trx, parent.id);
       const folder = await findTarget(trx, parent.id, folderId);
       if (!folder) throw new NotFoundError(`Folder with ID '${folderId}' not found`);
@@ -164,7 +165,7 @@ export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: 
   assertCan(ability, "delete", "secret-folders", { environment: body.environment, secretPath: body.path });
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
   if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' not found`);
-  const deleted = await ctx.deps.db.transaction().execute(async (trx) => {
+  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
     const root = await findRootFolder(trx, env.id);
     const parent = root ? await findFolderInEnv(trx, root.id, body.path) : undefined;
     if (!parent) throw folderPathNotFound(body.path, body.environment);

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { DEFAULT_GATEWAY_HEARTBEAT_TTL, GATEWAY_ENROLLMENT_TOKEN_TTL } from "@keyward/contract";
 import type { AppDeps, PublicContext, RequestContext } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
@@ -37,7 +38,7 @@ export const mintEnrollmentToken = async (ctx: RequestContext, gatewayId: string
   assertCan(orgAbilityOf(ctx.actor), "edit-gateways", "gateway");
   const gateway = await requireGateway(ctx, gatewayId);
   const token = generateToken(ENROLLMENT_TOKEN_PREFIX);
-  const row = await ctx.deps.db.transaction().execute(async (trx) => {
+  const row = await inTransaction(ctx.deps.db, async (trx) => {
     // Checked under the row lock: a concurrent switch to AWS cannot leave a token behind.
     const locked = await lockGatewayAuthMethod(trx, gateway.id);
     if (!locked) throw new NotFoundError(`Gateway ${gateway.id} not found`);
@@ -64,7 +65,7 @@ export const revokeGatewayAccess = async (ctx: RequestContext, gatewayId: string
       "Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.",
     );
   }
-  const deletedTokenCount = await ctx.deps.db.transaction().execute(async (trx) => {
+  const deletedTokenCount = await inTransaction(ctx.deps.db, async (trx) => {
     // The gateway row first, as deleting the gateway does (then its tokens): otherwise the two deadlock.
     if (!(await lockGatewayAuthMethod(trx, gateway.id))) throw new NotFoundError(`Gateway ${gateway.id} not found`);
     const enrollment = await deleteUnusedEnrollmentTokens(trx, gateway.id);
@@ -90,7 +91,7 @@ const enrollmentFailure = async (db: Database, tokenHash: Buffer) => {
 const loginWithToken = async (ctx: PublicContext, token: string) => {
   const tokenHash = hashToken(token);
   const accessToken = generateToken(ACCESS_TOKEN_PREFIX);
-  const gatewayId = await ctx.deps.db.transaction().execute(async (trx) => {
+  const gatewayId = await inTransaction(ctx.deps.db, async (trx) => {
     const spent = await spendEnrollmentToken(trx, tokenHash);
     if (!spent) return undefined;
     const generation = await bumpTokenVersion(trx, spent.gateway_id, "token");

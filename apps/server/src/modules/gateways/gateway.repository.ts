@@ -1,3 +1,4 @@
+import type { Tx } from "../../db/transaction";
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { GatewayAuthMethod } from "../../db/tables/gateways";
@@ -122,8 +123,8 @@ export const recordHeartbeat = (db: Database, gatewayId: string, ttl: number, to
 };
 
 /** The current auth method, locked until the transaction ends, so a concurrent switch waits. */
-export const lockGatewayAuthMethod = (db: Database, gatewayId: string) =>
-  db.selectFrom("gateways").select("auth_method").where("id", "=", gatewayId).forUpdate().executeTakeFirst();
+export const lockGatewayAuthMethod = (trx: Tx, gatewayId: string) =>
+  trx.selectFrom("gateways").select("auth_method").where("id", "=", gatewayId).forUpdate().executeTakeFirst();
 
 /** Public logins look a gateway up by id alone; they learn only whether it can use a method. */
 export const findGatewayAuthMethod = (db: Database, gatewayId: string) =>

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { GatewayAuthMethodInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import type { Database } from "../../db/database";
@@ -57,7 +58,7 @@ export const createGateway = async (
   const identityId = authMethod.method === "identity" ? (await requireIdentity(ctx, authMethod.identityId)).id : null;
   let gatewayId: string;
   try {
-    gatewayId = await ctx.deps.db.transaction().execute(async (trx) => {
+    gatewayId = await inTransaction(ctx.deps.db, async (trx) => {
       const { id } = await insertGateway(trx, {
         org_id: ctx.actor.orgId,
         name: body.name,
@@ -113,7 +114,7 @@ export const updateGateway = async (
   }
   if (body.name === undefined && !next) return loadGatewayDto(ctx.deps.db, ctx.actor.orgId, gatewayId);
   try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.deps.db, async (trx) => {
       await updateGatewayRow(trx, gateway.id, { name: body.name, auth_method: next?.method });
       if (next?.method === "aws") {
         await upsertAwsConfig(trx, gateway.id, toAwsValues(next));

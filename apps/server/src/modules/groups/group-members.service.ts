@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
@@ -38,12 +39,12 @@ const requireOrgUser = async (ctx: RequestContext, username: string) => {
 };
 
 /** Every change of who is in a group reaches the projects the group belongs to. */
-const inTransaction = (
+const changingGroup = (
   ctx: RequestContext,
   group: GroupRow,
   change: (trx: RequestContext["deps"]["db"]) => Promise<boolean | void>,
 ) =>
-  ctx.deps.db.transaction().execute(async (trx) => {
+  inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersionForGroup(trx, group.id);
     return change(trx);
   });
@@ -85,7 +86,7 @@ export const addUserToGroup = async (ctx: RequestContext, groupId: string, usern
   const group = await requireEditableGroup(ctx, groupId, "add user to");
   const user = await requireOrgUser(ctx, username);
   try {
-    await inTransaction(ctx, group, async (trx) => {
+    await changingGroup(ctx, group, async (trx) => {
       await insertUserMember(trx, group.id, user.id);
     });
   } catch (error) {
@@ -99,7 +100,7 @@ export const addUserToGroup = async (ctx: RequestContext, groupId: string, usern
 export const removeUserFromGroup = async (ctx: RequestContext, groupId: string, username: string) => {
   const group = await requireEditableGroup(ctx, groupId, "delete user from");
   const user = await requireOrgUser(ctx, username);
-  const removed = await inTransaction(ctx, group, (trx) => deleteUserMember(trx, group.id, user.id));
+  const removed = await changingGroup(ctx, group, (trx) => deleteUserMember(trx, group.id, user.id));
   if (!removed) throw new NotFoundError(`User with username ${username} is not a member of the group`);
   return toGroupUserDto(user);
 };
@@ -110,7 +111,7 @@ export const addIdentityToGroup = async (ctx: RequestContext, groupId: string, i
   // A project-owned identity must never reach other projects through a group.
   if (identity.project_id !== null) throw new BadRequestError("A project-owned identity cannot be a member of a group");
   try {
-    await inTransaction(ctx, group, async (trx) => {
+    await changingGroup(ctx, group, async (trx) => {
       await insertIdentityMember(trx, group.id, identity.id);
     });
   } catch (error) {
@@ -124,7 +125,7 @@ export const addIdentityToGroup = async (ctx: RequestContext, groupId: string, i
 export const removeIdentityFromGroup = async (ctx: RequestContext, groupId: string, identityId: string) => {
   const group = await requireEditableGroup(ctx, groupId, "delete identity from");
   const identity = await requireIdentity(ctx, identityId);
-  const removed = await inTransaction(ctx, group, (trx) => deleteIdentityMember(trx, group.id, identity.id));
+  const removed = await changingGroup(ctx, group, (trx) => deleteIdentityMember(trx, group.id, identity.id));
   if (!removed) throw new NotFoundError(`Identity with ID ${identityId} is not a member of the group`);
   return { id: identity.id };
 };

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -102,7 +103,7 @@ export const updateGroup = async (
     }
   }
   try {
-    const updated = await ctx.deps.db.transaction().execute(async (trx) => {
+    const updated = await inTransaction(ctx.deps.db, async (trx) => {
       await bumpPermissionVersionForGroup(trx, group.id);
       return updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
     });
@@ -118,7 +119,7 @@ export const updateGroup = async (
 export const deleteGroup = async (ctx: RequestContext, groupId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "delete", "groups");
   const group = await requireGroup(ctx, groupId);
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersionForGroup(trx, group.id);
     await deleteGroupRow(trx, group.id);
   });

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError, PermissionBoundaryError } from "../../errors";
@@ -62,7 +63,7 @@ export const createOrgIdentity = async (
 ) => {
   assertCan(getOrgPermission(ctx.actor, body.organizationId), "create", "identity");
   assertGrantableOrgRole(ctx, body.role);
-  const id = await ctx.deps.db.transaction().execute(async (trx) => {
+  const id = await inTransaction(ctx.deps.db, async (trx) => {
     const { id } = await insertIdentity(trx, {
       org_id: ctx.actor.orgId,
       project_id: null,
@@ -112,7 +113,7 @@ export const updateOrgIdentity = async (
     assertGrantableOrgRole(ctx, body.role);
   }
   await assertMayModifyIdentity(ctx, identity.id);
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.deps.db, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, {
       name: body.name,

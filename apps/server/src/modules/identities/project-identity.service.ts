@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
@@ -28,7 +29,7 @@ export const createProjectIdentity = async (
 ) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "identity");
-  const id = await ctx.deps.db.transaction().execute(async (trx) => {
+  const id = await inTransaction(ctx.deps.db, async (trx) => {
     const { id } = await insertIdentity(trx, {
       org_id: ctx.actor.orgId,
       project_id: project.id,
@@ -81,7 +82,7 @@ export const updateProjectIdentity = async (
   body: { name?: string; hasDeleteProtection?: boolean; metadata?: Metadata },
 ) => {
   await requireProjectIdentity(ctx, projectId, identityId, "edit");
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.deps.db, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, { name: body.name, has_delete_protection: body.hasDeleteProtection });
     if (body.metadata) await replaceIdentityMetadata(trx, identityId, body.metadata);

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type {
   CertKeyAlgorithm,
   CreateProfileBody,
@@ -97,7 +98,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
   assertDefaultsFitIssuer(body.defaults, ca);
   const prepared = prepareConfig(body.enrollmentType, body);
   try {
-    const profileId = await ctx.deps.db.transaction().execute(async (trx) => {
+    const profileId = await inTransaction(ctx.deps.db, async (trx) => {
       const { id } = await insertProfile(trx, {
         project_id: project.id,
         ca_id: ca?.id ?? null,
@@ -171,7 +172,7 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
   const prepared =
     body[CONFIG_KEY[type]] !== undefined ? prepareConfig(type, body, stored?.has_secret ?? false) : undefined;
   try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.deps.db, async (trx) => {
       await updateProfileRow(trx, profile.id, {
         ...(body.slug !== undefined ? { slug: body.slug } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),

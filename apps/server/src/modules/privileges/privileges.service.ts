@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { parseDuration } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -86,12 +87,12 @@ export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
   return { row, permission: await permissionForProject(ctx, project) };
 };
 
-const inTransaction = <T>(
+const changingPermissions = <T>(
   ctx: RequestContext,
   projectId: string,
   write: (trx: RequestContext["deps"]["db"]) => Promise<T>,
 ) =>
-  ctx.deps.db.transaction().execute(async (trx) => {
+  inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersion(trx, [projectId]);
     return write(trx);
   });
@@ -111,7 +112,7 @@ export const createPrivilege = async (
   for (let attempt = 1; ; attempt++) {
     const slug = input.slug ?? generatePrivilegeSlug();
     try {
-      return await inTransaction(ctx, projectId, (trx) =>
+      return await changingPermissions(ctx, projectId, (trx) =>
         insertPrivilege(trx, {
           ...window,
           slug,
@@ -143,7 +144,7 @@ export const updatePrivilege = async (
   const granted = input.rules ?? (row.permissions as PermissionRule[]);
   assertWithinBoundary(permission.ability, [...target.rules, ...granted], "Failed to update additional privileges");
   try {
-    return await inTransaction(ctx, row.project_id, (trx) =>
+    return await changingPermissions(ctx, row.project_id, (trx) =>
       updatePrivilegeRow(trx, row.id, { slug: input.slug, permissions: input.rules, ...input.window }),
     );
   } catch (error) {
@@ -166,6 +167,6 @@ export const deletePrivilege = async (
     [...(target?.rules ?? []), ...(row.permissions as PermissionRule[])],
     "Failed to delete additional privileges",
   );
-  await inTransaction(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
+  await changingPermissions(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
   return row;
 };

@@ -1,6 +1,6 @@
+import type { Tx } from "../../db/transaction";
 import type { ProjectType } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import type { Database } from "../../db/database";
 import { BadRequestError } from "../../errors";
 import { isBuiltInProjectRole } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
@@ -36,7 +36,7 @@ const grantsFor = (slugs: string[], customRoleIds: Map<string, string>): RoleGra
  */
 const applyTemplate = async (
   ctx: RequestContext,
-  trx: Database,
+  trx: Tx,
   projectId: string,
   row: TemplateRow,
   members: TemplateMembers,
@@ -101,7 +101,7 @@ export const resolveTemplate = async (
   return {
     id: row.id,
     environments: row.environments,
-    apply: (applyCtx: RequestContext, trx: Database, projectId: string) =>
+    apply: (applyCtx: RequestContext, trx: Tx, projectId: string) =>
       applyTemplate(applyCtx, trx, projectId, row, members),
   };
 };

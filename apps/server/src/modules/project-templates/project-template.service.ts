@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import {
   DEFAULT_PROJECT_TEMPLATE_ID,
   ProjectTypeSchema,
@@ -83,7 +84,7 @@ export const createProjectTemplate = async (ctx: RequestContext, body: CreatePro
   const assigned = rolesOf([body.users, body.groups, body.identities, body.projectManagedIdentities]);
   assertTemplateWithinAuthor(ctx, roles, assigned, "Failed to create project template");
   try {
-    const id = await ctx.deps.db.transaction().execute(async (trx) => {
+    const id = await inTransaction(ctx.deps.db, async (trx) => {
       const row = await insertTemplate(trx, {
         org_id: ctx.actor.orgId,
         name: body.name,
@@ -173,7 +174,7 @@ export const updateProjectTemplate = async (
     throw nameTaken(body.name);
   }
   try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.deps.db, async (trx) => {
       await updateTemplateRow(trx, row.id, {
         name: body.name,
         description: body.description,

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { sql } from "kysely";
 import type { RequestContext } from "../../context";
 import type { Database } from "../../db/database";
@@ -33,7 +34,7 @@ export const createEnvironment = async (
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "environments");
   try {
-    const row = await ctx.deps.db.transaction().execute(async (trx) => {
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
       await lockProject(trx, project.id);
       const { count } = await trx
         .selectFrom("environments")
@@ -90,7 +91,7 @@ export const updateEnvironment = async (
   assertCan(ability, "edit", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
   try {
-    const row = await ctx.deps.db.transaction().execute(async (trx) => {
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
       await lockProject(trx, project.id);
       const env = await requireEnvironment(ctx, project.id, found.id, trx);
       if (body.position !== undefined && body.position !== env.position) {
@@ -128,7 +129,7 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
-  const env = await ctx.deps.db.transaction().execute(async (trx) => {
+  const env = await inTransaction(ctx.deps.db, async (trx) => {
     await lockProject(trx, project.id);
     const env = await requireEnvironment(ctx, project.id, found.id, trx);
     await trx.deleteFrom("environments").where("id", "=", env.id).execute();

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
@@ -85,7 +86,7 @@ export const addIdentityMembership = async (
     "Failed to assign role to identity",
   );
   try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.deps.db, async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
       await insertMembershipWithRoles(trx, permission.project.id, identity.id, grants);
     });
@@ -143,7 +144,7 @@ export const updateIdentityMembership = async (
     grants.flatMap((g) => g.rules),
     "Failed to update role of identity",
   );
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await replaceMembershipRoles(trx, membership.id, grants);
   });
@@ -157,7 +158,7 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   const membership = await findMembership(ctx, permission, identityId);
   await assertTargetWithinActor(ctx, permission, identityId, "Failed to delete more privileged identity");
   const [dto] = await toMembershipDtos(ctx, [membership]);
-  await ctx.deps.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
   });

@@ -1,13 +1,13 @@
+import type { Tx } from "../../db/transaction";
 import type { ProjectType } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import type { Database } from "../../db/database";
 import { NotFoundError } from "../../errors";
 
 /** What a project template contributes to a new project. */
 export type ResolvedTemplate = {
   id: string;
   environments: { name: string; slug: string; position: number }[] | null;
-  apply: (ctx: RequestContext, trx: Database, projectId: string) => Promise<void>;
+  apply: (ctx: RequestContext, trx: Tx, projectId: string) => Promise<void>;
 };
 
 /** How a template name is resolved: the project-templates module's resolver, wired in AppDeps. */
@@ -25,9 +25,5 @@ export const resolveProjectTemplate = async (ctx: RequestContext, name: string |
   return template;
 };
 
-export const applyProjectTemplate = (
-  ctx: RequestContext,
-  trx: Database,
-  projectId: string,
-  template: ResolvedTemplate,
-) => template.apply(ctx, trx, projectId);
+export const applyProjectTemplate = (ctx: RequestContext, trx: Tx, projectId: string, template: ResolvedTemplate) =>
+  template.apply(ctx, trx, projectId);

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { CreateProjectBody } from "@keyward/contract";
 import type { RequestContext } from "../../context";
@@ -33,7 +34,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
   const slug = body.slug ?? slugFromName(body.projectName);
   const environments = template?.environments ?? (body.type === "secret-manager" ? DEFAULT_ENVIRONMENTS : []);
   try {
-    const projectId = await ctx.deps.db.transaction().execute(async (trx) => {
+    const projectId = await inTransaction(ctx.deps.db, async (trx) => {
       const project = await insertProject(trx, {
         org_id: ctx.actor.orgId,
         name: body.projectName,

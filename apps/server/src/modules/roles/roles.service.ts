@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import {
   BUILT_IN_PROJECT_ROLES,
   invalidPermissionCombination,
@@ -95,18 +96,15 @@ export const updateRole = async (ctx: RequestContext, projectId: string, roleId:
   const role = await requireRole(ctx, permission, roleId);
   if (body.permissions)
     assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to update role");
-  const row = await ctx.deps.db
-    .transaction()
-    .execute(async (trx) => {
-      await bumpPermissionVersion(trx, [permission.project.id]);
-      return updateRoleRow(trx, role.id, {
-        name: body.name,
-        slug: body.slug,
-        description: body.description,
-        permissions: body.permissions as PermissionRule[] | undefined,
-      });
-    })
-    .catch(rethrowDuplicate);
+  const row = await inTransaction(ctx.deps.db, async (trx) => {
+    await bumpPermissionVersion(trx, [permission.project.id]);
+    return updateRoleRow(trx, role.id, {
+      name: body.name,
+      slug: body.slug,
+      description: body.description,
+      permissions: body.permissions as PermissionRule[] | undefined,
+    });
+  }).catch(rethrowDuplicate);
   return toRoleDto(row);
 };
 
@@ -117,7 +115,7 @@ export const deleteRole = async (ctx: RequestContext, projectId: string, roleId:
   assertCan(permission.ability, "delete", "role");
   const role = await requireRole(ctx, permission, roleId);
   try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
+    await inTransaction(ctx.deps.db, async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
       if (await isRoleInUse(trx, role.id)) throw new BadRequestError(ROLE_IN_USE);
       await deleteRoleRow(trx, role.id);

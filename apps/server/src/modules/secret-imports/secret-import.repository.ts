@@ -1,3 +1,4 @@
+import type { Tx } from "../../db/transaction";
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 
@@ -104,9 +105,9 @@ export const deleteImportRow = async (db: Database, folderId: string, importId: 
  * Serialises import writes that can form a cycle across folders of one project: a transaction-level
  * advisory lock keyed by the project id (60 bits of it, so the key fits a signed bigint).
  */
-export const lockProjectImports = async (db: Database, projectId: string) => {
+export const lockProjectImports = async (trx: Tx, projectId: string) => {
   const key = BigInt(`0x${projectId.replace(/-/g, "").slice(0, 15)}`).toString();
-  await sql`select pg_advisory_xact_lock(${key}::bigint)`.execute(db);
+  await sql`select pg_advisory_xact_lock(${key}::bigint)`.execute(trx);
 };
 
 export type ImportEdge = { id: string; env_id: string; path: string; import_env: string; import_path: string };

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -81,18 +82,15 @@ export const createSecretImport = async (
   const { env, folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   const source = await resolveSource(ctx, project.id, body.import.environment, body.import.path);
   const target = { envId: env.id, path: body.path, folderId: folder.id };
-  const id = await ctx.deps.db
-    .transaction()
-    .execute(async (trx) => {
-      await lockProjectImports(trx, project.id);
-      if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
-      await assertAcceptableSource(trx, project.id, target, source);
-      const position = (await countImports(trx, folder.id)) + 1;
-      return (
-        await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })
-      ).id;
-    })
-    .catch(asDuplicate);
+  const id = await inTransaction(ctx.deps.db, async (trx) => {
+    await lockProjectImports(trx, project.id);
+    if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
+    await assertAcceptableSource(trx, project.id, target, source);
+    const position = (await countImports(trx, folder.id)) + 1;
+    return (
+      await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })
+    ).id;
+  }).catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
   // Its folder was deleted (taking the import with it) right after the insert committed.
   if (!row) throw folderPathNotFound(body.path, body.environment);
@@ -133,24 +131,21 @@ export const updateSecretImport = async (
     source = await resolveSource(ctx, project.id, sourceEnv.slug, sourcePath);
   }
   const target = { envId: env.id, path: body.path, folderId: folder.id };
-  await ctx.deps.db
-    .transaction()
-    .execute(async (trx) => {
-      if (source) await lockProjectImports(trx, project.id);
-      await lockFolder(trx, folder.id);
-      const current = await findImport(trx, folder.id, existing.id);
-      if (!current) throw new BadRequestError(NOT_FOUND_ON_UPDATE);
-      if (source) {
-        await assertAcceptableSource(trx, project.id, target, source, current.id);
-        await updateImportSource(trx, current.id, { import_env: source.envId, import_path: source.path });
-      }
-      // 0 leaves the position alone, as in the reference; beyond the end means last.
-      if (body.import.position) {
-        const to = Math.min(body.import.position, await countImports(trx, folder.id));
-        await moveImport(trx, folder.id, current.id, current.position, to);
-      }
-    })
-    .catch(asDuplicate);
+  await inTransaction(ctx.deps.db, async (trx) => {
+    if (source) await lockProjectImports(trx, project.id);
+    await lockFolder(trx, folder.id);
+    const current = await findImport(trx, folder.id, existing.id);
+    if (!current) throw new BadRequestError(NOT_FOUND_ON_UPDATE);
+    if (source) {
+      await assertAcceptableSource(trx, project.id, target, source, current.id);
+      await updateImportSource(trx, current.id, { import_env: source.envId, import_path: source.path });
+    }
+    // 0 leaves the position alone, as in the reference; beyond the end means last.
+    if (body.import.position) {
+      const to = Math.min(body.import.position, await countImports(trx, folder.id));
+      await moveImport(trx, folder.id, current.id, current.position, to);
+    }
+  }).catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, existing.id);
   if (!row) throw new BadRequestError(NOT_FOUND_ON_UPDATE);
   return { message: "Successfully updated secret import", secretImport: toSecretImportDto(row) };
@@ -164,7 +159,7 @@ export const deleteSecretImport = async (
   const { ability, project } = await getProjectPermission(ctx, body.workspaceId, SECRET_MANAGER);
   assertCan(ability, "delete", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
-  const deleted = await ctx.deps.db.transaction().execute(async (trx) => {
+  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
     await lockFolder(trx, folder.id);
     const row = isUuid(importId) ? await findImport(trx, folder.id, importId) : undefined;
     if (!row) throw new NotFoundError(`Secret import with folder ID '${importId}' not found`);

@@ -1,0 +1,32 @@
+import type { Transaction } from "kysely";
+import type { Database } from "./database";
+import type { DB } from "./schema";
+
+/** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
+export type Tx = Transaction<DB>;
+
+const pending = new WeakMap<Tx, (() => void)[]>();
+
+/**
+ * Run `work` in one transaction. Side effects registered with `afterCommit` (cache drops, stream
+ * wake-ups) run once it has committed, and never when it rolled back.
+ */
+export const inTransaction = async <T>(db: Database, work: (trx: Tx) => Promise<T>): Promise<T> => {
+  const callbacks: (() => void)[] = [];
+  const result = await inTransaction(db, async (trx) => {
+    pending.set(trx, callbacks);
+    return work(trx);
+  });
+  for (const callback of callbacks) callback();
+  return result;
+};
+
+/**
+ * Defer `callback` until the transaction of `trx` commits. The transaction must have been opened by
+ * `inTransaction`; a callback that throws is a programming error and surfaces to the caller.
+ */
+export const afterCommit = (trx: Tx, callback: () => void) => {
+  const callbacks = pending.get(trx);
+  if (!callbacks) throw new Error("afterCommit needs a transaction opened by inTransaction");
+  callbacks.push(callback);
+};
