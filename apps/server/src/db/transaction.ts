@@ -13,7 +13,7 @@ const pending = new WeakMap<Tx, (() => void)[]>();
  */
 export const inTransaction = async <T>(db: Database, work: (trx: Tx) => Promise<T>): Promise<T> => {
   const callbacks: (() => void)[] = [];
-  const result = await inTransaction(db, async (trx) => {
+  const result = await db.transaction().execute(async (trx) => {
     pending.set(trx, callbacks);
     return work(trx);
   });

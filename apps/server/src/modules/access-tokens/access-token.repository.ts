@@ -80,3 +80,46 @@ export const insertToken = (
     client_secret_id?: string | null;
   },
 ) => db.insertInto("identity_access_tokens").values(values).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow();
+
+export const listTokensOfMethod = (
+  db: Executor,
+  identityId: string,
+  method: string,
+  page: { offset: number; limit: number },
+) =>
+  db
+    .selectFrom("identity_access_tokens")
+    .select(TOKEN_COLUMNS)
+    .where("identity_id", "=", identityId)
+    .where("auth_method", "=", method)
+    .orderBy("updated_at", "desc")
+    .orderBy("id")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+
+/** A token issued by `method` to an identity of the organization. */
+export const findTokenOfOrg = (db: Executor, orgId: string, tokenId: string, method: string) =>
+  db
+    .selectFrom("identity_access_tokens as t")
+    .innerJoin("identities as i", "i.id", "t.identity_id")
+    .select(["t.id", "t.identity_id"])
+    .where("t.id", "=", tokenId)
+    .where("i.org_id", "=", orgId)
+    .where("t.auth_method", "=", method)
+    .executeTakeFirst();
+
+export const renameToken = (db: Executor, tokenId: string, name: string | null) =>
+  db
+    .updateTable("identity_access_tokens")
+    .set({ name, updated_at: new Date() })
+    .where("id", "=", tokenId)
+    .returning(TOKEN_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const markTokenRevoked = (db: Executor, tokenId: string) =>
+  db
+    .updateTable("identity_access_tokens")
+    .set({ is_revoked: true, updated_at: new Date() })
+    .where("id", "=", tokenId)
+    .execute();

@@ -3,8 +3,13 @@ import { generateToken, hashToken } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { isIpTrusted } from "../../http/ip";
 import type { Database } from "../../db/database";
+import { isUuid } from "../../db/errors";
 import { toIso } from "../../lib/dates";
 import {
+  findTokenOfOrg,
+  listTokensOfMethod,
+  markTokenRevoked,
+  renameToken,
   findTokenByHash,
   findTokenForAuth,
   insertToken,
@@ -181,4 +186,25 @@ export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
     accessTokenMaxTTL: row.access_token_max_ttl,
     tokenType: "Bearer" as const,
   };
+};
+
+/** The tokens one auth method issued to an identity, newest first. */
+export const listIssuedTokens = async (
+  deps: AppDeps,
+  identityId: string,
+  method: string,
+  page: { offset: number; limit: number },
+) => (await listTokensOfMethod(deps.db, identityId, method, page)).map(toAccessTokenDto);
+
+/** A token of the caller's organization issued by `method`; undefined for anything else. */
+export const findIssuedToken = (deps: AppDeps, orgId: string, tokenId: string, method: string) =>
+  isUuid(tokenId) ? findTokenOfOrg(deps.db, orgId, tokenId, method) : Promise.resolve(undefined);
+
+export const renameIssuedToken = async (deps: AppDeps, tokenId: string, name: string | null) =>
+  toAccessTokenDto(await renameToken(deps.db, tokenId, name));
+
+/** Revoked at once on this instance; other instances drop their cached row within a second. */
+export const revokeIssuedToken = async (deps: AppDeps, tokenId: string) => {
+  await markTokenRevoked(deps.db, tokenId);
+  deps.tokenCache.clear();
 };

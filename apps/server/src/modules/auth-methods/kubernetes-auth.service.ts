@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError } from "../../errors";
 import { resolveOutboundTarget } from "../../lib/outbound";
 import { assertCan } from "../authz/guard";
 import { orgAbilityOf } from "../authz/org-access";
-import { findGatewayInOrg } from "../gateways/gateway.repository";
+import { findGatewayInOrg } from "../gateways/gateway.service";
 import { toAuthConfigDto } from "./auth-config";
 import type { AuthConfigRow } from "./auth-config.repository";
 import {

@@ -1,8 +1,13 @@
 import type { RequestContext } from "../../context";
-import { isUniqueViolation, isUuid } from "../../db/errors";
+import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { issueAccessToken, toAccessTokenDto } from "../access-tokens/access-token.service";
-import { TOKEN_COLUMNS } from "../access-tokens/access-token.repository";
+import {
+  findIssuedToken,
+  issueAccessToken,
+  listIssuedTokens,
+  renameIssuedToken,
+  revokeIssuedToken,
+} from "../access-tokens/access-token.service";
 import {
   authorizeAuthMethodOperation,
   mergeAuthConfigValues,
@@ -75,30 +80,11 @@ export const listTokenAuthTokens = async (
   query: { offset: number; limit: number },
 ) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", LABEL);
-  const rows = await ctx.deps.db
-    .selectFrom("identity_access_tokens")
-    .select(TOKEN_COLUMNS)
-    .where("identity_id", "=", identity.id)
-    .where("auth_method", "=", METHOD)
-    .orderBy("updated_at", "desc")
-    .orderBy("id")
-    .offset(query.offset)
-    .limit(query.limit)
-    .execute();
-  return { tokens: rows.map(toAccessTokenDto) };
+  return { tokens: await listIssuedTokens(ctx.deps, identity.id, METHOD, query) };
 };
 
 const requireTokenOfOrg = async (ctx: RequestContext, tokenId: string) => {
-  const row = isUuid(tokenId)
-    ? await ctx.deps.db
-        .selectFrom("identity_access_tokens as t")
-        .innerJoin("identities as i", "i.id", "t.identity_id")
-        .select(["t.id", "t.identity_id"])
-        .where("t.id", "=", tokenId)
-        .where("i.org_id", "=", ctx.actor.orgId)
-        .where("t.auth_method", "=", METHOD)
-        .executeTakeFirst()
-    : undefined;
+  const row = await findIssuedToken(ctx.deps, ctx.actor.orgId, tokenId, METHOD);
   if (!row) throw new NotFoundError(`Token with ID ${tokenId} not found`);
   return row;
 };
@@ -106,23 +92,12 @@ const requireTokenOfOrg = async (ctx: RequestContext, tokenId: string) => {
 export const updateTokenAuthToken = async (ctx: RequestContext, tokenId: string, body: { name?: string }) => {
   const token = await requireTokenOfOrg(ctx, tokenId);
   await authorizeAuthMethodOperation(ctx, token.identity_id, "create-token", LABEL);
-  const row = await ctx.deps.db
-    .updateTable("identity_access_tokens")
-    .set({ name: body.name ?? null, updated_at: new Date() })
-    .where("id", "=", token.id)
-    .returning(TOKEN_COLUMNS)
-    .executeTakeFirstOrThrow();
-  return { token: toAccessTokenDto(row) };
+  return { token: await renameIssuedToken(ctx.deps, token.id, body.name ?? null) };
 };
 
 export const revokeTokenAuthTokenById = async (ctx: RequestContext, tokenId: string) => {
   const token = await requireTokenOfOrg(ctx, tokenId);
   await authorizeAuthMethodOperation(ctx, token.identity_id, "revoke", LABEL);
-  await ctx.deps.db
-    .updateTable("identity_access_tokens")
-    .set({ is_revoked: true, updated_at: new Date() })
-    .where("id", "=", token.id)
-    .execute();
-  ctx.deps.tokenCache.clear();
+  await revokeIssuedToken(ctx.deps, token.id);
   return { message: "Successfully revoked access token" };
 };

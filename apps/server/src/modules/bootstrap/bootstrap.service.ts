@@ -9,7 +9,7 @@ import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
 import { parseTrustedIp } from "../../http/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
 import { insertAuthConfig } from "../auth-methods/auth-config.repository";
-import { insertIdentity } from "../identities/identity.repository";
+import { insertIdentity } from "../identities/identity.service";
 
 const orgSlug = (name: string) =>
   `${

@@ -2,7 +2,7 @@ import type { RequestContext } from "../../context";
 import { NotFoundError } from "../../errors";
 import { findProjectBySlug } from "../authz/project-access.repository";
 import { permissionForProject } from "../authz/project-access";
-import { findFolderByPath } from "../folders/folder.repository";
+import { findFolderByPath } from "../folders/folder.service";
 import { findDynamicSecretByName } from "./dynamic-secret.repository";
 import { providerOf } from "./providers";
 import type { ProviderContext } from "./providers/types";

@@ -177,3 +177,6 @@ export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: 
   });
   return toFolderDto(deleted);
 };
+
+// Used by other modules: environments get a root folder, imports and dynamic secrets resolve paths.
+export { findEnvironmentBySlug, findFolderByPath, insertRootFolder, lockFolder } from "./folder.repository";

@@ -145,3 +145,6 @@ export const deleteGateway = async (ctx: RequestContext, gatewayId: string) => {
   }
   return dto;
 };
+
+// Used by auth methods that route through a gateway.
+export { findGatewayInOrg } from "./gateway.repository";

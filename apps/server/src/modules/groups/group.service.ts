@@ -125,3 +125,6 @@ export const deleteGroup = async (ctx: RequestContext, groupId: string) => {
   });
   return toGroupDto(group);
 };
+
+// Used by project templates to resolve their members.
+export { findGroupsBySlugs, findOrgUsersByUsernames } from "./group.repository";

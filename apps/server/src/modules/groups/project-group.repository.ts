@@ -1,5 +1,5 @@
 import type { Database } from "../../db/database";
-import { findMembershipRoles, roleRows, type RoleGrant } from "../projects/membership.repository";
+import { findMembershipRoles, roleRows, type RoleGrant } from "../authz/membership-roles.repository";
 
 const MEMBERSHIP_COLUMNS = [
   "m.id",

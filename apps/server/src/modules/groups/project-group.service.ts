@@ -144,3 +144,6 @@ export const removeGroupFromProject = async (ctx: RequestContext, projectId: str
   });
   return toGroupMembershipRowDto(membership);
 };
+
+// Used by project templates inside the project's creation transaction.
+export { insertGroupMembershipWithRoles } from "./project-group.repository";

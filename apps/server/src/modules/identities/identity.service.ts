@@ -145,3 +145,6 @@ export const deleteOrgIdentity = async (ctx: RequestContext, identityId: string)
   assertGrantableOrgRole(ctx, identity.org_role);
   return deleteIdentity(ctx, identityId);
 };
+
+// Used by bootstrap and project templates inside their own transactions.
+export { insertIdentity } from "./identity.repository";

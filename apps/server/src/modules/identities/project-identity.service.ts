@@ -4,7 +4,7 @@ import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { insertMembershipWithRoles } from "../projects/membership.repository";
+import { insertMembershipWithRoles } from "../projects/membership.service";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
 import {

@@ -6,9 +6,10 @@ import { isBuiltInProjectRole } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { insertGroupMembershipWithRoles } from "../groups/project-group.repository";
-import { insertIdentity } from "../identities/identity.repository";
-import { insertMembershipWithRoles, type RoleGrant } from "../projects/membership.repository";
+import { insertGroupMembershipWithRoles } from "../groups/project-group.service";
+import { insertIdentity } from "../identities/identity.service";
+import type { RoleGrant } from "../authz/membership-roles.repository";
+import { insertMembershipWithRoles } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {
   findTemplateByName,

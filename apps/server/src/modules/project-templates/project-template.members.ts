@@ -2,7 +2,7 @@ import { BUILT_IN_PROJECT_ROLES } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import type { TemplateManagedIdentityRow, TemplateRoleRow } from "../../db/tables/project-structure";
 import { BadRequestError } from "../../errors";
-import { findGroupsBySlugs, findOrgUsersByUsernames } from "../groups/group.repository";
+import { findGroupsBySlugs, findOrgUsersByUsernames } from "../groups/group.service";
 import { findOrgIdentitiesByIds, type ResolvedMembers } from "./project-template.repository";
 
 type MemberInput = {

@@ -4,7 +4,7 @@ import type {
   TemplateManagedIdentityRow,
   TemplateRoleRow,
 } from "../../db/tables/project-structure";
-import type { RoleGrant } from "../projects/membership.repository";
+import type { RoleGrant } from "../authz/membership-roles.repository";
 
 const TEMPLATE_COLUMNS = [
   "id",

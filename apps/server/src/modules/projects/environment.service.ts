@@ -8,7 +8,7 @@ import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
 import { toEnvironmentDto } from "./project.dto";
 import { ENVIRONMENT_COLUMNS, findEnvironment, listEnvironments } from "./project.repository";
-import { insertRootFolder } from "../folders/folder.repository";
+import { insertRootFolder } from "../folders/folder.service";
 
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 

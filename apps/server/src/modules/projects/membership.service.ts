@@ -1,3 +1,4 @@
+import { findMembershipRoles } from "../authz/membership-roles.repository";
 import { inTransaction } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
@@ -11,7 +12,6 @@ import { requireIdentity } from "../identities/identity.service";
 import { resolveRoleGrants, toMembershipRoleDto } from "./membership-roles";
 import {
   authMethodsOf,
-  findMembershipRoles,
   insertMembershipWithRoles,
   replaceMembershipRoles,
   selectIdentityMemberships,
@@ -164,3 +164,6 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   });
   return dto!;
 };
+
+// Used by other modules inside their own transactions (project-managed identities, templates).
+export { insertMembershipWithRoles } from "./membership.repository";

@@ -7,7 +7,7 @@ import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { insertRootFolder } from "../folders/folder.repository";
+import { insertRootFolder } from "../folders/folder.service";
 import { insertMembershipWithRoles } from "./membership.repository";
 import { toProjectDto } from "./project.dto";
 import { insertProject, listEnvironments, listProjectsOfIdentity } from "./project.repository";

@@ -6,7 +6,7 @@ import { BadRequestError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { findEnvironmentBySlug, lockFolder } from "../folders/folder.repository";
+import { findEnvironmentBySlug, lockFolder } from "../folders/folder.service";
 import { SECRET_MANAGER, folderPathNotFound, projectIdOf, requireFolderAt } from "../folders/folder.service";
 import { wouldCreateCycle } from "./import-graph";
 import { toSecretImportDto } from "./secret-import.dto";
