@@ -1,5 +1,5 @@
 import type { Database } from "../../db/database";
-import { findMembershipRoles, roleRows, type RoleGrant } from "../authz/membership-roles.repository";
+import { roleRows, type RoleGrant } from "../authz/membership-roles.repository";
 
 export const insertMembershipWithRoles = async (
   db: Database,
