@@ -1,7 +1,7 @@
 import type { Database, DatabaseKind } from "./db/database";
 import type { Env } from "./env";
-import type { Logger } from "./http/logger";
-import type { TokenCache } from "./http/token-cache";
+import type { Logger } from "./lib/logger";
+import type { TokenCache } from "./modules/access-tokens/token-cache";
 import type { SecretBox } from "./crypto/envelope";
 import type { Job } from "./jobs/job";
 import type { TemplateResolver } from "./modules/projects/project-template-hook";
@@ -31,7 +31,11 @@ export type AuthenticatedToken = Actor & {
 };
 
 /** Everything the app needs, built once by main.ts (or a test) and passed to createApp. */
+/** The time source of the app: tests and benchmarks may pass their own. */
+export type Clock = { now: () => number };
+
 export type AppDeps = {
+  clock: Clock;
   db: Database;
   dbKind: DatabaseKind;
   env: Env;

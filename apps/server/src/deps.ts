@@ -2,8 +2,8 @@ import type { AppDeps, AuthenticatedToken } from "./context";
 import { createSecretBox, loadRootKey } from "./crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/database";
 import type { Env } from "./env";
-import { createLogger } from "./http/logger";
-import { createTokenCache } from "./http/token-cache";
+import { createLogger } from "./lib/logger";
+import { createTokenCache } from "./modules/access-tokens/token-cache";
 import { allJobs } from "./jobs";
 import { resolveTemplate } from "./modules/project-templates/project-template.apply";
 import { createLru } from "./lib/lru";
@@ -23,14 +23,16 @@ export const buildDeps = async (
     await handle.close();
     throw error;
   }
+  const clock = { now: () => Date.now() };
   const deps: AppDeps = {
+    clock,
     db: handle.db,
     dbKind: handle.kind,
     env,
     logger,
     secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
     ping: handle.ping,
-    tokenCache: createTokenCache<AuthenticatedToken>(),
+    tokenCache: createTokenCache<AuthenticatedToken>(clock.now),
     abilityCache: createAbilityCache(),
     projectIdCache: createProjectIdCache(),
     tokenUseWrites: createLru<number>(50_000),

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from "express";
 import type { RouteMetadata } from "@keyward/contract";
 import type { Actor, AppDeps, PublicContext, RequestContext } from "../context";
 import { authenticate } from "../modules/access-tokens/access-token.service";
-import { normalizeIp } from "./ip";
+import { normalizeIp } from "../lib/ip";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -4,7 +4,7 @@ import { NoResultError } from "kysely";
 import { ZodError, type ZodIssue } from "zod";
 import { AppError } from "../errors";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
-import type { Logger } from "./logger";
+import type { Logger } from "../lib/logger";
 
 type Body = { reqId: string; statusCode: number; message: unknown; error: string; details?: unknown };
 

@@ -1,11 +1,11 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as m0001 from "./0001-foundation";
 import * as m0002 from "./0002-privileges";
-import * as m0004 from "./0004-project-structure";
 import * as m0003 from "./0003-auth-methods";
-import * as m0007 from "./0007-gateways";
+import * as m0004 from "./0004-project-structure";
 import * as m0005 from "./0005-dynamic-secrets";
 import * as m0006 from "./0006-pki";
+import * as m0007 from "./0007-gateways";
 import * as m0008 from "./0008-group-names";
 
 /**
@@ -15,11 +15,11 @@ import * as m0008 from "./0008-group-names";
 const migrations: Record<string, Migration> = {
   "0001-foundation": m0001,
   "0002-privileges": m0002,
-  "0004-project-structure": m0004,
   "0003-auth-methods": m0003,
-  "0007-gateways": m0007,
+  "0004-project-structure": m0004,
   "0005-dynamic-secrets": m0005,
   "0006-pki": m0006,
+  "0007-gateways": m0007,
   "0008-group-names": m0008,
 };
 

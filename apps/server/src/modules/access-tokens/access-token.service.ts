@@ -1,7 +1,7 @@
 import type { AppDeps, AuthenticatedToken, Actor } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
-import { isIpTrusted } from "../../http/ip";
+import { isIpTrusted } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { toIso } from "../../lib/dates";
@@ -24,7 +24,7 @@ const expiresAt = (token: { ttl: number; issuedAt: number }) => token.issuedAt +
 
 /** Write last-used at most once per token per 10 s, off the request path. */
 const noteTokenUse = (deps: AppDeps, tokenId: string) => {
-  const now = Date.now();
+  const now = deps.clock.now();
   const last = deps.tokenUseWrites.get(tokenId);
   if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
   deps.tokenUseWrites.set(tokenId, now);
@@ -74,7 +74,7 @@ export const authenticate = async (
   if (!isIpTrusted(clientIp, token.trustedIps)) {
     throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
   }
-  if (token.ttl > 0 && Date.now() > expiresAt(token)) {
+  if (token.ttl > 0 && deps.clock.now() > expiresAt(token)) {
     throw new UnauthorizedError("Failed to renew MI access token due to TTL expiration");
   }
   if (token.numUsesLimit > 0 && !(await spendTokenUse(deps.db, token.tokenId))) {
@@ -162,7 +162,7 @@ export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
 export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
   const row = await findTokenByHash(deps.db, hashToken(accessToken));
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
-  const now = Date.now();
+  const now = deps.clock.now();
   const issuedAt = new Date(row.last_renewed_at ?? row.created_at).getTime();
   if (row.access_token_ttl > 0 && now > issuedAt + row.access_token_ttl * 1000) {
     throw new UnauthorizedError("Failed to renew MI access token due to TTL expiration");

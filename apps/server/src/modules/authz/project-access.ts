@@ -113,7 +113,7 @@ const cachedAbility = <P extends ProjectKey>(
   if (!entry || entry.version !== project.permission_version) return undefined;
   // Rules that read `identity.auth` were filled in for one token.
   if (entry.tokenId !== undefined && entry.tokenId !== actor.tokenId) return undefined;
-  const now = Date.now();
+  const now = deps.clock.now();
   if (now >= entry.validUntil) {
     entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
     deps.abilityCache.set(actor.identityId, project.id, entry);

@@ -6,9 +6,9 @@ import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError } from "../../errors";
 import { hashPassword } from "../../crypto/tokens";
 import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
-import { parseTrustedIp } from "../../http/ip";
+import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
-import { insertAuthConfig } from "../auth-methods/auth-config.repository";
+import { insertAuthConfig } from "../auth-methods/shared/auth-config";
 import { insertIdentity } from "../identities/identity.service";
 
 const orgSlug = (name: string) =>

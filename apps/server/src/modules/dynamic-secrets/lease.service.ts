@@ -127,7 +127,7 @@ export const createLease = async (
   const limitReached = () => new BadRequestError(`Max lease limit reached. Limit: ${maxLeases}`);
   // Checked here for the reference's order of errors; the insert below re-checks under a lock.
   if ((await countLeasesOf(ctx.deps.db, secret.id)) >= maxLeases) throw limitReached();
-  const now = Date.now();
+  const now = ctx.deps.clock.now();
   const expireAt = new Date(now + parseDuration(body.ttl || secret.default_ttl)!);
   if (secret.max_ttl && expireAt.getTime() > now + parseDuration(secret.max_ttl)!) {
     throw new BadRequestError("TTL cannot be larger than max TTL");

@@ -1,0 +1,176 @@
+import type { RequestContext } from "../../../context";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import { resolveOutboundTarget } from "../../../lib/outbound";
+import { assertCan } from "../../authz/guard";
+import { orgAbilityOf } from "../../authz/org-access";
+import { findGatewayInOrg } from "../../gateways/gateway.service";
+import { toAuthConfigDto } from "../shared/auth-config";
+import type { AuthConfigRow } from "../shared/auth-config.repository";
+import {
+  findKubernetesAuth,
+  findKubernetesAuthWithSecrets,
+  insertKubernetesAuth,
+  updateKubernetesAuth,
+  type KubernetesAuthRow,
+  type KubernetesAuthSecretRow,
+} from "./kubernetes-auth.repository";
+import {
+  authorizeMethodConfig,
+  beginAttach,
+  beginUpdate,
+  insertMethodConfig,
+  openSecret,
+  revokeMethodConfig,
+  sealSecret,
+  updateMethodConfig,
+  type MethodSpec,
+} from "../shared/method-config";
+import type { CommonAttachInput, CommonUpdateInput } from "../shared/method-inputs";
+
+const SPEC: MethodSpec = {
+  method: "kubernetes-auth",
+  label: "kubernetes auth",
+  duplicateMessage: "Failed to add Kubernetes Auth to already configured identity",
+};
+
+type KubernetesFields = {
+  kubernetesHost: string | null;
+  caCert: string;
+  tokenReviewerJwt?: string | null;
+  tokenReviewMode: "api" | "gateway";
+  allowedNamespaces: string;
+  allowedNames: string;
+  allowedAudience: string;
+  gatewayId?: string | null;
+  gatewayPoolId?: string | null;
+  verifyTlsCertificate?: boolean;
+};
+
+const toDto = (config: AuthConfigRow, k8s: KubernetesAuthRow) => ({
+  ...toAuthConfigDto(config),
+  kubernetesHost: k8s.kubernetes_host,
+  tokenReviewMode: k8s.token_review_mode as "api" | "gateway",
+  allowedNamespaces: k8s.allowed_namespaces,
+  allowedNames: k8s.allowed_names,
+  allowedAudience: k8s.allowed_audience,
+  gatewayId: k8s.gateway_id,
+  gatewayPoolId: k8s.gateway_pool_id,
+  templateId: k8s.template_id,
+  verifyTlsCertificate: k8s.verify_tls_certificate,
+  isTokenReviewerJwtTemplateSourced: false,
+});
+
+const toDtoWithSecrets = (ctx: RequestContext, config: AuthConfigRow, k8s: KubernetesAuthSecretRow) => ({
+  ...toDto(config, k8s),
+  caCert: openSecret(ctx, config.id, "k8s-ca-cert", k8s.encrypted_ca_cert) ?? "",
+  tokenReviewerJwt: openSecret(ctx, config.id, "k8s-reviewer-jwt", k8s.encrypted_token_reviewer_jwt) ?? "",
+});
+
+/**
+ * The API server is not contacted here (Kubernetes logins are out of scope), but the host is vetted
+ * now so a configuration can never point Keyward at metadata or internal addresses later.
+ */
+const checkHost = async (ctx: RequestContext, host: string | null | undefined, mode: string) => {
+  if (!host || mode !== "api") return;
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `https://${host}`;
+  await resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
+};
+
+/**
+ * Gateway references given in the body (null or absent ones are not checked). A gateway must belong
+ * to the caller's organization, and another organization's answers exactly as a missing one; only
+ * then is `attach-gateways` required: existence (404) before permission (403), as the reference
+ * orders them. Keyward has no gateway pools, so every pool id is missing.
+ */
+const checkGatewayRefs = async (
+  ctx: RequestContext,
+  refs: { gatewayId?: string | null; gatewayPoolId?: string | null },
+) => {
+  if (refs.gatewayId) {
+    const gateway = await findGatewayInOrg(ctx.deps.db, ctx.actor.orgId, refs.gatewayId);
+    if (!gateway) throw new NotFoundError(`Gateway with ID ${refs.gatewayId} not found`);
+    assertCan(orgAbilityOf(ctx.actor), "attach-gateways", "gateway");
+  }
+  if (refs.gatewayPoolId) throw new NotFoundError(`Gateway pool with ID ${refs.gatewayPoolId} not found`);
+};
+
+export const attachKubernetesAuth = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonAttachInput & KubernetesFields,
+) => {
+  const attach = await beginAttach(ctx, identityId, SPEC, body);
+  await checkGatewayRefs(ctx, body);
+  await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
+  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
+    insertKubernetesAuth(trx, configId, {
+      kubernetes_host: body.kubernetesHost,
+      token_review_mode: body.tokenReviewMode,
+      allowed_namespaces: body.allowedNamespaces,
+      allowed_names: body.allowedNames,
+      allowed_audience: body.allowedAudience,
+      gateway_id: body.gatewayId ?? null,
+      gateway_pool_id: body.gatewayPoolId ?? null,
+      verify_tls_certificate: body.verifyTlsCertificate ?? body.caCert.length > 0,
+      encrypted_ca_cert: body.caCert ? sealSecret(ctx, configId, "k8s-ca-cert", body.caCert) : null,
+      encrypted_token_reviewer_jwt: body.tokenReviewerJwt
+        ? sealSecret(ctx, configId, "k8s-reviewer-jwt", body.tokenReviewerJwt)
+        : null,
+    }),
+  );
+  return toDtoWithSecrets(ctx, config, extension);
+};
+
+export const getKubernetesAuth = async (ctx: RequestContext, identityId: string) => {
+  const missing = () => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`);
+  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, missing);
+  return toDtoWithSecrets(ctx, config, await findKubernetesAuthWithSecrets(ctx.deps.db, config.id));
+};
+
+export const updateKubernetesAuthConfig = async (
+  ctx: RequestContext,
+  identityId: string,
+  body: CommonUpdateInput & Partial<KubernetesFields>,
+) => {
+  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update Kubernetes Auth", body);
+  await checkGatewayRefs(ctx, body);
+  const stored = await findKubernetesAuth(ctx.deps.db, current.id);
+  const mode = body.tokenReviewMode ?? stored.token_review_mode;
+  const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
+  const gatewayPoolId = body.gatewayPoolId !== undefined ? body.gatewayPoolId : stored.gateway_pool_id;
+  const host = body.kubernetesHost !== undefined ? body.kubernetesHost : stored.kubernetes_host;
+  if (mode === "api" && !host)
+    throw new BadRequestError("When token review mode is set to API, a Kubernetes host must be provided");
+  if (mode === "gateway" && !gatewayId && !gatewayPoolId) {
+    throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
+  }
+  if (body.kubernetesHost !== undefined || body.tokenReviewMode !== undefined) await checkHost(ctx, host, mode);
+  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
+    updateKubernetesAuth(trx, current.id, {
+      kubernetes_host: body.kubernetesHost,
+      token_review_mode: body.tokenReviewMode,
+      allowed_namespaces: body.allowedNamespaces,
+      allowed_names: body.allowedNames,
+      allowed_audience: body.allowedAudience,
+      gateway_id: body.gatewayId,
+      gateway_pool_id: body.gatewayPoolId,
+      verify_tls_certificate: body.verifyTlsCertificate,
+      encrypted_ca_cert:
+        body.caCert === undefined
+          ? undefined
+          : body.caCert
+            ? sealSecret(ctx, current.id, "k8s-ca-cert", body.caCert)
+            : null,
+      encrypted_token_reviewer_jwt:
+        body.tokenReviewerJwt === null
+          ? null
+          : body.tokenReviewerJwt
+            ? sealSecret(ctx, current.id, "k8s-reviewer-jwt", body.tokenReviewerJwt)
+            : undefined,
+    }),
+  );
+  return toDtoWithSecrets(ctx, config, extension);
+};
+
+export const revokeKubernetesAuth = (ctx: RequestContext, identityId: string) =>
+  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have kubernetes auth", findKubernetesAuth, toDto);

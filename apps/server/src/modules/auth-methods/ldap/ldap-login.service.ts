@@ -1,0 +1,66 @@
+import type { PublicContext } from "../../../context";
+import { NotFoundError, UnauthorizedError } from "../../../errors";
+import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
+import { findLdapLoginConfig } from "./ldap-auth.repository";
+import { openLdapSecrets } from "./ldap-auth.service";
+import {
+  assertNotLockedOut,
+  failLogin,
+  failingIfRemovedMeanwhile,
+  loginResponse,
+  releaseAttempt,
+  succeedLogin,
+} from "../shared/login-common";
+
+/** Every required field must be present on the user with one of its comma-separated values. */
+const hasAllowedFields = (user: LdapUser, allowed: { key: string; value: string }[] | null) =>
+  (allowed ?? []).every((field) => {
+    const values = user[field.key];
+    if (!values || values.length === 0) return false;
+    const accepted = field.value.split(",");
+    return values.some((value) => accepted.includes(value));
+  });
+
+/**
+ * Log in with an LDAP username and password: search the user with the service account, bind as the
+ * user, check the allowed fields. Wrong credentials count towards the per-username lockout.
+ */
+export const loginWithLdap = failingIfRemovedMeanwhile(
+  async (ctx: PublicContext, body: { identityId: string; username: string; password: string }) => {
+    const config = await findLdapLoginConfig(ctx.deps.db, body.identityId);
+    if (!config) throw new NotFoundError(`LDAP auth with ID '${body.identityId}' not found`);
+    const lockoutKey = body.username.trim().toLowerCase();
+    await assertNotLockedOut(ctx, config, lockoutKey);
+
+    const secrets = openLdapSecrets(ctx, config.id, config);
+    let user: LdapUser | null;
+    try {
+      const target = await resolveLdapTarget(config.url, ctx.deps.env.ALLOW_PRIVATE_OUTBOUND);
+      user = await authenticateLdapUser(
+        target,
+        {
+          url: config.url,
+          bindDN: secrets.bindDN,
+          bindPass: secrets.bindPass,
+          caCert: secrets.caCert,
+          searchBase: config.search_base,
+          searchFilter: config.search_filter,
+        },
+        body.username,
+        body.password,
+      );
+    } catch (error) {
+      // The directory is unreachable or refused the service account: not the caller's failure.
+      ctx.deps.logger.warn(
+        { identityId: config.identity_id, reason: (error as Error).name },
+        "LDAP login could not reach the directory",
+      );
+      await releaseAttempt(ctx, config, lockoutKey);
+      throw new UnauthorizedError("LDAP authentication failed");
+    }
+    if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, config, lockoutKey);
+
+    await succeedLogin(ctx, config, lockoutKey);
+    return (await loginResponse(ctx.deps.db, config)).response;
+  },
+);

@@ -1,0 +1,142 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { plainGlobMatcher } from "../../../permissions";
+import { ForbiddenError, UnauthorizedError } from "../../../errors";
+import { getJsonPinned, resolveOutboundTarget, type OutboundPolicy } from "../../../lib/outbound";
+
+/** Verifying an OIDC provider's JWT: discovery and JWKS fetched through vetted, pinned connections. */
+const SCHEMES = ["https:", "http:"] as const;
+const MAX_KEYS_WITHOUT_KID = 10;
+// Only public-key algorithms: a JWKS never legitimately verifies an HMAC token.
+const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+
+const denied = (message: string) => new UnauthorizedError(`Access denied: ${message}`);
+
+const fetchJson = async (url: string, policy: OutboundPolicy, caCert?: string) =>
+  getJsonPinned(await resolveOutboundTarget(url, { schemes: SCHEMES, policy }), { caCert });
+
+/** The provider's signing keys, via its discovery document. */
+export const fetchProviderKeys = async (
+  discoveryUrl: string,
+  policy: OutboundPolicy,
+  caCert?: string,
+): Promise<JSONWebKeySet> => {
+  let discovery: { jwks_uri?: unknown };
+  try {
+    discovery = (await fetchJson(
+      `${discoveryUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+      policy,
+      caCert,
+    )) as { jwks_uri?: unknown };
+  } catch (error) {
+    throw denied(`Failed to fetch OIDC discovery document from ${discoveryUrl}. ${(error as Error).message}`);
+  }
+  if (typeof discovery?.jwks_uri !== "string" || !discovery.jwks_uri) {
+    throw denied("OIDC discovery document does not contain a jwks_uri. The identity provider may be misconfigured.");
+  }
+  try {
+    const jwks = (await fetchJson(discovery.jwks_uri, policy, caCert)) as JSONWebKeySet;
+    if (!Array.isArray(jwks?.keys)) throw new Error("The JWKS document has no keys array");
+    return jwks;
+  } catch (error) {
+    throw denied(`Failed to retrieve signing keys from OIDC provider: ${(error as Error).message}`);
+  }
+};
+
+const verifyMessage = (error: unknown, boundIssuer: string) => {
+  const e = error as { code?: string; claim?: string; message?: string };
+  if (e.code === "ERR_JWT_EXPIRED") return "jwt expired";
+  if (e.code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return "invalid signature";
+  if (e.code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && e.claim === "iss")
+    return `jwt issuer invalid. expected: ${boundIssuer}`;
+  if (e.code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && e.claim === "nbf") return "jwt not active";
+  if (e.code === "ERR_JOSE_ALG_NOT_ALLOWED") return "invalid algorithm";
+  return e.message ?? "Invalid token";
+};
+
+/** Check signature and issuer; answers the verified claims. */
+export const verifyProviderJwt = async (jwt: string, jwks: JSONWebKeySet, boundIssuer: string): Promise<JWTPayload> => {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(jwt).kid;
+  } catch {
+    throw new UnauthorizedError("Invalid JWT");
+  }
+  if (kid !== undefined && !jwks.keys.some((key) => key.kid === kid)) {
+    throw denied(
+      `Unable to verify JWT signature. The signing key '${kid}' was not found in the OIDC provider's JWKS endpoint. This may indicate an invalid token or misconfigured OIDC provider.`,
+    );
+  }
+  if (kid === undefined && jwks.keys.length > MAX_KEYS_WITHOUT_KID) {
+    throw denied(
+      `OIDC provider has ${jwks.keys.length} signing keys. Tokens must include 'kid' header when provider has more than ${MAX_KEYS_WITHOUT_KID} keys.`,
+    );
+  }
+  try {
+    const { payload } = await jwtVerify(jwt, createLocalJWKSet(jwks), { issuer: boundIssuer, algorithms: ALGORITHMS });
+    return payload;
+  } catch (error) {
+    throw denied(verifyMessage(error, boundIssuer));
+  }
+};
+
+/** Exact match or glob (patterns are extglob-free and bounded, checked on write). */
+export const matchesPolicy = (value: string, pattern: string) => value === pattern || plainGlobMatcher(pattern)(value);
+
+const valuesOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map((v) => claimText(v)) : [claimText(value)];
+
+/** `a.b.c` into nested claims. */
+export const claimAt = (claims: JWTPayload, path: string): unknown =>
+  path
+    .split(".")
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+      claims,
+    );
+
+/** Claim values as text: lists comma-joined, objects as JSON. */
+const claimText = (value: unknown): string => {
+  if (Array.isArray(value)) return value.map(claimText).join(",");
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return String(value);
+};
+
+const isMissing = (value: unknown) =>
+  value === undefined || value === null || value === "" || value === false || value === 0;
+
+/** Bound subject, audiences and claims, then the claims copied into the token's metadata. */
+export const checkBoundClaims = (
+  claims: JWTPayload,
+  policy: {
+    boundSubject: string;
+    boundAudiences: string;
+    boundClaims: Record<string, string>;
+    claimMetadataMapping: Record<string, string> | null;
+  },
+) => {
+  if (policy.boundSubject && !matchesPolicy(String(claims.sub ?? ""), policy.boundSubject)) {
+    throw new ForbiddenError("Access denied: OIDC subject not allowed.");
+  }
+  if (policy.boundAudiences) {
+    const audiences = claims.aud === undefined ? [] : valuesOf(claims.aud);
+    const allowed = policy.boundAudiences.split(", ");
+    if (!allowed.some((pattern) => audiences.some((aud) => matchesPolicy(aud, pattern)))) {
+      throw denied("OIDC audience not allowed.");
+    }
+  }
+  for (const [claimKey, patterns] of Object.entries(policy.boundClaims)) {
+    const value = claimAt(claims, claimKey);
+    if (isMissing(value)) throw denied(`token has no ${claimKey} field`);
+    const values = valuesOf(value);
+    if (!patterns.split(", ").some((pattern) => values.some((v) => matchesPolicy(v, pattern)))) {
+      throw denied("OIDC claim not allowed.");
+    }
+  }
+  const mapped: Record<string, string> = {};
+  for (const [metadataKey, claimKey] of Object.entries(policy.claimMetadataMapping ?? {})) {
+    const value = claimAt(claims, claimKey);
+    if (isMissing(value)) throw denied(`token has no ${claimKey} field`);
+    mapped[metadataKey] = claimText(value);
+  }
+  return mapped;
+};

@@ -1,0 +1,120 @@
+import type { RequestContext } from "../../../context";
+import { BadRequestError, PermissionBoundaryError } from "../../../errors";
+import { parseTrustedIp } from "../../../lib/ip";
+import { toIso } from "../../../lib/dates";
+import { orgRoleCovers } from "../../../permissions";
+import { orgAbilityOf } from "../../authz/org-access";
+import { getProjectPermission } from "../../authz/project-access";
+import { assertCan } from "../../authz/guard";
+import { assertMayModifyIdentity, requireIdentity } from "../../identities/identity.service";
+import type { AuthConfigRow, AuthConfigValues } from "./auth-config.repository";
+
+/** What a caller wants to do with an identity's auth method. */
+export type AuthMethodOperation = "attach" | "update" | "read" | "revoke" | "create-token";
+
+const PROJECT_ACTION: Record<AuthMethodOperation, string> = {
+  attach: "create",
+  update: "edit",
+  read: "read",
+  revoke: "revoke-auth",
+  "create-token": "create-token",
+};
+const ORG_ACTION: Record<AuthMethodOperation, string> = {
+  attach: "create",
+  update: "edit",
+  read: "read",
+  revoke: "edit",
+  "create-token": "edit",
+};
+
+/**
+ * Find the identity in the caller's organization and check the permission for the operation
+ * (reference §3): project identities by project permission on `identity` with {identityId};
+ * organization identities by org permission, plus a role boundary for revoke and token creation.
+ */
+export const authorizeAuthMethodOperation = async (
+  ctx: RequestContext,
+  identityId: string,
+  operation: AuthMethodOperation,
+  methodLabel: string,
+) => {
+  const identity = await requireIdentity(ctx, identityId);
+  if (operation !== "read") await assertMayModifyIdentity(ctx, identity.id);
+  if (identity.project_id) {
+    const { ability } = await getProjectPermission(ctx, identity.project_id);
+    assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });
+    return identity;
+  }
+  assertCan(orgAbilityOf(ctx.actor), ORG_ACTION[operation], "identity");
+  if (
+    (operation === "revoke" || operation === "create-token") &&
+    !orgRoleCovers(ctx.actor.orgRole, identity.org_role)
+  ) {
+    const message =
+      operation === "revoke"
+        ? `Failed to revoke ${methodLabel} of identity with more privileged role`
+        : "Failed to create token for identity with more privileged role";
+    throw new PermissionBoundaryError(message, [
+      { action: ORG_ACTION[operation], subject: "identity", conditions: { role: identity.org_role } },
+    ]);
+  }
+  return identity;
+};
+
+/** Common fields as the service checks them: TTL within max TTL, trusted IPs parsed. */
+export const toAuthConfigValues = (input: {
+  accessTokenTTL: number;
+  accessTokenMaxTTL: number;
+  accessTokenNumUsesLimit: number;
+  accessTokenTrustedIps: { ipAddress: string }[];
+  accessTokenPeriod: number;
+}): AuthConfigValues => {
+  if (input.accessTokenMaxTTL > 0 && input.accessTokenTTL > input.accessTokenMaxTTL) {
+    throw new BadRequestError("Access token TTL cannot be greater than max TTL");
+  }
+  return {
+    access_token_ttl: input.accessTokenTTL,
+    access_token_max_ttl: input.accessTokenMaxTTL,
+    access_token_num_uses_limit: input.accessTokenNumUsesLimit,
+    access_token_trusted_ips: input.accessTokenTrustedIps.map((ip) => parseTrustedIp(ip.ipAddress)),
+    access_token_period: input.accessTokenPeriod,
+  };
+};
+
+/** Merge an update over the stored config, then validate the result as a whole. */
+export const mergeAuthConfigValues = (
+  current: AuthConfigRow,
+  update: {
+    accessTokenTTL?: number;
+    accessTokenMaxTTL?: number;
+    accessTokenNumUsesLimit?: number;
+    accessTokenTrustedIps?: { ipAddress: string }[];
+    accessTokenPeriod?: number;
+  },
+): AuthConfigValues =>
+  toAuthConfigValues({
+    accessTokenTTL: update.accessTokenTTL ?? current.access_token_ttl,
+    accessTokenMaxTTL: update.accessTokenMaxTTL ?? current.access_token_max_ttl,
+    accessTokenNumUsesLimit: update.accessTokenNumUsesLimit ?? current.access_token_num_uses_limit,
+    accessTokenTrustedIps:
+      update.accessTokenTrustedIps ??
+      current.access_token_trusted_ips.map((ip) => ({
+        ipAddress: ip.prefix === undefined ? ip.ipAddress : `${ip.ipAddress}/${ip.prefix}`,
+      })),
+    accessTokenPeriod: update.accessTokenPeriod ?? current.access_token_period,
+  });
+
+export const toAuthConfigDto = (row: AuthConfigRow) => ({
+  id: row.id,
+  identityId: row.identity_id,
+  accessTokenTTL: row.access_token_ttl,
+  accessTokenMaxTTL: row.access_token_max_ttl,
+  accessTokenNumUsesLimit: row.access_token_num_uses_limit,
+  accessTokenTrustedIps: row.access_token_trusted_ips,
+  accessTokenPeriod: row.access_token_period,
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
+});
+
+// Used by bootstrap to attach the first admin identity's auth method in its own transaction.
+export { insertAuthConfig } from "./auth-config.repository";

@@ -1,0 +1,77 @@
+import { sql, type Insertable, type SelectExpression, type UpdateObject } from "kysely";
+import type { Database } from "../../../db/database";
+import type { DB } from "../../../db/schema";
+
+/** Each method's own row lives in one of these tables, keyed by its `identity_auth_configs` id. */
+export type MethodTable =
+  | "identity_universal_auths"
+  | "identity_ldap_auths"
+  | "identity_kubernetes_auths"
+  | "identity_oidc_auths"
+  | "identity_gcp_auths";
+
+/** The common settings a login reads with the method's row (`identity_auth_configs as c`). */
+export const LOGIN_CONFIG_COLUMNS = [
+  "c.id",
+  "c.identity_id",
+  "c.method",
+  "c.access_token_ttl",
+  "c.access_token_max_ttl",
+  "c.access_token_num_uses_limit",
+  "c.access_token_period",
+] as const;
+
+/**
+ * Kysely cannot type a query over a generic table name (kysely#1427), so the helpers query the
+ * table under a stand-in `$` that has exactly its columns. The SQL names the real table (no alias),
+ * and callers still get rows typed by the columns they list.
+ */
+type Own<T extends MethodTable> = { $: DB[T] };
+type Column<T extends MethodTable> = SelectExpression<Own<T>, "$">;
+
+const own = <T extends MethodTable>(db: Database, table: T) => ({
+  db: db.withTables<Own<T>>(),
+  table: table as string as "$",
+});
+const configIdRef = sql.ref<string>("auth_config_id");
+
+export const findMethodRow = <T extends MethodTable, C extends Column<T>>(
+  db: Database,
+  table: T,
+  columns: readonly C[],
+  configId: string,
+) => {
+  const q = own(db, table);
+  return q.db.selectFrom(q.table).select(columns).where(configIdRef, "=", configId).executeTakeFirstOrThrow();
+};
+
+export const insertMethodRow = <T extends MethodTable, C extends Column<T>>(
+  db: Database,
+  table: T,
+  values: Insertable<DB[T]>,
+  columns: readonly C[],
+) => {
+  const q = own(db, table);
+  return q.db.insertInto(q.table).values(values).returning(columns).executeTakeFirstOrThrow();
+};
+
+/**
+ * A partial update: Kysely leaves out undefined values, and with nothing left to set (it cannot run
+ * an empty SET) the stored row is the answer.
+ */
+export const updateMethodRow = <T extends MethodTable, C extends Column<T>>(
+  db: Database,
+  table: T,
+  configId: string,
+  values: UpdateObject<DB & Own<T>, "$">,
+  columns: readonly C[],
+) => {
+  if (Object.values(values).every((value) => value === undefined)) return findMethodRow(db, table, columns, configId);
+  const q = own(db, table);
+  return q.db
+    .updateTable(q.table)
+    .set(values)
+    .where(configIdRef, "=", configId)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+};

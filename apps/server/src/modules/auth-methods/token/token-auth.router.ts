@@ -1,0 +1,37 @@
+import { initServer } from "@ts-rest/express";
+import { contract } from "@keyward/contract";
+import type { AppDeps } from "../../../context";
+import { contextOf } from "../../../http/authenticate";
+import { ok } from "../../../http/respond";
+import {
+  attachTokenAuth,
+  createTokenAuthToken,
+  getTokenAuth,
+  listTokenAuthTokens,
+  revokeTokenAuth,
+  revokeTokenAuthTokenById,
+  updateTokenAuth,
+  updateTokenAuthToken,
+} from "./token-auth.service";
+
+const s = initServer();
+
+export const tokenAuthRouter = (deps: AppDeps) =>
+  s.router(contract.tokenAuth, {
+    attach: async ({ params, body, req, res }) =>
+      ok({ identityTokenAuth: await attachTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
+    get: async ({ params, req, res }) =>
+      ok({ identityTokenAuth: await getTokenAuth(contextOf(deps, req, res), params.identityId) }),
+    update: async ({ params, body, req, res }) =>
+      ok({ identityTokenAuth: await updateTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
+    revoke: async ({ params, req, res }) =>
+      ok({ identityTokenAuth: await revokeTokenAuth(contextOf(deps, req, res), params.identityId) }),
+    createToken: async ({ params, body, req, res }) =>
+      ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
+    listTokens: async ({ params, query, req, res }) =>
+      ok(await listTokenAuthTokens(contextOf(deps, req, res), params.identityId, query)),
+    updateToken: async ({ params, body, req, res }) =>
+      ok(await updateTokenAuthToken(contextOf(deps, req, res), params.tokenId, body)),
+    revokeTokenById: async ({ params, req, res }) =>
+      ok(await revokeTokenAuthTokenById(contextOf(deps, req, res), params.tokenId)),
+  });
