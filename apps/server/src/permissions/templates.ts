@@ -45,30 +45,38 @@ const lookup = (context: TemplateContext, path: string): string => {
 /** Filled-in values are literals: in a `$glob`, their wildcard characters are escaped. */
 const escapeGlob = (value: string) => value.replace(/[\\*?[\]{}()!+@,|^$]/g, "\\$&");
 
-const fill = (text: string, context: TemplateContext, glob: boolean) =>
-  text.replace(TEMPLATE_EXPRESSION, (_, path: string) =>
-    glob ? escapeGlob(lookup(context, path)) : lookup(context, path),
-  );
+/** With `keepAuth`, `identity.auth.*` stays a template: it depends on a token, not on the identity. */
+type FillOptions = { keepAuth?: boolean };
 
-const fillCondition = (condition: ConditionValue, context: TemplateContext): ConditionValue => {
-  if (typeof condition === "string") return fill(condition, context, false);
+const fill = (text: string, context: TemplateContext, glob: boolean, options: FillOptions) =>
+  text.replace(TEMPLATE_EXPRESSION, (match: string, path: string) => {
+    if (options.keepAuth && path.startsWith("identity.auth.")) return match;
+    return glob ? escapeGlob(lookup(context, path)) : lookup(context, path);
+  });
+
+const fillCondition = (condition: ConditionValue, context: TemplateContext, options: FillOptions): ConditionValue => {
+  if (typeof condition === "string") return fill(condition, context, false, options);
   const filled: Exclude<ConditionValue, string> = {};
-  if (condition.$eq !== undefined) filled.$eq = fill(condition.$eq, context, false);
-  if (condition.$ne !== undefined) filled.$ne = fill(condition.$ne, context, false);
-  if (condition.$in !== undefined) filled.$in = condition.$in.map((v) => fill(v, context, false));
-  if (condition.$all !== undefined) filled.$all = condition.$all.map((v) => fill(v, context, false));
-  if (condition.$glob !== undefined) filled.$glob = fill(condition.$glob, context, true);
-  if (condition.$elemMatch !== undefined) filled.$elemMatch = fillConditions(condition.$elemMatch, context);
+  if (condition.$eq !== undefined) filled.$eq = fill(condition.$eq, context, false, options);
+  if (condition.$ne !== undefined) filled.$ne = fill(condition.$ne, context, false, options);
+  if (condition.$in !== undefined) filled.$in = condition.$in.map((v) => fill(v, context, false, options));
+  if (condition.$all !== undefined) filled.$all = condition.$all.map((v) => fill(v, context, false, options));
+  if (condition.$glob !== undefined) filled.$glob = fill(condition.$glob, context, true, options);
+  if (condition.$elemMatch !== undefined) filled.$elemMatch = fillConditions(condition.$elemMatch, context, options);
   return filled;
 };
 
-const fillConditions = (conditions: Conditions, context: TemplateContext): Conditions =>
+const fillConditions = (conditions: Conditions, context: TemplateContext, options: FillOptions): Conditions =>
   Object.fromEntries(
-    Object.entries(conditions).map(([field, condition]) => [field, fillCondition(condition, context)]),
+    Object.entries(conditions).map(([field, condition]) => [field, fillCondition(condition, context, options)]),
   );
 
 /** The rules with every identity template filled in for one identity (rules without templates are reused as they are). */
-export const renderRules = (rules: readonly PermissionRule[], context: TemplateContext): PermissionRule[] =>
+export const renderRules = (
+  rules: readonly PermissionRule[],
+  context: TemplateContext,
+  options: FillOptions = {},
+): PermissionRule[] =>
   rules.map((rule) =>
-    ruleHasTemplate(rule) ? { ...rule, conditions: fillConditions(rule.conditions!, context) } : rule,
+    ruleHasTemplate(rule) ? { ...rule, conditions: fillConditions(rule.conditions!, context, options) } : rule,
   );

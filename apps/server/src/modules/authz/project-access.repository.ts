@@ -120,3 +120,20 @@ export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: 
     },
   };
 };
+
+/** Every project an identity is in, directly or through a group. */
+export const listProjectIdsOfIdentity = async (db: Database, identityId: string) =>
+  (
+    await db
+      .selectFrom("identity_project_memberships")
+      .select("project_id")
+      .where("identity_id", "=", identityId)
+      .union(
+        db
+          .selectFrom("group_project_memberships as gpm")
+          .innerJoin("group_identity_members as gim", "gim.group_id", "gpm.group_id")
+          .select("gpm.project_id")
+          .where("gim.identity_id", "=", identityId),
+      )
+      .execute()
+  ).map((row) => row.project_id);

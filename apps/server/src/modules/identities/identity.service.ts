@@ -1,3 +1,4 @@
+import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
@@ -113,6 +114,10 @@ export const updateOrgIdentity = async (
     assertGrantableOrgRole(ctx, body.role);
   }
   await assertMayModifyIdentity(ctx, identity.id);
+  await assertActorCoversIdentity(ctx, identity, "Failed to update identity", {
+    name: body.name,
+    metadata: body.metadata,
+  });
   await inTransaction(ctx.deps.db, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, {
@@ -143,6 +148,7 @@ export const deleteOrgIdentity = async (ctx: RequestContext, identityId: string)
   assertCan(orgAbilityOf(ctx.actor), "delete", "identity");
   const identity = await requireIdentity(ctx, identityId);
   assertGrantableOrgRole(ctx, identity.org_role);
+  await assertActorCoversIdentity(ctx, identity, "Failed to delete identity");
   return deleteIdentity(ctx, identityId);
 };
 

@@ -1,3 +1,4 @@
+import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
@@ -81,7 +82,11 @@ export const updateProjectIdentity = async (
   identityId: string,
   body: { name?: string; hasDeleteProtection?: boolean; metadata?: Metadata },
 ) => {
-  await requireProjectIdentity(ctx, projectId, identityId, "edit");
+  const identity = await requireProjectIdentity(ctx, projectId, identityId, "edit");
+  await assertActorCoversIdentity(ctx, identity, "Failed to update identity", {
+    name: body.name,
+    metadata: body.metadata,
+  });
   await inTransaction(ctx.deps.db, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, { name: body.name, has_delete_protection: body.hasDeleteProtection });
@@ -91,6 +96,7 @@ export const updateProjectIdentity = async (
 };
 
 export const deleteProjectIdentity = async (ctx: RequestContext, projectId: string, identityId: string) => {
-  await requireProjectIdentity(ctx, projectId, identityId, "delete");
+  const identity = await requireProjectIdentity(ctx, projectId, identityId, "delete");
+  await assertActorCoversIdentity(ctx, identity, "Failed to delete identity");
   return deleteIdentity(ctx, identityId);
 };

@@ -1,10 +1,11 @@
+import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { findMembershipRoles } from "../authz/membership-roles.repository";
 import { inTransaction } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { getProjectPermission, loadIdentityProjectRules, type ProjectPermission } from "../authz/project-access";
+import { getProjectPermission, type ProjectPermission } from "../authz/project-access";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
@@ -49,20 +50,9 @@ const findMembership = async (ctx: RequestContext, permission: ProjectPermission
   return row;
 };
 
-/**
- * Nobody changes or removes an identity that holds more than they do: the target's current active
- * rules must be within the actor's own ability (reference §1.5, as Infisical's membership update
- * and delete check "more privileged identity").
- */
-const assertTargetWithinActor = async (
-  ctx: RequestContext,
-  permission: ProjectPermission,
-  identityId: string,
-  message: string,
-) => {
-  const target = await loadIdentityProjectRules(ctx.deps.db, permission.project.id, identityId);
-  if (target) assertWithinBoundary(permission.ability, target.rules, message);
-};
+/** Nobody changes the memberships of an identity that holds more than they do, anywhere. */
+const assertTargetWithinActor = async (ctx: RequestContext, identityId: string, message: string) =>
+  assertActorCoversIdentity(ctx, await requireIdentity(ctx, identityId), message);
 
 const normalizeRoles = (body: { role?: string; roles?: RoleAssignmentInput[] }): RoleAssignmentInput[] =>
   body.roles ?? [{ role: body.role!, isTemporary: false }];
@@ -79,6 +69,7 @@ export const addIdentityMembership = async (
   if (identity.project_id !== null && identity.project_id !== permission.project.id) {
     throw new BadRequestError("A project-owned identity can only be a member of its own project");
   }
+  await assertActorCoversIdentity(ctx, identity, "Failed to add more privileged identity to project");
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, normalizeRoles(body));
   assertWithinBoundary(
     permission.ability,
@@ -137,7 +128,7 @@ export const updateIdentityMembership = async (
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "edit", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
-  await assertTargetWithinActor(ctx, permission, identityId, "Failed to change role of more privileged identity");
+  await assertTargetWithinActor(ctx, identityId, "Failed to change role of more privileged identity");
   const grants = await resolveRoleGrants(ctx.deps.db, permission.project.id, roles);
   assertWithinBoundary(
     permission.ability,
@@ -156,7 +147,7 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "delete", "identity", { identityId });
   const membership = await findMembership(ctx, permission, identityId);
-  await assertTargetWithinActor(ctx, permission, identityId, "Failed to delete more privileged identity");
+  await assertTargetWithinActor(ctx, identityId, "Failed to delete more privileged identity");
   const [dto] = await toMembershipDtos(ctx, [membership]);
   await inTransaction(ctx.deps.db, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);

@@ -4,7 +4,7 @@ import { resolveOutboundTarget } from "../../../lib/outbound";
 import { assertCan } from "../../authz/guard";
 import { orgAbilityOf } from "../../authz/org-access";
 import { findGatewayInOrg } from "../../gateways/gateway.service";
-import { toAuthConfigDto } from "../shared/auth-config";
+import { mayEditAuthMethod, toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
 import {
   findKubernetesAuth,
@@ -60,10 +60,18 @@ const toDto = (config: AuthConfigRow, k8s: KubernetesAuthRow) => ({
   isTokenReviewerJwtTemplateSourced: false,
 });
 
-const toDtoWithSecrets = (ctx: RequestContext, config: AuthConfigRow, k8s: KubernetesAuthSecretRow) => ({
+/** The reviewer JWT is a credential: it is shown only to callers who may edit the method. */
+const toDtoWithSecrets = (
+  ctx: RequestContext,
+  config: AuthConfigRow,
+  k8s: KubernetesAuthSecretRow,
+  showCredentials = true,
+) => ({
   ...toDto(config, k8s),
   caCert: openSecret(ctx, config.id, "k8s-ca-cert", k8s.encrypted_ca_cert) ?? "",
-  tokenReviewerJwt: openSecret(ctx, config.id, "k8s-reviewer-jwt", k8s.encrypted_token_reviewer_jwt) ?? "",
+  tokenReviewerJwt: showCredentials
+    ? (openSecret(ctx, config.id, "k8s-reviewer-jwt", k8s.encrypted_token_reviewer_jwt) ?? "")
+    : "",
 });
 
 /**
@@ -124,7 +132,8 @@ export const attachKubernetesAuth = async (
 export const getKubernetesAuth = async (ctx: RequestContext, identityId: string) => {
   const missing = () => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`);
   const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, missing);
-  return toDtoWithSecrets(ctx, config, await findKubernetesAuthWithSecrets(ctx.deps.db, config.id));
+  const showCredentials = await mayEditAuthMethod(ctx, identityId, SPEC.label);
+  return toDtoWithSecrets(ctx, config, await findKubernetesAuthWithSecrets(ctx.deps.db, config.id), showCredentials);
 };
 
 export const updateKubernetesAuthConfig = async (

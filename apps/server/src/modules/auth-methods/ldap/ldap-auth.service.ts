@@ -1,7 +1,7 @@
 import { ZodError } from "zod";
 import type { RequestContext } from "../../../context";
 import { BadRequestError, NotFoundError } from "../../../errors";
-import { toAuthConfigDto } from "../shared/auth-config";
+import { mayEditAuthMethod, toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
 import { canBind, isValidLdapFilter, type LdapServer } from "./ldap-client";
 import {
@@ -126,10 +126,12 @@ export const getLdapAuth = async (ctx: RequestContext, identityId: string) => {
   const config = await authorizeMethodConfig(ctx, identityId, "read", LDAP_SPEC, NOT_ATTACHED);
   const row = await findLdapAuthWithSecrets(ctx.deps.db, config.id);
   const secrets = openLdapSecrets(ctx, config.id, row);
+  // The bind password is a credential: shown only to callers who may edit the method.
+  const showCredentials = await mayEditAuthMethod(ctx, identityId, LDAP_SPEC.label);
   return {
     ...toDto(config, row),
     bindDN: secrets.bindDN,
-    bindPass: secrets.bindPass,
+    bindPass: showCredentials ? secrets.bindPass : "",
     ...(secrets.caCert ? { ldapCaCertificate: secrets.caCert } : {}),
   };
 };

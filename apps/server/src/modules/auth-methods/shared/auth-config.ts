@@ -1,8 +1,8 @@
 import type { RequestContext } from "../../../context";
-import { BadRequestError, PermissionBoundaryError } from "../../../errors";
+import { AppError, BadRequestError } from "../../../errors";
 import { parseTrustedIp } from "../../../lib/ip";
 import { toIso } from "../../../lib/dates";
-import { orgRoleCovers } from "../../../permissions";
+import { assertActorCoversIdentity } from "../../authz/identity-boundary";
 import { orgAbilityOf } from "../../authz/org-access";
 import { getProjectPermission } from "../../authz/project-access";
 import { assertCan } from "../../authz/guard";
@@ -27,6 +27,13 @@ const ORG_ACTION: Record<AuthMethodOperation, string> = {
   "create-token": "edit",
 };
 
+const BOUNDARY_MESSAGE: Record<Exclude<AuthMethodOperation, "read">, (label: string) => string> = {
+  attach: (label) => `Failed to add ${label} to identity with more privileged role`,
+  update: (label) => `Failed to update ${label} of identity with more privileged role`,
+  revoke: (label) => `Failed to revoke ${label} of identity with more privileged role`,
+  "create-token": () => "Failed to create token for identity with more privileged role",
+};
+
 /**
  * Find the identity in the caller's organization and check the permission for the operation
  * (reference §3): project identities by project permission on `identity` with {identityId};
@@ -43,22 +50,22 @@ export const authorizeAuthMethodOperation = async (
   if (identity.project_id) {
     const { ability } = await getProjectPermission(ctx, identity.project_id);
     assertCan(ability, PROJECT_ACTION[operation], "identity", { identityId: identity.id });
-    return identity;
+  } else {
+    assertCan(orgAbilityOf(ctx.actor), ORG_ACTION[operation], "identity");
   }
-  assertCan(orgAbilityOf(ctx.actor), ORG_ACTION[operation], "identity");
-  if (
-    (operation === "revoke" || operation === "create-token") &&
-    !orgRoleCovers(ctx.actor.orgRole, identity.org_role)
-  ) {
-    const message =
-      operation === "revoke"
-        ? `Failed to revoke ${methodLabel} of identity with more privileged role`
-        : "Failed to create token for identity with more privileged role";
-    throw new PermissionBoundaryError(message, [
-      { action: ORG_ACTION[operation], subject: "identity", conditions: { role: identity.org_role } },
-    ]);
-  }
+  if (operation !== "read") await assertActorCoversIdentity(ctx, identity, BOUNDARY_MESSAGE[operation](methodLabel));
   return identity;
+};
+
+/** Whether the caller could change this identity's auth method: only such callers see its stored secrets. */
+export const mayEditAuthMethod = async (ctx: RequestContext, identityId: string, methodLabel: string) => {
+  try {
+    await authorizeAuthMethodOperation(ctx, identityId, "update", methodLabel);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.statusCode === 403) return false;
+    throw error;
+  }
 };
 
 /** Common fields as the service checks them: TTL within max TTL, trusted IPs parsed. */

@@ -6,6 +6,7 @@ import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../.
 import { toIso } from "../../../lib/dates";
 import { orgRoleCovers } from "../../../permissions";
 import { assertCan } from "../../authz/guard";
+import { assertActorCoversIdentity } from "../../authz/identity-boundary";
 import { orgAbilityOf } from "../../authz/org-access";
 import { getProjectPermission } from "../../authz/project-access";
 import { assertMayModifyIdentity, requireIdentity } from "../../identities/identity.service";
@@ -51,6 +52,9 @@ const authorizeSecretOperation = async (ctx: RequestContext, identityId: string,
         { action: ORG_ACTION[operation], subject: "identity", conditions: { role: identity.org_role } },
       ]);
     }
+  }
+  if (operation === "create" || operation === "revoke") {
+    await assertActorCoversIdentity(ctx, identity, BOUNDARY_MESSAGE[operation].replace(/\.$/, ""));
   }
   const config = await requireUniversalAuth(ctx, identity.id, () => new BadRequestError(UA_NOT_ATTACHED));
   return { identity, config };
