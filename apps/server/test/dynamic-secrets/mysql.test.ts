@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { sweepOrphanCredentials } from "../../src/modules/dynamic-secrets/orphan-sweeper";
+import { getTestApp } from "../helpers/app";
+import { expectOk, uniqueName } from "../helpers/tenant";
+import { createScope, leaseOf, scopeOf } from "./helpers";
+import {
+  canLoginToMariadb,
+  createProviderSecret,
+  mariadbCa,
+  mariadbQuery,
+  mariadbSession,
+  mariadbUrl,
+  mariadbUserExists,
+  mysqlInputs,
+  otherCa,
+} from "./provider-targets";
+
+describe("sql-database with the mysql2 client (a real MariaDB, over TLS with a CA)", () => {
+  it("creates a user that logs in and reads, and drops it and its sessions on revoke", async () => {
+    const scope = await createScope();
+    const secret = await createProviderSecret(scope, { type: "sql-database", inputs: mysqlInputs() });
+    expect(secret.type).toBe("sql-database");
+    const got = expectOk(
+      await scope.tenant.admin.dynamicSecrets.get({ params: { name: secret.name }, query: scopeOf(scope) }),
+    ).dynamicSecret;
+    expect(got.inputs).toMatchObject({ client: "mysql2", ca: mariadbCa() });
+    expect(got.inputs).not.toHaveProperty("password");
+    expect(JSON.stringify(got)).not.toContain(decodeURIComponent(mariadbUrl().password));
+
+    const { lease, data } = await leaseOf(scope, secret.name);
+    expect(data.DB_USERNAME).toBe(lease.externalEntityId);
+    expect(data.DB_PASSWORD).toHaveLength(48);
+    expect(await canLoginToMariadb(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
+    const session = await mariadbSession(data.DB_USERNAME!, data.DB_PASSWORD!);
+
+    expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }),
+    );
+    expect(await mariadbUserExists(data.DB_USERNAME!)).toBe(false);
+    expect(await canLoginToMariadb(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(false);
+    await expect(session.query("SELECT 1")).rejects.toThrow();
+    session.destroy();
+  });
+
+  it("runs custom creation, renew and revocation statements with the same templates", async () => {
+    const scope = await createScope();
+    const secret = await createProviderSecret(scope, {
+      type: "sql-database",
+      inputs: mysqlInputs({
+        creationStatement:
+          "CREATE USER '{{username}}'@'%' IDENTIFIED BY '{{password}}' ACCOUNT LOCK; " +
+          "ALTER USER '{{username}}'@'%' ACCOUNT UNLOCK; GRANT SELECT ON `{{database}}`.* TO '{{username}}'@'%';",
+        renewStatement: "ALTER USER '{{username}}'@'%' WITH MAX_USER_CONNECTIONS 7",
+        revocationStatement: "DROP USER '{{username}}'@'%'",
+      }),
+    });
+    const { lease, data } = await leaseOf(scope, secret.name, { ttl: "10m" });
+    expect(await canLoginToMariadb(data.DB_USERNAME!, data.DB_PASSWORD!)).toBe(true);
+    expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.renew({
+        params: { leaseId: lease.id },
+        body: { ...scopeOf(scope), ttl: "5m" },
+      }),
+    );
+    const [limits] = await mariadbQuery<{ max_user_connections: number }>(
+      "SELECT max_user_connections FROM mysql.user WHERE User = ?",
+      [data.DB_USERNAME],
+    );
+    expect(Number(limits?.max_user_connections)).toBe(7);
+    expectOk(
+      await scope.tenant.admin.dynamicSecretLeases.delete({ params: { leaseId: lease.id }, body: scopeOf(scope) }),
+    );
+    expect(await mariadbUserExists(data.DB_USERNAME!)).toBe(false);
+  });
+
+  it("generates passwords to the SDK's passwordRequirements shape", async () => {
+    const scope = await createScope();
+    const secret = await createProviderSecret(scope, {
+      type: "sql-database",
+      inputs: mysqlInputs({
+        passwordRequirements: {
+          length: 20,
+          required: { minUppercase: 5, minDigits: 5, minSymbols: 2 },
+          allowedSymbols: "#%",
+        },
+      }),
+    });
+    const { data } = await leaseOf(scope, secret.name);
+    const password = data.DB_PASSWORD!;
+    expect(password).toHaveLength(20);
+    expect(password.replace(/[^A-Z]/g, "").length).toBeGreaterThanOrEqual(5);
+    expect(password.replace(/[^0-9]/g, "").length).toBeGreaterThanOrEqual(5);
+    expect(password.replace(/[^#%]/g, "").length).toBeGreaterThanOrEqual(2);
+    expect(password).toMatch(/^[A-Z0-9#%]+$/);
+    expect(await canLoginToMariadb(data.DB_USERNAME!, password)).toBe(true);
+  });
+
+  it("refuses a server its CA did not sign, a wrong password, and a login without TLS, with 400", async () => {
+    const scope = await createScope();
+    const attempt = async (inputs: Record<string, unknown>) =>
+      scope.tenant.admin.dynamicSecrets.create({
+        body: {
+          ...scopeOf(scope),
+          name: uniqueName("maria"),
+          provider: { type: "sql-database", inputs: mysqlInputs(inputs) as never },
+          defaultTTL: "1h",
+        },
+      });
+    for (const inputs of [{ ca: otherCa() }, { password: "wrong-password" }, { ca: undefined }]) {
+      const res = await attempt(inputs);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain("Failed to connect with provider");
+      expect(JSON.stringify(res.body)).not.toContain(decodeURIComponent(mariadbUrl().password));
+    }
+  });
+
+  it("takes back a user that has no lease row, and leaves leased ones alone", async () => {
+    const app = await getTestApp();
+    const scope = await createScope();
+    const secret = await createProviderSecret(scope, { type: "sql-database", inputs: mysqlInputs() });
+    const kept = await leaseOf(scope, secret.name);
+    const prefix = kept.data.DB_USERNAME!.split("_").slice(0, 2).join("_");
+    const stray = `${prefix}_${"cd".repeat(16)}`;
+    await mariadbQuery(`CREATE USER '${stray}'@'%' IDENTIFIED BY 'stray-password'`);
+
+    expect(await sweepOrphanCredentials(app.deps)).toBeGreaterThanOrEqual(1);
+    expect(await mariadbUserExists(stray)).toBe(false);
+    expect(await canLoginToMariadb(kept.data.DB_USERNAME!, kept.data.DB_PASSWORD!)).toBe(true);
+  });
+});
