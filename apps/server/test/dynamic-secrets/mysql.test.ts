@@ -128,3 +128,61 @@ describe("sql-database with the mysql2 client (a real MariaDB, over TLS with a C
     expect(await canLoginToMariadb(kept.data.DB_USERNAME!, kept.data.DB_PASSWORD!)).toBe(true);
   });
 });
+
+describe("provider types and inputs Keyward does not drive", () => {
+  it("answers 400 naming what is supported for the reference's other providers and SQL clients", async () => {
+    const scope = await createScope();
+    const create = (provider: unknown) =>
+      scope.tenant.admin.dynamicSecrets.create({
+        body: { ...scopeOf(scope), name: uniqueName("nope"), provider: provider as never, defaultTTL: "1h" },
+      });
+    for (const client of ["mssql", "oracledb", "sap-ase"]) {
+      const res = await create({ type: "sql-database", inputs: { client, host: "db.example.com" } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        message: `SQL client '${client}' is not supported. Supported clients: postgres, mysql2`,
+      });
+    }
+    for (const type of ["aws-iam", "gcp-iam", "azure-entra-id", "mongo-db-atlas", "sap-ase", "cassandra"]) {
+      const res = await create({ type, inputs: {} });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain(
+        `Dynamic secret provider '${type}' is not supported. Supported providers: sql-database (clients postgres, mysql2), redis, rabbit-mq, ldap, totp`,
+      );
+    }
+    expect((await create({ type: "no-such-provider", inputs: {} })).status).toBe(422);
+  });
+
+  it("holds generated passwords to at least 12 characters, in either requirements shape", async () => {
+    const scope = await createScope();
+    const create = (passwordRequirements: unknown) =>
+      scope.tenant.admin.dynamicSecrets.create({
+        body: {
+          ...scopeOf(scope),
+          name: uniqueName("pw"),
+          provider: { type: "sql-database", inputs: mysqlInputs({ passwordRequirements }) as never },
+          defaultTTL: "1h",
+        },
+      });
+    const short = await create({ length: 8, required: { minLowercase: 1 } });
+    expect(short.status).toBe(422);
+    expect(JSON.stringify(short.body)).toContain("Password length must be at least 12");
+    expect((await create({ length: 12, required: { lowercase: 0, uppercase: 0, digits: 0, symbols: 0 } })).status).toBe(
+      422,
+    );
+    expect((await create({ length: 12, required: { minDigits: 13 } })).status).toBe(422);
+    const backendShape = await create({ length: 12, required: { lowercase: 4, uppercase: 4, digits: 4, symbols: 0 } });
+    expect(backendShape.status).toBe(200);
+  });
+
+  it("keeps the SQL client of a secret fixed on update", async () => {
+    const scope = await createScope();
+    const secret = await createProviderSecret(scope, { type: "sql-database", inputs: mysqlInputs() });
+    const res = await scope.tenant.admin.dynamicSecrets.update({
+      params: { name: secret.name },
+      body: { ...scopeOf(scope), data: { inputs: { client: "postgres" } } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ message: "The client of a dynamic secret cannot be changed" });
+  });
+});

@@ -197,3 +197,29 @@ export const createProviderSecret = async (
       },
     }),
   ).dynamicSecret;
+
+/** Names of the credentials carrying `marker` on each target (what a crash must never leave without a lease). */
+export const mariadbUsersWithMarker = async (marker: string) =>
+  (await mariadbQuery<{ name: string }>("SELECT User AS name FROM mysql.user WHERE INSTR(User, ?) > 0", [marker])).map(
+    (r) => String(r.name),
+  );
+
+export const rabbitUsersWithMarker = async (marker: string) =>
+  ((await (await rabbitAs(...rabbitAdmin(), "users")).json()) as { name: string }[])
+    .map((u) => u.name)
+    .filter((name) => name.includes(marker));
+
+export const ldapEntriesWithMarker = async (marker: string) => {
+  const client = new Client({ url: ldapUrl(), connectTimeout: 5_000 });
+  try {
+    await client.bind(required("KEYWARD_TEST_LDAP_ADMIN_DN"), required("KEYWARD_TEST_LDAP_ADMIN_PASSWORD"));
+    const { searchEntries } = await client.search(LEASES_OU, {
+      scope: "one",
+      filter: `(cn=*${marker}*)`,
+      attributes: ["cn"],
+    });
+    return searchEntries.map((entry) => String(entry.cn));
+  } finally {
+    await client.unbind().catch(() => undefined);
+  }
+};
