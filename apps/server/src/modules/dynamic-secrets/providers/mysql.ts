@@ -44,6 +44,19 @@ const openConnection = async (inputs: MysqlInputs, ctx: ProviderContext, track: 
   return connection;
 };
 
+/** A polite COM_QUIT when the server answers, a dropped socket when it does not within a second. */
+const close = async (connection: mysql.Connection) => {
+  let timer: NodeJS.Timeout | undefined;
+  const dropped = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      connection.destroy();
+      resolve();
+    }, 1_000);
+  });
+  await Promise.race([connection.end().catch(() => connection.destroy()), dropped]);
+  clearTimeout(timer);
+};
+
 const withConnection = async <T>(
   inputs: MysqlInputs,
   ctx: ProviderContext,
@@ -65,7 +78,7 @@ const withConnection = async <T>(
       openConnection(inputs, ctx, track).then(work),
     );
   } finally {
-    await connection?.end().catch(() => connection?.destroy());
+    if (connection) await (abandoned ? connection.destroy() : close(connection));
   }
 };
 

@@ -30,7 +30,8 @@ const failure = (action: string, status: number, body: string) => {
   let reason = body.slice(0, 200);
   try {
     const parsed = JSON.parse(body) as { reason?: unknown; error?: unknown };
-    reason = String(parsed.reason ?? parsed.error ?? reason);
+    const given = parsed.reason ?? parsed.error;
+    if (typeof given === "string") reason = given;
   } catch {
     // not JSON: keep the text
   }
