@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createKeywardClient } from "@keyward/client";
+import { startMariadb } from "../test/services/mariadb";
 import { startPostgresTarget } from "../test/services/postgres-target";
+import { startRabbitmq } from "../test/services/rabbitmq";
+import { startSlapd } from "../test/services/slapd";
 import { benchSettings, startKeyward } from "./lib/keyward";
 import { spawnServer } from "./lib/processes";
 
 /**
- * Lease throughput on the PostgreSQL provider: each worker creates a lease (a real role on a real
+ * Lease throughput per provider. On PostgreSQL: each worker creates a lease (a real role on a real
  * PostgreSQL 15 target, scram login) and revokes it (DROP ROLE), in a loop. Beside it, in the same
  * run: the same CREATE/DROP ROLE statements sent straight to the target over pooled connections (the
- * floor Keyward cannot beat) and two requests to a bare node:http server (the HTTP floor).
+ * floor Keyward cannot beat) and two requests to a bare node:http server (the HTTP floor). Then the
+ * same create + revoke pair on MariaDB (mysql2 over TLS), RabbitMQ (management API) and slapd (LDIF
+ * entries), with Keyward on PostgreSQL.
  */
 process.env.ALLOW_PRIVATE_OUTBOUND = "loopback";
 const settings = benchSettings();
@@ -65,8 +70,51 @@ const measure = async (pair: Pair) => {
 };
 
 const stopTarget = await startPostgresTarget();
+const stopOthers = [await startMariadb(), await startRabbitmq(), await startSlapd()];
 const targetUrl = new URL(process.env.KEYWARD_TEST_PG_TARGET_URL!);
 const rows: { label: string; result: Result }[] = [];
+
+/** Inputs for the other providers' servers, from the addresses their starters published. */
+const otherProviders = () => {
+  const maria = new URL(process.env.KEYWARD_TEST_MARIADB_URL!);
+  const rabbit = new URL(process.env.KEYWARD_TEST_RABBITMQ_URL!);
+  return {
+    mariadb: {
+      type: "sql-database",
+      inputs: {
+        client: "mysql2",
+        host: maria.hostname,
+        port: Number(maria.port),
+        database: maria.pathname.slice(1),
+        username: decodeURIComponent(maria.username),
+        password: decodeURIComponent(maria.password),
+        ca: process.env.KEYWARD_TEST_MARIADB_CA,
+      },
+    },
+    rabbitmq: {
+      type: "rabbit-mq",
+      inputs: {
+        host: `http://${rabbit.hostname}`,
+        port: Number(rabbit.port),
+        username: decodeURIComponent(rabbit.username),
+        password: decodeURIComponent(rabbit.password),
+        tags: [],
+        virtualHost: { name: "/", permissions: { read: ".*", write: ".*", configure: ".*" } },
+      },
+    },
+    ldap: {
+      type: "ldap",
+      inputs: {
+        url: process.env.KEYWARD_TEST_LDAP_URL,
+        binddn: process.env.KEYWARD_TEST_LDAP_ADMIN_DN,
+        bindpass: process.env.KEYWARD_TEST_LDAP_ADMIN_PASSWORD,
+        creationLdif:
+          "dn: cn={{Username}},ou=leases,dc=keyward,dc=test\nobjectClass: inetOrgPerson\ncn: {{Username}}\nsn: lease\nuserPassword: {{Password}}\n",
+        revocationLdif: "dn: cn={{Username}},ou=leases,dc=keyward,dc=test\nchangetype: delete\n",
+      },
+    },
+  };
+};
 
 try {
   // Floor 1: the provider's statements without Keyward, on pooled connections as Keyward uses them.
@@ -156,12 +204,36 @@ try {
       const leftover = await admin.dynamicSecrets.listLeases({ params: { name: "bench" }, query: scope });
       if (leftover.status === 200 && leftover.body.leases.length > 0)
         console.log(`  note: ${leftover.body.leases.length} leases left (from interrupted pairs)`);
+      if (database !== "postgres") continue;
+      for (const [name, provider] of Object.entries(otherProviders())) {
+        const created = await admin.dynamicSecrets.create({
+          body: { ...scope, name, provider: provider as never, defaultTTL: "1h" },
+        });
+        if (created.status !== 200) throw new Error(`${name}: ${JSON.stringify(created.body)}`);
+        rows.push({
+          label: `keyward lease create+revoke: ${name}`,
+          result: await measure(async () => {
+            let leaseId = "";
+            const create = await timed(async () => {
+              const res = await admin.dynamicSecretLeases.create({ body: { ...scope, dynamicSecretName: name } });
+              if (res.status !== 200) throw new Error(`lease: ${res.status}`);
+              leaseId = res.body.lease.id;
+            });
+            const revoke = await timed(async () => {
+              const res = await admin.dynamicSecretLeases.delete({ params: { leaseId }, body: scope });
+              if (res.status !== 200 || res.body.lease.status !== null) throw new Error(`revoke: ${res.status}`);
+            });
+            return [create, revoke];
+          }),
+        });
+      }
     } finally {
       await keyward.stop();
     }
   }
 } finally {
   stopTarget();
+  for (const stop of stopOthers) await stop();
 }
 
 const floor = rows[0]!.result.pairsPerSecond;

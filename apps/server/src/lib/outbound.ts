@@ -110,40 +110,39 @@ const pinnedLookup = (target: OutboundTarget): LookupFunction =>
 
 export class OutboundRequestError extends Error {}
 
+export type PinnedResponse = { status: number; body: string };
+
 /**
- * GET a JSON document from a vetted target: pinned address, no redirects, bounded size and time.
- * `caCert` (PEM) replaces the default trust store for https when given.
+ * One HTTP request to a vetted target: pinned address, no redirects followed, bounded size and time.
+ * `caCert` (PEM) replaces the default trust store for https when given. Any status is answered.
  */
-export const getJsonPinned = (
+export const requestPinned = (
   target: OutboundTarget,
-  options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
-): Promise<unknown> => {
+  options: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    caCert?: string;
+    timeoutMs?: number;
+    maxBytes?: number;
+  } = {},
+): Promise<PinnedResponse> => {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxBytes = options.maxBytes ?? 1_048_576;
   const client = target.url.protocol === "https:" ? https : http;
+  const url = options.path === undefined ? target.url : new URL(options.path, target.url);
   return new Promise((resolve, reject) => {
     const req = client.request(
-      target.url,
+      url,
       {
-        method: "GET",
+        method: options.method ?? "GET",
         lookup: pinnedLookup(target),
-        headers: { accept: "application/json" },
+        headers: options.headers,
         timeout: timeoutMs,
         ...(options.caCert && target.url.protocol === "https:" ? { ca: options.caCert } : {}),
       },
       (res) => {
-        const status = res.statusCode ?? 0;
-        if (status !== 200) {
-          res.resume();
-          reject(
-            new OutboundRequestError(
-              status >= 300 && status < 400
-                ? `Redirects are not followed (status ${status})`
-                : `Request failed with status code ${status}`,
-            ),
-          );
-          return;
-        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
@@ -154,20 +153,34 @@ export const getJsonPinned = (
           }
           chunks.push(chunk);
         });
-        res.on("end", () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-          } catch {
-            reject(new OutboundRequestError("Response is not valid JSON"));
-          }
-        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
         res.on("error", reject);
       },
     );
     req.on("timeout", () => req.destroy(new OutboundRequestError(`Request timed out after ${timeoutMs} ms`)));
     req.on("error", reject);
-    req.end();
+    req.end(options.body);
   });
+};
+
+/** GET a JSON document from a vetted target; anything but a 200 is an error. */
+export const getJsonPinned = async (
+  target: OutboundTarget,
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
+): Promise<unknown> => {
+  const { status, body } = await requestPinned(target, { ...options, headers: { accept: "application/json" } });
+  if (status !== 200) {
+    throw new OutboundRequestError(
+      status >= 300 && status < 400
+        ? `Redirects are not followed (status ${status})`
+        : `Request failed with status code ${status}`,
+    );
+  }
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new OutboundRequestError("Response is not valid JSON");
+  }
 };
 
 /** Host part of a URL for a pinned address (IPv6 needs brackets). */

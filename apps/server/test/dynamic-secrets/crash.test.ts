@@ -7,6 +7,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabaseUrl } from "../helpers/database";
 import { expectOk } from "../helpers/tenant";
 import { sqlInputs, targetQuery, waitUntil } from "./helpers";
+import {
+  ldapEntriesWithMarker,
+  ldapInputs,
+  mariadbUsersWithMarker,
+  mysqlInputs,
+  rabbitInputs,
+  rabbitUsersWithMarker,
+} from "./provider-targets";
 import { killServer, spawnServer, withDatabase, type ServerProcess, type Storage } from "./server-process";
 
 const scope = { projectSlug: "", environmentSlug: "dev", path: "/" };
@@ -16,27 +24,53 @@ const rolesWithMarker = async (marker: string) =>
     (r) => r.rolname,
   );
 
+/** One dynamic secret per provider; each lists the credentials carrying its marker on its own server. */
+const PROVIDERS = [
+  { name: "db", provider: () => ({ type: "sql-database" as const, inputs: sqlInputs() }), list: rolesWithMarker },
+  {
+    name: "maria",
+    provider: () => ({ type: "sql-database" as const, inputs: mysqlInputs() }),
+    list: mariadbUsersWithMarker,
+  },
+  { name: "mq", provider: () => ({ type: "rabbit-mq" as const, inputs: rabbitInputs() }), list: rabbitUsersWithMarker },
+  { name: "dir", provider: () => ({ type: "ldap" as const, inputs: ldapInputs() }), list: ldapEntriesWithMarker },
+];
+
 const leaseRows = (storage: Storage) =>
   withDatabase(storage, (db) =>
     db.selectFrom("dynamic_secret_leases").select(["id", "state", "external_entity_id"]).execute(),
   );
 
-/** The crash-safety invariant: every credential on the target belongs to a lease row. */
-const expectNoLoginWithoutLease = async (storage: Storage, marker: string) => {
-  const roles = await rolesWithMarker(marker);
-  const rows = await leaseRows(storage);
-  for (const role of roles) expect(rows.map((r) => r.external_entity_id)).toContain(role);
-  return { roles, rows };
+/** Every credential carrying one of the markers, on every target. */
+const credentialsWithMarkers = async (markers: Map<string, string>) => {
+  const found: string[] = [];
+  for (const { name, list } of PROVIDERS) found.push(...(await list(markers.get(name)!)));
+  return found;
 };
 
-/** A lease request against a server set to die on the way: the connection drops, no answer comes. */
-const leaseUntilDeath = async (server: ServerProcess, token: string, name: string) => {
-  const response = await server
-    .client(token)
-    .dynamicSecretLeases.create({ body: { ...scope, dynamicSecretName: name } })
-    .catch((error: unknown) => error);
+/** The crash-safety invariant: every credential on every target belongs to a lease row. */
+const expectNoLoginWithoutLease = async (storage: Storage, markers: Map<string, string>) => {
+  const credentials = await credentialsWithMarkers(markers);
+  const rows = await leaseRows(storage);
+  for (const credential of credentials) expect(rows.map((r) => r.external_entity_id)).toContain(credential);
+  return { credentials, rows };
+};
+
+/**
+ * Lease requests for every provider at once against a server set to die on the way: whichever
+ * reaches the kill point first takes the process down with the others anywhere short of it.
+ */
+const leaseUntilDeath = async (server: ServerProcess, token: string) => {
+  const responses = await Promise.all(
+    PROVIDERS.map(({ name }) =>
+      server
+        .client(token)
+        .dynamicSecretLeases.create({ body: { ...scope, dynamicSecretName: name } })
+        .catch((error: unknown) => error),
+    ),
+  );
   await server.exited;
-  expect(response).toBeInstanceOf(Error);
+  expect(responses.some((response) => response instanceof Error)).toBe(true);
 };
 
 describe("crash safety of leases (the real server, killed and restarted)", () => {
@@ -46,7 +80,7 @@ describe("crash safety of leases (the real server, killed and restarted)", () =>
   });
 
   it(
-    "leaves no working login without a lease row at any kill point, and revokes what expired while down",
+    "leaves no working login without a lease row at any kill point, on every provider, and revokes what expired while down",
     { timeout: 240_000 },
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "keyward-crash-"));
@@ -72,49 +106,61 @@ describe("crash safety of leases (the real server, killed and restarted)", () =>
       const token = boot.identity.credentials.token;
       const admin = first.client(token);
       scope.projectSlug = expectOk(await admin.projects.create({ body: { projectName: "crash" } })).project.slug;
-      const secret = expectOk(
-        await admin.dynamicSecrets.create({
-          body: { ...scope, name: "db", provider: { type: "sql-database", inputs: sqlInputs() }, defaultTTL: "1h" },
-        }),
-      ).dynamicSecret;
-      const { lease, data } = expectOk(
-        await admin.dynamicSecretLeases.create({ body: { ...scope, dynamicSecretName: "db" } }),
-      );
-      // Every credential of this secret carries its marker: `kw_<8 characters>_`.
-      const marker = `${data.DB_USERNAME!.split("_").slice(0, 2).join("_")}_`;
-      expect(marker).toMatch(/^kw_[a-z0-9]{8}_$/);
+      const markers = new Map<string, string>();
+      const firstLeases: { id: string; username: string; name: string }[] = [];
+      for (const { name, provider } of PROVIDERS) {
+        expectOk(
+          await admin.dynamicSecrets.create({ body: { ...scope, name, provider: provider(), defaultTTL: "1h" } }),
+        );
+        const { lease } = expectOk(
+          await admin.dynamicSecretLeases.create({ body: { ...scope, dynamicSecretName: name } }),
+        );
+        // Every credential of a secret carries its marker: `kw_<8 characters>_`.
+        const marker = `${lease.externalEntityId.split("_").slice(0, 2).join("_")}_`;
+        expect(marker).toMatch(/^kw_[a-z0-9]{8}_$/);
+        markers.set(name, marker);
+        firstLeases.push({ id: lease.id, username: lease.externalEntityId, name });
+      }
       await killServer(first);
 
-      // 2. While no server runs, the lease expires (its role would still accept logins until VALID UNTIL).
+      // 2. While no server runs, the leases expire (a role would still accept logins until VALID UNTIL,
+      //    the other targets have no expiry of their own).
       await withDatabase(storage, (db) =>
         db
           .updateTable("dynamic_secret_leases")
           .set({ expire_at: sql<Date>`now() - interval '5 seconds'` })
-          .where("id", "=", lease.id)
+          .where(
+            "id",
+            "in",
+            firstLeases.map((l) => l.id),
+          )
           .execute(),
       );
       const second = await start("lease-after-intent");
       await waitUntil(
-        "the lease that expired while down to be revoked",
-        async () => !(await rolesWithMarker(marker)).includes(data.DB_USERNAME!),
+        "the leases that expired while down to be revoked",
+        async () => {
+          const left = await credentialsWithMarkers(markers);
+          return firstLeases.every((l) => !left.includes(l.username));
+        },
         30_000,
         250,
       );
       expect(Date.now() - second.startedAt).toBeLessThan(30_000);
 
-      // 3. Killed after committing the intent, before the credential exists.
-      await leaseUntilDeath(second, token, secret.name);
-      const afterIntent = await expectNoLoginWithoutLease(storage, marker);
-      expect(afterIntent.rows.filter((r) => r.state === "creating")).toHaveLength(1);
-      expect(afterIntent.roles).toHaveLength(0);
+      // 3. Killed after committing an intent, before any credential exists.
+      await leaseUntilDeath(second, token);
+      const afterIntent = await expectNoLoginWithoutLease(storage, markers);
+      expect(afterIntent.rows.filter((r) => r.state === "creating").length).toBeGreaterThanOrEqual(1);
+      expect(afterIntent.credentials).toHaveLength(0);
 
-      // 4. Killed after the credential was made, before the lease was activated: the row still accounts for it.
+      // 4. Killed after a credential was made, before its lease was activated: the rows still account for all.
       const third = await start("lease-after-provider");
-      await leaseUntilDeath(third, token, secret.name);
-      const afterProvider = await expectNoLoginWithoutLease(storage, marker);
-      expect(afterProvider.roles).toHaveLength(1);
+      await leaseUntilDeath(third, token);
+      const afterProvider = await expectNoLoginWithoutLease(storage, markers);
+      expect(afterProvider.credentials.length).toBeGreaterThanOrEqual(1);
 
-      // 5. Killed by the job itself between dropping a credential and deleting its row.
+      // 5. Killed by the job itself between taking a credential back and deleting its row.
       const fourth = await start("revoke-after-provider");
       await Promise.race([
         fourth.exited,
@@ -122,16 +168,19 @@ describe("crash safety of leases (the real server, killed and restarted)", () =>
           setTimeout(() => reject(new Error("the job never reached its failpoint")), 60_000),
         ),
       ]);
-      await expectNoLoginWithoutLease(storage, marker);
+      await expectNoLoginWithoutLease(storage, markers);
 
       // 6. A healthy restart reconciles everything within 30 s: no credential and no pending lease remain.
       const fifth = await start();
       await waitUntil(
         "every abandoned lease to be cleaned up",
         async () => {
-          if ((await rolesWithMarker(marker)).length > 0) return false;
-          const listed = await fifth.client(token).dynamicSecrets.listLeases({ params: { name: "db" }, query: scope });
-          return listed.status === 200 && listed.body.leases.length === 0;
+          if ((await credentialsWithMarkers(markers)).length > 0) return false;
+          for (const { name } of PROVIDERS) {
+            const listed = await fifth.client(token).dynamicSecrets.listLeases({ params: { name }, query: scope });
+            if (listed.status !== 200 || listed.body.leases.length > 0) return false;
+          }
+          return true;
         },
         30_000,
         250,

@@ -79,7 +79,7 @@ describe("POST /api/v1/dynamic-secrets", () => {
     expect(tooLong.status).toBe(422);
     expect(JSON.stringify(tooLong.body)).toContain("TTL must be less than 10 years");
     const badProvider = await scope.tenant.admin.dynamicSecrets.create({
-      body: { ...body, provider: { type: "mongo-db", inputs: {} } } as never,
+      body: { ...body, provider: { type: "no-such-provider", inputs: {} } } as never,
     });
     expect(badProvider.status).toBe(422);
     const badTemplate = await scope.tenant.admin.dynamicSecrets.create({

@@ -1,4 +1,6 @@
+import { startMariadb } from "./mariadb";
 import { startPostgresTarget } from "./postgres-target";
+import { startRabbitmq } from "./rabbitmq";
 import { startRedis } from "./redis";
 import { startSlapd } from "./slapd";
 import { startOidcProvider } from "./oidc-provider";
@@ -16,11 +18,20 @@ starters.push(startPostgresTarget);
 starters.push(startRedis);
 starters.push(startSlapd);
 starters.push(startOidcProvider);
+starters.push(startMariadb);
+starters.push(startRabbitmq);
 
+/** All at once (RabbitMQ's Erlang start-up alone takes seconds); if one fails, the others are stopped. */
 export const startTestServices = async () => {
-  const stops: Stop[] = [];
-  for (const start of starters) stops.push(await start());
-  return async () => {
+  const started = await Promise.allSettled(starters.map((start) => start()));
+  const stops = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) {
+    await stopAll();
+    throw failed.reason;
+  }
+  return stopAll;
 };

@@ -11,6 +11,8 @@ const SLAPADD = "/usr/sbin/slapadd";
 const SUFFIX = "dc=keyward,dc=test";
 const BIND_DN = `cn=reader,${SUFFIX}`;
 const BIND_PASSWORD = "reader-password";
+const ADMIN_DN = `cn=admin,${SUFFIX}`;
+const ADMIN_PASSWORD = "admin-password";
 
 /** The test directory: a service account and people whose passwords the LDAP suites know. */
 export const LDAP_TEST_USERS = {
@@ -51,6 +53,17 @@ userPassword: ${BIND_PASSWORD}
 objectClass: organizationalUnit
 ou: people
 `,
+    `dn: ou=leases,${SUFFIX}
+objectClass: organizationalUnit
+ou: leases
+`,
+    `dn: uid=rotating,ou=leases,${SUFFIX}
+objectClass: inetOrgPerson
+uid: rotating
+cn: rotating
+sn: rotating
+userPassword: rotating-initial-password
+`,
     ...Object.entries(LDAP_TEST_USERS).map(([uid, user]) => person(uid, user)),
   ].join("\n");
 
@@ -64,7 +77,8 @@ moduleload back_mdb
 database mdb
 maxsize 67108864
 suffix "${SUFFIX}"
-rootdn "cn=admin,${SUFFIX}"
+rootdn "${ADMIN_DN}"
+rootpw ${ADMIN_PASSWORD}
 directory ${dir}/data
 access to attrs=userPassword by self write by anonymous auth by * none
 access to * by * read
@@ -72,7 +86,8 @@ access to * by * read
 
 /**
  * Debian's OpenLDAP server on a free loopback port with a throwaway mdb directory, run as the
- * unprivileged openldap user. Published as KEYWARD_TEST_LDAP_URL, _BIND_DN, _BIND_PASSWORD, _BASE_DN.
+ * unprivileged openldap user. Published as KEYWARD_TEST_LDAP_URL, _BIND_DN, _BIND_PASSWORD, _BASE_DN, and
+ * the directory manager (who may write, for dynamic-secret entries) as _ADMIN_DN, _ADMIN_PASSWORD.
  */
 export const startSlapd = async () => {
   ensureDebianPackages(SLAPD, ["slapd", "ldap-utils"]);
@@ -114,6 +129,8 @@ export const startSlapd = async () => {
   process.env.KEYWARD_TEST_LDAP_BIND_DN = BIND_DN;
   process.env.KEYWARD_TEST_LDAP_BIND_PASSWORD = BIND_PASSWORD;
   process.env.KEYWARD_TEST_LDAP_BASE_DN = `ou=people,${SUFFIX}`;
+  process.env.KEYWARD_TEST_LDAP_ADMIN_DN = ADMIN_DN;
+  process.env.KEYWARD_TEST_LDAP_ADMIN_PASSWORD = ADMIN_PASSWORD;
   return async () => {
     child.kill("SIGTERM");
     await exited;

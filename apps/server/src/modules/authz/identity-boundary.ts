@@ -13,11 +13,7 @@ import {
 } from "../../permissions";
 import { toGrants } from "./grants";
 import { getProjectPermission } from "./project-access";
-import {
-  listProjectIdsOfIdentity,
-  loadProjectAccessById,
-  loadTemplateContext,
-} from "./project-access.repository";
+import { listProjectIdsOfIdentity, loadProjectAccessById, loadTemplateContext } from "./project-access.repository";
 
 /** The identity acted upon, as its module loaded it. */
 export type TargetIdentity = { id: string; name: string; org_role: string };
@@ -108,6 +104,9 @@ export const assertActorCoversIdentity = async (
       seen.add(key);
       return true;
     });
-    throw new PermissionBoundaryError(`${message}. Actor privilege level is not high enough to perform this action`, unique);
+    throw new PermissionBoundaryError(
+      `${message}. Actor privilege level is not high enough to perform this action`,
+      unique,
+    );
   }
 };

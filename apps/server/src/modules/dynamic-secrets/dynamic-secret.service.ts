@@ -27,7 +27,7 @@ import {
   requireFolder,
   type Scope,
 } from "./dynamic-secret.scope";
-import type { Provider } from "./providers";
+import { assertSupportedProvider, type Provider } from "./providers";
 import { redactSecrets } from "./providers/templates";
 
 type Metadata = { key: string; value: string }[];
@@ -53,6 +53,12 @@ const verifyConnection = async (ctx: RequestContext, provider: Provider<unknown>
 
 const withInputs = (row: DynamicSecretRow, inputs: Record<string, unknown>) => ({ ...toDynamicSecretDto(row), inputs });
 
+/** Where root credentials are sent, and the inputs holding them (by provider). */
+const TARGET_KEYS = ["host", "port", "url"];
+const ROOT_SECRET_KEYS = ["password", "bindpass"];
+/** Inputs that decide how existing credentials are taken back: changing them would strand those credentials. */
+const FIXED_KEYS = ["client", "credentialType"];
+
 /**
  * Root credentials go wherever host and port point. An edit that moves them elsewhere must supply
  * the password itself: otherwise anyone allowed to edit could send the stored one to a server of
@@ -63,9 +69,14 @@ const assertPasswordResupplied = (
   updated: Record<string, unknown>,
   given: Record<string, unknown>,
 ) => {
-  if (typeof stored.password !== "string" || stored.password === "" || given.password !== undefined) return;
-  if (updated.host !== stored.host || updated.port !== stored.port) {
+  const kept = ROOT_SECRET_KEYS.some(
+    (key) => typeof stored[key] === "string" && stored[key] !== "" && given[key] === undefined,
+  );
+  if (kept && TARGET_KEYS.some((key) => updated[key] !== stored[key])) {
     throw new BadRequestError("The root password must be provided again when the host or port changes");
+  }
+  for (const key of FIXED_KEYS) {
+    if (stored[key] !== updated[key]) throw new BadRequestError(`The ${key} of a dynamic secret cannot be changed`);
   }
 };
 
@@ -90,6 +101,7 @@ export const createDynamicSecret = async (
   const folder = await requireFolder(ctx, project.id, body, folderNotFound.secret);
   if (await findDynamicSecretByName(ctx.deps.db, folder.id, body.name)) throw new BadRequestError(ALREADY_EXISTS);
 
+  assertSupportedProvider(body.provider.type, body.provider.inputs);
   const { provider } = providerOf(body.provider.type);
   const inputs = body.provider.inputs;
   provider.validate(inputs);

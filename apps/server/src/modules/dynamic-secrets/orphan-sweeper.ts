@@ -4,7 +4,13 @@ import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.sco
 import { leaseIdsAmong } from "./lease.repository";
 import { leaseIdFromEntityName, redactSecrets } from "./providers/templates";
 
-const LISTABLE_TYPES = ["sql-database", "redis"];
+const LISTABLE_TYPES = ["sql-database", "redis", "rabbit-mq", "ldap"];
+
+/**
+ * Names Keyward itself makes (renderUsername's alphabet). Anything else on the target was not made
+ * by a lease, and is never put into a revocation template.
+ */
+const MADE_BY_A_LEASE = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
  * Credentials on a target that carry a secret's marker but whose lease row no longer exists
@@ -26,6 +32,7 @@ export const sweepOrphanCredentials = async (deps: AppDeps) => {
       const marker = `${secret.entity_prefix}_`;
       const names = await provider.listEntities(inputs, marker, providerContext(deps));
       const traced = names.flatMap((name) => {
+        if (!MADE_BY_A_LEASE.test(name)) return [];
         const leaseId = leaseIdFromEntityName(secret.entity_prefix, name);
         return leaseId ? [{ name, leaseId }] : [];
       });

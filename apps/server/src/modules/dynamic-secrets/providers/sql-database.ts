@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { z } from "zod";
-import type { SqlDatabaseInputsSchema } from "@keyward/contract";
+import type { PostgresInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
 import { resolveProviderHost, withDeadline, type ResolvedHost } from "./outbound";
 import { assertTemplate, generatePassword, renderTemplate, splitStatements } from "./templates";
 import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
 
-export type SqlDatabaseInputs = z.infer<typeof SqlDatabaseInputsSchema>;
+export type SqlDatabaseInputs = z.infer<typeof PostgresInputsSchema>;
 
 /** The database itself refuses the login after `expiration`, even if no revocation ever ran. */
 export const DEFAULT_SQL_CREATION =
