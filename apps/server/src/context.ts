@@ -4,6 +4,7 @@ import type { Logger } from "./http/logger";
 import type { TokenCache } from "./http/token-cache";
 import type { SecretBox } from "./crypto/envelope";
 import type { Job } from "./jobs/job";
+import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -35,6 +36,8 @@ export type AppDeps = {
   secretBox: SecretBox;
   ping: () => Promise<boolean>;
   tokenCache: TokenCache<AuthenticatedToken>;
+  /** Unwrapped per-project data keys, briefly (never plaintext values). */
+  dataKeys: DataKeyCache;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };

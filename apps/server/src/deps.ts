@@ -5,6 +5,7 @@ import type { Env } from "./env";
 import { createLogger } from "./http/logger";
 import { createTokenCache } from "./http/token-cache";
 import { allJobs } from "./jobs";
+import { createDataKeyCache } from "./modules/project-keys/data-key-cache";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -27,6 +28,7 @@ export const buildDeps = async (
     secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
     ping: handle.ping,
     tokenCache: createTokenCache<AuthenticatedToken>(),
+    dataKeys: createDataKeyCache(),
     jobs: allJobs(),
   };
   return { deps, handle };
