@@ -96,7 +96,7 @@ export const findFolderPlace = async (db: Database, folderId: string) => {
       union all
       select p.id, p.parent_id, p.name, p.env_id, c.depth + 1 from secret_folders p join chain c on p.id = c.parent_id
     )
-    select coalesce('/' || string_agg(name, '/' order by depth desc) filter (where parent_id is not null), '/') as path,
+    select coalesce('/' || string_agg(chain.name, '/' order by chain.depth desc) filter (where chain.parent_id is not null), '/') as path,
       min(e.id::text)::uuid as env_id, min(e.slug) as env_slug, min(e.project_id::text)::uuid as project_id
     from chain join environments e on e.id = chain.env_id`.execute(db);
   const row = rows[0];

@@ -35,7 +35,12 @@ export const expandSecretValue = async (
   if (!hasReference(value)) return value;
   const seen = new Set<string>();
   const expandOnce = async (text: string, from: Origin, depth: number, chain: Set<string>): Promise<string> => {
-    if (depth > MAX_REFERENCE_DEPTH || !hasReference(text)) return text;
+    if (!hasReference(text)) return text;
+    if (depth > MAX_REFERENCE_DEPTH) {
+      // Left unexpanded for good: a later pass must not pick these up again.
+      for (const match of text.matchAll(REFERENCE)) seen.add(match[0]);
+      return text;
+    }
     let out = "";
     let last = 0;
     for (const match of text.matchAll(REFERENCE)) {
