@@ -28,6 +28,9 @@ import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorit
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "./modules/pki/certificates.router";
 import { dynamicSecretLeasesRouter, dynamicSecretsRouter } from "./modules/dynamic-secrets/dynamic-secrets.router";
+import { secretsV3Router, secretsV4Router } from "./modules/secrets/secrets.router";
+import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
+import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
 
 const s = initServer();
 
@@ -39,6 +42,8 @@ export const createApp = (deps: AppDeps): Express => {
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
+  app.use(["/api/v3/secrets", "/api/v4/secrets"], express.json({ limit: "16mb" }));
   app.use(express.json({ limit: "1mb" }));
 
   let openApi: unknown;
@@ -72,6 +77,10 @@ export const createApp = (deps: AppDeps): Express => {
     certificates: certificatesRouter(deps),
     dynamicSecrets: dynamicSecretsRouter(deps),
     dynamicSecretLeases: dynamicSecretLeasesRouter(deps),
+    secretsV3: secretsV3Router(deps),
+    secretsV4: secretsV4Router(deps),
+    secretTags: secretTagsRouter(deps),
+    secretVersions: secretVersionsRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -8,6 +8,7 @@ import type { TemplateResolver } from "./modules/projects/project-template-hook"
 import type { Lru } from "./lib/lru";
 import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache";
+import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -52,6 +53,8 @@ export type AppDeps = {
   targetPools: Lru<TargetPool>;
   /** Cross-module behaviour wired here rather than by imports that would form a cycle. */
   hooks: { resolveProjectTemplate: TemplateResolver };
+  /** Unwrapped per-project data keys, briefly (never plaintext values). */
+  dataKeys: DataKeyCache;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };

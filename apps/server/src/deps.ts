@@ -9,6 +9,7 @@ import { resolveTemplate } from "./modules/project-templates/project-template.ap
 import { createLru } from "./lib/lru";
 import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import { createAbilityCache, createProjectIdCache } from "./modules/authz/ability-cache";
+import { createDataKeyCache } from "./modules/project-keys/data-key-cache";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -38,6 +39,7 @@ export const buildDeps = async (
     tokenUseWrites: createLru<number>(50_000),
     targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
     hooks: { resolveProjectTemplate: resolveTemplate },
+    dataKeys: createDataKeyCache(),
     jobs: allJobs(),
   };
   return { deps, handle };

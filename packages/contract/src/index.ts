@@ -21,6 +21,9 @@ import { certificateProfilesContract } from "./certificate-profiles.contract";
 import { certificatesContract } from "./certificates.contract";
 import { dynamicSecretsContract } from "./dynamic-secrets.contract";
 import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
+import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
+import { secretTagsContract } from "./secret-tags.contract";
+import { secretVersionsContract } from "./secret-versions.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -53,6 +56,9 @@ export * from "./certificate-profiles.contract";
 export * from "./certificates.contract";
 export * from "./dynamic-secrets.contract";
 export * from "./dynamic-secret-leases.contract";
+export * from "./secrets.contract";
+export * from "./secret-tags.contract";
+export * from "./secret-versions.contract";
 
 const c = initContract();
 
@@ -83,6 +89,10 @@ export const contract = c.router(
     certificates: certificatesContract,
     dynamicSecrets: dynamicSecretsContract,
     dynamicSecretLeases: dynamicSecretLeasesContract,
+    secretsV3: secretsV3Contract,
+    secretsV4: secretsV4Contract,
+    secretTags: secretTagsContract,
+    secretVersions: secretVersionsContract,
   },
   { commonResponses },
 );

@@ -96,6 +96,14 @@ export const projectsContract = c.router({
     body: c.noBody(),
     responses: { 200: z.object({ project: ProjectSchema }) },
   },
+  /** The CLI looks a project up by id here before dynamic-secret commands. */
+  getWorkspace: {
+    method: "GET",
+    path: "/api/v1/workspace/:projectId",
+    pathParams: ProjectParams,
+    responses: { 200: z.object({ workspace: ProjectSchema }) },
+    summary: "Read a project by id (legacy path)",
+  },
   createEnvironment: {
     method: "POST",
     path: "/api/v1/workspace/:projectId/environments",

@@ -5,6 +5,7 @@ import type { GatewayTables } from "./tables/gateways";
 import type { DynamicSecretTables } from "./tables/dynamic-secrets";
 import type { PkiTables } from "./tables/pki";
 import type { PrivilegeTables } from "./tables/privileges";
+import type { SecretTables } from "./tables/secrets";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -18,4 +19,5 @@ export interface DB
     GatewayTables,
     DynamicSecretTables,
     PkiTables,
-    PrivilegeTables {}
+    PrivilegeTables,
+    SecretTables {}

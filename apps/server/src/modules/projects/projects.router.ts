@@ -29,6 +29,8 @@ export const projectsRouter = (deps: AppDeps) =>
       ok({ project: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
     delete: async ({ params, req, res }) =>
       ok({ project: await deleteProject(contextOf(deps, req, res), params.projectId) }),
+    getWorkspace: async ({ params, req, res }) =>
+      ok({ workspace: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
     createEnvironment: async ({ params, body, req, res }) =>
       ok(await createEnvironment(contextOf(deps, req, res), params.projectId, body)),
     listEnvironments: async ({ params, req, res }) =>

@@ -1,0 +1,75 @@
+import type { Generated } from "kysely";
+import type { CreatedAt, Json, Timestamp } from "./foundation";
+
+export interface ProjectDataKeysTable {
+  id: Generated<string>;
+  project_id: string;
+  wrapped_key: string;
+  created_at: CreatedAt;
+}
+
+export interface SecretTagsTable {
+  id: Generated<string>;
+  project_id: string;
+  slug: string;
+  color: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** A metadata entry as stored; an encrypted entry's value is a ciphertext under the project's data key. */
+export type StoredSecretMetadata = { key: string; value: string; isEncrypted: boolean };
+
+export interface SecretsTable {
+  /** Chosen by the writer, since the ciphertexts' associated data names the row. */
+  id: string;
+  folder_id: string;
+  key: string;
+  type: string;
+  user_id: string | null;
+  version: Generated<number>;
+  encrypted_value: string;
+  encrypted_comment: string;
+  skip_multiline_encoding: boolean;
+  reminder_note: string | null;
+  reminder_repeat_days: number | null;
+  metadata: Json<StoredSecretMetadata[]>;
+  actor_id: string | null;
+  actor_type: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface SecretTagLinksTable {
+  secret_id: string;
+  tag_id: string;
+}
+
+export interface SecretVersionsTable {
+  id: string;
+  secret_id: string;
+  folder_id: string;
+  version: number;
+  key: string;
+  type: string;
+  user_id: string | null;
+  encrypted_value: string;
+  encrypted_comment: string;
+  skip_multiline_encoding: boolean;
+  reminder_note: string | null;
+  reminder_repeat_days: number | null;
+  metadata: Json<StoredSecretMetadata[]>;
+  tag_ids: Json<string[]>;
+  is_deleted: Generated<boolean>;
+  actor_id: string | null;
+  actor_type: string | null;
+  created_at: CreatedAt;
+}
+
+export interface SecretTables {
+  project_data_keys: ProjectDataKeysTable;
+  secret_tags: SecretTagsTable;
+  secrets: SecretsTable;
+  secret_tag_links: SecretTagLinksTable;
+  secret_versions: SecretVersionsTable;
+}

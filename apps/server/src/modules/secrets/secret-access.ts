@@ -1,0 +1,76 @@
+import type { RequestContext } from "../../context";
+import { BadRequestError, PermissionDeniedError } from "../../errors";
+import type { Ability, PermissionObject } from "../../permissions";
+import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
+import { SECRET_MANAGER } from "../folders/folder.service";
+
+/** What a permission check on one secret is evaluated against (reference §2.3). */
+export const secretObject = (
+  environment: string,
+  secretPath: string,
+  secretName: string,
+  tagSlugs: readonly string[],
+) => ({ environment, secretPath, secretName, secretTags: [...tagSlugs] }) satisfies PermissionObject;
+
+/** The new action or the legacy `read` (DescribeAndReadValue) grants a description. */
+export const canDescribe = (ability: Ability, object: PermissionObject) =>
+  ability.can("describeSecret", "secrets", object) || ability.can("read", "secrets", object);
+
+export const canReadValue = (ability: Ability, object: PermissionObject) =>
+  ability.can("readValue", "secrets", object) || ability.can("read", "secrets", object);
+
+const deniedDetails = (ability: Ability, action: string) =>
+  ability.rulesFor(action, "secrets").map((rule) => ({
+    action: rule.action,
+    inverted: rule.inverted,
+    subject: rule.subject,
+    ...(rule.conditions ? { conditions: rule.conditions } : {}),
+  }));
+
+export const denied = (ability: Ability, action: string) =>
+  new PermissionDeniedError(action, "secrets", deniedDetails(ability, action));
+
+/** A list or get needs some description right on secrets at all, whatever its conditions. */
+export const assertMayDescribeSomeSecrets = (ability: Ability) => {
+  if (!ability.can("describeSecret", "secrets") && !ability.can("read", "secrets"))
+    throw denied(ability, "describeSecret");
+};
+
+export const assertCanDescribe = (ability: Ability, object: PermissionObject) => {
+  if (!canDescribe(ability, object)) throw denied(ability, "describeSecret");
+};
+
+export const assertCanReadValue = (ability: Ability, object: PermissionObject) => {
+  if (!canReadValue(ability, object)) throw denied(ability, "readValue");
+};
+
+export const assertSecretAction = (
+  ability: Ability,
+  action: "create" | "edit" | "delete",
+  object: PermissionObject,
+) => {
+  if (!ability.can(action, "secrets", object)) throw denied(ability, action);
+};
+
+export type ProjectRef = { workspaceId?: string; projectId?: string; workspaceSlug?: string; projectSlug?: string };
+
+/** The project a request names (by id or, on v3, by slug) and the caller's ability in it; undefined when none is named. */
+export const projectPermissionOf = async (ctx: RequestContext, ref: ProjectRef) => {
+  const id = ref.projectId ?? ref.workspaceId;
+  if (id !== undefined) return getProjectPermission(ctx, id, SECRET_MANAGER);
+  const slug = ref.workspaceSlug ?? ref.projectSlug;
+  if (slug !== undefined) return getProjectPermissionBySlug(ctx, slug, SECRET_MANAGER);
+  return undefined;
+};
+
+/** Writes name the project by `workspaceId`/`projectSlug` (v3) or `projectId` (v4). */
+export const requireProjectPermission = async (ctx: RequestContext, ref: ProjectRef) => {
+  const permission = await projectPermissionOf(ctx, ref);
+  if (!permission) throw new BadRequestError("You must provide projectSlug or workspaceId");
+  return permission;
+};
+
+/** Keyward's callers are machine identities, which own no personal secrets (reference §9). */
+export const refusePersonal = (type: string, verb: "create" | "delete") => {
+  if (type === "personal") throw new BadRequestError(`Must be user to ${verb} personal secret`);
+};

@@ -1,0 +1,156 @@
+import type { SecretRead } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { isUuid } from "../../db/errors";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import { folderPathNotFound } from "../folders/folder.service";
+import { permissionForProject } from "../authz/project-access";
+import { findProjectById } from "../authz/project-access.repository";
+import { SECRET_MANAGER } from "../folders/folder.service";
+import { resolveImports } from "./imports/resolve-imports";
+import { expandSecretValue } from "./references/expand";
+import {
+  assertCanDescribe,
+  canDescribe,
+  canReadValue,
+  denied,
+  projectPermissionOf,
+  secretObject,
+  type ProjectRef,
+} from "./secret-access";
+import type { PlainSecret } from "./secret-crypto";
+import { toSecretRead } from "./secret.dto";
+import { findFolderPlace, findSecretByKey, findSecretWithPlace, resolveFolder } from "./secret.repository";
+import { createSecretSource } from "./secret-source";
+import { openVersionRow } from "./versions/version-crypto";
+import { findVersionByKey } from "./versions/version.repository";
+
+export type GetQuery = ProjectRef & {
+  environment?: string;
+  secretPath: string;
+  version?: number;
+  type: "shared" | "personal";
+  viewSecretValue: boolean;
+  expandSecretReferences: boolean;
+  include_imports?: boolean;
+  includeImports?: boolean;
+};
+
+const readForbidden = (name: string, imported: boolean) =>
+  new ForbiddenError(
+    `You do not have permission to view secret ${imported ? "import " : ""}value on secret with name '${name}'`,
+    "ForbiddenReadSecretError",
+  );
+
+/** GET /api/v3/secrets/raw/:name and /api/v4/secrets/:name (reference §3.2). */
+export const getSecretByName = async (
+  ctx: RequestContext,
+  name: string,
+  query: GetQuery,
+  missingProjectMessage: string,
+): Promise<SecretRead> => {
+  if (query.projectId === undefined && query.workspaceId === undefined && query.workspaceSlug === undefined)
+    throw new BadRequestError(missingProjectMessage);
+  if (query.environment === undefined) throw new BadRequestError("Missing environment");
+  const environment = query.environment;
+  const { project, ability } = (await projectPermissionOf(ctx, query))!;
+  const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);
+  if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
+  const folderId = place.folder_id;
+  const source = createSecretSource(ctx, project.id);
+
+  // Machine identities own no personal secrets: a personal lookup finds nothing (reference §9).
+  let found: PlainSecret | undefined;
+  if (query.type === "shared") {
+    if (query.version !== undefined) {
+      const row = await findVersionByKey(ctx.deps.db, folderId, name, query.version);
+      const key = row ? await source.dataKey() : undefined;
+      if (row && key) found = openVersionRow(key, row);
+    } else {
+      const row = await findSecretByKey(ctx.deps.db, folderId, name);
+      if (row) [found] = await source.open([row]);
+    }
+  }
+  const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];
+  assertCanDescribe(ability, secretObject(environment, query.secretPath, name, tagsOf(found)));
+  const expand = query.expandSecretReferences && query.viewSecretValue;
+
+  if (!found && (query.includeImports ?? query.include_imports ?? false)) {
+    // Last import first; within one, its own secrets then its imports' (the CLI's precedence).
+    const groups = await resolveImports(ctx.deps.db, [folderId]);
+    for (const group of groups.reverse()) {
+      const match = group.secrets.find(
+        (s) =>
+          s.row.key === name &&
+          canDescribe(
+            ability,
+            secretObject(
+              s.environment,
+              s.secretPath,
+              s.row.key,
+              s.row.tags.map((t) => t.slug),
+            ),
+          ),
+      );
+      if (!match) continue;
+      const [secret] = await source.open([match.row]);
+      const placeOf = { projectId: project.id, environment: match.environment, secretPath: match.secretPath };
+      const object = secretObject(match.environment, match.secretPath, name, tagsOf(secret));
+      if (!query.viewSecretValue) return toSecretRead(secret!, placeOf, { hidden: true });
+      if (!canReadValue(ability, object)) throw readForbidden(name, true);
+      const value = expand
+        ? await expandSecretValue(
+            secret!.value(),
+            {
+              environment: match.environment,
+              secretPath: match.secretPath,
+              key: name,
+              skipMultilineEncoding: secret!.skipMultilineEncoding,
+            },
+            ability,
+            source.load,
+          )
+        : secret!.value();
+      return toSecretRead(secret!, placeOf, { hidden: false, value });
+    }
+  }
+  if (!found) throw new NotFoundError(`Secret with name '${name}' not found`);
+
+  const placeOf = { projectId: project.id, environment, secretPath: query.secretPath };
+  if (!query.viewSecretValue) return toSecretRead(found, placeOf, { hidden: true });
+  if (!canReadValue(ability, secretObject(environment, query.secretPath, name, tagsOf(found))))
+    throw readForbidden(name, false);
+  const value = expand
+    ? await expandSecretValue(
+        found.value(),
+        { environment, secretPath: query.secretPath, key: name, skipMultilineEncoding: found.skipMultilineEncoding },
+        ability,
+        source.load,
+      )
+    : found.value();
+  return toSecretRead(found, placeOf, { hidden: false, value });
+};
+
+/** GET …/raw/id/:id and /api/v4/secrets/id/:id (reference §3.4): read-value is required. */
+export const getSecretById = async (ctx: RequestContext, secretId: string) => {
+  const notFound = new NotFoundError(`Secret with ID '${secretId}' not found`);
+  const row = isUuid(secretId) ? await findSecretWithPlace(ctx.deps.db, secretId) : undefined;
+  const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
+  if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
+  const { ability } = await permissionForProject(ctx, project, SECRET_MANAGER);
+  const place = await findFolderPlace(ctx.deps.db, row.folder_id);
+  if (!place) throw new NotFoundError(`Folder with id '${row.folder_id}' not found`);
+  const object = secretObject(
+    row.env_slug,
+    place.path,
+    row.key,
+    row.tags.map((t) => t.slug),
+  );
+  if (!canReadValue(ability, object)) throw denied(ability, "readValue");
+  const [secret] = await createSecretSource(ctx, project.id).open([row]);
+  const { secretValueHidden: _hidden, ...dto } = toSecretRead(
+    secret!,
+    { projectId: project.id, environment: row.env_slug, secretPath: place.path },
+    { hidden: false },
+  );
+  return dto;
+};

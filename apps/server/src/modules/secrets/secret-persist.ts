@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import type { Transaction } from "kysely";
+import type { RequestContext } from "../../context";
+import type { DataKey } from "../../crypto/data-keys";
+import type { DB } from "../../db/schema";
+import { isUniqueViolation } from "../../db/errors";
+import { BadRequestError } from "../../errors";
+import type { MetadataEntry, PlainSecret } from "./secret-crypto";
+import { sealAllFields } from "./secret-crypto";
+import { insertSecrets, replaceTagLinks, updateSecretRow, type TagRef } from "./secret.repository";
+import { sealVersion, type VersionState } from "./versions/version-crypto";
+import { insertVersions } from "./versions/version.repository";
+
+/** A secret's full plaintext state, as written and as recorded in its version. */
+export type SecretState = {
+  id: string;
+  folderId: string;
+  key: string;
+  value: string;
+  comment: string;
+  skipMultilineEncoding: boolean;
+  reminderNote: string | null;
+  reminderRepeatDays: number | null;
+  metadata: MetadataEntry[];
+  tags: TagRef[];
+};
+
+const actorOf = (ctx: RequestContext) => ({ actorId: ctx.actor.identityId, actorType: "identity" });
+
+export const stateOf = (secret: PlainSecret): SecretState => ({
+  id: secret.id,
+  folderId: secret.folderId,
+  key: secret.key,
+  value: secret.value(),
+  comment: secret.comment,
+  skipMultilineEncoding: secret.skipMultilineEncoding,
+  reminderNote: secret.reminderNote,
+  reminderRepeatDays: secret.reminderRepeatDays,
+  metadata: secret.metadata,
+  tags: secret.tags,
+});
+
+/** The state as a PlainSecret, for answers. */
+export const plainOf = (
+  state: SecretState,
+  row: { version: number; created_at?: Date | string; updated_at: Date | string },
+  ctx: RequestContext,
+): PlainSecret => ({
+  ...state,
+  type: "shared",
+  version: row.version,
+  actorId: ctx.actor.identityId,
+  actorType: "identity",
+  createdAt: row.created_at ?? row.updated_at,
+  updatedAt: row.updated_at,
+  value: () => state.value,
+});
+
+const versionOf = (ctx: RequestContext, state: SecretState, version: number, isDeleted = false): VersionState => ({
+  secretId: state.id,
+  folderId: state.folderId,
+  version,
+  key: state.key,
+  value: state.value,
+  comment: state.comment,
+  skipMultilineEncoding: state.skipMultilineEncoding,
+  reminderNote: state.reminderNote,
+  reminderRepeatDays: state.reminderRepeatDays,
+  metadata: state.metadata,
+  tagIds: state.tags.map((t) => t.id),
+  isDeleted,
+  ...actorOf(ctx),
+});
+
+/** A unique violation on a folder's keys is the reference's 400; anything else propagates. */
+export const asKeyConflict = (message: string) => (error: unknown) => {
+  if (isUniqueViolation(error)) throw new BadRequestError(message);
+  throw error;
+};
+
+export const newSecretId = () => randomUUID();
+
+/** Inserts new secrets (version 1) with their tags and first versions, in one statement each. */
+export const insertNewSecrets = async (
+  ctx: RequestContext,
+  trx: Transaction<DB>,
+  key: DataKey,
+  states: readonly SecretState[],
+) => {
+  if (states.length === 0) return [];
+  const actor = actorOf(ctx);
+  const rows = await insertSecrets(
+    trx,
+    states.map((s) => ({
+      id: s.id,
+      folder_id: s.folderId,
+      key: s.key,
+      ...sealAllFields(key, s.id, s),
+      skip_multiline_encoding: s.skipMultilineEncoding,
+      reminder_note: s.reminderNote,
+      reminder_repeat_days: s.reminderRepeatDays,
+      actor_id: actor.actorId,
+      actor_type: actor.actorType,
+    })),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const links = states.flatMap((s) => s.tags.map((t) => ({ secret_id: s.id, tag_id: t.id })));
+  if (links.length > 0) await trx.insertInto("secret_tag_links").values(links).execute();
+  await insertVersions(
+    trx,
+    states.map((s) => sealVersion(key, versionOf(ctx, s, 1))),
+  );
+  return states.map((s) => plainOf(s, byId.get(s.id)!, ctx));
+};
+
+/** Writes one secret's new state over its locked row: one more version, recorded. */
+export const writeSecretUpdate = async (
+  ctx: RequestContext,
+  trx: Transaction<DB>,
+  key: DataKey,
+  before: SecretState,
+  after: SecretState,
+) => {
+  const sealed = sealAllFields(key, after.id, after);
+  const row = await updateSecretRow(trx, after.id, {
+    key: after.key,
+    encrypted_value: sealed.encrypted_value,
+    encrypted_comment: sealed.encrypted_comment,
+    metadata: sealed.metadata,
+    skip_multiline_encoding: after.skipMultilineEncoding,
+    reminder_note: after.reminderNote,
+    reminder_repeat_days: after.reminderRepeatDays,
+    actor_id: ctx.actor.identityId,
+    actor_type: "identity",
+  });
+  const ids = (s: SecretState) =>
+    s.tags
+      .map((t) => t.id)
+      .sort()
+      .join();
+  const tagsChanged = ids(before) !== ids(after);
+  if (tagsChanged)
+    await replaceTagLinks(
+      trx,
+      after.id,
+      after.tags.map((t) => t.id),
+    );
+  await insertVersions(trx, [sealVersion(key, versionOf(ctx, after, row.version))]);
+  return row;
+};
+
+/** Records deletions as versions (the rows themselves are deleted by the caller). */
+export const recordDeletions = (
+  ctx: RequestContext,
+  trx: Transaction<DB>,
+  key: DataKey,
+  deleted: readonly { state: SecretState; version: number }[],
+) =>
+  insertVersions(
+    trx,
+    deleted.map((d) => sealVersion(key, versionOf(ctx, d.state, d.version + 1, true))),
+  );

@@ -1,0 +1,198 @@
+import type { MetadataFilter, SecretImportResult, SecretListResponse, SecretRead } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import type { Ability } from "../../permissions";
+import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
+import { expandSecretValue } from "./references/expand";
+import {
+  assertMayDescribeSomeSecrets,
+  canDescribe,
+  canReadValue,
+  denied,
+  projectPermissionOf,
+  secretObject,
+  type ProjectRef,
+} from "./secret-access";
+import type { PlainSecret } from "./secret-crypto";
+import { toImportedSecret, toSecretRead } from "./secret.dto";
+import { listFolderTree, listSecretsOfFolders, resolveFolder } from "./secret.repository";
+import { createSecretSource, type SecretSource } from "./secret-source";
+
+export type ListQuery = ProjectRef & {
+  environment?: string;
+  secretPath: string;
+  viewSecretValue: boolean;
+  expandSecretReferences: boolean;
+  recursive: boolean;
+  include_imports?: boolean;
+  includeImports?: boolean;
+  tagSlugs?: string[];
+  metadataFilter?: MetadataFilter[];
+};
+
+const EMPTY: SecretListResponse = { secrets: [], imports: [] };
+
+const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]) =>
+  filters.every((f) =>
+    secret.metadata.some(
+      (m) => (f.key === undefined || m.key === f.key) && (f.value === undefined || m.value === f.value),
+    ),
+  );
+
+/** Expansion failures of a list are gathered into one 403 (reference §2.6). */
+const expandAll = async <T>(jobs: (() => Promise<T>)[]) => {
+  const failures: string[] = [];
+  const results = await Promise.all(
+    jobs.map((job) =>
+      job().catch((error: unknown) => {
+        if (!(error instanceof ForbiddenError)) throw error;
+        failures.push(`Failed to expand secret reference: ${error.message}`);
+        return undefined;
+      }),
+    ),
+  );
+  if (failures.length > 0)
+    throw new ForbiddenError("Failed to expand one or more secret references", "ForbiddenRequestError", failures);
+  return results as T[];
+};
+
+/** A visible value, expanded in its own environment and path when asked. */
+const visibleValue = (
+  secret: PlainSecret,
+  place: { environment: string; secretPath: string },
+  ability: Ability,
+  source: SecretSource,
+  expand: boolean,
+) =>
+  expand
+    ? expandSecretValue(
+        secret.value(),
+        { ...place, key: secret.key, skipMultilineEncoding: secret.skipMultilineEncoding },
+        ability,
+        source.load,
+      )
+    : Promise.resolve(secret.value());
+
+/**
+ * Imported secrets filtered by the caller's permission on their source: describe, and read-value
+ * too when values are asked for; the rest are dropped silently (reference §2.7).
+ */
+const importResults = async (
+  groups: readonly ImportGroup[],
+  ability: Ability,
+  source: SecretSource,
+  query: { viewSecretValue: boolean; expandSecretReferences: boolean },
+): Promise<SecretImportResult[]> => {
+  const out: SecretImportResult[] = [];
+  for (const group of groups) {
+    const seenKeys = new Set<string>();
+    const kept = group.secrets.filter(({ row, environment, secretPath }) => {
+      if (query.expandSecretReferences) {
+        if (seenKeys.has(row.key)) return false;
+        seenKeys.add(row.key);
+      }
+      const object = secretObject(
+        environment,
+        secretPath,
+        row.key,
+        row.tags.map((t) => t.slug),
+      );
+      return canDescribe(ability, object) && (!query.viewSecretValue || canReadValue(ability, object));
+    });
+    const opened = await source.open(kept.map((k) => k.row));
+    const secrets = await expandAll(
+      opened.map((secret, i) => async () => {
+        const { environment, secretPath } = kept[i]!;
+        if (!query.viewSecretValue) return toImportedSecret(secret, environment, { hidden: true });
+        const value = await visibleValue(
+          secret,
+          { environment, secretPath },
+          ability,
+          source,
+          query.expandSecretReferences,
+        );
+        return toImportedSecret(secret, environment, { hidden: false, value });
+      }),
+    );
+    out.push({
+      secretPath: group.secretPath,
+      environment: group.environment,
+      ...(group.folderId ? { folderId: group.folderId } : {}),
+      secrets,
+    });
+  }
+  return out;
+};
+
+/** GET /api/v3/secrets/raw and /api/v4/secrets (reference §2). */
+export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<SecretListResponse> => {
+  const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
+  if (named === undefined || query.environment === undefined)
+    throw new BadRequestError("Missing project id or environment");
+  const { project, ability } = (await projectPermissionOf(ctx, query))!;
+  assertMayDescribeSomeSecrets(ability);
+  const environment = query.environment;
+  const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);
+  if (query.recursive && !place)
+    throw new NotFoundError(`Environment with slug '${environment}' in project with ID ${project.id} not found`);
+  if (!place?.folder_id) return EMPTY;
+  const rootId = place.folder_id;
+  const folders = [
+    { id: rootId, path: query.secretPath },
+    ...(query.recursive ? await listFolderTree(ctx.deps.db, rootId, query.secretPath) : []),
+  ];
+  const pathOf = new Map(folders.map((f) => [f.id, f.path]));
+  const withImports = query.includeImports ?? query.include_imports ?? false;
+  const source = createSecretSource(ctx, project.id);
+
+  const folderIds = [...pathOf.keys()];
+  const [rows, groups] = await Promise.all([
+    listSecretsOfFolders(ctx.deps.db, folderIds),
+    withImports ? resolveImports(ctx.deps.db, folderIds) : Promise.resolve([]),
+  ]);
+  for (const folder of folders)
+    source.seed(
+      environment,
+      folder.path,
+      rows.filter((r) => r.folder_id === folder.id),
+    );
+  const tagSlugs = query.tagSlugs ?? [];
+  const selected = rows.filter((row) => {
+    if (tagSlugs.length > 0 && !row.tags.some((t) => tagSlugs.includes(t.slug))) return false;
+    const object = secretObject(
+      environment,
+      pathOf.get(row.folder_id)!,
+      row.key,
+      row.tags.map((t) => t.slug),
+    );
+    if (!canDescribe(ability, object)) return false;
+    if (query.viewSecretValue && !canReadValue(ability, object)) {
+      // In the folder asked for, an unreadable value fails the request; below it, the secret is left out.
+      if (row.folder_id === rootId) throw denied(ability, "readValue");
+      return false;
+    }
+    return true;
+  });
+  let opened = await source.open(selected);
+  if (query.metadataFilter?.length) opened = opened.filter((s) => matchesMetadata(s, query.metadataFilter!));
+
+  const [secrets, imports] = await Promise.all([
+    expandAll(
+      opened.map((secret) => async (): Promise<SecretRead> => {
+        const secretPath = pathOf.get(secret.folderId)!;
+        const placeOf = { projectId: project.id, environment, secretPath };
+        if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
+        const value = await visibleValue(
+          secret,
+          { environment, secretPath },
+          ability,
+          source,
+          query.expandSecretReferences,
+        );
+        return toSecretRead(secret, placeOf, { hidden: false, value });
+      }),
+    ),
+    importResults(groups, ability, source, query),
+  ]);
+  return { secrets, imports };
+};

@@ -1,0 +1,53 @@
+import type { RequestContext } from "../../context";
+import type { DataKey } from "../../crypto/data-keys";
+import type { Database } from "../../db/database";
+import { findProjectKey } from "../project-keys/project-key.service";
+import type { FolderLoader } from "./references/expand";
+import { openSecretRow, type PlainSecret } from "./secret-crypto";
+import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
+
+/**
+ * The secrets one read request sees, folder by folder: each folder is fetched and decrypted at most
+ * once per request (the listed folder, its imports and every folder a reference names), with the
+ * project's data key taken from the cache. Reads only: nothing here writes.
+ */
+export const createSecretSource = (ctx: RequestContext, projectId: string, db: Database = ctx.deps.db) => {
+  let key: Promise<DataKey | undefined> | undefined;
+  const dataKey = () => (key ??= findProjectKey(ctx.deps, projectId, db));
+  const folders = new Map<string, Promise<Map<string, PlainSecret> | undefined>>();
+  const memoKey = (environment: string, secretPath: string) => `${environment}\u0000${secretPath}`;
+
+  const open = async (rows: readonly SecretRow[]): Promise<PlainSecret[]> => {
+    if (rows.length === 0) return [];
+    const k = await dataKey();
+    if (!k) throw new Error(`secrets of project ${projectId} have no data key`);
+    return rows.map((row) => openSecretRow(k, row));
+  };
+
+  const byKey = async (rows: readonly SecretRow[]) => new Map((await open(rows)).map((s) => [s.key, s]));
+
+  /** Rows already fetched for a folder serve later lookups of it (opened only if one comes). */
+  const seeded = new Map<string, readonly SecretRow[]>();
+  const seed = (environment: string, secretPath: string, rows: readonly SecretRow[]) =>
+    void seeded.set(memoKey(environment, secretPath), rows);
+
+  const load: FolderLoader = (environment, secretPath) => {
+    const k = memoKey(environment, secretPath);
+    let pending = folders.get(k);
+    if (!pending) {
+      const rows = seeded.get(k);
+      pending = (async () => {
+        if (rows) return byKey(rows);
+        const place = await resolveFolder(db, projectId, environment, secretPath);
+        if (!place?.folder_id) return undefined;
+        return byKey(await listSecretsOfFolders(db, [place.folder_id]));
+      })();
+      folders.set(k, pending);
+    }
+    return pending;
+  };
+
+  return { open, seed, load, dataKey };
+};
+
+export type SecretSource = ReturnType<typeof createSecretSource>;

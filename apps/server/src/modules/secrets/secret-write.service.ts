@@ -1,0 +1,176 @@
+import { inTransaction } from "../../db/transaction";
+import { SECRET_VALUE_HIDDEN_MASK, SecretNameSchema, type SecretRaw } from "@keyward/contract";
+import type { RequestContext } from "../../context";
+import { BadRequestError, NotFoundError } from "../../errors";
+import { requireFolderAt } from "../folders/folder.service";
+import { ensureProjectKey } from "../project-keys/project-key.service";
+import { referenceTargets } from "./references/targets";
+import { validateReferences } from "./references/validate";
+import {
+  assertSecretAction,
+  canReadValue,
+  refusePersonal,
+  requireProjectPermission,
+  secretObject,
+  type ProjectRef,
+} from "./secret-access";
+import { openSecretRow, type MetadataEntry } from "./secret-crypto";
+import { toSecretRaw } from "./secret.dto";
+import {
+  asKeyConflict,
+  insertNewSecrets,
+  newSecretId,
+  plainOf,
+  recordDeletions,
+  stateOf,
+  writeSecretUpdate,
+  type SecretState,
+} from "./secret-persist";
+import { deleteSecretRows, findSecretByKey } from "./secret.repository";
+import { resolveTagIds } from "./tags/tag.service";
+
+type Scope = ProjectRef & { environment: string; secretPath: string };
+
+export type CreateBody = Scope & {
+  secretValue: string;
+  secretComment: string;
+  secretMetadata?: MetadataEntry[];
+  tagIds?: string[];
+  skipMultilineEncoding?: boolean | null;
+  type: "shared" | "personal";
+  secretReminderRepeatDays?: number | null;
+  secretReminderNote?: string | null;
+};
+
+export type UpdateBody = Scope & {
+  secretValue?: string;
+  secretComment?: string;
+  secretMetadata?: MetadataEntry[];
+  tagIds?: string[];
+  skipMultilineEncoding?: boolean | null;
+  type: "shared" | "personal";
+  newSecretName?: string;
+  secretReminderRepeatDays?: number | null;
+  secretReminderNote?: string | null;
+};
+
+const tagSlugs = (state: { tags: { slug: string }[] }) => state.tags.map((t) => t.slug);
+
+/** The project, the caller's ability and the folder a write names (404 on a missing folder). */
+export const writeScope = async (ctx: RequestContext, body: Scope) => {
+  const { project, ability } = await requireProjectPermission(ctx, body);
+  const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.secretPath);
+  return { project, ability, folderId: folder.id };
+};
+
+/** POST …/raw/:name and /api/v4/secrets/:name (reference §4.1). */
+export const createSecret = async (ctx: RequestContext, name: string, body: CreateBody): Promise<SecretRaw> => {
+  const { project, ability, folderId } = await writeScope(ctx, body);
+  refusePersonal(body.type, "create");
+  const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const [created] = await inTransaction(ctx.deps.db, async (trx) => {
+    if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
+    const tags = await resolveTagIds(trx, project.id, body.tagIds ?? []);
+    assertSecretAction(
+      ability,
+      "create",
+      secretObject(
+        body.environment,
+        body.secretPath,
+        name,
+        tags.map((t) => t.slug),
+      ),
+    );
+    await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
+    const state: SecretState = {
+      id: newSecretId(),
+      folderId,
+      key: name,
+      value: body.secretValue,
+      comment: body.secretComment,
+      skipMultilineEncoding: body.skipMultilineEncoding ?? false,
+      reminderNote: body.secretReminderNote ?? null,
+      reminderRepeatDays: body.secretReminderRepeatDays ?? null,
+      metadata: body.secretMetadata ?? [],
+      tags: tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
+    };
+    return insertNewSecrets(ctx, trx, key, [state]);
+  }).catch(asKeyConflict("Secret already exist"));
+  return toSecretRaw(created!, place, body.secretValue);
+};
+
+/** PATCH …/raw/:name and /api/v4/secrets/:name (reference §4.2): only the fields given change. */
+export const updateSecret = async (ctx: RequestContext, name: string, body: UpdateBody) => {
+  if (body.newSecretName === "") throw new BadRequestError("New secret name cannot be empty");
+  const { project, ability, folderId } = await writeScope(ctx, body);
+  refusePersonal(body.type, "create");
+  const newName = body.newSecretName !== undefined && body.newSecretName !== name ? body.newSecretName : undefined;
+  if (newName !== undefined) SecretNameSchema.parse(newName);
+  const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const objectOf = (key: string, tags: string[]) => secretObject(body.environment, body.secretPath, key, tags);
+  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await findSecretByKey(trx, folderId, name, true);
+    if (!row) throw new NotFoundError(`Secret with name ${name} not found`);
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
+    const before = stateOf(openSecretRow(key, row));
+    assertSecretAction(ability, "edit", objectOf(name, tagSlugs(before)));
+    let tags = before.tags;
+    if (body.tagIds !== undefined) {
+      tags = (await resolveTagIds(trx, project.id, body.tagIds)).map((t) => ({
+        id: t.id,
+        slug: t.slug,
+        color: t.color,
+      }));
+      assertSecretAction(ability, "edit", objectOf(name, tagSlugs({ tags })));
+    }
+    if (newName !== undefined) {
+      if (await findSecretByKey(trx, folderId, newName))
+        throw new BadRequestError("Secret with the new name already exist");
+      assertSecretAction(ability, "edit", objectOf(newName, tagSlugs({ tags })));
+    }
+    if (body.secretValue !== undefined)
+      await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
+    const after: SecretState = {
+      ...before,
+      key: newName ?? name,
+      value: body.secretValue ?? before.value,
+      comment: body.secretComment ?? before.comment,
+      skipMultilineEncoding: body.skipMultilineEncoding ?? before.skipMultilineEncoding,
+      reminderNote: body.secretReminderNote !== undefined ? body.secretReminderNote : before.reminderNote,
+      reminderRepeatDays:
+        body.secretReminderRepeatDays !== undefined ? body.secretReminderRepeatDays : before.reminderRepeatDays,
+      metadata: body.secretMetadata ?? before.metadata,
+      tags,
+    };
+    const written = await writeSecretUpdate(ctx, trx, key, before, after);
+    return plainOf(after, { ...written, created_at: row.created_at }, ctx);
+  }).catch(asKeyConflict("Secret with the new name already exist"));
+  return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };
+};
+
+/** DELETE …/raw/:name and /api/v4/secrets/:name (reference §4.3); the value shows only to a reader. */
+export const deleteSecret = async (
+  ctx: RequestContext,
+  name: string,
+  body: Scope & { type: "shared" | "personal" },
+) => {
+  const { project, ability, folderId } = await writeScope(ctx, body);
+  refusePersonal(body.type, "delete");
+  const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await findSecretByKey(trx, folderId, name, true);
+    if (!row) throw new NotFoundError("Secret not found");
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
+    const secret = openSecretRow(key, row);
+    assertSecretAction(ability, "delete", secretObject(body.environment, body.secretPath, name, tagSlugs(secret)));
+    await deleteSecretRows(trx, folderId, [name]);
+    await recordDeletions(ctx, trx, key, [{ state: stateOf(secret), version: row.version }]);
+    return secret;
+  });
+  const readable = canReadValue(ability, secretObject(body.environment, body.secretPath, name, tagSlugs(deleted)));
+  return {
+    ...toSecretRaw(deleted, place, readable ? deleted.value() : SECRET_VALUE_HIDDEN_MASK),
+    secretValueHidden: !readable,
+  };
+};

@@ -1,0 +1,215 @@
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../db/database";
+import type { DB } from "../../db/schema";
+import type { StoredSecretMetadata } from "../../db/tables/secrets";
+
+export type TagRef = { id: string; slug: string; color: string | null };
+
+/** A secret row as stored: value and comment are ciphertexts (see secret-crypto.ts). */
+export type SecretRow = {
+  id: string;
+  folder_id: string;
+  key: string;
+  type: string;
+  user_id: string | null;
+  version: number;
+  encrypted_value: string;
+  encrypted_comment: string;
+  skip_multiline_encoding: boolean;
+  reminder_note: string | null;
+  reminder_repeat_days: number | null;
+  metadata: StoredSecretMetadata[];
+  actor_id: string | null;
+  actor_type: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  tags: TagRef[];
+};
+
+const ROW_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
+  s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
+  s.created_at, s.updated_at,
+  coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
+    from secret_tag_links l join secret_tags t on t.id = l.tag_id where l.secret_id = s.id), '[]'::json) as tags`;
+
+/**
+ * The environment and the folder at a path (null when a segment is missing), in one round trip;
+ * undefined when the environment does not exist.
+ */
+export const resolveFolder = async (db: Database, projectId: string, environment: string, path: string) => {
+  const { rows } = await sql<{ env_id: string; env_slug: string; folder_id: string | null }>`
+    select e.id as env_id, e.slug as env_slug, secret_folder_at(e.id, ${path}) as folder_id
+    from environments e where e.project_id = ${projectId} and e.slug = ${environment}`.execute(db);
+  return rows[0];
+};
+
+/** The shared secrets of some folders (with their tags), by folder then key. */
+export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[]) => {
+  if (folderIds.length === 0) return [];
+  const { rows } = await sql<SecretRow>`
+    select ${ROW_COLUMNS} from secrets s
+    where s.folder_id = any(${[...folderIds]}::uuid[]) and s.type = 'shared'
+    order by s.folder_id, s.key`.execute(db);
+  return rows;
+};
+
+export const findSecretByKey = async (db: Database, folderId: string, key: string, lock = false) => {
+  const { rows } = await sql<SecretRow>`
+    select ${ROW_COLUMNS} from secrets s
+    where s.folder_id = ${folderId} and s.key = ${key} and s.type = 'shared'
+    ${lock ? sql`for update of s` : sql``}`.execute(db);
+  return rows[0];
+};
+
+/** Rows of some keys in a folder, locked for the caller's transaction, in key order (so batches lock alike). */
+export const lockSecretsByKeys = async (trx: Transaction<DB>, folderId: string, keys: readonly string[]) => {
+  if (keys.length === 0) return [];
+  const { rows } = await sql<SecretRow>`
+    select ${ROW_COLUMNS} from secrets s
+    where s.folder_id = ${folderId} and s.key = any(${[...keys]}::text[]) and s.type = 'shared'
+    order by s.key for update of s`.execute(trx);
+  return rows;
+};
+
+export type SecretWithPlace = SecretRow & { env_id: string; env_slug: string; project_id: string };
+
+/** A secret with its environment and project (for reads by id); undefined when missing. */
+export const findSecretWithPlace = async (db: Database, secretId: string) => {
+  const { rows } = await sql<SecretWithPlace>`
+    select ${ROW_COLUMNS}, e.id as env_id, e.slug as env_slug, e.project_id
+    from secrets s join secret_folders f on f.id = s.folder_id join environments e on e.id = f.env_id
+    where s.id = ${secretId}`.execute(db);
+  return rows[0];
+};
+
+export const lockSecretById = async (trx: Transaction<DB>, secretId: string) => {
+  const { rows } =
+    await sql<SecretRow>`select ${ROW_COLUMNS} from secrets s where s.id = ${secretId} for update of s`.execute(trx);
+  return rows[0];
+};
+
+/** "/a/b" of a folder (walking its parents), with its environment and project; undefined when missing. */
+export const findFolderPlace = async (db: Database, folderId: string) => {
+  const { rows } = await sql<{ path: string; env_id: string; env_slug: string; project_id: string }>`
+    with recursive chain as (
+      select id, parent_id, name, env_id, 0 as depth from secret_folders where id = ${folderId}
+      union all
+      select p.id, p.parent_id, p.name, p.env_id, c.depth + 1 from secret_folders p join chain c on p.id = c.parent_id
+    )
+    select coalesce('/' || string_agg(chain.name, '/' order by chain.depth desc) filter (where chain.parent_id is not null), '/') as path,
+      min(e.id::text)::uuid as env_id, min(e.slug) as env_slug, min(e.project_id::text)::uuid as project_id
+    from chain join environments e on e.id = chain.env_id`.execute(db);
+  const row = rows[0];
+  return row?.env_id ? row : undefined;
+};
+
+/** Every folder below one (depth ≤ 20) with its path, for recursive lists. */
+export const listFolderTree = async (db: Database, folderId: string, basePath: string) => {
+  const prefix = basePath === "/" ? "" : basePath;
+  const { rows } = await sql<{ id: string; path: string }>`
+    with recursive tree as (
+      select f.id, (${prefix}::text || '/' || f.name)::text as path, 1 as depth
+      from secret_folders f where f.parent_id = ${folderId} and f.is_reserved = false
+      union all
+      select c.id, (t.path || '/' || c.name)::text, t.depth + 1
+      from secret_folders c join tree t on c.parent_id = t.id where c.is_reserved = false and t.depth < 20
+    )
+    select id, path from tree order by path`.execute(db);
+  return rows;
+};
+
+export type ImportLink = {
+  folder_id: string;
+  position: number;
+  import_env: string;
+  env_slug: string;
+  import_path: string;
+  source_folder_id: string | null;
+};
+
+/** The (non-replication) imports held by some folders, each with its source folder resolved, in stored order. */
+export const listImportsOfFolders = async (db: Database, folderIds: readonly string[]) => {
+  if (folderIds.length === 0) return [];
+  const { rows } = await sql<ImportLink>`
+    select i.folder_id, i.position, i.import_env, e.slug as env_slug, i.import_path,
+      secret_folder_at(i.import_env, i.import_path) as source_folder_id
+    from secret_imports i join environments e on e.id = i.import_env
+    where i.folder_id = any(${[...folderIds]}::uuid[]) and i.is_replication = false
+    order by i.folder_id, i.position`.execute(db);
+  return rows;
+};
+
+export const findEnvironmentsBySlugs = (db: Database, projectId: string, slugs: readonly string[]) =>
+  slugs.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("environments")
+        .select(["id", "slug"])
+        .where("project_id", "=", projectId)
+        .where("slug", "in", [...slugs])
+        .execute();
+
+export type SecretInsert = {
+  id: string;
+  folder_id: string;
+  key: string;
+  encrypted_value: string;
+  encrypted_comment: string;
+  skip_multiline_encoding: boolean;
+  reminder_note: string | null;
+  reminder_repeat_days: number | null;
+  metadata: StoredSecretMetadata[];
+  actor_id: string;
+  actor_type: string;
+};
+
+export const insertSecrets = (trx: Transaction<DB>, rows: readonly SecretInsert[]) =>
+  trx
+    .insertInto("secrets")
+    .values(rows.map((r) => ({ ...r, type: "shared", user_id: null, metadata: JSON.stringify(r.metadata) })))
+    .returning(["id", "version", "created_at", "updated_at"])
+    .execute();
+
+export type SecretChange = Partial<
+  Pick<
+    SecretInsert,
+    | "key"
+    | "encrypted_value"
+    | "encrypted_comment"
+    | "skip_multiline_encoding"
+    | "reminder_note"
+    | "reminder_repeat_days"
+    | "metadata"
+  >
+> & { actor_id: string; actor_type: string };
+
+/** One more version: the increment happens under the row lock the caller holds. */
+export const updateSecretRow = (trx: Transaction<DB>, secretId: string, change: SecretChange) =>
+  trx
+    .updateTable("secrets")
+    .set({
+      ...change,
+      metadata: change.metadata === undefined ? undefined : JSON.stringify(change.metadata),
+      version: sql<number>`version + 1`,
+      updated_at: new Date(),
+    })
+    .where("id", "=", secretId)
+    .returning(["id", "version", "updated_at"])
+    .executeTakeFirstOrThrow();
+
+/** Shared rows go with their personal overrides of the same key. */
+export const deleteSecretRows = (trx: Transaction<DB>, folderId: string, keys: readonly string[]) =>
+  trx
+    .deleteFrom("secrets")
+    .where("folder_id", "=", folderId)
+    .where("key", "in", [...keys])
+    .execute();
+
+export const replaceTagLinks = async (trx: Transaction<DB>, secretId: string, tagIds: readonly string[]) => {
+  await trx.deleteFrom("secret_tag_links").where("secret_id", "=", secretId).execute();
+  if (tagIds.length > 0)
+    await trx
+      .insertInto("secret_tag_links")
+      .values(tagIds.map((tag_id) => ({ secret_id: secretId, tag_id })))
+      .execute();
+};

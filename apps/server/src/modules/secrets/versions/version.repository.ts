@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import { sql, type Transaction } from "kysely";
+import type { Database } from "../../../db/database";
+import type { DB } from "../../../db/schema";
+import type { StoredSecretMetadata } from "../../../db/tables/secrets";
+import type { TagRef } from "../secret.repository";
+
+export type VersionRow = {
+  id: string;
+  secret_id: string;
+  folder_id: string;
+  version: number;
+  key: string;
+  type: string;
+  encrypted_value: string;
+  encrypted_comment: string;
+  skip_multiline_encoding: boolean;
+  reminder_note: string | null;
+  reminder_repeat_days: number | null;
+  metadata: StoredSecretMetadata[];
+  tag_ids: string[];
+  is_deleted: boolean;
+  actor_id: string | null;
+  actor_type: string | null;
+  created_at: Date | string;
+  /** The version's tags that still exist. */
+  tags: TagRef[];
+};
+
+const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.encrypted_value, v.encrypted_comment,
+  v.skip_multiline_encoding, v.reminder_note, v.reminder_repeat_days, v.metadata, v.tag_ids, v.is_deleted,
+  v.actor_id, v.actor_type, v.created_at,
+  coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
+    from secret_tags t where t.id::text in (select jsonb_array_elements_text(v.tag_ids))), '[]'::json) as tags`;
+
+export type VersionInsert = Omit<VersionRow, "created_at" | "tags" | "type"> & { user_id?: null };
+
+export const newVersionId = () => randomUUID();
+
+export const insertVersions = async (trx: Transaction<DB>, rows: readonly VersionInsert[]) => {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto("secret_versions")
+    .values(
+      rows.map((r) => ({
+        ...r,
+        type: "shared",
+        user_id: null,
+        metadata: JSON.stringify(r.metadata),
+        tag_ids: JSON.stringify(r.tag_ids),
+      })),
+    )
+    .execute();
+};
+
+/** One version of the shared secret named `key` in a folder (reads by name with `version=N`). */
+export const findVersionByKey = async (db: Database, folderId: string, key: string, version: number) => {
+  const { rows } = await sql<VersionRow>`
+    select ${COLUMNS} from secret_versions v
+    where v.folder_id = ${folderId} and v.key = ${key} and v.version = ${version} and v.type = 'shared'
+      and v.is_deleted = false
+    order by v.created_at desc limit 1`.execute(db);
+  return rows[0];
+};
+
+export const findVersion = async (db: Database, secretId: string, version: number) => {
+  const { rows } = await sql<VersionRow>`
+    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId} and v.version = ${version}`.execute(db);
+  return rows[0];
+};
+
+/** Newest first. */
+export const listVersions = async (db: Database, secretId: string, offset: number, limit: number) => {
+  const { rows } = await sql<VersionRow>`
+    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId}
+    order by v.version desc offset ${offset} limit ${limit}`.execute(db);
+  return rows;
+};
+
+/** The newest version of a secret (also of a deleted one), for its folder and latest state. */
+export const findLatestVersion = async (db: Database, secretId: string) => {
+  const { rows } = await sql<VersionRow>`
+    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId}
+    order by v.version desc limit 1`.execute(db);
+  return rows[0];
+};

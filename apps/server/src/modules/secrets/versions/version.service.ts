@@ -1,0 +1,117 @@
+import { inTransaction } from "../../../db/transaction";
+import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract";
+import type { RequestContext } from "../../../context";
+import { isUuid } from "../../../db/errors";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
+import { permissionForProject } from "../../authz/project-access";
+import { findProjectById } from "../../authz/project-access.repository";
+import { SECRET_MANAGER } from "../../folders/folder.service";
+import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
+import { assertSecretAction, canReadValue, secretObject } from "../secret-access";
+import { openSecretRow } from "../secret-crypto";
+import { toSecretRaw } from "../secret.dto";
+import { plainOf, stateOf, writeSecretUpdate, asKeyConflict, type SecretState } from "../secret-persist";
+import { findFolderPlace, findSecretByKey, lockSecretById } from "../secret.repository";
+import { openVersionRow } from "./version-crypto";
+import { findLatestVersion, findVersion, listVersions } from "./version.repository";
+
+const secretNotFound = (id: string) => new NotFoundError(`Secret with ID '${id}' not found`);
+
+/** The secret's folder, project and the caller's ability, found through its versions (so also after a deletion). */
+const versionScope = async (ctx: RequestContext, secretId: string) => {
+  const latest = isUuid(secretId) ? await findLatestVersion(ctx.deps.db, secretId) : undefined;
+  if (!latest) throw secretNotFound(secretId);
+  const place = await findFolderPlace(ctx.deps.db, latest.folder_id);
+  if (!place) throw new NotFoundError(`Folder with ID '${latest.folder_id}' not found`);
+  const project = await findProjectById(ctx.deps.db, place.project_id);
+  if (!project || project.org_id !== ctx.actor.orgId) throw secretNotFound(secretId);
+  const { ability } = await permissionForProject(ctx, project, SECRET_MANAGER);
+  return { place, project, ability };
+};
+
+/** GET /api/v1/secret/:id/secret-versions (reference §8.1): newest first, values masked without read-value. */
+export const listSecretVersions = async (
+  ctx: RequestContext,
+  secretId: string,
+  page: { offset: number; limit: number },
+): Promise<SecretVersion[]> => {
+  const { place, project, ability } = await versionScope(ctx, secretId);
+  if (!ability.can("read", "secret-rollback") && !ability.can("read", "commits"))
+    throw new ForbiddenError("You do not have permission to read secret versions");
+  const rows = await listVersions(ctx.deps.db, secretId, page.offset, page.limit);
+  const key = await findProjectKey(ctx.deps, project.id);
+  if (!key) return [];
+  const dtoPlace = { projectId: project.id, environment: place.env_slug, secretPath: place.path };
+  return rows.map((row) => {
+    const version = openVersionRow(key, row, row.id);
+    const readable = canReadValue(
+      ability,
+      secretObject(
+        place.env_slug,
+        place.path,
+        row.key,
+        row.tags.map((t) => t.slug),
+      ),
+    );
+    return {
+      ...toSecretRaw(version, dtoPlace, readable ? version.value() : SECRET_VALUE_HIDDEN_MASK),
+      secretId: row.secret_id,
+      secretValueHidden: !readable,
+      isDeleted: row.is_deleted,
+    };
+  });
+};
+
+/**
+ * Keyward's rollback: the secret takes a recorded version's name, value, comment, tags (those
+ * still existing) and metadata again, as one more version. Needs rollback rights and `edit` on the
+ * secret as it is and as it will be.
+ */
+export const rollbackSecret = async (ctx: RequestContext, secretId: string, versionNumber: number) => {
+  const { place, project, ability } = await versionScope(ctx, secretId);
+  if (!ability.can("create", "secret-rollback") && !ability.can("perform-rollback", "commits"))
+    throw new ForbiddenError("You do not have permission to roll back secrets", "PermissionDenied");
+  const target = await findVersion(ctx.deps.db, secretId, versionNumber);
+  if (!target || target.is_deleted)
+    throw new NotFoundError(`Secret version ${versionNumber} of secret with ID '${secretId}' not found`);
+  const objectOf = (key: string, tags: { slug: string }[]) =>
+    secretObject(
+      place.env_slug,
+      place.path,
+      key,
+      tags.map((t) => t.slug),
+    );
+  const restored = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await lockSecretById(trx, secretId);
+    if (!row) throw secretNotFound(secretId);
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
+    const before = stateOf(openSecretRow(key, row));
+    const old = openVersionRow(key, target);
+    assertSecretAction(ability, "edit", objectOf(before.key, before.tags));
+    assertSecretAction(ability, "edit", objectOf(old.key, old.tags));
+    if (old.key !== before.key && (await findSecretByKey(trx, row.folder_id, old.key)))
+      throw new BadRequestError("Secret with the new name already exist");
+    const after: SecretState = {
+      ...before,
+      key: old.key,
+      value: old.value(),
+      comment: old.comment,
+      skipMultilineEncoding: old.skipMultilineEncoding,
+      reminderNote: old.reminderNote,
+      reminderRepeatDays: old.reminderRepeatDays,
+      metadata: old.metadata,
+      tags: old.tags,
+    };
+    const written = await writeSecretUpdate(ctx, trx, key, before, after);
+    return plainOf(after, { ...written, created_at: row.created_at }, ctx);
+  }).catch(asKeyConflict("Secret with the new name already exist"));
+  const readable = canReadValue(ability, objectOf(restored.key, restored.tags));
+  return {
+    ...toSecretRaw(
+      restored,
+      { projectId: project.id, environment: place.env_slug, secretPath: place.path },
+      readable ? restored.value() : SECRET_VALUE_HIDDEN_MASK,
+    ),
+    secretValueHidden: !readable,
+  };
+};
