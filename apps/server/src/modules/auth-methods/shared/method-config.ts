@@ -1,4 +1,4 @@
-import { inTransaction } from "../../../db/transaction";
+import { afterCommit, inTransaction } from "../../../db/transaction";
 import type { RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { isUniqueViolation } from "../../../db/errors";
@@ -58,12 +58,10 @@ export const updateMethodConfig = async <E>(
   values: AuthConfigValues,
   updateExtension: (trx: Database) => Promise<E>,
 ) => {
-  const result = await inTransaction(ctx.deps.db, async (trx) => ({
-    config: await updateAuthConfig(trx, current.id, values),
-    extension: await updateExtension(trx),
-  }));
-  ctx.deps.tokenCache.clear();
-  return result;
+  return inTransaction(ctx.deps.db, async (trx) => {
+    afterCommit(trx, () => ctx.deps.tokenCache.clear());
+    return { config: await updateAuthConfig(trx, current.id, values), extension: await updateExtension(trx) };
+  });
 };
 
 /** The method's row, its lockouts and every token it issued go with the common row (cascade). */
