@@ -65,11 +65,9 @@ describe("crash safety of leases (the real server, killed and restarted)", () =>
       // 1. A healthy server: bootstrap, a project, a PostgreSQL dynamic secret and a lease.
       const first = await start();
       const boot = expectOk(
-        await first
-          .client()
-          .system.bootstrap({
-            body: { email: "crash@keyward.test", password: "crash-password", organization: "Crash" },
-          }),
+        await first.client().system.bootstrap({
+          body: { email: "crash@keyward.test", password: "crash-password", organization: "Crash" },
+        }),
       );
       const token = boot.identity.credentials.token;
       const admin = first.client(token);
