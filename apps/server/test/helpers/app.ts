@@ -29,7 +29,8 @@ export const startTestApp = async (overrides: Record<string, string> = {}): Prom
   const databaseUrl = await createTestDatabaseUrl();
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-test-"));
   const env = loadEnv({
-    LOG_LEVEL: "silent",
+    // KEYWARD_TEST_LOG=error shows the server's log (the cause of a 500) while debugging a test.
+    LOG_LEVEL: process.env.KEYWARD_TEST_LOG ?? "silent",
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     ALLOW_PRIVATE_OUTBOUND: "loopback",
