@@ -28,10 +28,20 @@ const shapeFor = (operation: Operation, options: ArbitraryOptions) =>
     body: arbitraryFor(operation.body, options),
   });
 
+const hex = (byte: number) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+
+/** Percent-encoded text; a lone surrogate (which encodeURIComponent refuses) goes out as its three WTF-8 bytes. */
+const encodeText = (text: string) =>
+  [...text]
+    .map((char) => {
+      const code = char.charCodeAt(0);
+      if (code < 0xd800 || code > 0xdfff || char.length > 1) return encodeURIComponent(char);
+      return hex(0xe0 | (code >> 12)) + hex(0x80 | ((code >> 6) & 0x3f)) + hex(0x80 | (code & 0x3f));
+    })
+    .join("");
+
 const segment = (value: unknown) =>
-  encodeURIComponent(
-    value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value),
-  );
+  encodeText(value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value));
 
 /**
  * `runs` requests per actor for one operation, generated from its zod schemas: a third with every
