@@ -52,9 +52,9 @@ export const buildFuzzWorld = async (): Promise<FuzzWorld> => {
     [/profileId$/i, [profile.id]],
     [/^(organizationId|orgId)$/, [tenant.orgId]],
     [/^(id|groupId|groupIdOrName)$/, [group.id, group.slug]],
+    [/^projectSlug$/, [project.slug]],
     [/(environment|environmentSlug|envSlug|slug)$/i, ["dev", "staging", "prod"]],
     [/(path|secretPath|importPath)$/i, ["/", "/a", "/a/b"]],
-    [/(projectSlug)$/i, [project.slug]],
     [/(role|roleSlug|projectRole)$/i, ["admin", "member", "viewer", "no-access"]],
     [/Id$/, ids],
   ];
