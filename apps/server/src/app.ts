@@ -7,6 +7,7 @@ import { authMiddleware } from "./http/authenticate";
 import { errorHandler, notFoundHandler } from "./http/error-handler";
 import { requestLog } from "./lib/logger";
 import { requestId } from "./http/request-id";
+import { wellFormedStrings } from "./http/well-formed";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token/token-auth.router";
 import { gcpAuthRouter } from "./modules/auth-methods/gcp/gcp-auth.router";
@@ -86,7 +87,7 @@ export const createApp = (deps: AppDeps): Express => {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: true,
-    globalMiddleware: [authMiddleware(deps)],
+    globalMiddleware: [authMiddleware(deps), wellFormedStrings],
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });
 

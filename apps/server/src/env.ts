@@ -37,13 +37,25 @@ const EnvSchema = z.object({
   MAX_LEASE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Test only: the process kills itself (SIGKILL) when it reaches the named point, to prove crash safety. */
   KEYWARD_FAILPOINT: z.string().min(1).max(100).optional(),
+  /** A client must have sent all request headers within this time, or it gets a 408 and is disconnected. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(10_000),
+  /** A client must have sent the whole request (headers and body) within this time; 0 turns the limit off. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** An idle keep-alive connection is closed after this time. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
 });
+
+/** Node refuses a headers timeout longer than the request timeout. */
+const CheckedEnvSchema = EnvSchema.refine(
+  (env) => env.HTTP_REQUEST_TIMEOUT_MS === 0 || env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS,
+  { path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not be larger than HTTP_REQUEST_TIMEOUT_MS" },
+);
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Parse the environment; a bad value gives one line naming it. */
 export const loadEnv = (source: Record<string, string | undefined> = process.env): Env => {
-  const parsed = EnvSchema.safeParse(source);
+  const parsed = CheckedEnvSchema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`Invalid configuration: ${issue?.path.join(".")} ${issue?.message ?? ""}`.trim());

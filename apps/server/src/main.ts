@@ -1,7 +1,7 @@
-import { createServer } from "node:http";
 import { createApp } from "./app";
 import { buildDeps } from "./deps";
 import { loadEnv } from "./env";
+import { createHttpServer } from "./http/server";
 import { startJobs } from "./jobs";
 
 const fail = (message: string) => {
@@ -18,8 +18,7 @@ const main = async () => {
   }
   const { deps, handle } = await buildDeps(env);
   const app = createApp(deps);
-  const server = createServer(app);
-  server.keepAliveTimeout = 5_000;
+  const server = createHttpServer(app, env);
   const stopJobs = startJobs(deps);
 
   server.listen(env.PORT, env.HOST, () => {

@@ -132,7 +132,10 @@ export const TotpInputsSchema = z.discriminatedUnion("configType", [
       .trim()
       .max(2048)
       .url()
-      .refine((v) => Boolean(new URL(v).searchParams.get("secret")), "OTP URL must contain secret field"),
+      .refine(
+        (v) => Boolean(URL.canParse(v) && new URL(v).searchParams.get("secret")),
+        "OTP URL must contain secret field",
+      ),
   }),
   z.object({
     configType: z.literal("manual"),

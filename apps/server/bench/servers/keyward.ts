@@ -1,13 +1,12 @@
-import { createServer } from "node:http";
 import { createApp } from "../../src/app";
 import { buildDeps } from "../../src/deps";
 import { loadEnv } from "../../src/env";
+import { createHttpServer } from "../../src/http/server";
 
 /** Keyward itself, as main.ts builds it, announcing its port for the bench runner. */
 const env = loadEnv();
 const { deps, handle } = await buildDeps(env);
-const server = createServer(createApp(deps));
-server.keepAliveTimeout = 5_000;
+const server = createHttpServer(createApp(deps), env);
 server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { RequestValidationError } from "@ts-rest/express";
 import { NoResultError } from "kysely";
@@ -24,6 +25,24 @@ const REJECTED_INPUT_CODES = new Set(["22021", "22P05", "22003", "22P02", "54000
 /** deadlock_detected and serialization_failure. */
 const CONFLICT_CODES = new Set(["40P01", "40001"]);
 
+/** `Not Found` -> `NotFound`: the error names of the spec's bodies have no spaces. */
+const errorNameOf = (status: number) => (STATUS_CODES[status] ?? "Error").replace(/[^A-Za-z]/g, "");
+
+/**
+ * Errors raised before a handler runs, by Express's router (a path parameter that does not
+ * percent-decode) or by the body parser (a body that does not inflate, an aborted upload): each
+ * carries a 4xx status and is the caller's fault.
+ */
+const classifyTransportError = (error: unknown): Omit<Body, "reqId"> | undefined => {
+  if (error instanceof URIError) return { statusCode: 400, error: "BadRequest", message: "Invalid URL encoding" };
+  const { status, expose, code } = (error ?? {}) as { status?: unknown; expose?: unknown; code?: unknown };
+  if (typeof status !== "number" || status < 400 || status > 499 || expose !== true) return undefined;
+  if (typeof code === "string" && code.startsWith("Z_")) {
+    return { statusCode: 400, error: "BadRequest", message: "The request body could not be decompressed" };
+  }
+  return { statusCode: status, error: errorNameOf(status), message: (error as Error).message || errorNameOf(status) };
+};
+
 const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   if (error instanceof RequestValidationError) {
     return { statusCode: 422, error: "ValidationFailure", message: validationIssues(error) };
@@ -44,6 +63,8 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   if (type === "encoding.unsupported" || type === "charset.unsupported") {
     return { statusCode: 415, error: "UnsupportedMediaType", message: "Unsupported request body encoding" };
   }
+  const transport = classifyTransportError(error);
+  if (transport) return transport;
   const pgCode = (error as { code?: unknown } | undefined)?.code;
   if (typeof pgCode === "string" && REJECTED_INPUT_CODES.has(pgCode)) {
     return { statusCode: 400, error: "BadRequest", message: "The request contains a value the database cannot store" };
@@ -86,7 +107,8 @@ export const errorHandler =
     const known = classify(error);
     if (!known) logger.error({ err: error, reqId, method: req.method, path: req.path }, "unhandled error");
     const body = known ?? { statusCode: 500, error: "InternalServerError", message: "Something went wrong" };
-    if (res.headersSent) return;
+    // Too late for an error body: end the connection so the client sees a broken answer, not a hang.
+    if (res.headersSent) return void req.socket.destroy();
     res.status(body.statusCode).json({ reqId, ...body });
   };
 

@@ -127,5 +127,15 @@ describe("totp provider", () => {
     });
     expect(missing.status).toBe(422);
     expect(JSON.stringify(missing.body)).toContain("OTP URL must contain secret field");
+    const notUrl = await scope.tenant.admin.dynamicSecrets.create({
+      body: {
+        ...scopeOf(scope),
+        name: uniqueName("otp"),
+        provider: { type: "totp", inputs: { configType: "url", url: "$(id)" } },
+        defaultTTL: "1h",
+      },
+    });
+    expect(notUrl.status).toBe(422);
+    expect(notUrl.body).toMatchObject({ error: "ValidationFailure" });
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { type AddressInfo } from "node:net";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
@@ -9,6 +9,7 @@ import { createApp } from "../../src/app";
 import type { AppDeps } from "../../src/context";
 import { buildDeps } from "../../src/deps";
 import { loadEnv } from "../../src/env";
+import { createHttpServer } from "../../src/http/server";
 import type { DatabaseHandle } from "../../src/db/database";
 import { createTestDatabaseUrl } from "./database";
 
@@ -28,7 +29,8 @@ export const startTestApp = async (overrides: Record<string, string> = {}): Prom
   const databaseUrl = await createTestDatabaseUrl();
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-test-"));
   const env = loadEnv({
-    LOG_LEVEL: "silent",
+    // KEYWARD_TEST_LOG=error shows the server's log (the cause of a 500) while debugging a test.
+    LOG_LEVEL: process.env.KEYWARD_TEST_LOG ?? "silent",
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     ALLOW_PRIVATE_OUTBOUND: "loopback",
@@ -36,7 +38,7 @@ export const startTestApp = async (overrides: Record<string, string> = {}): Prom
     ...overrides,
   });
   const { deps, handle } = await buildDeps(env, { dataDir: "memory://" });
-  const server = createServer(createApp(deps));
+  const server = createHttpServer(createApp(deps), env);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = (token?: string) => createKeywardClient({ baseUrl, token });

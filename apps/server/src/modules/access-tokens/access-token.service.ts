@@ -1,6 +1,7 @@
 import type { AppDeps, AuthenticatedToken, Actor } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
+import { bearerToken } from "../../http/bearer";
 import { isIpTrusted } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
@@ -66,9 +67,8 @@ export const authenticate = async (
   authorization: string | undefined,
   clientIp: string,
 ): Promise<Actor> => {
-  if (!authorization) throw new UnauthorizedError("Token missing");
-  const bearer = authorization.slice(7).trim();
-  if (!bearer || bearer.length > 512) throw new UnauthorizedError("No identity access token found");
+  const bearer = bearerToken(authorization);
+  if (bearer.length > 512) throw new UnauthorizedError("No identity access token found");
   const tokenHash = hashToken(bearer);
   const token = await loadToken(deps, tokenHash.toString("base64"), tokenHash);
   if (!isIpTrusted(clientIp, token.trustedIps)) {

@@ -4,6 +4,7 @@ import type { AppDeps, PublicContext, RequestContext } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
+import { bearerToken } from "../../http/bearer";
 import { BadRequestError, NotFoundError, UnauthorizedError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { authenticate } from "../access-tokens/access-token.service";
@@ -133,8 +134,7 @@ export const authenticateGateway = async (
   authorization: string | undefined,
   clientIp: string,
 ): Promise<GatewayCaller> => {
-  if (!authorization) throw new UnauthorizedError("Token missing");
-  const bearer = authorization.slice(7).trim();
+  const bearer = bearerToken(authorization);
   if (bearer.startsWith(`${ACCESS_TOKEN_PREFIX}_`)) {
     const row = bearer.length <= 512 ? await findGatewayByAccessToken(deps.db, hashToken(bearer)) : undefined;
     if (!row) throw new UnauthorizedError(INVALID_ACCESS_TOKEN);

@@ -85,16 +85,23 @@ export type SubjectInput = {
   domainComponents?: string[];
 };
 
+/**
+ * A subject value as the typed ASN.1 string it is. Plain strings would be parsed: a leading `#` read
+ * as hex DER (a caller could inject any ASN.1, and non-hex text threw), quotes and backslashes unescaped.
+ */
+const textValue = (value: string) =>
+  x509.Name.isPrintableString(value) ? { printableString: value } : { utf8String: value };
+
 /** A distinguished name from its parts, most general first; empty parts are left out. */
 export const buildName = (s: SubjectInput): x509.Name => {
-  const json: x509.JsonName = [];
-  for (const dc of s.domainComponents ?? []) json.push({ DC: [dc] });
-  if (s.country) json.push({ C: [s.country.toUpperCase()] });
-  if (s.state) json.push({ ST: [s.state] });
-  if (s.locality) json.push({ L: [s.locality] });
-  if (s.organization) json.push({ O: [s.organization] });
-  if (s.organizationalUnit) json.push({ OU: [s.organizationalUnit] });
-  if (s.commonName) json.push({ CN: [s.commonName] });
+  const json: x509.JsonNameParams = [];
+  for (const dc of s.domainComponents ?? []) json.push({ DC: [{ ia5String: dc }] });
+  if (s.country) json.push({ C: [textValue(s.country.toUpperCase())] });
+  if (s.state) json.push({ ST: [textValue(s.state)] });
+  if (s.locality) json.push({ L: [textValue(s.locality)] });
+  if (s.organization) json.push({ O: [textValue(s.organization)] });
+  if (s.organizationalUnit) json.push({ OU: [textValue(s.organizationalUnit)] });
+  if (s.commonName) json.push({ CN: [textValue(s.commonName)] });
   return new x509.Name(json);
 };
 

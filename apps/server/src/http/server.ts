@@ -1,0 +1,76 @@
+import { createServer, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import type { Socket } from "node:net";
+import type { Env } from "../env";
+import { newRequestId } from "./request-id";
+
+type ServerTimeouts = Pick<Env, "HTTP_HEADERS_TIMEOUT_MS" | "HTTP_REQUEST_TIMEOUT_MS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS">;
+
+/** Errors node's HTTP parser raises before Express sees a request, and the answer each gets. */
+const PARSER_ERRORS: Record<string, { status: number; error: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    error: "RequestHeaderFieldsTooLarge",
+    message: "The request line and headers are larger than the server accepts",
+  },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: 408,
+    error: "RequestTimeout",
+    message: "The request was not received in time",
+  },
+};
+const MALFORMED = { status: 400, error: "BadRequest", message: "The request is not valid HTTP" };
+
+/** The spec's JSON error body as a complete HTTP/1.1 response, for sockets that never reached Express. */
+export const rawErrorResponse = (code: string | undefined) => {
+  const { status, error, message } = (code && PARSER_ERRORS[code]) || MALFORMED;
+  const reqId = newRequestId();
+  const body = JSON.stringify({ reqId, statusCode: status, message, error });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+    "Content-Type: application/json; charset=utf-8\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${reqId}\r\n` +
+    "Connection: close\r\n\r\n" +
+    body
+  );
+};
+
+/** Node's own handler writes a body-less (or plain-text) answer; ours writes the spec's JSON body. */
+const answerClientError = (error: Error & { code?: string }, socket: Socket) => {
+  // A peer that reset the connection cannot be answered.
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  // Only when no response on this socket has started: otherwise the bytes would land inside it.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  socket.end(rawErrorResponse(error.code), () => socket.destroy());
+  // A peer that does not read even that small answer does not keep the socket.
+  setTimeout(() => socket.destroy(), 1_000).unref();
+};
+
+/**
+ * The HTTP server every entry point uses (main.ts, the tests, the bench), so all get the same
+ * timeouts and the same JSON answer to requests node's parser rejects. A client that sends its
+ * headers or body slowly is cut off after the headers / request timeout, and an idle keep-alive
+ * connection after the keep-alive timeout.
+ */
+export const createHttpServer = (app: RequestListener, env: ServerTimeouts): Server => {
+  const headersTimeout = env.HTTP_HEADERS_TIMEOUT_MS;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+      // How often node looks for connections past those timeouts (its default, 30 s, would let them linger).
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor((headersTimeout || 4_000) / 4))),
+    },
+    app,
+  );
+  server.keepAliveTimeout = env.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  server.on("clientError", answerClientError);
+  return server;
+};
