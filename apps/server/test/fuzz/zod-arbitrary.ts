@@ -83,7 +83,11 @@ const stringFor = (schema: ZodTypeAny, key: string, options: ArbitraryOptions): 
   else if (kind?.kind === "datetime")
     valid = fc.integer({ min: 1, max: 3_650 }).map((days) => new Date(Date.now() + days * 86_400_000).toISOString());
   else if (kind?.kind === "ip") valid = fc.ipV4();
-  else if (kind?.kind === "regex" && kind.regex) valid = fc.stringMatching(kind.regex).filter((s) => s.length <= 512);
+  else if (kind?.kind === "regex" && kind.regex)
+    // fast-check cannot generate from case-insensitive patterns; the case-sensitive form matches a subset.
+    valid = fc
+      .stringMatching(new RegExp(kind.regex.source, kind.regex.flags.replace("i", "")))
+      .filter((s) => s.length <= 512);
   else valid = fc.string({ minLength: min, maxLength: Math.max(min, max) });
   if (known.length > 0 && options.hostility === 0) return fc.constantFrom(...known);
   const choices = [{ weight: 4, arbitrary: valid }];
