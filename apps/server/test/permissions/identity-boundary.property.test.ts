@@ -94,9 +94,9 @@ describe("identity operations by a limited caller (property)", () => {
           }
         },
       ),
-      { numRuns: 12 },
+      { numRuns: 10 },
     );
-  });
+  }, 180_000);
 });
 
 const clientIdOf = async (admin: TestIdentity["client"], identityId: string) =>
