@@ -24,6 +24,8 @@ import { secretImportsRouter } from "./modules/secret-imports/secret-imports.rou
 import { projectTemplatesRouter } from "./modules/project-templates/project-templates.router";
 import { groupsRouter, projectGroupsRouter } from "./modules/groups/groups.router";
 import { gatewaysRouter } from "./modules/gateways/gateways.router";
+import { acmeRouter } from "./modules/pki/acme/acme.router";
+import { estRouter } from "./modules/pki/est/est.router";
 import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "./modules/pki/certificates.router";
@@ -39,6 +41,9 @@ export const createApp = (deps: AppDeps): Express => {
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
+  app.use(acmeRouter(deps));
+  app.use(estRouter(deps));
   app.use(express.json({ limit: "1mb" }));
 
   let openApi: unknown;

@@ -114,10 +114,28 @@ export class OutboundRequestError extends Error {}
  * GET a JSON document from a vetted target: pinned address, no redirects, bounded size and time.
  * `caCert` (PEM) replaces the default trust store for https when given.
  */
-export const getJsonPinned = (
+export const getJsonPinned = async (
   target: OutboundTarget,
   options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
 ): Promise<unknown> => {
+  const body = await getPinned(target, { ...options, accept: "application/json" });
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new OutboundRequestError("Response is not valid JSON");
+  }
+};
+
+/** GET a small body as text from a vetted target, with the same limits as getJsonPinned. */
+export const getTextPinned = async (
+  target: OutboundTarget,
+  options: { timeoutMs?: number; maxBytes?: number } = {},
+): Promise<string> => (await getPinned(target, { ...options, accept: "*/*" })).toString("utf8");
+
+const getPinned = (
+  target: OutboundTarget,
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number; accept: string },
+): Promise<Buffer> => {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const maxBytes = options.maxBytes ?? 1_048_576;
   const client = target.url.protocol === "https:" ? https : http;
@@ -127,7 +145,7 @@ export const getJsonPinned = (
       {
         method: "GET",
         lookup: pinnedLookup(target),
-        headers: { accept: "application/json" },
+        headers: { accept: options.accept },
         timeout: timeoutMs,
         ...(options.caCert && target.url.protocol === "https:" ? { ca: options.caCert } : {}),
       },
@@ -154,13 +172,7 @@ export const getJsonPinned = (
           }
           chunks.push(chunk);
         });
-        res.on("end", () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-          } catch {
-            reject(new OutboundRequestError("Response is not valid JSON"));
-          }
-        });
+        res.on("end", () => resolve(Buffer.concat(chunks)));
         res.on("error", reject);
       },
     );

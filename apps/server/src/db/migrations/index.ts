@@ -7,6 +7,7 @@ import * as m0007 from "./0007-gateways";
 import * as m0005 from "./0005-dynamic-secrets";
 import * as m0006 from "./0006-pki";
 import * as m0008 from "./0008-group-names";
+import * as m0012 from "./0012-pki-enrollment";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0005-dynamic-secrets": m0005,
   "0006-pki": m0006,
   "0008-group-names": m0008,
+  "0012-pki-enrollment": m0012,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -107,3 +107,25 @@ export const listRevokedOfCa = (db: Database, caId: string) =>
     .where("status", "=", "revoked")
     .orderBy("revoked_at")
     .execute();
+
+/** The CA row after a renewal: its current certificate and the chain above it. */
+export const updateCaCertificate = (
+  db: Database,
+  caId: string,
+  values: {
+    serial_number: string;
+    not_before: Date;
+    not_after: Date;
+    certificate_pem: string;
+    certificate_chain_pem: string;
+  },
+) =>
+  db
+    .updateTable("pki_certificate_authorities")
+    .set({ ...values, updated_at: new Date() })
+    .where("id", "=", caId)
+    .execute();
+
+/** Lock a CA row, so two renewals of one CA run one after the other. */
+export const lockCa = (db: Database, caId: string) =>
+  db.selectFrom("pki_certificate_authorities").select("id").where("id", "=", caId).forUpdate().executeTakeFirst();
