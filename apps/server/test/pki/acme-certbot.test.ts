@@ -38,7 +38,7 @@ describe("ACME with certbot", () => {
           enrollmentType: "acme",
           issuerType: "ca",
           defaults: { ttlDays: 30 },
-          acmeConfig: acmeConfig as never,
+          acmeConfig: acmeConfig,
         },
       }),
     ).certificateProfile;
