@@ -156,6 +156,7 @@ export const findRenewalSource = (db: Database, certificateId: string) =>
       "not_after",
       "certificate_pem",
       "renewed_by_id",
+      "renewal_attempts",
     ])
     .where("id", "=", certificateId)
     .executeTakeFirst();
