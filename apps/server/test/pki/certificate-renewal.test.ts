@@ -114,8 +114,8 @@ describe("POST /api/v1/cert-manager/certificates/:certificateId/renew", () => {
     const other = await createTenant();
     expect((await other.admin.certificates.renew({ params, body: {} })).status).toBe(404);
     const role = await createCustomRole(tenant, project.id, [
-      { subject: "certificates", action: ["read"] },
-      { subject: "certificate-profiles", action: ["read"] },
+      { subject: "certificates", action: ["read"], inverted: false },
+      { subject: "certificate-profiles", action: ["read"], inverted: false },
     ]);
     const reader = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     expect((await reader.client.certificates.renew({ params, body: {} })).status).toBe(403);
@@ -142,7 +142,9 @@ describe("GET /api/v1/cert-manager/certificates/:certificateId/bundle", () => {
       await tenant.admin.certificates.getKeyBundle({ params: { certificateId: notKept.certificateId } }),
     );
     expect(none.privateKey).toBeNull();
-    const role = await createCustomRole(tenant, project.id, [{ subject: "certificates", action: ["read"] }]);
+    const role = await createCustomRole(tenant, project.id, [
+      { subject: "certificates", action: ["read"], inverted: false },
+    ]);
     const reader = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     expect(
       (await reader.client.certificates.getKeyBundle({ params: { certificateId: kept.certificateId } })).status,
@@ -191,7 +193,9 @@ describe("GET /api/v1/cert-manager/certificate-profiles/slug/:slug", () => {
         })
       ).status,
     ).toBe(404);
-    const role = await createCustomRole(tenant, project.id, [{ subject: "certificates", action: ["read"] }]);
+    const role = await createCustomRole(tenant, project.id, [
+      { subject: "certificates", action: ["read"], inverted: false },
+    ]);
     const reader = await createIdentity(tenant, { projectId: project.id, projectRole: role });
     expect(
       (
