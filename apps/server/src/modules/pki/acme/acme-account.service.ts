@@ -152,7 +152,10 @@ export const keyChange = async (ctx: AcmeContext, body: unknown): Promise<AcmeRe
     throw malformed("The inner JWS must carry the new key as jwk, and no kid or nonce");
   }
   if (header.url !== ctx.url) throw malformed("The inner JWS url must be the key-change URL");
-  const newJwk = header.jwk;
+  const newJwk = header.jwk as JWK;
+  if (newJwk.d !== undefined || newJwk.k !== undefined || newJwk.kty === "oct") {
+    throw malformed("The new key must be a public key");
+  }
   const innerPayload = await verifyWithJwk(inner, newJwk, header.alg, [header.alg]);
   let change: { account?: unknown; oldKey?: JWK };
   try {
