@@ -52,9 +52,17 @@ export const makeEstCsr = (dir: string, name: string, subject: string, san?: str
 export const estCall = async (
   dir: string,
   url: string,
-  options: { csrFile?: string; user?: string; cert?: string; key?: string; contentType?: string } = {},
+  options: {
+    csrFile?: string;
+    user?: string;
+    cert?: string;
+    key?: string;
+    contentType?: string;
+    headers?: string[];
+  } = {},
 ) => {
   const args = ["-s", "-k", "-o", "answer.b64", "-D", "headers.txt", "-w", "%{http_code}"];
+  for (const header of options.headers ?? []) args.push("-H", header);
   if (options.user) args.push("-u", options.user);
   if (options.cert) args.push("--cert", options.cert, "--key", options.key!);
   if (options.csrFile) {

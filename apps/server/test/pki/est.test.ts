@@ -1,10 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTestApp } from "../helpers/app";
-import { expectOk, uniqueName } from "../helpers/tenant";
+import { getTestApp, startTestApp } from "../helpers/app";
+import { createTenant, expectOk, uniqueName } from "../helpers/tenant";
 import { estCall, makeBootstrapIdentity, makeEstCsr, startTlsApp, workDir } from "./est-helpers";
-import { describeCertificate, ensureOpenssl, setupCaProject, verifyChain } from "./pki-helpers";
+import {
+  createCertProject,
+  createRootCa,
+  describeCertificate,
+  ensureOpenssl,
+  setupCaProject,
+  verifyChain,
+} from "./pki-helpers";
 
 const PASSPHRASE = "est-passphrase-for-devices";
 
@@ -129,6 +136,13 @@ describe("EST (RFC 7030) with curl and openssl", () => {
     });
     expect(renewed.status).toBe(200);
     expect(verifyChain(renewed.pems[0]!, caPem.certificate).ok).toBe(true);
+    // Without TRUST_PROXY a forwarded client certificate header is ignored.
+    const plainUrl = `${(await getTestApp()).baseUrl}/.well-known/est/${profile.id}/simplereenroll`;
+    const forwarded = await estCall(dir, plainUrl, {
+      csrFile: second.csrFile,
+      headers: [`X-SSL-Client-Cert: ${encodeURIComponent(renewed.pems[0]!)}`],
+    });
+    expect(forwarded.status).toBe(401);
 
     const { certificates } = expectOk(
       await tenant.admin.certificates.list({ query: { projectId: profile.projectId, profileId: profile.id } }),
@@ -146,4 +160,44 @@ describe("EST (RFC 7030) with curl and openssl", () => {
     });
     expect(byCert.status).toBe(200);
   });
+});
+
+describe("EST behind a TLS-terminating proxy", () => {
+  it("takes the client certificate from X-SSL-Client-Cert only from a trusted proxy", async () => {
+    ensureOpenssl();
+    const app = await startTestApp({ TRUST_PROXY: "127.0.0.1" });
+    try {
+      const tenant = await createTenant(app);
+      const project = await createCertProject(tenant);
+      const ca = await createRootCa(tenant, project.id);
+      const profile = expectOk(
+        await tenant.admin.certificateProfiles.create({
+          body: {
+            projectId: project.id,
+            caId: ca.id,
+            slug: uniqueName("est"),
+            enrollmentType: "est",
+            issuerType: "ca",
+            estConfig: { passphrase: PASSPHRASE, disableBootstrapCaValidation: true },
+          },
+        }),
+      ).certificateProfile;
+      const dir = workDir();
+      const first = makeEstCsr(dir, "first", "/CN=proxied-device");
+      const proxied = `${app.baseUrl}/.well-known/est/${profile.id}`;
+      const enrolled = await estCall(dir, `${proxied}/simpleenroll`, {
+        csrFile: first.csrFile,
+        user: `d:${PASSPHRASE}`,
+      });
+      expect(enrolled.status).toBe(200);
+      const header = `X-SSL-Client-Cert: ${encodeURIComponent(enrolled.pems[0]!)}`;
+      const second = makeEstCsr(dir, "second", "/CN=proxied-device");
+      const renewed = await estCall(dir, `${proxied}/simplereenroll`, { csrFile: second.csrFile, headers: [header] });
+      expect(renewed.status).toBe(200);
+      const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
+      expect(verifyChain(renewed.pems[0]!, caPem.certificate).ok).toBe(true);
+    } finally {
+      await app.close();
+    }
+  }, 120_000);
 });

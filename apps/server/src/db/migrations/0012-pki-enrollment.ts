@@ -3,7 +3,8 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
 
 /**
  * Renewal links and status on certificates, CA certificate generations (renewal keeps the old one for
- * verification, deletion of an intermediate revokes its certificate in the parent's CRL), and the ACME
+ * verification; deleting an intermediate detaches its certificates from it, revoked, so they stay in the
+ * parent's CRL until the parent goes too), and the ACME
  * state: nonces (in the database so every instance accepts every other's), accounts, orders,
  * authorizations and challenges.
  */
@@ -20,7 +21,7 @@ export const up = (db: Kysely<unknown>) =>
       where status = 'active' and renewed_by_id is null`,
     `create index pki_certificates_ca_id_idx on pki_certificates (ca_id)`,
     `create table pki_ca_certificates (${ID},
-      ca_id uuid references pki_certificate_authorities(id) on delete set null,
+      ca_id uuid references pki_certificate_authorities(id) on delete cascade,
       issuer_ca_id uuid references pki_certificate_authorities(id) on delete cascade,
       serial_number text not null, certificate_pem text not null, certificate_chain_pem text not null,
       not_before timestamptz not null, not_after timestamptz not null,

@@ -96,7 +96,7 @@ export interface PkiCertificatesTable {
 /** Every certificate a CA has had: renewal adds one, the old ones stay for verification and CRLs. */
 export interface PkiCaCertificatesTable {
   id: Generated<string>;
-  /** Null once the CA is deleted; the row stays so the parent's CRL keeps listing it. */
+  /** Null once the CA is deleted: the revoked row stays, owned by its issuer, so the parent's CRL keeps listing it. */
   ca_id: string | null;
   /** The CA that signed it; null for a root. */
   issuer_ca_id: string | null;

@@ -26,14 +26,19 @@ export const listRevokedCaCertificatesIssuedBy = (db: Database, issuerCaId: stri
     .execute();
 
 /**
- * An intermediate about to be deleted: its certificates signed by the parent become revoked, so the
- * parent's CRL keeps telling relying parties that nothing under it is to be trusted.
+ * An intermediate about to be deleted: its certificates signed by the parent become revoked and
+ * detached from it (so the CA's deletion does not cascade to them), and the parent's CRL keeps
+ * telling relying parties that nothing under it is to be trusted. A root's rows go with the root.
  */
 export const revokeCertificatesOfCa = (trx: Transaction<DB>, caId: string, at: Date) =>
   trx
     .updateTable("pki_ca_certificates")
-    .set({ revoked_at: at, revocation_reason: "CESSATION_OF_OPERATION", updated_at: at })
+    .set((eb) => ({
+      ca_id: null,
+      revoked_at: eb.fn.coalesce("revoked_at", eb.val(at)),
+      revocation_reason: eb.fn.coalesce("revocation_reason", eb.val("CESSATION_OF_OPERATION")),
+      updated_at: at,
+    }))
     .where("ca_id", "=", caId)
     .where("issuer_ca_id", "is not", null)
-    .where("revoked_at", "is", null)
     .execute();
