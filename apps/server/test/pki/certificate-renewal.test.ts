@@ -236,7 +236,12 @@ describe("automatic renewal (apiConfig.autoRenew)", () => {
       await tenant.admin.certificates.list({ query: { projectId: project.id, profileId: auto.id } }),
     );
     expect(certificates).toHaveLength(3);
-    expect((await runAutoRenewPass(deps, at)).claimed).toBe(0);
+    // Today nothing of this profile is due: the successor starts a fresh 10-day life.
+    await runAutoRenewPass(deps);
+    const again = expectOk(
+      await tenant.admin.certificates.list({ query: { projectId: project.id, profileId: auto.id } }),
+    );
+    expect(again.totalCount).toBe(3);
   });
 
   it("records a failure on the certificate and backs off before trying again", async () => {
@@ -249,17 +254,28 @@ describe("automatic renewal (apiConfig.autoRenew)", () => {
       await tenant.admin.certificateAuthorities.update({ params: { caId: ca.id }, body: { status: "disabled" } }),
     );
     const { deps } = tenant.app;
+    const attempts = async () =>
+      (
+        await deps.db
+          .selectFrom("pki_certificates")
+          .select("renewal_attempts")
+          .where("id", "=", due.certificateId)
+          .executeTakeFirstOrThrow()
+      ).renewal_attempts;
     // Half of the 4-day lifetime caps the 5-day window: due after two days.
-    expect((await runAutoRenewPass(deps, new Date(Date.now() + DAY_MS))).claimed).toBe(0);
+    await runAutoRenewPass(deps, new Date(Date.now() + DAY_MS));
+    expect(await attempts()).toBe(0);
     const at = new Date(Date.now() + 2.5 * DAY_MS);
-    expect(await runAutoRenewPass(deps, at)).toMatchObject({ renewed: 0 });
+    await runAutoRenewPass(deps, at);
     const failed = expectOk(await tenant.admin.certificates.get({ params: { certificateId: due.certificateId } }));
     expect(failed.certificate).toMatchObject({ renewalStatus: "failed", renewedByCertificateId: null });
     expect(failed.certificate.renewalError).toContain("disabled");
-    expect((await runAutoRenewPass(deps, at)).claimed).toBe(0);
+    expect(await attempts()).toBe(1);
+    await runAutoRenewPass(deps, at);
+    expect(await attempts()).toBe(1);
 
     expectOk(await tenant.admin.certificateAuthorities.update({ params: { caId: ca.id }, body: { status: "active" } }));
-    expect((await runAutoRenewPass(deps, new Date(at.getTime() + 3 * 60_000))).renewed).toBe(1);
+    await runAutoRenewPass(deps, new Date(at.getTime() + 3 * 60_000));
     const renewed = expectOk(await tenant.admin.certificates.get({ params: { certificateId: due.certificateId } }));
     expect(renewed.certificate).toMatchObject({ renewalStatus: "renewed", renewalError: null });
     const successor = expectOk(
