@@ -145,6 +145,23 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     await expect(client.finalizeOrder(good, fine)).resolves.toMatchObject({ status: "valid" });
   });
 
+  it("skips challenges when the profile skips DNS ownership verification", async () => {
+    const setup = await acmeProfile({ acmeConfig: { skipDnsOwnershipVerification: true } });
+    const client = await clientFor(setup);
+    await client.createAccount({ termsOfServiceAgreed: true });
+    const order = await client.createOrder({ identifiers: [{ type: "dns", value: "trusted.keyward.test" }] });
+    expect(order.status).toBe("ready");
+    const [, csr] = await acme.crypto.createCsr({ commonName: "trusted.keyward.test" });
+    const finalized = await client.finalizeOrder(order, csr);
+    expect(finalized.status).toBe("valid");
+    expect(
+      verifyChain(
+        (await client.getCertificate(finalized)).split("-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n",
+        setup.caPem.certificate,
+      ).ok,
+    ).toBe(true);
+  });
+
   describe("raw protocol answers", () => {
     /** A JWS over `payload` by a fresh ES256 key carried as jwk. */
     const signed = async (url: string, payload: unknown, header: Record<string, unknown>) => {
