@@ -24,8 +24,8 @@ import { secretImportsRouter } from "./modules/secret-imports/secret-imports.rou
 import { projectTemplatesRouter } from "./modules/project-templates/project-templates.router";
 import { groupsRouter, projectGroupsRouter } from "./modules/groups/groups.router";
 import { gatewaysRouter } from "./modules/gateways/gateways.router";
-import { acmeRouter } from "./modules/pki/acme/acme.router";
-import { estRouter } from "./modules/pki/est/est.router";
+import { ACME_MOUNT, acmeRouter } from "./modules/pki/acme/acme.router";
+import { EST_MOUNT, estRouter } from "./modules/pki/est/est.router";
 import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "./modules/pki/certificates.router";
@@ -42,8 +42,8 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(requestId);
   app.use(requestLog(deps.logger));
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
-  app.use(acmeRouter(deps));
-  app.use(estRouter(deps));
+  app.use(ACME_MOUNT, acmeRouter(deps));
+  app.use(EST_MOUNT, estRouter(deps));
   app.use(express.json({ limit: "1mb" }));
 
   let openApi: unknown;

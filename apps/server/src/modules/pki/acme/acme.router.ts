@@ -12,7 +12,9 @@ import { AcmeProblem, malformed, notFound } from "./acme-problem";
 import { revokeCert } from "./acme-revoke.service";
 import { downloadCertificate, finalizeOrder, getAuthz, getOrder, listOrders, newOrder } from "./acme-order.service";
 
-const PREFIX = "/api/v1/cert-manager/acme/profiles/:profileId";
+/** Mounted at this path, so other requests skip the router after one prefix check. */
+export const ACME_MOUNT = "/api/v1/cert-manager/acme";
+const PREFIX = "/profiles/:profileId";
 
 /**
  * ACME v2 (RFC 8555) for profiles with ACME enrollment. Not a JSON API of the contract: bodies are

@@ -14,7 +14,9 @@ import {
   simpleReenroll,
 } from "./est.service";
 
-const PREFIX = "/.well-known/est/:profileId";
+/** Mounted at this path, so other requests skip the router after one prefix check. */
+export const EST_MOUNT = "/.well-known/est";
+const PREFIX = "/:profileId";
 
 /**
  * The client's certificate: from this connection when it is TLS, else from `x-ssl-client-cert`
