@@ -162,6 +162,28 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     ).toBe(true);
   });
 
+  it("takes over a validation abandoned in processing, but not one still running", async () => {
+    const setup = await acmeProfile();
+    const client = await clientFor(setup);
+    await client.createAccount({ termsOfServiceAgreed: true });
+    const order = await client.createOrder({ identifiers: [{ type: "dns", value: "stuck.keyward.test" }] });
+    const [authz] = await client.getAuthorizations(order);
+    const challenge = authz!.challenges.find((c) => c.type === "dns-01")!;
+    const id = challenge.url.split("/").pop()!;
+    const setProcessing = (updatedAt: Date) =>
+      app.deps.db
+        .updateTable("pki_acme_challenges")
+        .set({ status: "processing", updated_at: updatedAt })
+        .where("id", "=", id)
+        .execute();
+    dns.set("_acme-challenge.stuck.keyward.test", [await client.getChallengeKeyAuthorization(challenge)]);
+    await setProcessing(new Date());
+    await expect(client.completeChallenge(challenge)).resolves.toMatchObject({ status: "processing" });
+    await setProcessing(new Date(Date.now() - 5 * 60_000));
+    await expect(client.completeChallenge(challenge)).resolves.toMatchObject({ status: "valid" });
+    expect((await client.getOrder(order)).status).toBe("ready");
+  });
+
   describe("raw protocol answers", () => {
     /** A JWS over `payload` by a fresh ES256 key carried as jwk. */
     const signed = async (url: string, payload: unknown, header: Record<string, unknown>) => {

@@ -11,11 +11,14 @@ import {
   listChallengesOf,
   lockOrder,
   moveChallenge,
+  reclaimStaleChallenge,
   setAuthorizationStatus,
   setOrderStatus,
 } from "./acme.repository";
 import { authzUrl, challengeDto } from "./acme.dto";
 
+/** A validation takes at most ~20 s (fetch or DNS timeouts); one older than this was abandoned. */
+const STALE_PROCESSING_MS = 60_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type Outcome = { ok: true } | { ok: false; problem: AcmeProblem };
@@ -95,8 +98,13 @@ export const postChallenge = async (ctx: AcmeContext, challengeId: string, body:
   const found = UUID.test(challengeId) ? await findChallenge(ctx.deps.db, challengeId) : undefined;
   if (!found || found.account_id !== account.id) throw notFound("Challenge");
   const respond = verified.payload !== undefined;
-  if (respond && found.status === "pending" && found.authz_status === "pending") {
-    if (await moveChallenge(ctx.deps.db, found.id, "pending", "processing")) {
+  if (respond && found.authz_status === "pending") {
+    const owned =
+      found.status === "pending"
+        ? await moveChallenge(ctx.deps.db, found.id, "pending", "processing")
+        : found.status === "processing" &&
+          (await reclaimStaleChallenge(ctx.deps.db, found.id, new Date(Date.now() - STALE_PROCESSING_MS)));
+    if (owned) {
       const keyAuthorization = `${found.token}.${await thumbprintOf(account.jwk)}`;
       const outcome =
         found.type === "http-01"

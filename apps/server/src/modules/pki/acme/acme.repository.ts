@@ -172,3 +172,17 @@ export const moveChallenge = async (
     .where("status", "=", from)
     .returning("id")
     .executeTakeFirst()) !== undefined;
+
+/**
+ * Take over a validation left in "processing" since before `cutoff` (its instance died mid-way):
+ * true when this request now owns it.
+ */
+export const reclaimStaleChallenge = async (db: Database, challengeId: string, cutoff: Date) =>
+  (await db
+    .updateTable("pki_acme_challenges")
+    .set({ updated_at: new Date() })
+    .where("id", "=", challengeId)
+    .where("status", "=", "processing")
+    .where("updated_at", "<", cutoff)
+    .returning("id")
+    .executeTakeFirst()) !== undefined;
