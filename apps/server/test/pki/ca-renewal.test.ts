@@ -71,6 +71,17 @@ describe("POST /api/v1/cert-manager/ca/internal/:caId/renew", () => {
     );
     const root = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
     expect(verifyChain(within.certificate, root.certificate).ok).toBe(true);
+    const rootRenewed = expectOk(
+      await tenant.admin.certificateAuthorities.renew({
+        params: { caId: ca.id },
+        body: { type: "existing", notAfter: inYears(30) },
+      }),
+    );
+    const issuingNow = expectOk(
+      await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: issuing.id } }),
+    );
+    expect(issuingNow.certificateChain.trim()).toBe(rootRenewed.certificate.trim());
+    expect(verifyChain(issuingNow.certificate, rootRenewed.certificate).ok).toBe(true);
     const past = await tenant.admin.certificateAuthorities.renew({
       params: { caId: ca.id },
       body: { type: "existing", notAfter: "2001-01-01T00:00:00Z" },

@@ -4,7 +4,7 @@ import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertCan } from "../authz/guard";
 import { insertCaCertificate, listCaCertificatesOf } from "./ca-certificate.repository";
-import { findCaSigningMaterial, lockCa, updateCaCertificate } from "./ca.repository";
+import { findCaSigningMaterial, listChildCas, lockCa, updateCaCertificate, updateCaChain } from "./ca.repository";
 import { caNotFound, loadCa, signerOfCa } from "./ca.service";
 import { joinPem } from "./pki-access";
 import { defaultSignatureAlgorithm, randomSerialNumber, signCertificate, x509, type Signer } from "./x509";
@@ -70,6 +70,14 @@ export const renewCa = async (ctx: RequestContext, caId: string, body: { notAfte
       certificate_pem: certificatePem,
       certificate_chain_pem: chain,
     });
+    // CAs below serve chains that now start with the renewed certificate (the old one stays valid too).
+    const refresh = async (parentId: string, parentChain: string) => {
+      for (const child of await listChildCas(trx, parentId)) {
+        await updateCaChain(trx, child.id, parentChain);
+        await refresh(child.id, joinPem(child.certificate_pem, parentChain));
+      }
+    };
+    await refresh(ca.id, joinPem(certificatePem, chain));
     await insertCaCertificate(trx, {
       ca_id: ca.id,
       issuer_ca_id: parent?.id ?? null,

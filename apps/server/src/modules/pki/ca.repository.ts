@@ -129,3 +129,18 @@ export const updateCaCertificate = (
 /** Lock a CA row, so two renewals of one CA run one after the other. */
 export const lockCa = (db: Database, caId: string) =>
   db.selectFrom("pki_certificate_authorities").select("id").where("id", "=", caId).forUpdate().executeTakeFirst();
+
+/** The CAs a CA signed, with their own certificate, to rebuild their chains after it is renewed. */
+export const listChildCas = (db: Database, parentCaId: string) =>
+  db
+    .selectFrom("pki_certificate_authorities")
+    .select(["id", "certificate_pem"])
+    .where("parent_ca_id", "=", parentCaId)
+    .execute();
+
+export const updateCaChain = (db: Database, caId: string, chain: string) =>
+  db
+    .updateTable("pki_certificate_authorities")
+    .set({ certificate_chain_pem: chain, updated_at: new Date() })
+    .where("id", "=", caId)
+    .execute();
