@@ -25,6 +25,8 @@ import { secretImportsRouter } from "./modules/secret-imports/secret-imports.rou
 import { projectTemplatesRouter } from "./modules/project-templates/project-templates.router";
 import { groupsRouter, projectGroupsRouter } from "./modules/groups/groups.router";
 import { gatewaysRouter } from "./modules/gateways/gateways.router";
+import { ACME_MOUNT, acmeRouter } from "./modules/pki/acme/acme.router";
+import { EST_MOUNT, estRouter } from "./modules/pki/est/est.router";
 import { certificateAuthoritiesRouter } from "./modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "./modules/pki/certificates.router";
@@ -45,6 +47,9 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(requestLog(deps.logger));
   // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
   app.use(["/api/v3/secrets", "/api/v4/secrets"], express.json({ limit: "16mb" }));
+  // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
+  app.use(ACME_MOUNT, acmeRouter(deps));
+  app.use(EST_MOUNT, estRouter(deps));
   app.use(express.json({ limit: "1mb" }));
 
   let openApi: unknown;

@@ -35,6 +35,29 @@ const EnvSchema = z.object({
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Leases one dynamic secret may have at once (counting those still being revoked). */
   MAX_LEASE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** The base URL clients reach Keyward at (no trailing slash); ACME URLs are built on it, else on the request's host. */
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL")
+    .transform((v) => v.replace(/\/+$/, ""))
+    .optional(),
+  /** The port ACME http-01 validation connects to (80 per RFC 8555; another port only for tests or air-gapped relays). */
+  ACME_HTTP01_PORT: z.coerce.number().int().min(1).max(65535).default(80),
+  /** DNS servers (host or host:port, comma-separated) for ACME dns-01 TXT lookups; the system resolver when unset. */
+  ACME_DNS_RESOLVER: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
+  /** How often the certificate auto-renewal job looks for certificates due for renewal. */
+  CERT_RENEWAL_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(60_000),
   /** Test only: the process kills itself (SIGKILL) when it reaches the named point, to prove crash safety. */
   KEYWARD_FAILPOINT: z.string().min(1).max(100).optional(),
   /** A client must have sent all request headers within this time, or it gets a 408 and is disconnected. */

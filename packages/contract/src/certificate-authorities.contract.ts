@@ -162,4 +162,37 @@ export const certificateAuthoritiesContract = c.router({
     responses: { 200: z.object({ crl: z.string() }) },
     summary: "A freshly signed CRL (PEM) listing the certificates this CA issued and that were revoked",
   },
+  renew: {
+    method: "POST",
+    path: "/api/v1/cert-manager/ca/internal/:caId/renew",
+    pathParams: CaParams,
+    body: z.object({
+      /** Keyward renews a CA with its existing key pair, so certificates it issued verify under both. */
+      type: z.literal("existing"),
+      notAfter: z
+        .string()
+        .trim()
+        .max(64)
+        .refine((v) => !Number.isNaN(Date.parse(v)), "notAfter must be an ISO 8601 date"),
+    }),
+    responses: {
+      200: CertificatePemBundleSchema.extend({ certId: z.string() }),
+    },
+    summary: "A new certificate for the CA (same key); the previous ones stay listed until they expire",
+  },
+  listCaCertificates: {
+    method: "GET",
+    path: "/api/v1/cert-manager/ca/internal/:caId/ca-certificates",
+    pathParams: CaParams,
+    responses: {
+      200: z.array(
+        CertificatePemBundleSchema.extend({
+          version: z.number().int(),
+          notBefore: TimestampSchema,
+          notAfter: TimestampSchema,
+        }),
+      ),
+    },
+    summary: "Every certificate the CA has had, oldest first (version 1), expired ones left out",
+  },
 });

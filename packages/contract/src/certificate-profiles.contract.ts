@@ -167,6 +167,8 @@ export type ListProfilesQuery = z.infer<typeof ListProfilesQuery>;
 
 const ProfileParams = z.object({ profileId: z.string().trim().min(1).max(64) });
 
+const EabSecretSchema = z.object({ eabKid: z.string(), eabSecret: z.string() });
+
 export const certificateProfilesContract = c.router({
   create: {
     method: "POST",
@@ -182,6 +184,28 @@ export const certificateProfilesContract = c.router({
       200: z.object({ certificateProfiles: z.array(CertificateProfileSchema), totalCount: z.number().int() }),
     },
     summary: "Certificate profiles of a project with their CA, enrollment configuration and certificate metrics",
+  },
+  getBySlug: {
+    method: "GET",
+    path: "/api/v1/cert-manager/certificate-profiles/slug/:slug",
+    pathParams: z.object({ slug: z.string().trim().min(1).max(255) }),
+    query: z.object({ projectId: z.string().trim().min(1).max(64) }),
+    responses: { 200: z.object({ certificateProfile: CertificateProfileSchema }) },
+  },
+  revealAcmeEabSecret: {
+    method: "GET",
+    path: "/api/v1/cert-manager/certificate-profiles/:profileId/acme/eab-secret/reveal",
+    pathParams: ProfileParams,
+    responses: { 200: EabSecretSchema },
+    summary: "The ACME external account binding key id and HMAC key (certificate-profiles reveal-acme-eab-secret)",
+  },
+  rotateAcmeEabSecret: {
+    method: "POST",
+    path: "/api/v1/cert-manager/certificate-profiles/:profileId/acme/eab-secret/rotate",
+    pathParams: ProfileParams,
+    body: c.noBody(),
+    responses: { 200: EabSecretSchema },
+    summary: "Replace the ACME external account binding key; accounts already bound stay valid",
   },
   get: {
     method: "GET",

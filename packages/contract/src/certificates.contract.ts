@@ -100,6 +100,11 @@ export const CertificateSchema = z.object({
   revokedAt: TimestampSchema.nullable(),
   revocationReason: RevocationReasonSchema.nullable(),
   hasPrivateKey: z.boolean(),
+  renewedFromCertificateId: z.string().nullable(),
+  renewedByCertificateId: z.string().nullable(),
+  /** Automatic renewal: null until tried, "renewed", or "failed" with `renewalError` (retried with backoff). */
+  renewalStatus: z.enum(["renewed", "failed"]).nullable(),
+  renewalError: z.string().nullable(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
 });
@@ -116,6 +121,22 @@ export const ListCertificatesQuery = z.object({
 export type ListCertificatesQuery = z.infer<typeof ListCertificatesQuery>;
 
 const CertificateParams = z.object({ certificateId: z.string().trim().min(1).max(64) });
+
+export const RenewCertificateBody = z
+  .object({
+    removeRootsFromChain: z.boolean().default(false),
+    /** A new CSR for the renewed certificate's key; without it Keyward generates a new key pair. */
+    csr: z.string().trim().min(1).max(32_768).optional(),
+  })
+  .default({});
+export type RenewCertificateBody = z.infer<typeof RenewCertificateBody>;
+
+export const CertificateKeyBundleSchema = z.object({
+  certificate: z.string(),
+  certificateChain: z.string().nullable(),
+  privateKey: z.string().nullable(),
+  serialNumber: z.string(),
+});
 
 export const certificatesContract = c.router({
   issue: {
@@ -142,6 +163,23 @@ export const certificatesContract = c.router({
     path: "/api/v1/cert-manager/certificates/:certificateId/certificate",
     pathParams: CertificateParams,
     responses: { 200: CertificatePemBundleSchema },
+  },
+  getKeyBundle: {
+    method: "GET",
+    path: "/api/v1/cert-manager/certificates/:certificateId/bundle",
+    pathParams: CertificateParams,
+    responses: { 200: CertificateKeyBundleSchema },
+    summary:
+      "Certificate, chain and the stored private key, or null when none is stored (certificates read-private-key)",
+  },
+  renew: {
+    method: "POST",
+    path: "/api/v1/cert-manager/certificates/:certificateId/renew",
+    pathParams: CertificateParams,
+    body: RenewCertificateBody,
+    responses: { 200: IssuedCertificateSchema },
+    summary:
+      "Issue the certificate again with the same subject and names, a new key (or the CSR's), linked to the old one",
   },
   getPrivateKey: {
     method: "GET",

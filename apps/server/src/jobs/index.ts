@@ -1,9 +1,10 @@
 import type { AppDeps } from "../context";
 import type { Job } from "./job";
+import { certificateRenewalJob } from "./certificate-renewal";
 import { leaseRevocationJob } from "./lease-revocation";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
-export const allJobs = (): Job[] => [leaseRevocationJob];
+export const allJobs = (): Job[] => [leaseRevocationJob, certificateRenewalJob];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */
 export const startJobs = (deps: AppDeps, names?: string[]) => {

@@ -163,12 +163,13 @@ export const requestPinned = (
   });
 };
 
-/** GET a JSON document from a vetted target; anything but a 200 is an error. */
-export const getJsonPinned = async (
+/** GET a body as text from a vetted target; anything but a 200 is an error. */
+export const getTextPinned = async (
   target: OutboundTarget,
-  options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
-): Promise<unknown> => {
-  const { status, body } = await requestPinned(target, { ...options, headers: { accept: "application/json" } });
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number; accept?: string } = {},
+): Promise<string> => {
+  const { accept = "*/*", ...rest } = options;
+  const { status, body } = await requestPinned(target, { ...rest, headers: { accept } });
   if (status !== 200) {
     throw new OutboundRequestError(
       status >= 300 && status < 400
@@ -176,6 +177,15 @@ export const getJsonPinned = async (
         : `Request failed with status code ${status}`,
     );
   }
+  return body;
+};
+
+/** GET a JSON document from a vetted target; anything but a 200 is an error. */
+export const getJsonPinned = async (
+  target: OutboundTarget,
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
+): Promise<unknown> => {
+  const body = await getTextPinned(target, { ...options, accept: "application/json" });
   try {
     return JSON.parse(body);
   } catch {

@@ -81,6 +81,88 @@ export interface PkiCertificatesTable {
   certificate_chain_pem: string;
   /** Only when the profile keeps generated keys. */
   encrypted_private_key: string | null;
+  /** The certificate this one renewed, and the one that renewed it. */
+  renewed_from_id: string | null;
+  renewed_by_id: string | null;
+  /** Automatic renewal: null until tried, then "renewed" or "failed" with the error and the next try. */
+  renewal_status: "renewed" | "failed" | null;
+  renewal_error: string | null;
+  renewal_attempts: Generated<number>;
+  renewal_next_attempt_at: TimestampValue | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** Every certificate a CA has had: renewal adds one, the old ones stay for verification and CRLs. */
+export interface PkiCaCertificatesTable {
+  id: Generated<string>;
+  /** Null once the CA is deleted: the revoked row stays, owned by its issuer, so the parent's CRL keeps listing it. */
+  ca_id: string | null;
+  /** The CA that signed it; null for a root. */
+  issuer_ca_id: string | null;
+  serial_number: string;
+  certificate_pem: string;
+  certificate_chain_pem: string;
+  not_before: TimestampValue;
+  not_after: TimestampValue;
+  revoked_at: TimestampValue | null;
+  revocation_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface PkiAcmeNoncesTable {
+  nonce: string;
+  expires_at: TimestampValue;
+}
+
+export interface PkiAcmeAccountsTable {
+  id: Generated<string>;
+  profile_id: string;
+  /** RFC 7638 thumbprint of the account key: one account per key and profile. */
+  thumbprint: string;
+  jwk: Json<Record<string, unknown>>;
+  status: ColumnType<"valid" | "deactivated", "valid" | "deactivated" | undefined, "valid" | "deactivated">;
+  contact: Json<string[]>;
+  eab_kid: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type AcmeStatus = "pending" | "ready" | "processing" | "valid" | "invalid" | "expired" | "deactivated";
+
+export interface PkiAcmeOrdersTable {
+  id: Generated<string>;
+  account_id: string;
+  status: AcmeStatus;
+  identifiers: Json<{ type: string; value: string }[]>;
+  expires_at: TimestampValue;
+  error: Json<Record<string, unknown> | null> | null;
+  certificate_id: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface PkiAcmeAuthorizationsTable {
+  id: Generated<string>;
+  order_id: string;
+  identifier_type: string;
+  identifier_value: string;
+  wildcard: Generated<boolean>;
+  status: AcmeStatus;
+  expires_at: TimestampValue;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface PkiAcmeChallengesTable {
+  id: Generated<string>;
+  authorization_id: string;
+  type: "http-01" | "dns-01";
+  token: string;
+  status: AcmeStatus;
+  validated_at: TimestampValue | null;
+  error: Json<Record<string, unknown> | null> | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -90,4 +172,10 @@ export interface PkiTables {
   pki_certificate_profiles: PkiCertificateProfilesTable;
   pki_enrollment_configs: PkiEnrollmentConfigsTable;
   pki_certificates: PkiCertificatesTable;
+  pki_ca_certificates: PkiCaCertificatesTable;
+  pki_acme_nonces: PkiAcmeNoncesTable;
+  pki_acme_accounts: PkiAcmeAccountsTable;
+  pki_acme_orders: PkiAcmeOrdersTable;
+  pki_acme_authorizations: PkiAcmeAuthorizationsTable;
+  pki_acme_challenges: PkiAcmeChallengesTable;
 }

@@ -107,3 +107,40 @@ export const listRevokedOfCa = (db: Database, caId: string) =>
     .where("status", "=", "revoked")
     .orderBy("revoked_at")
     .execute();
+
+/** The CA row after a renewal: its current certificate and the chain above it. */
+export const updateCaCertificate = (
+  db: Database,
+  caId: string,
+  values: {
+    serial_number: string;
+    not_before: Date;
+    not_after: Date;
+    certificate_pem: string;
+    certificate_chain_pem: string;
+  },
+) =>
+  db
+    .updateTable("pki_certificate_authorities")
+    .set({ ...values, updated_at: new Date() })
+    .where("id", "=", caId)
+    .execute();
+
+/** Lock a CA row, so two renewals of one CA run one after the other. */
+export const lockCa = (db: Database, caId: string) =>
+  db.selectFrom("pki_certificate_authorities").select("id").where("id", "=", caId).forUpdate().executeTakeFirst();
+
+/** The CAs a CA signed, with their own certificate, to rebuild their chains after it is renewed. */
+export const listChildCas = (db: Database, parentCaId: string) =>
+  db
+    .selectFrom("pki_certificate_authorities")
+    .select(["id", "certificate_pem"])
+    .where("parent_ca_id", "=", parentCaId)
+    .execute();
+
+export const updateCaChain = (db: Database, caId: string, chain: string) =>
+  db
+    .updateTable("pki_certificate_authorities")
+    .set({ certificate_chain_pem: chain, updated_at: new Date() })
+    .where("id", "=", caId)
+    .execute();

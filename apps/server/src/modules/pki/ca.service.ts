@@ -1,10 +1,16 @@
+import { inTransaction } from "../../db/transaction";
 import { randomUUID } from "node:crypto";
 import type { CaConfigurationInput, CertKeyAlgorithm } from "@keyward/contract";
-import type { RequestContext } from "../../context";
+import type { AppDeps, RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
+import {
+  insertCaCertificate,
+  listRevokedCaCertificatesIssuedBy,
+  revokeCertificatesOfCa,
+} from "./ca-certificate.repository";
 import { toCaDto } from "./ca.dto";
 import {
   countCaDependents,
@@ -39,7 +45,7 @@ const duplicateName = (name: string) =>
   new BadRequestError(`A certificate authority named ${name} already exists in this project`);
 
 /** Decrypts the CA's key for one signing operation; the ciphertext is bound to the CA id. */
-export const signerOfCa = (ctx: RequestContext, ca: CaSigningRow): Signer & { certificatePem: string } => ({
+export const signerOfCa = (ctx: { deps: AppDeps }, ca: CaSigningRow): Signer & { certificatePem: string } => ({
   privateKeyPem: ctx.deps.secretBox.decrypt(ca.encrypted_private_key, `pki-ca:${ca.id}`),
   keyAlgorithm: ca.key_algorithm as CertKeyAlgorithm,
   certificatePem: ca.certificate_pem,
@@ -128,29 +134,41 @@ export const createCa = async (
     signer,
   );
   try {
-    const row = await insertCa(ctx.deps.db, {
-      id,
-      project_id: project.id,
-      parent_ca_id: parent?.id ?? null,
-      name: body.name,
-      type: cfg.type,
-      status: body.status,
-      friendly_name: cfg.friendlyName ?? null,
-      common_name: cfg.commonName,
-      organization: cfg.organization,
-      ou: cfg.ou,
-      country: cfg.country.toUpperCase(),
-      province: cfg.province,
-      locality: cfg.locality,
-      dn: subject.toString(),
-      key_algorithm: cfg.keyAlgorithm,
-      max_path_length: pathLength,
-      serial_number: serialNumber,
-      not_before: certificate.notBefore,
-      not_after: certificate.notAfter,
-      certificate_pem: certificate.toString("pem"),
-      certificate_chain_pem: parent ? joinPem(parent.certificate_pem, parent.certificate_chain_pem) : "",
-      encrypted_private_key: ctx.deps.secretBox.encrypt(key.privateKeyPem, `pki-ca:${id}`),
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
+      const inserted = await insertCa(trx, {
+        id,
+        project_id: project.id,
+        parent_ca_id: parent?.id ?? null,
+        name: body.name,
+        type: cfg.type,
+        status: body.status,
+        friendly_name: cfg.friendlyName ?? null,
+        common_name: cfg.commonName,
+        organization: cfg.organization,
+        ou: cfg.ou,
+        country: cfg.country.toUpperCase(),
+        province: cfg.province,
+        locality: cfg.locality,
+        dn: subject.toString(),
+        key_algorithm: cfg.keyAlgorithm,
+        max_path_length: pathLength,
+        serial_number: serialNumber,
+        not_before: certificate.notBefore,
+        not_after: certificate.notAfter,
+        certificate_pem: certificate.toString("pem"),
+        certificate_chain_pem: parent ? joinPem(parent.certificate_pem, parent.certificate_chain_pem) : "",
+        encrypted_private_key: ctx.deps.secretBox.encrypt(key.privateKeyPem, `pki-ca:${id}`),
+      });
+      await insertCaCertificate(trx, {
+        ca_id: id,
+        issuer_ca_id: parent?.id ?? null,
+        serial_number: serialNumber,
+        certificate_pem: certificate.toString("pem"),
+        certificate_chain_pem: parent ? joinPem(parent.certificate_pem, parent.certificate_chain_pem) : "",
+        not_before: certificate.notBefore,
+        not_after: certificate.notAfter,
+      });
+      return inserted;
     });
     return toCaDto(row);
   } catch (error) {
@@ -218,7 +236,10 @@ export const deleteCa = async (ctx: RequestContext, caId: string) => {
   const dependents = await countCaDependents(ctx.deps.db, ca.id);
   if (dependents.children > 0 || dependents.profiles > 0) throw inUse(ca.name);
   try {
-    await deleteCaRow(ctx.deps.db, ca.id);
+    await inTransaction(ctx.deps.db, async (trx) => {
+      await revokeCertificatesOfCa(trx, ca.id, new Date());
+      await deleteCaRow(trx, ca.id);
+    });
   } catch (error) {
     // A profile or intermediate created between the check and the delete.
     if (isForeignKeyViolation(error)) throw inUse(ca.name);
@@ -243,7 +264,10 @@ export const getCaCrl = async (ctx: RequestContext, caId: string) => {
   assertCan(ability, "read", SUBJECT, { name: ca.name });
   const material = await findCaSigningMaterial(ctx.deps.db, ca.id);
   if (!material) throw caNotFound(caId);
-  const revoked = await listRevokedOfCa(ctx.deps.db, ca.id);
+  const revoked = [
+    ...(await listRevokedOfCa(ctx.deps.db, ca.id)),
+    ...(await listRevokedCaCertificatesIssuedBy(ctx.deps.db, ca.id)),
+  ];
   const crl = await signCrl(
     signerOfCa(ctx, material),
     revoked.map((r) => ({

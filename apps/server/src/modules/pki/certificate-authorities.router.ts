@@ -3,6 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
+import { listCaCertificates, renewCa } from "./ca-renew.service";
 import { createCa, deleteCa, getCa, getCaCertificate, getCaCrl, listCas, updateCaStatusOrName } from "./ca.service";
 
 const s = initServer();
@@ -19,4 +20,7 @@ export const certificateAuthoritiesRouter = (deps: AppDeps) =>
       ok({ certificateAuthority: await deleteCa(contextOf(deps, req, res), params.caId) }),
     getCertificate: async ({ params, req, res }) => ok(await getCaCertificate(contextOf(deps, req, res), params.caId)),
     getCrl: async ({ params, req, res }) => ok(await getCaCrl(contextOf(deps, req, res), params.caId)),
+    renew: async ({ params, body, req, res }) => ok(await renewCa(contextOf(deps, req, res), params.caId, body)),
+    listCaCertificates: async ({ params, req, res }) =>
+      ok(await listCaCertificates(contextOf(deps, req, res), params.caId)),
   });

@@ -1,4 +1,5 @@
-import { sql, type Insertable } from "kysely";
+import { sql, type Insertable, type Transaction } from "kysely";
+import type { DB } from "../../db/schema";
 import type { Database } from "../../db/database";
 import type { PkiCertificatesTable } from "../../db/tables/pki";
 import { likePattern } from "./pki-access";
@@ -21,6 +22,10 @@ export const CERTIFICATE_COLUMNS = [
   "not_after",
   "revoked_at",
   "revocation_reason",
+  "renewed_from_id",
+  "renewed_by_id",
+  "renewal_status",
+  "renewal_error",
   "created_at",
   "updated_at",
 ] as const;
@@ -134,3 +139,53 @@ export const listCertificatesByIds = (db: Database, ids: string[]) =>
         .select([...CERTIFICATE_COLUMNS, hasPrivateKey])
         .where("id", "in", ids)
         .execute();
+
+/** What renewing a certificate needs: its key, subject, names, lifetime and profile. */
+export const findRenewalSource = (db: Database, certificateId: string) =>
+  db
+    .selectFrom("pki_certificates")
+    .select([
+      "id",
+      "profile_id",
+      "status",
+      "common_name",
+      "alt_names",
+      "friendly_name",
+      "key_algorithm",
+      "not_before",
+      "not_after",
+      "certificate_pem",
+      "renewed_by_id",
+      "renewal_attempts",
+    ])
+    .where("id", "=", certificateId)
+    .executeTakeFirst();
+
+export type RenewalSource = NonNullable<Awaited<ReturnType<typeof findRenewalSource>>>;
+
+/** Lock a certificate for renewal; undefined when it is revoked or was renewed meanwhile. */
+export const lockRenewable = (trx: Transaction<DB>, certificateId: string) =>
+  trx
+    .selectFrom("pki_certificates")
+    .select(["id"])
+    .where("id", "=", certificateId)
+    .where("status", "=", "active")
+    .where("renewed_by_id", "is", null)
+    .forUpdate()
+    .executeTakeFirst();
+
+export const markRenewed = (trx: Transaction<DB>, certificateId: string, renewedById: string, at: Date) =>
+  trx
+    .updateTable("pki_certificates")
+    .set({ renewed_by_id: renewedById, renewal_status: "renewed", renewal_error: null, updated_at: at })
+    .where("id", "=", certificateId)
+    .execute();
+
+/** A certificate a profile issued, by serial number. */
+export const findCertificateOfProfileBySerial = (db: Database, profileId: string, serialNumber: string) =>
+  db
+    .selectFrom("pki_certificates")
+    .select(["id", "status", "certificate_pem"])
+    .where("profile_id", "=", profileId)
+    .where("serial_number", "=", serialNumber)
+    .executeTakeFirst();

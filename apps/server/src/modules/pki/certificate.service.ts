@@ -45,12 +45,16 @@ export const toCertificateDto = (row: CertificateRow): Certificate => ({
   revokedAt: toIso(row.revoked_at),
   revocationReason: row.revocation_reason as RevocationReason | null,
   hasPrivateKey: row.has_private_key,
+  renewedFromCertificateId: row.renewed_from_id,
+  renewedByCertificateId: row.renewed_by_id,
+  renewalStatus: row.renewal_status,
+  renewalError: row.renewal_error,
   createdAt: toIso(row.created_at),
   updatedAt: toIso(row.updated_at),
 });
 
 /** What `certificates` permission conditions are evaluated against. */
-const permissionObject = (row: {
+export const permissionObject = (row: {
   common_name: string;
   alt_names: string;
   serial_number: string;
@@ -64,7 +68,7 @@ const permissionObject = (row: {
   status: row.status,
 });
 
-const loadCertificate = async (ctx: RequestContext, certificateId: string) => {
+export const loadCertificate = async (ctx: RequestContext, certificateId: string) => {
   const found = isUuid(certificateId) ? await findCertificateById(ctx.deps.db, certificateId) : undefined;
   const permission = await permissionForOwned(ctx, found, `Certificate with ID '${certificateId}' not found`);
   const { org_id: _org, ...certificate } = found!;
@@ -94,6 +98,22 @@ export const getCertificatePrivateKey = async (ctx: RequestContext, certificateI
   const encrypted = await findEncryptedPrivateKey(ctx.deps.db, certificate.id);
   if (!encrypted) throw new NotFoundError(`No private key is stored for certificate with ID '${certificateId}'`);
   return { privateKey: ctx.deps.secretBox.decrypt(encrypted, `pki-certificate:${certificate.id}`) };
+};
+
+/** Certificate, chain and the stored key; Infisical's bundle route needs read-private-key even without a key. */
+export const getCertificateKeyBundle = async (ctx: RequestContext, certificateId: string) => {
+  const { certificate, ability } = await loadCertificate(ctx, certificateId);
+  assertCan(ability, "read-private-key", SUBJECT, permissionObject(certificate));
+  const [pem, encrypted] = await Promise.all([
+    findCertificatePem(ctx.deps.db, certificate.id),
+    findEncryptedPrivateKey(ctx.deps.db, certificate.id),
+  ]);
+  return {
+    certificate: pem.certificate_pem,
+    certificateChain: pem.certificate_chain_pem || null,
+    privateKey: encrypted ? ctx.deps.secretBox.decrypt(encrypted, `pki-certificate:${certificate.id}`) : null,
+    serialNumber: pem.serial_number,
+  };
 };
 
 export const revokeCertificate = async (ctx: RequestContext, certificateId: string, reason: RevocationReason) => {

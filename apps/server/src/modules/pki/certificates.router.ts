@@ -4,9 +4,11 @@ import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 import { issueCertificate } from "./certificate-issue.service";
+import { renewCertificate } from "./certificate-renew.service";
 import {
   getCertificate,
   getCertificateBundle,
+  getCertificateKeyBundle,
   getCertificatePrivateKey,
   listCertificates,
   revokeCertificate,
@@ -22,6 +24,10 @@ export const certificatesRouter = (deps: AppDeps) =>
       ok({ certificate: await getCertificate(contextOf(deps, req, res), params.certificateId) }),
     getBundle: async ({ params, req, res }) =>
       ok(await getCertificateBundle(contextOf(deps, req, res), params.certificateId)),
+    getKeyBundle: async ({ params, req, res }) =>
+      ok(await getCertificateKeyBundle(contextOf(deps, req, res), params.certificateId)),
+    renew: async ({ params, body, req, res }) =>
+      ok(await renewCertificate(contextOf(deps, req, res), params.certificateId, body)),
     getPrivateKey: async ({ params, req, res }) =>
       ok(await getCertificatePrivateKey(contextOf(deps, req, res), params.certificateId)),
     revoke: async ({ params, body, req, res }) =>

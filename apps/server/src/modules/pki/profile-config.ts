@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type {
   AcmeConfigInput,
   ApiConfigInput,
@@ -64,8 +64,15 @@ export const prepareConfig = (
     }
     return { settings, secret: settings.challengeType === "static" ? challengePassword : undefined };
   }
+  // The ACME external account binding key: made once, kept across updates, replaced only by a rotation.
+  if (type === "acme") return { settings: input, secret: hasStoredSecret ? undefined : newEabSecret() };
   return { settings: input };
 };
+
+/** A fresh HMAC key for ACME external account binding, base64url as clients take it. */
+export const newEabSecret = () => randomBytes(32).toString("base64url");
+
+export const acmeDirectoryPath = (profileId: string) => `/api/v1/cert-manager/acme/profiles/${profileId}/directory`;
 
 export const encryptConfigSecret = (ctx: RequestContext, configId: string, secret: string) =>
   ctx.deps.secretBox.encrypt(secret, `pki-enrollment:${configId}`);
@@ -99,7 +106,7 @@ type ConfigDtos = Pick<
 >;
 
 /** Configuration ids and objects as a profile shows them; secrets never leave. */
-export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[]): ConfigDtos => {
+export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[], publicUrl: string): ConfigDtos => {
   const out: ConfigDtos = { estConfigId: null, apiConfigId: null, acmeConfigId: null, scepConfigId: null };
   for (const config of configs) {
     const s = config.settings;
@@ -122,20 +129,20 @@ export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[]):
       out.acmeConfigId = config.id;
       out.acmeConfig = {
         id: config.id,
-        directoryUrl: `/api/v1/cert-manager/acme/profiles/${profileId}/directory`,
+        directoryUrl: `${publicUrl}${acmeDirectoryPath(profileId)}`,
         skipDnsOwnershipVerification: Boolean(s.skipDnsOwnershipVerification),
         skipEabBinding: Boolean(s.skipEabBinding),
       };
     } else if (config.type === "scep") {
       out.scepConfigId = config.id;
-      const dynamic = s.challengeType === "dynamic";
       out.scepConfig = {
         id: config.id,
-        scepEndpointUrl: `/api/v1/cert-manager/scep/profiles/${profileId}/pkiclient.exe`,
+        // Keyward serves no SCEP endpoint, so a profile stored before SCEP was refused advertises none.
+        scepEndpointUrl: "",
         raCertificatePem: null,
         raCertExpiresAt: null,
         challengeType: s.challengeType === "dynamic" ? "dynamic" : "static",
-        challengeEndpointUrl: dynamic ? `/api/v1/cert-manager/scep/profiles/${profileId}/challenges` : null,
+        challengeEndpointUrl: null,
         includeCaCertInResponse: Boolean(s.includeCaCertInResponse),
         allowCertBasedRenewal: Boolean(s.allowCertBasedRenewal),
         dynamicChallengeExpiryMinutes: Number(s.dynamicChallengeExpiryMinutes ?? 60),

@@ -1,5 +1,5 @@
 import type { CertificateProfile } from "@keyward/contract";
-import type { Database } from "../../db/database";
+import type { AppDeps } from "../../context";
 import { toIso } from "../../lib/dates";
 import { toProfileCaDto } from "./ca.dto";
 import { listCasByIds } from "./ca.repository";
@@ -20,10 +20,11 @@ const emptyMetrics = (profileId: string) => ({
 
 /** Profiles with their CA, enrollment configurations and metrics, in the order given. */
 export const toProfileDtos = async (
-  db: Database,
+  deps: Pick<AppDeps, "db" | "env">,
   rows: ProfileRow[],
   now = new Date(),
 ): Promise<CertificateProfile[]> => {
+  const { db } = deps;
   const ids = rows.map((r) => r.id);
   const caIds = [...new Set(rows.flatMap((r) => (r.ca_id ? [r.ca_id] : [])))];
   const [cas, configs, metrics] = await Promise.all([
@@ -53,6 +54,7 @@ export const toProfileDtos = async (
       ...toConfigDtos(
         row.id,
         configs.filter((c) => c.profile_id === row.id),
+        deps.env.PUBLIC_URL ?? "",
       ),
     };
   });

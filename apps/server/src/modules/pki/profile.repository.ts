@@ -138,3 +138,22 @@ export const metricsOfProfiles = async (db: Database, profileIds: string[], now:
     revokedCertificates: Number(r.revoked),
   }));
 };
+
+export const findProfileIdBySlug = async (db: Database, projectId: string, slug: string) =>
+  (
+    await db
+      .selectFrom("pki_certificate_profiles")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("slug", "=", slug)
+      .executeTakeFirst()
+  )?.id;
+
+/** One enrollment configuration of a profile with its encrypted secret. */
+export const findConfigSecret = (db: Database, profileId: string, type: "est" | "acme") =>
+  db
+    .selectFrom("pki_enrollment_configs")
+    .select(["id", "settings", "encrypted_secret"])
+    .where("profile_id", "=", profileId)
+    .where("type", "=", type)
+    .executeTakeFirst();

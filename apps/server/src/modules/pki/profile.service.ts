@@ -35,6 +35,8 @@ const SUBJECT = "certificate-profiles";
 
 const profileNotFound = (profileId: string) =>
   new NotFoundError(`Certificate profile with ID '${profileId}' not found`);
+const scepUnsupported = () =>
+  new BadRequestError("SCEP enrollment is not supported; use EST or ACME enrollment instead");
 const duplicateSlug = (slug: string) =>
   new BadRequestError(`A certificate profile with slug ${slug} already exists in this project`);
 
@@ -49,7 +51,7 @@ export const loadProfile = async (ctx: RequestContext, profileId: string) => {
 const profileDto = async (ctx: RequestContext, profileId: string) => {
   const row = (await listProfilesByIds(ctx.deps.db, [profileId]))[0];
   if (!row) throw profileNotFound(profileId);
-  return (await toProfileDtos(ctx.deps.db, [row]))[0]!;
+  return (await toProfileDtos(ctx.deps, [row]))[0]!;
 };
 
 /**
@@ -89,6 +91,7 @@ const assertDefaultsFitIssuer = (defaults: ProfileDefaults | null | undefined, c
 export const createProfile = async (ctx: RequestContext, body: CreateProfileBody) => {
   const { project, ability } = await getProjectPermission(ctx, body.projectId, "cert-manager");
   assertCan(ability, "create", SUBJECT, { slug: body.slug });
+  if (body.enrollmentType === "scep") throw scepUnsupported();
   let ca: CaRow | undefined;
   if (body.caId) {
     ca = isUuid(body.caId) ? await findCaById(ctx.deps.db, body.caId) : undefined;
@@ -123,7 +126,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
 export const getProfile = async (ctx: RequestContext, profileId: string) => {
   const { profile, ability } = await loadProfile(ctx, profileId);
   assertCan(ability, "read", SUBJECT, { slug: profile.slug });
-  return (await toProfileDtos(ctx.deps.db, [profile]))[0]!;
+  return (await toProfileDtos(ctx.deps, [profile]))[0]!;
 };
 
 export const listProfiles = async (ctx: RequestContext, query: ListProfilesQuery) => {
@@ -148,7 +151,7 @@ export const listProfiles = async (ctx: RequestContext, query: ListProfilesQuery
     ).map((r) => [r.id, r]),
   );
   const ordered = page.flatMap((k) => (rows.has(k.id) ? [rows.get(k.id)!] : []));
-  return { certificateProfiles: await toProfileDtos(ctx.deps.db, ordered), totalCount };
+  return { certificateProfiles: await toProfileDtos(ctx.deps, ordered), totalCount };
 };
 
 export const updateProfile = async (ctx: RequestContext, profileId: string, body: UpdateProfileBody) => {
@@ -203,7 +206,7 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
 export const deleteProfile = async (ctx: RequestContext, profileId: string) => {
   const { profile, ability } = await loadProfile(ctx, profileId);
   assertCan(ability, "delete", SUBJECT, { slug: profile.slug });
-  const dto = (await toProfileDtos(ctx.deps.db, [profile]))[0]!;
+  const dto = (await toProfileDtos(ctx.deps, [profile]))[0]!;
   await deleteProfileRow(ctx.deps.db, profile.id);
   return dto;
 };

@@ -219,6 +219,12 @@ export const parseCsr = async (pem: string): Promise<x509.Pkcs10CertificateReque
   }
 };
 
+/** The alternative names a CSR asks for, as `{type: "dns" | "ip" | "email" | "url" | ..., value}`. */
+export const csrAltNames = (csr: x509.Pkcs10CertificateRequest) =>
+  csr.extensions.find(
+    (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
+  )?.names.items ?? [];
+
 /** The first value of an attribute of a name, e.g. the CN. */
 export const nameAttribute = (name: x509.Name, attribute: string) => name.getField(attribute)[0];
 

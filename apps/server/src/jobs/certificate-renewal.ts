@@ -1,0 +1,13 @@
+import { runAutoRenewPass } from "../modules/pki/certificate-auto-renew";
+import { loop, type Job } from "./job";
+
+/** Automatic certificate renewal for profiles with apiConfig.autoRenew, on every instance. */
+export const certificateRenewalJob: Job = {
+  name: "certificate-renewal",
+  start: (deps) =>
+    loop(
+      deps.env.CERT_RENEWAL_INTERVAL_MS,
+      () => runAutoRenewPass(deps),
+      (error) => deps.logger.error({ err: error }, "certificate renewal pass failed"),
+    ),
+};

@@ -1,0 +1,184 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { classifyAltName, isValidAltName, type CertKeyAlgorithm } from "@keyward/contract";
+import type { AppDeps } from "../../../context";
+import { isUuid } from "../../../db/errors";
+import { AppError } from "../../../errors";
+import { findCaCertificate } from "../ca.repository";
+import { renewFromSource } from "../certificate-renew.service";
+import { findCertificateOfProfileBySerial, findRenewalSource, insertCertificate } from "../certificate.repository";
+import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate } from "../issuance";
+import { joinPem } from "../pki-access";
+import { findConfigSecret, findProfileById, type ProfileRow } from "../profile.repository";
+import { csrAltNames, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+
+/** An EST failure: the HTTP status and a short plain-text reason (RFC 7030 §4.2.3). */
+export class EstError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type EstProfile = {
+  profile: ProfileRow;
+  passphrase: string | undefined;
+  caChain: x509.X509Certificate[];
+  disableBootstrapCaValidation: boolean;
+};
+
+export const loadEstProfile = async (deps: AppDeps, profileId: string): Promise<EstProfile> => {
+  const found = isUuid(profileId) ? await findProfileById(deps.db, profileId) : undefined;
+  if (!found || found.enrollment_type !== "est" || !found.ca_id) throw new EstError(404, "No EST profile here");
+  const { org_id: _org, ...profile } = found;
+  const config = await findConfigSecret(deps.db, profile.id, "est");
+  const settings = config?.settings ?? {};
+  const chain = typeof settings.caChain === "string" ? settings.caChain : "";
+  return {
+    profile,
+    passphrase: config?.encrypted_secret
+      ? deps.secretBox.decrypt(config.encrypted_secret, `pki-enrollment:${config.id}`)
+      : undefined,
+    caChain: chain ? x509.PemConverter.decode(chain).map((der) => new x509.X509Certificate(der)) : [],
+    disableBootstrapCaValidation: Boolean(settings.disableBootstrapCaValidation),
+  };
+};
+
+const digest = (value: string) => createHash("sha256").update(value).digest();
+
+/** HTTP Basic with the profile's passphrase as password (the user name is not checked). */
+export const passphraseMatches = (est: EstProfile, authorization: string | undefined) => {
+  if (!est.passphrase || !authorization?.startsWith("Basic ")) return false;
+  const decoded = Buffer.from(authorization.slice(6), "base64").toString("utf8");
+  const password = decoded.slice(decoded.indexOf(":") + 1);
+  return decoded.includes(":") && timingSafeEqual(digest(password), digest(est.passphrase));
+};
+
+const signedBy = async (certificate: x509.X509Certificate, issuer: x509.X509Certificate, now: Date) =>
+  certificate.issuer === issuer.subject &&
+  (await certificate.verify({ publicKey: issuer.publicKey, date: now }).catch(() => false));
+
+/** A bootstrap client certificate (e.g. a device's factory identity) signed by a certificate of caChain. */
+export const fromBootstrapChain = async (est: EstProfile, certificate: x509.X509Certificate, now = new Date()) => {
+  for (const ca of est.caChain) if (await signedBy(certificate, ca, now)) return true;
+  return false;
+};
+
+/** The active, unexpired certificate this profile issued that the client presents, or undefined. */
+export const issuedByProfile = async (deps: AppDeps, est: EstProfile, certificate: x509.X509Certificate) => {
+  const now = new Date();
+  const row = await findCertificateOfProfileBySerial(deps.db, est.profile.id, certificate.serialNumber.toLowerCase());
+  if (!row || row.status !== "active" || !new x509.X509Certificate(row.certificate_pem).equal(certificate)) return;
+  if (certificate.notAfter <= now || certificate.notBefore > now) return;
+  const ca = new x509.X509Certificate((await findCaCertificate(deps.db, est.profile.ca_id!)).certificate_pem);
+  return (await signedBy(certificate, ca, now)) ? row : undefined;
+};
+
+const parseCsr = async (body: string) => {
+  let csr: x509.Pkcs10CertificateRequest;
+  try {
+    csr = new x509.Pkcs10CertificateRequest(Buffer.from(body.replace(/\s+/g, ""), "base64"));
+  } catch {
+    throw new EstError(400, "The body is not a base64 PKCS#10 request");
+  }
+  if (!(await csr.verify().catch(() => false))) throw new EstError(400, "The CSR's signature does not verify");
+  const keyAlgorithm: CertKeyAlgorithm | undefined = keyAlgorithmOfPublicKey(csr.publicKey);
+  if (!keyAlgorithm) throw new EstError(400, "The CSR's key must be RSA 2048/3072/4096 or EC P-256/P-384/P-521");
+  return { csr, keyAlgorithm };
+};
+
+const SAN_TYPES: Record<string, string> = { dns: "dns_name", ip: "ip_address", email: "email", url: "uri" };
+
+const altNamesOf = (csr: x509.Pkcs10CertificateRequest) => {
+  return csrAltNames(csr).map((n) => {
+    const type = SAN_TYPES[n.type];
+    if (!type || !isValidAltName(type as "dns_name", n.value)) {
+      throw new EstError(400, `The CSR names an unsupported or invalid alternative name (${n.type})`);
+    }
+    return { type, value: n.value };
+  });
+};
+
+/** Errors of the profile or its CA (disabled, expired, lifetime) are the server's to fix: 400 with the reason. */
+const asEstError = (error: unknown) =>
+  error instanceof AppError && error.statusCode < 500 ? new EstError(400, error.message) : error;
+
+/** RFC 7030 §4.2.1: a certificate for the CSR under the profile's policy; the PEM of the certificate. */
+export const simpleEnroll = async (deps: AppDeps, est: EstProfile, body: string) => {
+  const { csr, keyAlgorithm } = await parseCsr(body);
+  const defaults = defaultsOf(est.profile);
+  if (defaults.keyAlgorithm && defaults.keyAlgorithm !== keyAlgorithm) {
+    throw new EstError(400, `This profile issues only for ${defaults.keyAlgorithm} keys`);
+  }
+  const commonName = nameAttribute(csr.subjectName, "CN") ?? defaults.commonName;
+  if (!commonName) throw new EstError(400, "The CSR needs a common name");
+  try {
+    const now = new Date();
+    const ca = await loadIssuingCa(deps.db, est.profile, now);
+    const requested = altNamesOf(csr);
+    const seen = new Set(requested.map((n) => `${n.type}:${n.value.toLowerCase()}`));
+    const prepared = await prepareCertificate(deps, {
+      profile: est.profile,
+      ca,
+      commonName,
+      altNames: [
+        ...requested,
+        ...(defaults.subjectAltNames ?? []).filter((n) => !seen.has(`${n.type}:${n.value.toLowerCase()}`)),
+      ],
+      keyAlgorithm,
+      publicKey: csr.publicKey,
+      notBefore: now,
+      notAfter: notAfterFor(undefined, defaults, ca, now),
+      friendlyName: commonName,
+      storeKey: false,
+    });
+    await insertCertificate(deps.db, prepared.values);
+    return prepared.certificate;
+  } catch (error) {
+    throw asEstError(error);
+  }
+};
+
+const sameNames = (a: string[], b: string[]) => {
+  const left = new Set(a.map((v) => v.toLowerCase()));
+  return left.size === new Set(b.map((v) => v.toLowerCase())).size && b.every((v) => left.has(v.toLowerCase()));
+};
+
+/**
+ * RFC 7030 §4.2.2: the client renews the certificate it authenticates with. The CSR keeps its
+ * subject and names; the new certificate is linked to the old one as its renewal.
+ */
+export const simpleReenroll = async (deps: AppDeps, est: EstProfile, current: { id: string }, body: string) => {
+  const { csr, keyAlgorithm } = await parseCsr(body);
+  const source = await findRenewalSource(deps.db, current.id);
+  if (!source) throw new EstError(401, "The client certificate is unknown");
+  const old = new x509.X509Certificate(source.certificate_pem);
+  const oldNames = (source.alt_names ? source.alt_names.split(",") : []).filter((n) => classifyAltName(n));
+  if (
+    csr.subject !== old.subject ||
+    !sameNames(
+      altNamesOf(csr).map((n) => n.value),
+      oldNames,
+    )
+  ) {
+    throw new EstError(400, "A re-enrollment CSR must keep the subject and alternative names of the certificate");
+  }
+  try {
+    return (await renewFromSource(deps, source, { kind: "csr", csr, keyAlgorithm })).certificate;
+  } catch (error) {
+    throw asEstError(error);
+  }
+};
+
+/** The CA certificate and the chain above it (RFC 7030 §4.1). */
+export const caCertificates = async (deps: AppDeps, est: EstProfile) => {
+  const ca = await findCaCertificate(deps.db, est.profile.ca_id!);
+  return x509.PemConverter.decode(joinPem(ca.certificate_pem, ca.certificate_chain_pem)).map(
+    (der) => new x509.X509Certificate(der),
+  );
+};
+
+/** A PKCS#7 certs-only message, base64, as EST answers. */
+export const certsOnly = (certificates: x509.X509Certificate[]) =>
+  new x509.X509Certificates(certificates).export("base64");
