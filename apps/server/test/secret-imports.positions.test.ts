@@ -85,7 +85,7 @@ describe("secret import positions (property)", () => {
       }),
       { numRuns: 25 },
     );
-  });
+  }, 120_000);
 });
 
 describe("secret import positions (concurrency)", () => {
