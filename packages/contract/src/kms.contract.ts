@@ -70,7 +70,11 @@ export type KmsKey = z.infer<typeof KmsKeySchema>;
 
 const KeyNameSchema = slugSchema({ min: 1, max: 32, field: "Name" });
 const DescriptionSchema = z.string().trim().max(500);
-const ProjectIdSchema = z.string().trim().min(1, "Project ID is required").max(64);
+const ProjectIdSchema = z
+  .string({ required_error: "Project ID is required" })
+  .trim()
+  .min(1, "Project ID is required")
+  .max(64);
 
 export const CreateKmsKeyBodySchema = z
   .object({

@@ -33,7 +33,8 @@ export const encryptWithKey = (key: Buffer, keyId: string, version: number, plai
 export const ciphertextVersion = (blob: Buffer): number | undefined => {
   if (blob.length < CIPHERTEXT_OVERHEAD || blob[0] !== FORMAT) return undefined;
   const version = blob.readUInt32BE(1);
-  return version >= 1 ? version : undefined;
+  // Versions are PostgreSQL ints: a larger one is not ours (and must not reach a query).
+  return version >= 1 && version <= 0x7fffffff ? version : undefined;
 };
 
 /** Undefined when the ciphertext was altered or belongs to another key or version. */
