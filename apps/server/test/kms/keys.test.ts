@@ -111,7 +111,8 @@ describe("KMS keys", () => {
       orderDirection: "desc",
     });
     expect(page.body.totalCount).toBe(4);
-    expect(page.body.keys.map((k: { name: string }) => k.name)).toEqual(["beta", "alpine"]);
+    const names = (page.body.keys as { name: string }[]).map((k) => k.name);
+    expect(names).toEqual(["beta", "alpine"]);
     const search = await scope.http.get("/api/v1/kms/keys", { projectId: scope.projectId, search: "alp" });
     expect(search.body).toMatchObject({ totalCount: 2 });
     expect((await scope.http.get("/api/v1/kms/keys", { projectId: scope.projectId, limit: "101" })).status).toBe(422);
