@@ -1,4 +1,5 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
+import { compiledOnce } from "../../db/compiled-once";
 import type { Database } from "../../db/database";
 import type { KmsKeyVersionsTable, KmsKeysTable } from "../../db/tables/kms";
 
@@ -32,17 +33,20 @@ export const findKeyByName = (db: Database, projectId: string, name: string) =>
 
 /**
  * One round trip for a crypto operation: the key, its project, and the sealed material of one version
- * (the current one unless `version` is given; absent when no such version exists).
+ * (the current one when `version` is null; absent when no such version exists). Compiled once: it
+ * runs on every encrypt, decrypt, sign and verify.
  */
-export const findKeyWithMaterial = (db: Database, keyId: string, version?: number) =>
+const keyWithMaterial = compiledOnce((db, keyId: string, version: number | null) =>
   keyQuery(db)
-    .leftJoin("kms_key_versions as v", (join) => {
-      const onKey = join.onRef("v.key_id", "=", "k.id");
-      return version === undefined ? onKey.onRef("v.version", "=", "k.version") : onKey.on("v.version", "=", version);
-    })
+    .leftJoin("kms_key_versions as v", (join) =>
+      join.onRef("v.key_id", "=", "k.id").on(sql<boolean>`v.version = coalesce(${version}::int, k.version)`),
+    )
     .select(["v.id as version_id", "v.encrypted_material", "v.public_key"])
-    .where("k.id", "=", keyId)
-    .executeTakeFirst();
+    .where("k.id", "=", keyId),
+);
+
+export const findKeyWithMaterial = async (db: Database, keyId: string, version?: number) =>
+  (await keyWithMaterial(db, keyId, version ?? null))[0];
 
 export const listKeys = (
   db: Database,
