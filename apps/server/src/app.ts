@@ -34,6 +34,7 @@ import { dynamicSecretLeasesRouter, dynamicSecretsRouter } from "./modules/dynam
 import { secretsV3Router, secretsV4Router } from "./modules/secrets/secrets.router";
 import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
 import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
+import { kmsRouter } from "./modules/kms/kms.router";
 
 const s = initServer();
 
@@ -87,6 +88,7 @@ export const createApp = (deps: AppDeps): Express => {
     secretsV4: secretsV4Router(deps),
     secretTags: secretTagsRouter(deps),
     secretVersions: secretVersionsRouter(deps),
+    kms: kmsRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

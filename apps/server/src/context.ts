@@ -9,6 +9,7 @@ import type { Lru } from "./lib/lru";
 import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache";
 import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
+import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -55,6 +56,8 @@ export type AppDeps = {
   hooks: { resolveProjectTemplate: TemplateResolver };
   /** Unwrapped per-project data keys, briefly (never plaintext values). */
   dataKeys: DataKeyCache;
+  /** Unwrapped KMS key versions, briefly (in memory only). */
+  kmsMaterial: KmsMaterialCache;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };

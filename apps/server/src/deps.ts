@@ -10,6 +10,7 @@ import { createLru } from "./lib/lru";
 import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import { createAbilityCache, createProjectIdCache } from "./modules/authz/ability-cache";
 import { createDataKeyCache } from "./modules/project-keys/data-key-cache";
+import { createKmsMaterialCache } from "./modules/kms/kms-material-cache";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -40,6 +41,7 @@ export const buildDeps = async (
     targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
     hooks: { resolveProjectTemplate: resolveTemplate },
     dataKeys: createDataKeyCache(),
+    kmsMaterial: createKmsMaterialCache(),
     jobs: allJobs(),
   };
   return { deps, handle };

@@ -24,6 +24,7 @@ import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
 import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
 import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
+import { kmsContract } from "./kms.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -59,6 +60,7 @@ export * from "./dynamic-secret-leases.contract";
 export * from "./secrets.contract";
 export * from "./secret-tags.contract";
 export * from "./secret-versions.contract";
+export * from "./kms.contract";
 
 const c = initContract();
 
@@ -93,6 +95,7 @@ export const contract = c.router(
     secretsV4: secretsV4Contract,
     secretTags: secretTagsContract,
     secretVersions: secretVersionsContract,
+    kms: kmsContract,
   },
   { commonResponses },
 );

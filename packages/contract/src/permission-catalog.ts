@@ -41,7 +41,7 @@ export const PROJECT_PERMISSION_CATALOG = {
   "audit-logs": ["read"],
   workspace: ["edit", "delete"],
   kms: ["edit"],
-  cmek: ["read", "create", "edit", "delete", "encrypt", "decrypt", "sign", "verify"],
+  cmek: ["read", "create", "edit", "delete", "encrypt", "decrypt", "sign", "verify", "export-private-key"],
   "certificate-authorities": ["read", "create", "edit", "delete", "renew", "sign-intermediate"],
   certificates: ["read", "create", "edit", "delete", "read-private-key", "import"],
   "certificate-templates": ["read", "create", "edit", "delete", "issue-cert", "list-certs"],

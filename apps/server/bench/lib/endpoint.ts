@@ -15,7 +15,10 @@ export const setupOk = <T extends { status: number; body: unknown }>(res: T) => 
  * p50/p99 and the ratios to both baselines. `prepare` creates what the endpoint reads and returns
  * its paths: requests go to each in turn, so concurrent requests read different rows.
  */
-export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<string[]>) => {
+export const benchEndpoint = async (
+  label: string,
+  prepare: (admin: KeywardClient) => Promise<string[] | { paths: string[]; postBodies: string[] }>,
+) => {
   ensureWrk();
   const settings = benchSettings();
   const results: { label: string; result: LoadResult }[] = [];
@@ -39,12 +42,13 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
   for (const database of ["postgres", "pglite"] as const) {
     const target = await startKeyward(database);
     try {
-      const paths = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+      const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+      const requests = Array.isArray(prepared) ? { paths: prepared } : prepared;
       results.push({
         label: `keyward ${label} (${database})`,
         result: await measure({
           origin: target.url,
-          paths,
+          ...requests,
           headers: { authorization: `Bearer ${target.adminToken}` },
           ...settings,
         }),

@@ -23,13 +23,15 @@ const toMs = (value: string) => {
   return match[2] === "us" ? n / 1000 : match[2] === "ms" ? n : match[2] === "s" ? n * 1000 : n * 60_000;
 };
 
-/** A wrk script sending each request to the next of `paths` in turn. */
-const rotatingScript = (paths: readonly string[]) => {
+/** A wrk script sending each request to the next of `paths` in turn (with the matching body, if any). */
+const rotatingScript = (paths: readonly string[], post?: readonly string[]) => {
   const file = join(mkdtempSync(join(tmpdir(), "keyward-wrk-")), "paths.lua");
   const list = paths.map((path) => JSON.stringify(path)).join(",\n  ");
+  const bodies = (post ?? []).map((body) => JSON.stringify(body)).join(",\n  ");
+  const format = post ? `wrk.format("POST", paths[i], nil, bodies[i])` : `wrk.format(nil, paths[i])`;
   writeFileSync(
     file,
-    `local paths = {\n  ${list}\n}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n`,
+    `local paths = {\n  ${list}\n}\nlocal bodies = {\n  ${bodies}\n}\nlocal i = 0\nrequest = function()\n  i = i % #paths + 1\n  return ${format}\nend\n`,
   );
   return file;
 };
@@ -38,6 +40,8 @@ export type LoadOptions = {
   /** The server's origin; requests go to `paths` in turn. */
   origin: string;
   paths: readonly string[];
+  /** JSON bodies, one per path: the requests are then POSTs. */
+  postBodies?: readonly string[];
   headers?: Record<string, string>;
   connections: number;
   seconds: number;
@@ -47,7 +51,9 @@ export type LoadOptions = {
 export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
   const args = ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
-  if (options.paths.length > 1) args.push("-s", rotatingScript(options.paths));
+  if (options.postBodies) args.push("-H", "content-type: application/json");
+  if (options.paths.length > 1 || options.postBodies)
+    args.push("-s", rotatingScript(options.paths, options.postBodies));
   args.push(`${options.origin}${options.paths[0]}`);
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });
   const rps = Number.parseFloat(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? "NaN");

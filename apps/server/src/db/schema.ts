@@ -6,6 +6,7 @@ import type { DynamicSecretTables } from "./tables/dynamic-secrets";
 import type { PkiTables } from "./tables/pki";
 import type { PrivilegeTables } from "./tables/privileges";
 import type { SecretTables } from "./tables/secrets";
+import type { KmsTables } from "./tables/kms";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -20,4 +21,5 @@ export interface DB
     DynamicSecretTables,
     PkiTables,
     PrivilegeTables,
-    SecretTables {}
+    SecretTables,
+    KmsTables {}
