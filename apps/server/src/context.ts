@@ -55,6 +55,10 @@ export type AppDeps = {
   hooks: { resolveProjectTemplate: TemplateResolver };
   /** Unwrapped per-project data keys, briefly (never plaintext values). */
   dataKeys: DataKeyCache;
+  /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
+  keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
+  /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */
+  outboundCa: string | undefined;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };

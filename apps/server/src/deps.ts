@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import type { AppDeps, AuthenticatedToken } from "./context";
 import { createSecretBox, loadRootKey } from "./crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/database";
@@ -40,6 +42,10 @@ export const buildDeps = async (
     targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
     hooks: { resolveProjectTemplate: resolveTemplate },
     dataKeys: createDataKeyCache(),
+    keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
+    outboundCa: env.OUTBOUND_EXTRA_CA_FILE
+      ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")
+      : undefined,
     jobs: allJobs(),
   };
   return { deps, handle };

@@ -3,6 +3,8 @@ import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
 import { bootstrapContract } from "./bootstrap.contract";
 import { commonResponses } from "./common";
 import { gcpAuthContract } from "./gcp-auth.contract";
+import { jwtAuthContract } from "./jwt-auth.contract";
+import { awsAuthContract } from "./aws-auth.contract";
 import { kubernetesAuthContract } from "./kubernetes-auth.contract";
 import { ldapAuthContract } from "./ldap-auth.contract";
 import { oidcAuthContract } from "./oidc-auth.contract";
@@ -50,6 +52,8 @@ export * from "./ldap-auth.contract";
 export * from "./kubernetes-auth.contract";
 export * from "./oidc-auth.contract";
 export * from "./gcp-auth.contract";
+export * from "./jwt-auth.contract";
+export * from "./aws-auth.contract";
 export * from "./gateways.contract";
 export * from "./certificate-authorities.contract";
 export * from "./certificate-profiles.contract";
@@ -83,6 +87,8 @@ export const contract = c.router(
     kubernetesAuth: kubernetesAuthContract,
     oidcAuth: oidcAuthContract,
     gcpAuth: gcpAuthContract,
+    jwtAuth: jwtAuthContract,
+    awsAuth: awsAuthContract,
     gateways: gatewaysContract,
     certificateAuthorities: certificateAuthoritiesContract,
     certificateProfiles: certificateProfilesContract,

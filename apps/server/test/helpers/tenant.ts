@@ -23,8 +23,8 @@ export type Tenant = {
 };
 
 /** A fresh organization with its own admin identity, so tests never see each other's data. */
-export const createTenant = async (): Promise<Tenant> => {
-  const app = await getTestApp();
+export const createTenant = async (onApp?: TestApp): Promise<Tenant> => {
+  const app = onApp ?? (await getTestApp());
   const body = expectOk(
     await app.client(app.rootToken).system.createOrganization({ body: { name: uniqueName("org") } }),
   );

@@ -8,6 +8,7 @@ import * as m0006 from "./0006-pki";
 import * as m0007 from "./0007-gateways";
 import * as m0008 from "./0008-group-names";
 import * as m0010 from "./0010-secrets";
+import * as m0017 from "./0017-workload-logins";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   "0007-gateways": m0007,
   "0008-group-names": m0008,
   "0010-secrets": m0010,
+  "0017-workload-logins": m0017,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
