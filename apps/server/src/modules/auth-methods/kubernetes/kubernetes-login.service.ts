@@ -43,7 +43,7 @@ const reviewToken = async (ctx: PublicContext, config: LoginConfig, jwt: string)
       headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${reviewer}` },
       body: JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec }),
       caCert: caCert ?? ctx.deps.outboundCa,
-      rejectUnauthorized: config.verify_tls_certificate || caCert !== undefined,
+      rejectUnauthorized: config.verify_tls_certificate,
       timeoutMs: 10_000,
       maxBytes: 64 * 1024,
     });
