@@ -182,6 +182,38 @@ const verifySigV4 = (req: IncomingMessage, body: string, callers: Record<string,
   return given.length === expected.length && timingSafeEqual(given, expected) ? caller : undefined;
 };
 
+/** Sign a request as the AWS SDKs do (SigV4), for requests the test builds itself (the Go SDK's shape). */
+export const signSigV4 = (
+  request: { method: string; host: string; body: string; headers: Record<string, string> },
+  credentials: { accessKeyId: string; secretAccessKey: string; region: string },
+  now = new Date(),
+) => {
+  const amzDate = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
+  const date = amzDate.slice(0, 8);
+  const headers: Record<string, string> = { ...request.headers, host: request.host, "x-amz-date": amzDate };
+  const names = Object.keys(headers)
+    .map((n) => n.toLowerCase())
+    .sort();
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const canonicalHeaders = names.map((n) => `${n}:${lower[n]!.trim()}\n`).join("");
+  const signedHeaders = names.join(";");
+  const canonicalRequest = [request.method, "/", "", canonicalHeaders, signedHeaders, sha256(request.body)].join("\n");
+  const scope = `${date}/${credentials.region}/sts/aws4_request`;
+  const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256(canonicalRequest)].join("\n");
+  const key = [date, credentials.region, "sts", "aws4_request"].reduce<Buffer>(
+    (k, part) => hmac(k, part),
+    Buffer.from(`AWS4${credentials.secretAccessKey}`),
+  );
+  const signature = hmac(key, stringToSign).toString("hex");
+  return {
+    ...headers,
+    Authorization: `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
+  };
+};
+
 /** AWS STS answering sts:GetCallerIdentity, JSON when asked for it, XML otherwise (as STS does). */
 export const startSts = async (ca: TestCa, callers: Record<string, StsCaller>) => {
   const hosts: string[] = [];

@@ -1,3 +1,4 @@
+import { DEFAULT_STS_ENDPOINT } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
 import { resolveOutboundTarget } from "../../../lib/outbound";
 import { toAuthConfigDto } from "../shared/auth-config";
@@ -30,9 +31,12 @@ const toDto = (config: AuthConfigRow, aws: AwsAuthRow) => ({
   allowedAccountIds: aws.allowed_account_ids,
 });
 
-/** A custom STS endpoint (VPC endpoint, GovCloud, China) is vetted now, as every login will call it. */
+/**
+ * A custom STS endpoint (VPC endpoint, GovCloud, China) is vetted now, as every login will call it;
+ * the default stands for the caller's regional endpoint and is never called as such.
+ */
 const checkEndpoint = (ctx: RequestContext, url: string | undefined) =>
-  url === undefined
+  url === undefined || url === DEFAULT_STS_ENDPOINT
     ? undefined
     : resolveOutboundTarget(url, { schemes: ["https:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
 
