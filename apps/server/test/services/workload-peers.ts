@@ -248,3 +248,34 @@ export const startSts = async (ca: TestCa, callers: Record<string, StsCaller>) =
   });
   return { ...peer, hosts };
 };
+
+/** An RSA signing key with a self-signed certificate (Google's and Azure's keys come as certificates). */
+export const createSigningCertificate = async (name: string) => {
+  const alg = {
+    name: "RSASSA-PKCS1-v1_5",
+    hash: "SHA-256",
+    publicExponent: new Uint8Array([1, 0, 1]),
+    modulusLength: 2048,
+  };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: "03",
+    name: `CN=${name}`,
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    keys,
+    signingAlgorithm: alg,
+  });
+  return {
+    privateKey: keys.privateKey,
+    certPem: cert.toString("pem"),
+    certDer: Buffer.from(cert.rawData).toString("base64"),
+  };
+};
+
+/** Serves JSON documents by path (404 elsewhere), as Google's and Azure's key endpoints do. */
+export const startPathKeyServer = async (ca: TestCa, documents: () => Record<string, unknown>) =>
+  startPeer(ca, (req, _body, res) => {
+    const document = documents()[req.url ?? ""];
+    return document === undefined ? send(res, 404, { error: "not found" }) : send(res, 200, document);
+  });
