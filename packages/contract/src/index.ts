@@ -5,6 +5,7 @@ import { commonResponses } from "./common";
 import { gcpAuthContract } from "./gcp-auth.contract";
 import { jwtAuthContract } from "./jwt-auth.contract";
 import { awsAuthContract } from "./aws-auth.contract";
+import { azureAuthContract } from "./azure-auth.contract";
 import { kubernetesAuthContract } from "./kubernetes-auth.contract";
 import { ldapAuthContract } from "./ldap-auth.contract";
 import { oidcAuthContract } from "./oidc-auth.contract";
@@ -54,6 +55,7 @@ export * from "./oidc-auth.contract";
 export * from "./gcp-auth.contract";
 export * from "./jwt-auth.contract";
 export * from "./aws-auth.contract";
+export * from "./azure-auth.contract";
 export * from "./gateways.contract";
 export * from "./certificate-authorities.contract";
 export * from "./certificate-profiles.contract";
@@ -89,6 +91,7 @@ export const contract = c.router(
     gcpAuth: gcpAuthContract,
     jwtAuth: jwtAuthContract,
     awsAuth: awsAuthContract,
+    azureAuth: azureAuthContract,
     gateways: gatewaysContract,
     certificateAuthorities: certificateAuthoritiesContract,
     certificateProfiles: certificateProfilesContract,

@@ -257,7 +257,7 @@ export const createSigningCertificate = async (name: string) => {
     publicExponent: new Uint8Array([1, 0, 1]),
     modulusLength: 2048,
   };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
+  const keys = await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"]);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: "03",
     name: `CN=${name}`,

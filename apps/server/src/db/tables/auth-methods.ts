@@ -96,6 +96,13 @@ export interface IdentityAwsAuthsTable {
   allowed_account_ids: Generated<string>;
 }
 
+export interface IdentityAzureAuthsTable {
+  auth_config_id: string;
+  tenant_id: string;
+  resource: string;
+  allowed_service_principal_ids: Generated<string>;
+}
+
 export interface IdentityAuthLockoutsTable {
   id: Generated<string>;
   auth_config_id: string;
@@ -120,6 +127,7 @@ export interface AuthMethodTables {
   identity_gcp_auths: IdentityGcpAuthsTable;
   identity_jwt_auths: IdentityJwtAuthsTable;
   identity_aws_auths: IdentityAwsAuthsTable;
+  identity_azure_auths: IdentityAzureAuthsTable;
   identity_auth_lockouts: IdentityAuthLockoutsTable;
   identity_access_token_claims: IdentityAccessTokenClaimsTable;
 }

@@ -10,7 +10,8 @@ export type MethodTable =
   | "identity_oidc_auths"
   | "identity_gcp_auths"
   | "identity_jwt_auths"
-  | "identity_aws_auths";
+  | "identity_aws_auths"
+  | "identity_azure_auths";
 
 /** The common settings a login reads with the method's row (`identity_auth_configs as c`). */
 export const LOGIN_CONFIG_COLUMNS = [
