@@ -11,6 +11,9 @@ import { wellFormedStrings } from "./http/well-formed";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token/token-auth.router";
 import { gcpAuthRouter } from "./modules/auth-methods/gcp/gcp-auth.router";
+import { jwtAuthRouter } from "./modules/auth-methods/jwt/jwt-auth.router";
+import { awsAuthRouter } from "./modules/auth-methods/aws/aws-auth.router";
+import { azureAuthRouter } from "./modules/auth-methods/azure/azure-auth.router";
 import { kubernetesAuthRouter } from "./modules/auth-methods/kubernetes/kubernetes-auth.router";
 import { ldapAuthRouter } from "./modules/auth-methods/ldap/ldap-auth.router";
 import { oidcAuthRouter } from "./modules/auth-methods/oidc/oidc-auth.router";
@@ -78,6 +81,9 @@ export const createApp = (deps: AppDeps): Express => {
     kubernetesAuth: kubernetesAuthRouter(deps),
     oidcAuth: oidcAuthRouter(deps),
     gcpAuth: gcpAuthRouter(deps),
+    jwtAuth: jwtAuthRouter(deps),
+    awsAuth: awsAuthRouter(deps),
+    azureAuth: azureAuthRouter(deps),
     gateways: gatewaysRouter(deps),
     certificateAuthorities: certificateAuthoritiesRouter(deps),
     certificateProfiles: certificateProfilesRouter(deps),

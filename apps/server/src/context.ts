@@ -58,6 +58,10 @@ export type AppDeps = {
   dataKeys: DataKeyCache;
   /** Unwrapped KMS key versions, briefly (in memory only). */
   kmsMaterial: KmsMaterialCache;
+  /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
+  keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
+  /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */
+  outboundCa: string | undefined;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
   jobs: Job[];
 };

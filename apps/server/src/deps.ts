@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
 import type { AppDeps, AuthenticatedToken } from "./context";
 import { createSecretBox, loadRootKey } from "./crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/database";
@@ -42,6 +44,10 @@ export const buildDeps = async (
     hooks: { resolveProjectTemplate: resolveTemplate },
     dataKeys: createDataKeyCache(),
     kmsMaterial: createKmsMaterialCache(),
+    keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
+    outboundCa: env.OUTBOUND_EXTRA_CA_FILE
+      ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")
+      : undefined,
     jobs: allJobs(),
   };
   return { deps, handle };

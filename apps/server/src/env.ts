@@ -30,6 +30,12 @@ const EnvSchema = z.object({
     .enum(["true", "false", "loopback"])
     .default("false")
     .transform((v) => (v === "true" ? "private" : v === "loopback" ? "loopback" : "none")),
+  /** PEM file of extra CAs trusted (besides the system roots) for outbound calls with no CA of their own. */
+  OUTBOUND_EXTRA_CA_FILE: z.string().min(1).optional(),
+  /** Base URL replacing https://www.googleapis.com for Google's signing keys (air-gapped installs, tests). */
+  GCP_KEYS_BASE_URL: z.string().url().default("https://www.googleapis.com"),
+  /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
+  AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),

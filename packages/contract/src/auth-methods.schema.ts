@@ -14,6 +14,14 @@ export const LoginResponseSchema = z.object({
   tokenType: z.literal("Bearer"),
 });
 
+/** The login body of the JWT-carrying workload methods (Kubernetes, GCP, Azure, JWT). */
+export const WorkloadLoginBodySchema = z.object({
+  identityId: z.string().trim().max(64),
+  jwt: z.string().trim().max(32_768),
+  organizationSlug: z.string().trim().max(64).optional(),
+  subOrganizationName: z.string().trim().max(64).optional(),
+});
+
 /** Login lockout settings (reference bounds): defaults on attach, optional on update. */
 export const lockoutAttachFields = {
   lockoutEnabled: z.boolean().default(true),

@@ -1,7 +1,13 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { AuthConfigCommonSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
-import { authMethodBody, commaListSchema, identityAuthMethodRoutes } from "./auth-methods.schema";
+import {
+  LoginResponseSchema,
+  WorkloadLoginBodySchema,
+  authMethodBody,
+  commaListSchema,
+  identityAuthMethodRoutes,
+} from "./auth-methods.schema";
 
 const c = initContract();
 
@@ -14,8 +20,17 @@ export const GcpAuthSchema = AuthConfigCommonSchema.extend({
 
 const Wrapped = z.object({ identityGcpAuth: GcpAuthSchema });
 
-export const gcpAuthContract = c.router(
-  identityAuthMethodRoutes({
+export const gcpAuthContract = c.router({
+  login: {
+    method: "POST",
+    path: "/api/v1/auth/gcp-auth/login",
+    metadata: { public: true },
+    // The GCP JWT is taken as sent (not trimmed), as the reference's schema does.
+    body: WorkloadLoginBodySchema.extend({ jwt: z.string().max(32_768) }),
+    responses: { 200: LoginResponseSchema },
+    summary: "Log in with a Google-signed ID token (gce) or a service-account-signed JWT (iam)",
+  },
+  ...identityAuthMethodRoutes({
     slug: "gcp-auth",
     name: "GCP Auth",
     attachBody: authMethodBody({
@@ -34,4 +49,4 @@ export const gcpAuthContract = c.router(
     }),
     response: Wrapped,
   }),
-);
+});

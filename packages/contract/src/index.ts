@@ -3,6 +3,9 @@ import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
 import { bootstrapContract } from "./bootstrap.contract";
 import { commonResponses } from "./common";
 import { gcpAuthContract } from "./gcp-auth.contract";
+import { jwtAuthContract } from "./jwt-auth.contract";
+import { awsAuthContract } from "./aws-auth.contract";
+import { azureAuthContract } from "./azure-auth.contract";
 import { kubernetesAuthContract } from "./kubernetes-auth.contract";
 import { ldapAuthContract } from "./ldap-auth.contract";
 import { oidcAuthContract } from "./oidc-auth.contract";
@@ -51,6 +54,9 @@ export * from "./ldap-auth.contract";
 export * from "./kubernetes-auth.contract";
 export * from "./oidc-auth.contract";
 export * from "./gcp-auth.contract";
+export * from "./jwt-auth.contract";
+export * from "./aws-auth.contract";
+export * from "./azure-auth.contract";
 export * from "./gateways.contract";
 export * from "./certificate-authorities.contract";
 export * from "./certificate-profiles.contract";
@@ -85,6 +91,9 @@ export const contract = c.router(
     kubernetesAuth: kubernetesAuthContract,
     oidcAuth: oidcAuthContract,
     gcpAuth: gcpAuthContract,
+    jwtAuth: jwtAuthContract,
+    awsAuth: awsAuthContract,
+    azureAuth: azureAuthContract,
     gateways: gatewaysContract,
     certificateAuthorities: certificateAuthoritiesContract,
     certificateProfiles: certificateProfilesContract,

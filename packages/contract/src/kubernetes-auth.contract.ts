@@ -7,7 +7,12 @@ import {
   authConfigUpdateFields,
   ttlWithinMax,
 } from "./auth-common.schema";
-import { PemSchema, identityAuthMethodRoutes } from "./auth-methods.schema";
+import {
+  LoginResponseSchema,
+  PemSchema,
+  WorkloadLoginBodySchema,
+  identityAuthMethodRoutes,
+} from "./auth-methods.schema";
 
 const c = initContract();
 
@@ -70,8 +75,16 @@ const reviewModeRules = (
 
 const Wrapped = z.object({ identityKubernetesAuth: KubernetesAuthWithSecretsSchema });
 
-export const kubernetesAuthContract = c.router(
-  identityAuthMethodRoutes({
+export const kubernetesAuthContract = c.router({
+  login: {
+    method: "POST",
+    path: "/api/v1/auth/kubernetes-auth/login",
+    metadata: { public: true },
+    body: WorkloadLoginBodySchema,
+    responses: { 200: LoginResponseSchema },
+    summary: "Log in with a Kubernetes service-account token (TokenReview)",
+  },
+  ...identityAuthMethodRoutes({
     slug: "kubernetes-auth",
     name: "Kubernetes Auth",
     attachBody: z
@@ -115,4 +128,4 @@ export const kubernetesAuthContract = c.router(
     response: Wrapped,
     revokeResponse: z.object({ identityKubernetesAuth: KubernetesAuthSchema }),
   }),
-);
+});

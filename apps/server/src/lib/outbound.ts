@@ -124,6 +124,8 @@ export const requestPinned = (
     headers?: Record<string, string>;
     body?: string;
     caCert?: string;
+    /** Only for a target whose owner chose to skip verification (Kubernetes `verifyTlsCertificate: false`). */
+    rejectUnauthorized?: boolean;
     timeoutMs?: number;
     maxBytes?: number;
   } = {},
@@ -141,6 +143,11 @@ export const requestPinned = (
         headers: options.headers,
         timeout: timeoutMs,
         ...(options.caCert && target.url.protocol === "https:" ? { ca: options.caCert } : {}),
+        // The certificate is checked against the URL's host even when a forwarded Host header names another.
+        ...(target.url.protocol === "https:"
+          ? { servername: ipaddr.isValid(target.hostname) ? "" : target.hostname }
+          : {}),
+        ...(options.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
       },
       (res) => {
         const chunks: Buffer[] = [];

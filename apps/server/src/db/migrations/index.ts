@@ -9,6 +9,7 @@ import * as m0007 from "./0007-gateways";
 import * as m0008 from "./0008-group-names";
 import * as m0010 from "./0010-secrets";
 import * as m0012 from "./0012-pki-enrollment";
+import * as m0017 from "./0017-workload-logins";
 import * as m0018 from "./0018-kms";
 
 /**
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   "0008-group-names": m0008,
   "0010-secrets": m0010,
   "0012-pki-enrollment": m0012,
+  "0017-workload-logins": m0017,
   "0018-kms": m0018,
 };
 

@@ -76,6 +76,33 @@ export interface IdentityGcpAuthsTable {
   allowed_zones: Generated<string>;
 }
 
+export interface IdentityJwtAuthsTable {
+  auth_config_id: string;
+  configuration_type: string;
+  jwks_url: Generated<string>;
+  encrypted_jwks_ca_cert: string | null;
+  encrypted_public_keys: string | null;
+  bound_issuer: Generated<string>;
+  bound_audiences: Generated<string>;
+  bound_claims: Json<Record<string, string>>;
+  bound_subject: Generated<string>;
+}
+
+export interface IdentityAwsAuthsTable {
+  auth_config_id: string;
+  type: Generated<string>;
+  sts_endpoint: string;
+  allowed_principal_arns: Generated<string>;
+  allowed_account_ids: Generated<string>;
+}
+
+export interface IdentityAzureAuthsTable {
+  auth_config_id: string;
+  tenant_id: string;
+  resource: string;
+  allowed_service_principal_ids: Generated<string>;
+}
+
 export interface IdentityAuthLockoutsTable {
   id: Generated<string>;
   auth_config_id: string;
@@ -98,6 +125,9 @@ export interface AuthMethodTables {
   identity_kubernetes_auths: IdentityKubernetesAuthsTable;
   identity_oidc_auths: IdentityOidcAuthsTable;
   identity_gcp_auths: IdentityGcpAuthsTable;
+  identity_jwt_auths: IdentityJwtAuthsTable;
+  identity_aws_auths: IdentityAwsAuthsTable;
+  identity_azure_auths: IdentityAzureAuthsTable;
   identity_auth_lockouts: IdentityAuthLockoutsTable;
   identity_access_token_claims: IdentityAccessTokenClaimsTable;
 }

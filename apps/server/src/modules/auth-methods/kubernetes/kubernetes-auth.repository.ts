@@ -1,5 +1,5 @@
 import type { Database } from "../../../db/database";
-import { findMethodRow, insertMethodRow, updateMethodRow } from "../shared/method-repository";
+import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "../shared/method-repository";
 
 const TABLE = "identity_kubernetes_auths";
 const COLUMNS = [
@@ -45,3 +45,22 @@ export type KubernetesAuthSecretRow = Awaited<ReturnType<typeof findKubernetesAu
 
 export const updateKubernetesAuth = (db: Database, configId: string, values: Partial<KubernetesAuthValues>) =>
   updateMethodRow(db, TABLE, configId, values, ALL_COLUMNS);
+
+export const findKubernetesLoginConfig = (db: Database, identityId: string) =>
+  db
+    .selectFrom("identity_auth_configs as c")
+    .innerJoin("identity_kubernetes_auths as k", "k.auth_config_id", "c.id")
+    .select([
+      ...LOGIN_CONFIG_COLUMNS,
+      "k.kubernetes_host",
+      "k.token_review_mode",
+      "k.allowed_namespaces",
+      "k.allowed_names",
+      "k.allowed_audience",
+      "k.verify_tls_certificate",
+      "k.encrypted_ca_cert",
+      "k.encrypted_token_reviewer_jwt",
+    ])
+    .where("c.identity_id", "=", identityId)
+    .where("c.method", "=", "kubernetes-auth")
+    .executeTakeFirst();

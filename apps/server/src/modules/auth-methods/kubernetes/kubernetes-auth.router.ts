@@ -1,7 +1,7 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
-import { contextOf } from "../../../http/authenticate";
+import { contextOf, publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
 import {
   attachKubernetesAuth,
@@ -9,11 +9,13 @@ import {
   revokeKubernetesAuth,
   updateKubernetesAuthConfig,
 } from "./kubernetes-auth.service";
+import { loginWithKubernetes } from "./kubernetes-login.service";
 
 const s = initServer();
 
 export const kubernetesAuthRouter = (deps: AppDeps) =>
   s.router(contract.kubernetesAuth, {
+    login: async ({ body, req, res }) => ok(await loginWithKubernetes(publicContextOf(deps, req, res), body)),
     attach: async ({ params, body, req, res }) =>
       ok({ identityKubernetesAuth: await attachKubernetesAuth(contextOf(deps, req, res), params.identityId, body) }),
     get: async ({ params, req, res }) =>

@@ -75,8 +75,8 @@ const toDtoWithSecrets = (
 });
 
 /**
- * The API server is not contacted here (Kubernetes logins are out of scope), but the host is vetted
- * now so a configuration can never point Keyward at metadata or internal addresses later.
+ * The API server is not contacted here (each login reviews its token), but the host is vetted now
+ * so a configuration can never point Keyward at metadata or internal addresses.
  */
 const checkHost = async (ctx: RequestContext, host: string | null | undefined, mode: string) => {
   if (!host || mode !== "api") return;

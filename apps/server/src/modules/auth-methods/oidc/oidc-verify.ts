@@ -42,7 +42,7 @@ export const fetchProviderKeys = async (
   }
 };
 
-const verifyMessage = (error: unknown, boundIssuer: string) => {
+export const verifyMessage = (error: unknown, boundIssuer: string) => {
   const e = error as { code?: string; claim?: string; message?: string };
   if (e.code === "ERR_JWT_EXPIRED") return "jwt expired";
   if (e.code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED") return "invalid signature";

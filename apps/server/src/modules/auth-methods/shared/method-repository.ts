@@ -8,7 +8,10 @@ export type MethodTable =
   | "identity_ldap_auths"
   | "identity_kubernetes_auths"
   | "identity_oidc_auths"
-  | "identity_gcp_auths";
+  | "identity_gcp_auths"
+  | "identity_jwt_auths"
+  | "identity_aws_auths"
+  | "identity_azure_auths";
 
 /** The common settings a login reads with the method's row (`identity_auth_configs as c`). */
 export const LOGIN_CONFIG_COLUMNS = [
