@@ -21,10 +21,11 @@ describe("secret read responses", () => {
     await putSecret(http, projectId, "B", "${A}", { secretPath: "/app" });
     await addImport(tenant, projectId, "/app", { environment: "dev", path: "/shared" });
     const q = { projectId, environment: "dev", secretPath: "/app" };
-    for (const flags of [
+    const variants: Record<string, string>[] = [
       { includeImports: "true", expandSecretReferences: "true" },
       { include_imports: "true", viewSecretValue: "false" },
-    ]) {
+    ];
+    for (const flags of variants) {
       const list = await http.get("/api/v4/secrets", { ...q, ...flags });
       expect(list.status).toBe(200);
       expect(list.headers.get("content-type")).toContain("application/json");

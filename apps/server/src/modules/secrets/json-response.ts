@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Readable } from "node:stream";
+import { Stream } from "node:stream";
 
 type Conditional = { headers: Record<string, string | string[] | undefined> };
 type HeaderSink = { setHeader: (name: string, value: string | number) => unknown };
@@ -10,10 +10,22 @@ type HeaderSink = { setHeader: (name: string, value: string | number) => unknown
  * in secret.dto.ts construct exactly the keys the contract declares, and the tests parse these
  * responses with the contract's schemas and require the result to equal the body.
  */
+class SerializedJson extends Stream {
+  constructor(private readonly json: string) {
+    super();
+  }
+
+  /** ts-rest pipes a stream body into the response: write it in one piece, as `res.json` would. */
+  override pipe<W extends NodeJS.WritableStream>(destination: W): W {
+    destination.end(this.json);
+    return destination;
+  }
+}
+
 const serialized = <T>(res: HeaderSink, json: string) => {
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(json));
-  return { status: 200 as const, body: Readable.from([json]) as unknown as T };
+  return { status: 200 as const, body: new SerializedJson(json) as unknown as T };
 };
 
 export const jsonOk = <T>(res: HeaderSink, body: T) => serialized<T>(res, JSON.stringify(body));
