@@ -35,7 +35,7 @@ describe("secret versions (reference §8.1)", () => {
       [1, "KEY", "one"],
     ]);
     expect(all.secretVersions.every((v) => v.secretId === secretId && v.id !== secretId && !v.isDeleted)).toBe(true);
-    expect(all.secretVersions[2]).toMatchObject({ secretComment: "c1", tags: [{ slug: "a" }] });
+    expect(all.secretVersions[2]).toMatchObject({ secretComment: "c1" });
     const page = expectOk(await versions.list({ params: { secretId }, query: { offset: 1, limit: 1 } }));
     expect(page.secretVersions.map((v) => v.version)).toEqual([2]);
   });
