@@ -117,12 +117,11 @@ describe("secret tags (reference §8.3)", () => {
     await putSecret(http, projectId, "TAGGED_A", "1", { tagIds: [a.id] });
     await putSecret(http, projectId, "TAGGED_AB", "2", { tagIds: [a.id, b.id] });
     await putSecret(http, projectId, "PLAIN", "3");
-    const list = async (tagSlugs?: string) =>
-      (
-        await http.get(RAW, { workspaceId: projectId, environment: "dev", ...(tagSlugs ? { tagSlugs } : {}) })
-      ).body.secrets
-        .map((s: { secretKey: string }) => s.secretKey)
-        .sort();
+    const list = async (tagSlugs?: string) => {
+      const query = { workspaceId: projectId, environment: "dev", ...(tagSlugs ? { tagSlugs } : {}) };
+      const secrets = (await http.get(RAW, query)).body.secrets as { secretKey: string }[];
+      return secrets.map((s) => s.secretKey).sort();
+    };
     expect(await list()).toEqual(["PLAIN", "TAGGED_A", "TAGGED_AB"]);
     expect(await list("a")).toEqual(["TAGGED_A", "TAGGED_AB"]);
     expect(await list(" b , zzz")).toEqual(["TAGGED_AB"]);

@@ -92,7 +92,7 @@ export const findSecretAtPath = async (
   const row = rows[0];
   if (!row) return undefined;
   const { env_id, env_slug, at_folder_id, ...secret } = row;
-  return { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret: secret as SecretRow } : {}) };
+  return { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret } : {}) };
 };
 
 export const findSecretByKey = async (db: Database, folderId: string, key: string, lock = false) => {
