@@ -54,13 +54,17 @@ export const sealMetadata = (
 
 export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret => {
   let value: string | undefined;
+  let comment: string | undefined;
   return {
     id: row.id,
     folderId: row.folder_id,
     key: row.key,
     type: row.type,
     version: row.version,
-    comment: key.open(row.encrypted_comment, secretAad("secrets", row.id, "comment")),
+    // Opened on first read: references and permission checks never need it.
+    get comment() {
+      return (comment ??= key.open(row.encrypted_comment, secretAad("secrets", row.id, "comment")));
+    },
     skipMultilineEncoding: row.skip_multiline_encoding,
     reminderNote: row.reminder_note,
     reminderRepeatDays: row.reminder_repeat_days,

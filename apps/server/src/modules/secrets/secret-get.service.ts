@@ -19,7 +19,7 @@ import {
 } from "./secret-access";
 import type { PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
-import { findFolderPlace, findSecretByKey, findSecretWithPlace, resolveFolder } from "./secret.repository";
+import { findFolderPlace, findSecretAtPath, findSecretWithPlace } from "./secret.repository";
 import { createSecretSource } from "./secret-source";
 import { openVersionRow } from "./versions/version-crypto";
 import { findVersionByKey } from "./versions/version.repository";
@@ -53,7 +53,7 @@ export const getSecretByName = async (
   if (query.environment === undefined) throw new BadRequestError("Missing environment");
   const environment = query.environment;
   const { project, ability } = (await projectPermissionOf(ctx, query))!;
-  const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);
+  const place = await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name);
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
   const folderId = place.folder_id;
   const source = createSecretSource(ctx, project.id);
@@ -65,9 +65,8 @@ export const getSecretByName = async (
       const row = await findVersionByKey(ctx.deps.db, folderId, name, query.version);
       const key = row ? await source.dataKey() : undefined;
       if (row && key) found = openVersionRow(key, row);
-    } else {
-      const row = await findSecretByKey(ctx.deps.db, folderId, name);
-      if (row) [found] = await source.open([row]);
+    } else if (place.secret) {
+      [found] = await source.open([place.secret]);
     }
   }
   const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];

@@ -43,14 +43,56 @@ export const resolveFolder = async (db: Database, projectId: string, environment
   return rows[0];
 };
 
-/** The shared secrets of some folders (with their tags), by folder then key. */
+const PLAIN_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value,
+  s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id,
+  s.actor_type, s.created_at, s.updated_at`;
+
+/**
+ * The shared secrets of some folders (with their tags), by folder then key. The tags of all the
+ * rows are aggregated once (a hash join), not by a sub-query per row.
+ */
 export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[]) => {
   if (folderIds.length === 0) return [];
   const { rows } = await sql<SecretRow>`
-    select ${ROW_COLUMNS} from secrets s
-    where s.folder_id = any(${[...folderIds]}::uuid[]) and s.type = 'shared'
-    order by s.folder_id, s.key`.execute(db);
+    with listed as (
+      select ${PLAIN_COLUMNS} from secrets s
+      where s.folder_id = any(${[...folderIds]}::uuid[]) and s.type = 'shared'
+    ), tagged as (
+      select l.secret_id,
+        json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug) as tags
+      from secret_tag_links l join secret_tags t on t.id = l.tag_id
+      where l.secret_id in (select id from listed)
+      group by l.secret_id
+    )
+    select listed.*, coalesce(tagged.tags, '[]'::json) as tags
+    from listed left join tagged on tagged.secret_id = listed.id
+    order by listed.folder_id, listed.key`.execute(db);
   return rows;
+};
+
+export type FolderAndSecret = { env_id: string; env_slug: string; folder_id: string | null; secret?: SecretRow };
+
+/**
+ * A get by name in one round trip: the environment, the folder at a path (null when missing) and
+ * the shared secret of that key in it; undefined when the environment does not exist.
+ */
+export const findSecretAtPath = async (
+  db: Database,
+  projectId: string,
+  environment: string,
+  path: string,
+  key: string,
+): Promise<FolderAndSecret | undefined> => {
+  const { rows } = await sql<SecretRow & { env_id: string; env_slug: string; at_folder_id: string | null }>`
+    select e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS}
+    from environments e
+    cross join lateral (select secret_folder_at(e.id, ${path}) as folder_id) place
+    left join secrets s on s.folder_id = place.folder_id and s.key = ${key} and s.type = 'shared'
+    where e.project_id = ${projectId} and e.slug = ${environment}`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { env_id, env_slug, at_folder_id, ...secret } = row;
+  return { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret } : {}) };
 };
 
 export const findSecretByKey = async (db: Database, folderId: string, key: string, lock = false) => {

@@ -6,13 +6,16 @@ import { newVersionId } from "./version.repository";
 /** A version row read as a secret: `id` is the secret's (reads by name with `version=N`). */
 export const openVersionRow = (key: DataKey, row: VersionRow, id = row.secret_id): PlainSecret => {
   let value: string | undefined;
+  let comment: string | undefined;
   return {
     id,
     folderId: row.folder_id,
     key: row.key,
     type: row.type,
     version: row.version,
-    comment: key.open(row.encrypted_comment, secretAad("secret_versions", row.id, "comment")),
+    get comment() {
+      return (comment ??= key.open(row.encrypted_comment, secretAad("secret_versions", row.id, "comment")));
+    },
     skipMultilineEncoding: row.skip_multiline_encoding,
     reminderNote: row.reminder_note,
     reminderRepeatDays: row.reminder_repeat_days,

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import { Stream } from "node:stream";
+
+type Conditional = { headers: Record<string, string | string[] | undefined> };
+type HeaderSink = { setHeader: (name: string, value: string | number) => unknown };
+
+/**
+ * The hot reads (list and get) send their body serialized once, as a stream, which ts-rest pipes
+ * without re-validating: zod-parsing a 160-secret list costs more than reading it. The DTO builders
+ * in secret.dto.ts construct exactly the keys the contract declares, and the tests parse these
+ * responses with the contract's schemas and require the result to equal the body.
+ */
+class SerializedJson extends Stream {
+  constructor(private readonly json: string) {
+    super();
+  }
+
+  /** ts-rest pipes a stream body into the response: write it in one piece, as `res.json` would. */
+  override pipe<W extends NodeJS.WritableStream>(destination: W): W {
+    destination.end(this.json);
+    return destination;
+  }
+}
+
+const serialized = <T>(res: HeaderSink, json: string) => {
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(json));
+  return { status: 200 as const, body: new SerializedJson(json) as unknown as T };
+};
+
+export const jsonOk = <T>(res: HeaderSink, body: T) => serialized<T>(res, JSON.stringify(body));
+
+/**
+ * v4 reads carry a strong ETag of the body; a matching If-None-Match answers 304 with no body.
+ * The body is computed (and every permission checked) either way: the tag only saves the transfer.
+ */
+export const jsonWithEtag = <T>(req: Conditional, res: HeaderSink, body: T) => {
+  const json = JSON.stringify(body);
+  const etag = `"${createHash("sha256").update(json).digest("base64url").slice(0, 32)}"`;
+  res.setHeader("ETag", etag);
+  const match = req.headers["if-none-match"];
+  const tags = (Array.isArray(match) ? match.join(",") : (match ?? "")).split(",").map((t) => t.trim());
+  if (tags.includes(etag) || tags.includes(`W/${etag}`) || tags.includes("*"))
+    return { status: 304 as const, body: undefined };
+  return serialized<T>(res, json);
+};
