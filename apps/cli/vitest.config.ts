@@ -1,0 +1,3 @@
+import { keywardVitestConfig } from "@keyward/vitest-config";
+
+export default keywardVitestConfig("cli", { globalSetup: ["test/global-setup.ts"] });
