@@ -1,5 +1,7 @@
 /** Writers for `--output json` and `keyward export`. Values are printed as given, never logged elsewhere. */
-export const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+export const printJson = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
 
 const dotenvValue = (value: string) =>
   /^[\w@%+=:,./-]*$/.test(value)

@@ -49,7 +49,12 @@ export const createScope = async (role = "admin") => {
       body: { role },
     }),
   );
-  await ok(client.tokenAuth.attach({ params: { identityId: identity.id }, body: { accessTokenTTL: 3600, accessTokenMaxTTL: 7200 } }));
+  await ok(
+    client.tokenAuth.attach({
+      params: { identityId: identity.id },
+      body: { accessTokenTTL: 3600, accessTokenMaxTTL: 7200 },
+    }),
+  );
   const { accessToken } = await ok(client.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
   const ua = await ok(client.universalAuth.attach({ params: { identityId: identity.id }, body: {} }));
   const { clientSecret } = await ok(

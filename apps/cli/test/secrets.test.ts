@@ -75,9 +75,12 @@ describe("keyward secrets", () => {
     const bad = await keyward(["secrets", "set", ...scope.scope, "NOEQUALS"], { env: scope.env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Expected KEY=VALUE");
-    const env = await keyward(["secrets", "list", "--project-id", "00000000-0000-0000-0000-000000000000", "--env", "dev"], {
-      env: scope.env,
-    });
+    const env = await keyward(
+      ["secrets", "list", "--project-id", "00000000-0000-0000-0000-000000000000", "--env", "dev"],
+      {
+        env: scope.env,
+      },
+    );
     expect(env.code).toBe(1);
     expect(env.stderr).toMatch(/keyward: 4\d\d/);
   });

@@ -36,7 +36,7 @@ type SuccessOf<R extends AnyResponse> = Extract<R, { status: 200 | 201 | 202 | 2
  */
 export const ok = async <R extends AnyResponse>(call: Promise<R> | R): Promise<SuccessOf<R>["body"]> => {
   const response = await call;
-  if (response.status >= 200 && response.status < 300) return response.body as SuccessOf<R>["body"];
+  if (response.status >= 200 && response.status < 300) return response.body;
   const parsed = ErrorBodySchema.safeParse(response.body);
   throw new KeywardError(response.status, parsed.success ? parsed.data : undefined, response.body);
 };

@@ -43,7 +43,7 @@ export const secretsCommand = () => {
           },
         }),
       );
-      if (opts.plain) return process.stdout.write(`${secret.secretValue}\n`);
+      if (opts.plain) return void process.stdout.write(`${secret.secretValue}\n`);
       if (opts.output === "json") return printJson(secret);
       process.stdout.write(`${secret.secretKey}=${secret.secretValue}\n`);
     });
