@@ -30,11 +30,11 @@ const COMMANDS = [
 
 describe("keyward help and configuration", () => {
   it("prints usage for --help on every command", async () => {
-    for (const args of COMMANDS) {
-      const result = await keyward([...args, "--help"]);
-      expect(result.code, args.join(" ")).toBe(0);
+    const results = await Promise.all(COMMANDS.map((args) => keyward([...args, "--help"])));
+    results.forEach((result, i) => {
+      expect(result.code, COMMANDS[i]!.join(" ")).toBe(0);
       expect(result.stdout).toContain("Usage: keyward");
-    }
+    });
   });
 
   it("says it is not logged in when neither a profile nor KEYWARD_TOKEN exists", async () => {

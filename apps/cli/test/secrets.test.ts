@@ -71,6 +71,29 @@ describe("keyward secrets", () => {
     expect(missing.stderr).toContain("404");
   });
 
+  it("merges several paths (later wins) and sub-folders with --recursive", async () => {
+    await keyward(["secrets", "set", ...scope.scope, "HOST=db.internal", "OVERRIDDEN=local"], { env: scope.env });
+    const paths = await keyward(
+      ["secrets", "list", ...scope.scope, "--path", "/", "--path", "/shared", "--output", "json"],
+      {
+        env: scope.env,
+      },
+    );
+    expect(JSON.parse(paths.stdout)).toMatchObject({
+      HOST: "db.internal",
+      SHARED_ONLY: "from-import",
+      OVERRIDDEN: "import-value",
+    });
+    const recursive = await keyward(["secrets", "list", ...scope.scope, "--recursive", "--output", "json"], {
+      env: scope.env,
+    });
+    expect(JSON.parse(recursive.stdout)).toMatchObject({
+      HOST: "db.internal",
+      SHARED_ONLY: "from-import",
+      OVERRIDDEN: "local",
+    });
+  });
+
   it("refuses a malformed assignment and an unknown project with a message", async () => {
     const bad = await keyward(["secrets", "set", ...scope.scope, "NOEQUALS"], { env: scope.env });
     expect(bad.code).toBe(1);
