@@ -1,3 +1,4 @@
+import type { ProjectPermissionRule } from "@keyward/contract";
 import { describe, expect, it } from "vitest";
 import { createFolder, insertOrgUser } from "./helpers/structure";
 import { createIdentity, createTenant, expectOk, uniqueName } from "./helpers/tenant";
@@ -5,7 +6,9 @@ import { createIdentity, createTenant, expectOk, uniqueName } from "./helpers/te
 const importReader = {
   name: "Import Reader",
   slug: "import-reader",
-  permissions: [{ subject: "secret-imports" as const, action: ["read"], conditions: { environment: "qa" } }],
+  permissions: [
+    { subject: "secret-imports", action: ["read"], conditions: { environment: "qa" } },
+  ] satisfies ProjectPermissionRule[],
 };
 
 describe("creating a project from a template", () => {

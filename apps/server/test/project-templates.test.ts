@@ -1,3 +1,4 @@
+import type { ProjectPermissionRule } from "@keyward/contract";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { insertOrgUser } from "./helpers/structure";
@@ -5,7 +6,11 @@ import { createIdentity, createProject, createTenant, expectOk, uniqueName, type
 
 const DEFAULT_ID = "b11b49a9-09a9-4443-916a-4246f9ff2c69";
 
-const readerRole = { name: "Reader", slug: "reader", permissions: [{ subject: "secrets" as const, action: "read" }] };
+const readerRole = {
+  name: "Reader",
+  slug: "reader",
+  permissions: [{ subject: "secrets", action: "read" }] satisfies ProjectPermissionRule[],
+};
 
 const createTemplate = async (tenant: Tenant, extra: Record<string, unknown> = {}) =>
   expectOk(

@@ -1,12 +1,18 @@
 import { z } from "zod";
 
+/** One zod issue as a 422 body carries it in `message`. */
+export const ValidationIssueSchema = z
+  .object({ code: z.string(), path: z.array(z.union([z.string(), z.number()])), message: z.string() })
+  .passthrough();
+export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+
 /** Error bodies, spec part 7. `message` is a string except for 422, where it is the zod issues. */
 export const ErrorBodySchema = z.object({
   reqId: z.string(),
   statusCode: z.number().int(),
-  message: z.any(),
+  message: z.union([z.string(), z.array(ValidationIssueSchema)]),
   error: z.string(),
-  details: z.any().optional(),
+  details: z.unknown().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
@@ -16,7 +22,10 @@ export const commonResponses = {
   401: ErrorBodySchema,
   403: ErrorBodySchema,
   404: ErrorBodySchema,
+  /** A concurrent change won (serialization failure or deadlock); nothing was written, retry. */
+  409: ErrorBodySchema,
   413: ErrorBodySchema,
+  415: ErrorBodySchema,
   422: ErrorBodySchema,
   500: ErrorBodySchema,
 } as const;

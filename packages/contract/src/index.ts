@@ -40,6 +40,7 @@ export * from "./projects.contract";
 export * from "./glob-pattern";
 export * from "./permission-template";
 export * from "./permission.schema";
+export * from "./permission-rule.types";
 export * from "./privilege.schema";
 export * from "./privileges.contract";
 export * from "./roles.contract";
@@ -68,10 +69,53 @@ export * from "./secret-tags.contract";
 export * from "./secret-versions.contract";
 export * from "./kms.contract";
 
-const c = initContract();
+// Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
+const c: ReturnType<typeof initContract> = initContract();
+
+/** The routers of the API, named so that declaration files refer to them instead of spelling them out. */
+type Routers = {
+  system: typeof bootstrapContract;
+  identities: typeof identitiesContract;
+  projectIdentities: typeof projectIdentitiesContract;
+  projects: typeof projectsContract;
+  roles: typeof rolesContract;
+  privileges: typeof privilegesContract;
+  folders: typeof foldersContract;
+  secretImports: typeof secretImportsContract;
+  projectTemplates: typeof projectTemplatesContract;
+  groups: typeof groupsContract;
+  projectGroups: typeof projectGroupsContract;
+  tokenAuth: typeof tokenAuthContract;
+  accessTokens: typeof accessTokensContract;
+  universalAuth: typeof universalAuthContract;
+  ldapAuth: typeof ldapAuthContract;
+  kubernetesAuth: typeof kubernetesAuthContract;
+  oidcAuth: typeof oidcAuthContract;
+  gcpAuth: typeof gcpAuthContract;
+  jwtAuth: typeof jwtAuthContract;
+  awsAuth: typeof awsAuthContract;
+  azureAuth: typeof azureAuthContract;
+  gateways: typeof gatewaysContract;
+  certificateAuthorities: typeof certificateAuthoritiesContract;
+  certificateProfiles: typeof certificateProfilesContract;
+  certificates: typeof certificatesContract;
+  dynamicSecrets: typeof dynamicSecretsContract;
+  dynamicSecretLeases: typeof dynamicSecretLeasesContract;
+  secretsV3: typeof secretsV3Contract;
+  secretsV4: typeof secretsV4Contract;
+  secretTags: typeof secretTagsContract;
+  secretVersions: typeof secretVersionsContract;
+  kms: typeof kmsContract;
+};
+
+// Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
+const options = { commonResponses, strictStatusCodes: true } as const;
+
+/** The whole API, with the common error responses on every route. */
+export type Contract = ReturnType<typeof c.router<Routers, string, typeof options>>;
 
 /** The whole API. Each resource's routes live in its own file; this composes them once. */
-export const contract = c.router(
+export const contract: Contract = c.router<Routers, string, typeof options>(
   {
     system: bootstrapContract,
     identities: identitiesContract,
@@ -106,9 +150,8 @@ export const contract = c.router(
     secretVersions: secretVersionsContract,
     kms: kmsContract,
   },
-  { commonResponses },
+  options,
 );
-export type Contract = typeof contract;
 
 /** Route metadata: `public` routes take no access token. */
 export type RouteMetadata = { public?: boolean };

@@ -110,7 +110,7 @@ const EQ_IN_GLOB = ["$eq", "$in", "$glob"] as const;
 
 /** Per field: the operators allowed and whether values are secret paths (which must start with "/"). */
 export type ConditionFieldSpec = { operators: readonly ConditionOperator[]; path?: boolean };
-const field = (operators: readonly ConditionOperator[], path = false): ConditionFieldSpec => ({ operators, path });
+const field = <const O extends readonly ConditionOperator[]>(operators: O, path = false) => ({ operators, path });
 const SECRET_PATH = field(EQ_NE_IN_GLOB, true);
 const V1_SECRET_CONDITIONS = { environment: field(EQ_NE_IN), secretPath: SECRET_PATH };
 const ENV_AND_PATH = { environment: field(EQ_NE_IN_GLOB), secretPath: SECRET_PATH };
@@ -120,9 +120,7 @@ const BY_NAME = { name: field(EQ_NE_IN_GLOB) };
  * The condition keys each subject accepts (reference §1.9); subjects not listed take none.
  * `secretTags` and `metadata` are list-valued fields on the objects checked against them.
  */
-export const PROJECT_PERMISSION_CONDITIONS: Partial<
-  Record<ProjectPermissionSubject, Record<string, ConditionFieldSpec>>
-> = {
+export const PROJECT_PERMISSION_CONDITIONS = {
   secrets: {
     environment: field(EQ_NE_IN_GLOB),
     secretPath: SECRET_PATH,
@@ -158,7 +156,7 @@ export const PROJECT_PERMISSION_CONDITIONS: Partial<
     accountName: field(EQ_NE_IN_GLOB),
     accountPath: field(EQ_NE_IN_GLOB),
   },
-};
+} as const satisfies Partial<Record<ProjectPermissionSubject, Record<string, ConditionFieldSpec>>>;
 
 /** Fields whose object values are lists; conditions on them have set semantics. */
 export const LIST_VALUED_CONDITION_FIELDS: readonly string[] = ["secretTags", "metadata"];

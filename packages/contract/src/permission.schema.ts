@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { globPatternError } from "./glob-pattern";
 import { invalidTemplateExpression, withoutTemplates } from "./permission-template";
+import type { ProjectPermissionRule } from "./permission-rule.types";
 import {
   PROJECT_PERMISSION_CATALOG,
   PROJECT_PERMISSION_CONDITIONS,
@@ -78,7 +79,9 @@ const conditionFieldSchema = (spec: ConditionFieldSpec): z.ZodTypeAny => {
 };
 
 export const conditionsSchemaFor = (subject: ProjectPermissionSubject) => {
-  const fields = PROJECT_PERMISSION_CONDITIONS[subject] ?? {};
+  const table: Partial<Record<ProjectPermissionSubject, Record<string, ConditionFieldSpec>>> =
+    PROJECT_PERMISSION_CONDITIONS;
+  const fields = table[subject] ?? {};
   const shape = Object.fromEntries(
     Object.entries(fields).map(([name, spec]) => [name, conditionFieldSchema(spec).optional()]),
   );
@@ -130,10 +133,16 @@ export const normalizeRule = (rule: RawRule): PermissionRuleInput => {
 /**
  * A project permission rule, request form (spec §2.2): one variant per subject of the catalogue,
  * each with its own actions and condition keys. Unknown subjects or actions and `action: []` are 422.
+ * The variants are built from the catalogue at run time; the input type states the same catalogue
+ * per subject (`ProjectPermissionRule`), so callers get the exact rule type, checked by a type test.
  */
 export const ProjectPermissionInputSchema = z
   .discriminatedUnion("subject", variants)
-  .transform((rule): PermissionRuleInput => normalizeRule(rule as RawRule));
+  .transform((rule): PermissionRuleInput => normalizeRule(rule as RawRule)) as unknown as z.ZodType<
+  PermissionRuleInput,
+  z.ZodTypeDef,
+  ProjectPermissionRule
+>;
 
 export const ProjectPermissionsInputSchema = z.array(ProjectPermissionInputSchema).max(MAX_PERMISSION_RULES);
 

@@ -1,3 +1,4 @@
+import type { ProjectPermissionRule } from "@keyward/contract";
 import { inTransaction } from "../../src/db/transaction";
 import { describe, expect, it } from "vitest";
 import { bumpPermissionVersion } from "../../src/modules/authz/permission-version";
@@ -5,7 +6,7 @@ import { createIdentity, expectOk, uniqueName } from "../helpers/tenant";
 import { grant, projectWithMember } from "./helpers";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const READ_ENVIRONMENTS = [{ subject: "environments" as const, action: "read" }];
+const READ_ENVIRONMENTS: ProjectPermissionRule[] = [{ subject: "environments", action: "read" }];
 
 describe("additional privileges take effect (issue 3 §4)", () => {
   it("grants an action to a no-access identity until the privilege is deleted", async () => {

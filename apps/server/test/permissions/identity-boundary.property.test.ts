@@ -1,3 +1,4 @@
+import type { ProjectPermissionRule } from "@keyward/contract";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROLE_RULES, buildAbility, missingPermissions, type PermissionRule } from "../../src/permissions";
@@ -12,9 +13,9 @@ type TargetRole = (typeof TARGET_ROLES)[number];
  * identities there, so only the boundary stands between it and the project admins.
  */
 const IDENTITY_RULE = {
-  subject: "identity" as const,
+  subject: "identity",
   action: ["read", "create", "edit", "delete", "revoke-auth", "create-token", "get-token", "delete-token"],
-};
+} satisfies ProjectPermissionRule;
 const MANAGER_RULES: PermissionRule[] = [...PROJECT_ROLE_RULES.member!, { ...IDENTITY_RULE, inverted: false }];
 
 type Op =

@@ -1,0 +1,106 @@
+import { Command, Option } from "commander";
+import { createKeywardClient } from "@keyward/client";
+import { call, connect } from "../api";
+import { CliError, readProfile, removeProfile, resolveConnection, writeProfile } from "../config";
+import { cliEnv } from "../env";
+import { printJson } from "../output";
+
+type LoginOptions = {
+  method: "universal-auth" | "token";
+  url?: string;
+  clientId?: string;
+  clientSecret?: string;
+  token?: string;
+};
+
+export const loginCommand = () =>
+  new Command("login")
+    .description("log in and store a profile (mode 0600) under the config directory")
+    .addOption(
+      new Option("--method <method>", "how to log in").choices(["universal-auth", "token"]).makeOptionMandatory(),
+    )
+    .option("--url <url>", "Keyward URL (default: KEYWARD_URL or the stored profile's)")
+    .option("--client-id <id>", "universal auth client id")
+    .option("--client-secret <secret>", "universal auth client secret")
+    .option("--token <token>", "an access token (method token; default: KEYWARD_TOKEN)")
+    .action(async (opts: LoginOptions) => {
+      const url = opts.url ?? cliEnv().url ?? readProfile()?.url;
+      if (!url) throw new CliError("Give --url or set KEYWARD_URL");
+      const client = createKeywardClient({ baseUrl: url });
+      if (opts.method === "universal-auth") {
+        if (!opts.clientId || !opts.clientSecret)
+          throw new CliError("universal-auth needs --client-id and --client-secret");
+        const login = await call(
+          client.universalAuth.login({ body: { clientId: opts.clientId, clientSecret: opts.clientSecret } }),
+        );
+        writeProfile({
+          url,
+          token: login.accessToken,
+          method: "universal-auth",
+          clientId: opts.clientId,
+          loggedInAt: new Date().toISOString(),
+        });
+        process.stderr.write(`Logged in with universal auth; the token expires in ${login.expiresIn} s\n`);
+        return;
+      }
+      const token = opts.token ?? cliEnv().token;
+      if (!token) throw new CliError("token login needs --token or KEYWARD_TOKEN");
+      // Prove the token works before storing it.
+      await call(createKeywardClient({ baseUrl: url, token }).projects.list());
+      writeProfile({ url, token, method: "token", loggedInAt: new Date().toISOString() });
+      process.stderr.write("Logged in with an access token\n");
+    });
+
+export const logoutCommand = () =>
+  new Command("logout").description("forget the stored profile").action(() => {
+    process.stderr.write(removeProfile() ? "Logged out\n" : "No stored profile\n");
+  });
+
+export const whoamiCommand = () =>
+  new Command("whoami")
+    .description("check the token and show where it comes from")
+    .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
+    .action(async (opts: { output: string }) => {
+      const { url, profile, tokenSource } = resolveConnection();
+      const { projects } = await call(connect().projects.list());
+      const info = {
+        url,
+        tokenSource,
+        method: tokenSource === "profile" ? profile?.method : "token",
+        clientId: tokenSource === "profile" ? profile?.clientId : undefined,
+        projects: projects.map((p) => ({ id: p.id, name: p.name, slug: p.slug })),
+      };
+      if (opts.output === "json") return printJson(info);
+      process.stdout.write(`url: ${info.url}\ntoken from: ${info.tokenSource}\nmethod: ${info.method}\n`);
+      if (info.clientId) process.stdout.write(`client id: ${info.clientId}\n`);
+      process.stdout.write(`projects: ${info.projects.map((p) => p.slug).join(", ") || "(none)"}\n`);
+    });
+
+const currentToken = () => {
+  const { token } = resolveConnection();
+  return token!;
+};
+
+export const tokenCommand = () => {
+  const token = new Command("token").description("renew or revoke the current access token");
+  token
+    .command("renew")
+    .description("restart the token's TTL (bounded by its max TTL)")
+    .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
+    .action(async (opts: { output: string }) => {
+      const renewed = await call(connect().accessTokens.renew({ body: { accessToken: currentToken() } }));
+      if (opts.output === "json")
+        return printJson({ expiresIn: renewed.expiresIn, accessTokenMaxTTL: renewed.accessTokenMaxTTL });
+      process.stdout.write(`renewed; expires in ${renewed.expiresIn} s\n`);
+    });
+  token
+    .command("revoke")
+    .description("revoke the token; it stops working at once and the stored profile is removed")
+    .action(async () => {
+      const { tokenSource } = resolveConnection();
+      await call(connect().accessTokens.revoke({ body: { accessToken: currentToken() } }));
+      if (tokenSource === "profile") removeProfile();
+      process.stderr.write("Token revoked\n");
+    });
+  return token;
+};

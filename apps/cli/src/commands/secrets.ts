@@ -1,0 +1,99 @@
+import { Command, Option } from "commander";
+import { call, connect } from "../api";
+import { CliError } from "../config";
+import { formatSecrets, printJson } from "../output";
+import { fetchSecretMap, pathsOf, withScope, type ScopeOptions } from "../scope";
+
+type Output = { output?: "json" | "text" };
+const outputOption = () => new Option("--output <format>", "output format").choices(["text", "json"]).default("text");
+
+const parseAssignments = (pairs: string[]) =>
+  pairs.map((pair) => {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new CliError(`Expected KEY=VALUE, got "${pair}"`);
+    return { secretKey: pair.slice(0, at), secretValue: pair.slice(at + 1) };
+  });
+
+export const secretsCommand = () => {
+  const secrets = new Command("secrets").description("read and write the secrets of a folder");
+
+  withScope(secrets.command("list").description("list secrets (name and value)"))
+    .addOption(outputOption())
+    .action(async (opts: ScopeOptions & Output) => {
+      const map = await fetchSecretMap(connect(), opts);
+      if (opts.output === "json") return printJson(map);
+      process.stdout.write(formatSecrets(map, "dotenv"));
+    });
+
+  withScope(secrets.command("get").argument("<name>", "secret name").description("read one secret"), {
+    multiPath: false,
+  })
+    .option("--plain", "print only the value")
+    .addOption(outputOption())
+    .action(async (name: string, opts: ScopeOptions & Output & { plain?: boolean }) => {
+      const { secret } = await call(
+        connect().secretsV3.get({
+          params: { secretName: name },
+          query: {
+            workspaceId: opts.projectId,
+            environment: opts.env,
+            secretPath: pathsOf(opts)[0],
+            include_imports: opts.includeImports ? "true" : "false",
+            expandSecretReferences: opts.expand ? "true" : "false",
+          },
+        }),
+      );
+      if (opts.plain) return void process.stdout.write(`${secret.secretValue}\n`);
+      if (opts.output === "json") return printJson(secret);
+      process.stdout.write(`${secret.secretKey}=${secret.secretValue}\n`);
+    });
+
+  withScope(secrets.command("set").argument("<pairs...>", "KEY=VALUE pairs").description("create or update secrets"), {
+    multiPath: false,
+  })
+    .addOption(outputOption())
+    .action(async (pairs: string[], opts: ScopeOptions & Output) => {
+      const items = parseAssignments(pairs);
+      const { secrets: written } = await call(
+        connect().secretsV4.batchUpdate({
+          body: {
+            projectId: opts.projectId,
+            environment: opts.env,
+            secretPath: pathsOf(opts)[0],
+            mode: "upsert",
+            secrets: items,
+          },
+        }),
+      );
+      if (opts.output === "json") return printJson(written);
+      for (const s of written) process.stdout.write(`set ${s.secretKey}\n`);
+    });
+
+  withScope(secrets.command("delete").argument("<names...>", "secret names").description("delete secrets"), {
+    multiPath: false,
+  })
+    .addOption(outputOption())
+    .action(async (names: string[], opts: ScopeOptions & Output) => {
+      const { secrets: removed } = await call(
+        connect().secretsV4.batchDelete({
+          body: {
+            projectId: opts.projectId,
+            environment: opts.env,
+            secretPath: pathsOf(opts)[0],
+            secrets: names.map((secretKey) => ({ secretKey })),
+          },
+        }),
+      );
+      if (opts.output === "json") return printJson(removed);
+      for (const s of removed) process.stdout.write(`deleted ${s.secretKey}\n`);
+    });
+
+  return secrets;
+};
+
+export const exportCommand = () =>
+  withScope(new Command("export").description("print the secrets as dotenv, JSON or YAML"))
+    .addOption(new Option("--format <format>", "output format").choices(["dotenv", "json", "yaml"]).default("dotenv"))
+    .action(async (opts: ScopeOptions & { format: "dotenv" | "json" | "yaml" }) => {
+      process.stdout.write(formatSecrets(await fetchSecretMap(connect(), opts), opts.format));
+    });

@@ -1,0 +1,138 @@
+import { mkdtempSync, statSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createScope, keyward, url } from "./helpers";
+
+let scope: Awaited<ReturnType<typeof createScope>>;
+beforeAll(async () => {
+  scope = await createScope();
+});
+
+const COMMANDS = [
+  [],
+  ["login"],
+  ["logout"],
+  ["whoami"],
+  ["run"],
+  ["secrets"],
+  ["secrets", "list"],
+  ["secrets", "get"],
+  ["secrets", "set"],
+  ["secrets", "delete"],
+  ["export"],
+  ["dynamic-secrets", "lease", "create"],
+  ["dynamic-secrets", "lease", "renew"],
+  ["dynamic-secrets", "lease", "revoke"],
+  ["token", "renew"],
+  ["token", "revoke"],
+];
+
+describe("keyward help and configuration", () => {
+  it("prints usage for --help on every command", async () => {
+    const results = await Promise.all(COMMANDS.map((args) => keyward([...args, "--help"])));
+    results.forEach((result, i) => {
+      expect(result.code, COMMANDS[i]!.join(" ")).toBe(0);
+      expect(result.stdout).toContain("Usage: keyward");
+    });
+  });
+
+  it("says it is not logged in when neither a profile nor KEYWARD_TOKEN exists", async () => {
+    const result = await keyward(["whoami"], { env: { KEYWARD_URL: url() } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("Not logged in");
+  });
+
+  it("says the token is wrong and prints nothing on stdout", async () => {
+    const result = await keyward(["secrets", "list", ...scope.scope], {
+      env: { KEYWARD_URL: url(), KEYWARD_TOKEN: "not-a-token" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("Unauthorized");
+  });
+});
+
+describe("keyward login, whoami, logout", () => {
+  it("logs in with universal auth, stores a 0600 profile, and whoami uses it", async () => {
+    const configDir = mkdtempSync(join(tmpdir(), "keyward-cli-login-"));
+    const login = await keyward(
+      [
+        "login",
+        "--method",
+        "universal-auth",
+        "--url",
+        url(),
+        "--client-id",
+        scope.clientId,
+        "--client-secret",
+        scope.clientSecret,
+      ],
+      { configDir },
+    );
+    expect(login.code).toBe(0);
+    expect(statSync(join(configDir, "keyward/profile.json")).mode & 0o777).toBe(0o600);
+
+    const whoami = await keyward(["whoami", "--output", "json"], { configDir });
+    expect(whoami.code).toBe(0);
+    const info = JSON.parse(whoami.stdout) as { method: string; clientId: string; projects: { id: string }[] };
+    expect(info.method).toBe("universal-auth");
+    expect(info.clientId).toBe(scope.clientId);
+    expect(info.projects.map((p) => p.id)).toContain(scope.project.id);
+
+    expect((await keyward(["logout"], { configDir })).code).toBe(0);
+    expect(existsSync(join(configDir, "keyward/profile.json"))).toBe(false);
+    expect((await keyward(["whoami"], { configDir, env: { KEYWARD_URL: url() } })).code).toBe(1);
+  });
+
+  it("refuses a wrong client secret with the server's message", async () => {
+    const result = await keyward([
+      "login",
+      "--method",
+      "universal-auth",
+      "--url",
+      url(),
+      "--client-id",
+      scope.clientId,
+      "--client-secret",
+      "wrong",
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/keyward: .+/);
+  });
+
+  it("logs in with a token only when the token works", async () => {
+    const configDir = mkdtempSync(join(tmpdir(), "keyward-cli-login-"));
+    const good = await keyward(["login", "--method", "token", "--url", url(), "--token", scope.token], { configDir });
+    expect(good.code).toBe(0);
+    const whoami = await keyward(["whoami"], { configDir });
+    expect(whoami.stdout).toContain("method: token");
+
+    const bad = await keyward(["login", "--method", "token", "--url", url(), "--token", "nope"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("Unauthorized");
+  });
+});
+
+describe("keyward token", () => {
+  it("renews, then revokes the token, after which it is refused", async () => {
+    const own = await createScope();
+    const renewed = await keyward(["token", "renew", "--output", "json"], { env: own.env });
+    expect(renewed.code, renewed.stderr).toBe(0);
+    expect(JSON.parse(renewed.stdout)).toHaveProperty("expiresIn");
+
+    expect((await keyward(["token", "revoke"], { env: own.env })).code).toBe(0);
+    const after = await keyward(["whoami"], { env: own.env });
+    expect(after.code).toBe(1);
+    expect(after.stdout).toBe("");
+    expect(after.stderr).toContain("Unauthorized");
+  });
+
+  it("fails renew with the server's message for a wrong token", async () => {
+    const result = await keyward(["token", "renew"], { env: { KEYWARD_URL: url(), KEYWARD_TOKEN: "nope" } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+  });
+});
