@@ -52,17 +52,16 @@ export type AuditLog = z.infer<typeof AuditLogSchema>;
 const MAX_WINDOW_MS = 92 * 24 * 3600 * 1000;
 
 /** `startDate`/`endDate` refinements of reference B.2, applied only when both are given. */
-const refineDates = <T extends z.ZodTypeAny>(schema: T) =>
-  schema.superRefine((query: { startDate?: string; endDate?: string }, ctx) => {
-    if (!query.startDate || !query.endDate) return;
-    const start = Date.parse(query.startDate);
-    const end = Date.parse(query.endDate);
-    if (end < start) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["endDate"], message: "End date cannot be before start date" });
-    } else if (end - start > MAX_WINDOW_MS) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["endDate"], message: "Dates must be within 3 months" });
-    }
-  });
+const checkDates = (query: { startDate?: string; endDate?: string }, ctx: z.RefinementCtx) => {
+  if (!query.startDate || !query.endDate) return;
+  const start = Date.parse(query.startDate);
+  const end = Date.parse(query.endDate);
+  if (end < start) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["endDate"], message: "End date cannot be before start date" });
+  } else if (end - start > MAX_WINDOW_MS) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["endDate"], message: "Dates must be within 3 months" });
+  }
+};
 
 const pairList = z
   .string()
@@ -87,8 +86,8 @@ const pageQuery = {
   userAgentType: UserAgentTypeSchema.optional(),
 };
 
-export const ListAuditLogsQuerySchema = refineDates(
-  z.object({
+export const ListAuditLogsQuerySchema = z
+  .object({
     projectId: z.string().trim().max(64).optional(),
     environment: z.string().trim().max(64).optional(),
     secretPath: z
@@ -110,21 +109,21 @@ export const ListAuditLogsQuerySchema = refineDates(
       .optional(),
     eventMetadata: pairList.optional(),
     ...pageQuery,
-  }),
-);
+  })
+  .superRefine(checkDates);
 export type ListAuditLogsQuery = z.infer<typeof ListAuditLogsQuerySchema>;
 
-export const ListProjectAuditLogsQuerySchema = refineDates(
-  z.object({ eventType: z.string().trim().max(128).optional(), ...pageQuery }),
-);
+export const ListProjectAuditLogsQuerySchema = z
+  .object({ eventType: z.string().trim().max(128).optional(), ...pageQuery })
+  .superRefine(checkDates);
 
-export const VerifyAuditLogsQuerySchema = refineDates(
-  z.object({
+export const VerifyAuditLogsQuerySchema = z
+  .object({
     projectId: z.string().trim().max(64).optional(),
     startDate: z.string().datetime({ offset: true }).optional(),
     endDate: z.string().datetime({ offset: true }).optional(),
-  }),
-);
+  })
+  .superRefine(checkDates);
 
 export const AuditLogVerificationSchema = z.object({
   valid: z.boolean(),
