@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   AUDIT_STREAM_INTERVAL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
   /** How long one delivery to a stream's receiver may take before it counts as failed. */
   AUDIT_STREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** The longest wait between delivery attempts to a failing receiver (backoff doubles up to it). */
+  AUDIT_STREAM_MAX_BACKOFF_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),

@@ -18,7 +18,6 @@ import {
 const BATCH = 100;
 /** Batches one claim may send before letting other streams (and processes) have a turn. */
 const BATCHES_PER_CLAIM = 20;
-const MAX_BACKOFF_MS = 60_000;
 
 /** A claim outlives one delivery attempt; it is renewed before each batch. */
 const claimMsOf = (deps: AppDeps) => deps.env.AUDIT_STREAM_TIMEOUT_MS + 5_000;
@@ -104,7 +103,7 @@ const deliverStream = async (deps: AppDeps, streamId: string) => {
       }
     } catch (error) {
       const attempts = stream.attempts + 1;
-      const retryInMs = Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(attempts, 12));
+      const retryInMs = Math.min(deps.env.AUDIT_STREAM_MAX_BACKOFF_MS, 250 * 2 ** Math.min(attempts, 14));
       await markFailed(deps.db, streamId, attempts, retryInMs, (error as Error).message);
       return;
     }
