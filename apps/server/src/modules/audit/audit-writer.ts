@@ -30,7 +30,9 @@ export const chainOf = (event: Pick<AuditEventInput, "orgId" | "projectId">) =>
  * characters (jsonb cannot hold them; an event must never make its change fail).
  */
 const plain = (value: Record<string, unknown>): Record<string, unknown> =>
-  JSON.parse(JSON.stringify(value).replace(/\\u0000/g, "")) as Record<string, unknown>;
+  JSON.parse(
+    JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" ? item.replaceAll("\0", "") : item)),
+  ) as Record<string, unknown>;
 
 /**
  * Write events inside `trx`: per chain (in a fixed order, so two writers never wait on each other
