@@ -99,6 +99,8 @@ export const getReferenceDependencyTree = async (ctx: RequestContext, name: stri
     const targets = new Set(referencesIn(value, at).map((r) => placeId(r)));
     for (const target of targets) referrers.set(target, [...(referrers.get(target) ?? []), at]);
   }
+  const order = (p: Place) => [p.environment, p.secretPath, p.key].join("\u0000");
+  for (const list of referrers.values()) list.sort((x, y) => (order(x) < order(y) ? -1 : 1));
   const build = (at: Place, depth: number, chain: Set<string>): SecretDependencyNode => ({
     ...at,
     children:
