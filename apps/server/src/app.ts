@@ -36,6 +36,7 @@ import { certificatesRouter } from "./modules/pki/certificates.router";
 import { dynamicSecretLeasesRouter, dynamicSecretsRouter } from "./modules/dynamic-secrets/dynamic-secrets.router";
 import { secretsV3Router, secretsV4Router } from "./modules/secrets/secrets.router";
 import { secretsMoveRouter } from "./modules/secrets/move/move.router";
+import { secretReferencesRouter } from "./modules/secrets/references/references.router";
 import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
 import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
 import { kmsRouter } from "./modules/kms/kms.router";
@@ -92,6 +93,7 @@ export const createApp = (deps: AppDeps): Express => {
     dynamicSecrets: dynamicSecretsRouter(deps),
     dynamicSecretLeases: dynamicSecretLeasesRouter(deps),
     secretsMove: secretsMoveRouter(deps),
+    secretReferences: secretReferencesRouter(deps),
     secretsV3: secretsV3Router(deps),
     secretsV4: secretsV4Router(deps),
     secretTags: secretTagsRouter(deps),

@@ -25,7 +25,7 @@ import { certificatesContract } from "./certificates.contract";
 import { dynamicSecretsContract } from "./dynamic-secrets.contract";
 import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
 import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
-import { secretsMoveContract } from "./secrets-move.contract";
+import { secretReferencesContract, secretsMoveContract } from "./secrets-move.contract";
 import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
@@ -104,6 +104,7 @@ type Routers = {
   dynamicSecrets: typeof dynamicSecretsContract;
   dynamicSecretLeases: typeof dynamicSecretLeasesContract;
   secretsMove: typeof secretsMoveContract;
+  secretReferences: typeof secretReferencesContract;
   secretsV3: typeof secretsV3Contract;
   secretsV4: typeof secretsV4Contract;
   secretTags: typeof secretTagsContract;
@@ -148,6 +149,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     dynamicSecrets: dynamicSecretsContract,
     dynamicSecretLeases: dynamicSecretLeasesContract,
     secretsMove: secretsMoveContract,
+    secretReferences: secretReferencesContract,
     secretsV3: secretsV3Contract,
     secretsV4: secretsV4Contract,
     secretTags: secretTagsContract,

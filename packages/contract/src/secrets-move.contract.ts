@@ -63,10 +63,7 @@ export const SecretTreeQuerySchema = z.object({
 
 const SecretNameParam = z.object({ secretName: z.string().trim().min(1).max(MAX_SECRET_NAME_LENGTH) });
 
-/**
- * v4 routes beside the secret CRUD. Composed before the v4 router: `POST /api/v4/secrets/move`
- * must win over `POST /api/v4/secrets/:secretName`.
- */
+/** Composed before the v4 router: `POST /api/v4/secrets/move` must win over `POST /api/v4/secrets/:secretName`. */
 export const secretsMoveContract = c.router({
   move: {
     method: "POST",
@@ -76,6 +73,10 @@ export const secretsMoveContract = c.router({
     summary:
       "Move secrets to another folder or environment of the project in one transaction (references to them follow)",
   },
+});
+
+/** Which secrets a secret's value references, and which reference it. */
+export const secretReferencesContract = c.router({
   referenceTree: {
     method: "GET",
     path: "/api/v4/secrets/:secretName/secret-reference-tree",

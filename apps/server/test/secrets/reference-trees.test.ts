@@ -34,7 +34,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
   it("answers the referenced secrets with their values, recursively, and the expanded value", async () => {
     const scope = await graph();
     const res = expectOk(
-      await scope.tenant.admin.secretsMove.referenceTree({ params: { secretName: "Z" }, query: q(scope) }),
+      await scope.tenant.admin.secretReferences.referenceTree({ params: { secretName: "Z" }, query: q(scope) }),
     );
     expect(res.value).toBe("b:c");
     expect(res.tree).toEqual({
@@ -67,7 +67,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       }),
     );
     const cyclic = expectOk(
-      await tenant.admin.secretsMove.referenceTree({ params: { secretName: "B" }, query: q(scope) }),
+      await tenant.admin.secretReferences.referenceTree({ params: { secretName: "B" }, query: q(scope) }),
     );
     const a = cyclic.tree.children[0]!.children[0]!;
     expect(a.key).toBe("A");
@@ -82,7 +82,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       }),
     );
     const gone = expectOk(
-      await tenant.admin.secretsMove.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
+      await tenant.admin.secretReferences.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
     );
     expect(gone.tree.children[1]).toEqual({ key: "C", environment: "staging", secretPath: "/app", children: [] });
     expect(gone.value).toMatch(/:\$\{staging\.app\.C\}$/);
@@ -94,7 +94,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       { subject: "secrets", action: ["describeSecret"], inverted: false },
     ]);
     expect(
-      await describer.client.secretsMove.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
+      await describer.client.secretReferences.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
     ).toMatchObject({
       status: 403,
       body: {
@@ -111,7 +111,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       },
     ]);
     expect(
-      await devReader.client.secretsMove.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
+      await devReader.client.secretReferences.referenceTree({ params: { secretName: "A" }, query: q(scope) }),
     ).toMatchObject({
       status: 403,
       body: {
@@ -120,13 +120,13 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       },
     });
     expect(
-      (await devReader.client.secretsMove.referenceTree({ params: { secretName: "B" }, query: q(scope) })).status,
+      (await devReader.client.secretReferences.referenceTree({ params: { secretName: "B" }, query: q(scope) })).status,
     ).toBe(200);
   });
 
   it("answers 404 for a missing secret, folder or another tenant's project, 422 without an environment", async () => {
     const scope = await graph();
-    const tree = scope.tenant.admin.secretsMove.referenceTree;
+    const tree = scope.tenant.admin.secretReferences.referenceTree;
     expect(await tree({ params: { secretName: "NOPE" }, query: q(scope) })).toMatchObject({
       status: 404,
       body: { message: "Secret with name 'NOPE' not found" },
@@ -135,7 +135,7 @@ describe("GET /api/v4/secrets/:name/secret-reference-tree", () => {
       status: 404,
       body: { message: "Folder with path '/nope' in environment with slug 'dev' not found" },
     });
-    const other = (await createTenant()).admin.secretsMove;
+    const other = (await createTenant()).admin.secretReferences;
     expect((await other.referenceTree({ params: { secretName: "A" }, query: q(scope) })).status).toBe(404);
     expect((await other.dependencyTree({ params: { secretName: "A" }, query: q(scope) })).status).toBe(404);
     const res = await scope.http.get("/api/v4/secrets/A/secret-reference-tree", { projectId: scope.projectId });
@@ -147,7 +147,7 @@ describe("GET /api/v4/secrets/:name/reference-dependency-tree", () => {
   it("answers the secrets that reference this one, recursively", async () => {
     const scope = await graph();
     const res = expectOk(
-      await scope.tenant.admin.secretsMove.dependencyTree({ params: { secretName: "B" }, query: q(scope) }),
+      await scope.tenant.admin.secretReferences.dependencyTree({ params: { secretName: "B" }, query: q(scope) }),
     );
     expect(res.tree).toEqual({
       key: "B",
@@ -171,14 +171,14 @@ describe("GET /api/v4/secrets/:name/reference-dependency-tree", () => {
       { subject: "secrets", action: ["describeSecret"], inverted: false, conditions: { environment: "dev" } },
     ]);
     const res = expectOk(
-      await devOnly.client.secretsMove.dependencyTree({ params: { secretName: "B" }, query: q(scope) }),
+      await devOnly.client.secretReferences.dependencyTree({ params: { secretName: "B" }, query: q(scope) }),
     );
     expect(res.tree.children.map((c) => c.key)).toEqual(["A"]);
     const prodOnly = await identityWithRules(scope, [
       { subject: "secrets", action: ["describeSecret"], inverted: false, conditions: { environment: "prod" } },
     ]);
     expect(
-      (await prodOnly.client.secretsMove.dependencyTree({ params: { secretName: "B" }, query: q(scope) })).status,
+      (await prodOnly.client.secretReferences.dependencyTree({ params: { secretName: "B" }, query: q(scope) })).status,
     ).toBe(403);
   });
 });

@@ -3,7 +3,6 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { getReferenceDependencyTree, getSecretReferenceTree } from "../references/tree";
 import { moveSecrets } from "./move.service";
 
 const s = initServer();
@@ -12,8 +11,4 @@ const s = initServer();
 export const secretsMoveRouter = (deps: AppDeps) =>
   s.router(contract.secretsMove, {
     move: async ({ body, req, res }) => ok(await moveSecrets(contextOf(deps, req, res), body)),
-    referenceTree: async ({ params, query, req, res }) =>
-      ok(await getSecretReferenceTree(contextOf(deps, req, res), params.secretName, query)),
-    dependencyTree: async ({ params, query, req, res }) =>
-      ok(await getReferenceDependencyTree(contextOf(deps, req, res), params.secretName, query)),
   });
