@@ -1,7 +1,7 @@
 // Installs the tarballs of `pnpm pack:dist` in an empty folder outside the repository, as an
 // internal service would, and checks ESM import, CommonJS require, the types and the binary.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -52,6 +52,25 @@ try {
       `import { buildOpenApiDocument } from "@keyward/client/openapi"; if (!buildOpenApiDocument().paths["/api/v3/secrets/raw"]) throw new Error("no path")`,
     ]),
   );
+  check("declaration files import only the client's own dependencies", () => {
+    const installed = join(dir, "node_modules/@keyward/client");
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+    const allowed = new Set(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }));
+    const packageOf = (specifier) =>
+      specifier
+        .split("/")
+        .slice(0, specifier.startsWith("@") ? 2 : 1)
+        .join("/");
+    const strays = [];
+    for (const file of readdirSync(join(installed, "dist")).filter((f) => /\.d\.c?ts$/.test(f))) {
+      const text = readFileSync(join(installed, "dist", file), "utf8");
+      for (const [, specifier] of text.matchAll(/(?:from|import\()\s*['"]([^'"]+)['"]/g)) {
+        if (specifier.startsWith(".") || specifier.startsWith("node:")) continue;
+        if (!allowed.has(packageOf(specifier))) strays.push(`${file}: ${specifier}`);
+      }
+    }
+    if (strays.length > 0) throw new Error(`imports of undeclared packages:\n${strays.join("\n")}`);
+  });
   check("types compile without the repository", () => {
     writeFileSync(
       join(dir, "check.ts"),

@@ -2,6 +2,7 @@ import { mkdtempSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
 import { createScope, keyward, url } from "./helpers";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
@@ -76,10 +77,21 @@ describe("keyward login, whoami, logout", () => {
 
     const whoami = await keyward(["whoami", "--output", "json"], { configDir });
     expect(whoami.code).toBe(0);
-    const info = JSON.parse(whoami.stdout) as { method: string; clientId: string; projects: { id: string }[] };
-    expect(info.method).toBe("universal-auth");
-    expect(info.clientId).toBe(scope.clientId);
-    expect(info.projects.map((p) => p.id)).toContain(scope.project.id);
+    const info = JSON.parse(whoami.stdout) as {
+      authMethod: string;
+      clientId: string;
+      identity: { id: string };
+      organization: { id: string };
+      expiresAt: string | null;
+    };
+    expect(info).toMatchObject({
+      authMethod: "universal-auth",
+      clientId: scope.clientId,
+      identity: { id: scope.identity.id },
+      organization: { id: inject("orgId") },
+    });
+    expect(info.expiresAt).toEqual(expect.any(String));
+    expect(whoami.stdout).not.toContain(scope.clientSecret);
 
     expect((await keyward(["logout"], { configDir })).code).toBe(0);
     expect(existsSync(join(configDir, "keyward/profile.json"))).toBe(false);
@@ -108,7 +120,9 @@ describe("keyward login, whoami, logout", () => {
     const good = await keyward(["login", "--method", "token", "--url", url(), "--token", scope.token], { configDir });
     expect(good.code).toBe(0);
     const whoami = await keyward(["whoami"], { configDir });
-    expect(whoami.stdout).toContain("method: token");
+    expect(whoami.stdout).toContain("auth method: token-auth");
+    expect(whoami.stdout).toContain(`identity: ${scope.identity.name} (${scope.identity.id})`);
+    expect(whoami.stdout).not.toContain(scope.token);
 
     const bad = await keyward(["login", "--method", "token", "--url", url(), "--token", "nope"]);
     expect(bad.code).toBe(1);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
+import { startPostgresTarget } from "./postgres-target";
 
 /**
  * One real Keyward server per test run, started from the server's entry point as a child process
@@ -31,6 +32,8 @@ const waitForPort = (child: ChildProcess) =>
   });
 
 export default async function setup(project: TestProject) {
+  // A real PostgreSQL for the lease commands to lease roles on.
+  const target = await startPostgresTarget();
   dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-server-"));
   server = spawn(join(serverDir, "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: serverDir,
@@ -41,10 +44,15 @@ export default async function setup(project: TestProject) {
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
       LOG_LEVEL: "info",
+      // The lease target listens on loopback.
+      ALLOW_PRIVATE_OUTBOUND: "loopback",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const port = await waitForPort(server);
+  const port = await waitForPort(server).catch((error: unknown) => {
+    target.stop();
+    throw error;
+  });
   const url = `http://127.0.0.1:${port}`;
   const bootstrap = await fetch(`${url}/api/v1/admin/bootstrap`, {
     method: "POST",
@@ -59,10 +67,12 @@ export default async function setup(project: TestProject) {
   project.provide("keywardUrl", url);
   project.provide("adminToken", body.identity.credentials.token);
   project.provide("orgId", body.organization.id);
+  project.provide("pgTargetUrl", target.url);
   return async () => {
     server?.kill("SIGTERM");
     await new Promise((resolve) => server?.once("exit", resolve));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    target.stop();
   };
 }
 
@@ -71,5 +81,6 @@ declare module "vitest" {
     keywardUrl: string;
     adminToken: string;
     orgId: string;
+    pgTargetUrl: string;
   }
 }

@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ok } from "@keyward/client";
-import { admin, createScope, keyward } from "./helpers";
+import { admin, createScope, keyward, unique } from "./helpers";
+import { canLogin } from "./postgres-target";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
 beforeAll(async () => {
@@ -191,5 +192,61 @@ describe("keyward dynamic-secrets lease", () => {
       expect(result.stdout).toBe("");
       expect(result.stderr).toContain("404");
     }
+  });
+
+  it("creates, renews and revokes a lease on a real PostgreSQL, whose login works until revoked", async () => {
+    const target = new URL(inject("pgTargetUrl"));
+    const name = unique("pg");
+    await ok(
+      admin().dynamicSecrets.create({
+        body: {
+          projectSlug: scope.project.slug,
+          environmentSlug: "dev",
+          path: "/",
+          name,
+          provider: {
+            type: "sql-database",
+            inputs: {
+              client: "postgres",
+              host: target.hostname,
+              port: Number(target.port),
+              database: "postgres",
+              username: decodeURIComponent(target.username),
+              password: decodeURIComponent(target.password),
+            },
+          },
+          defaultTTL: "1h",
+          maxTTL: "1d",
+        },
+      }),
+    );
+    const lease = (args: string[]) =>
+      keyward(["dynamic-secrets", "lease", ...args, ...leaseScope()], { env: scope.env });
+
+    const created = await lease(["create", name, "--ttl", "10m", "--output", "json"]);
+    expect(created.code, created.stderr).toBe(0);
+    const { lease: issued, data } = JSON.parse(created.stdout) as {
+      lease: { id: string; expireAt: string };
+      data: { DB_USERNAME: string; DB_PASSWORD: string };
+    };
+    expect(canLogin(target.toString(), data.DB_USERNAME, data.DB_PASSWORD)).toBe(true);
+
+    const text = await lease(["create", name]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^lease \S+ expires \S+\nDB_USERNAME=\S+\nDB_PASSWORD=\S+\n/);
+
+    const renewed = await lease(["renew", issued.id, "--ttl", "30m", "--output", "json"]);
+    expect(renewed.code, renewed.stderr).toBe(0);
+    const after = JSON.parse(renewed.stdout) as { id: string; expireAt: string };
+    expect(after.id).toBe(issued.id);
+    expect(Date.parse(after.expireAt)).toBeGreaterThan(Date.parse(issued.expireAt));
+
+    const revoked = await lease(["revoke", issued.id]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toBe(`lease ${issued.id} revoked\n`);
+    expect(canLogin(target.toString(), data.DB_USERNAME, data.DB_PASSWORD)).toBe(false);
+    const again = await lease(["renew", issued.id]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe("");
   });
 });

@@ -35,6 +35,8 @@ import { certificateProfilesRouter } from "./modules/pki/certificate-profiles.ro
 import { certificatesRouter } from "./modules/pki/certificates.router";
 import { dynamicSecretLeasesRouter, dynamicSecretsRouter } from "./modules/dynamic-secrets/dynamic-secrets.router";
 import { secretsV3Router, secretsV4Router } from "./modules/secrets/secrets.router";
+import { secretsMoveRouter } from "./modules/secrets/move/move.router";
+import { secretReferencesRouter } from "./modules/secrets/references/references.router";
 import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
 import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
 import { kmsRouter } from "./modules/kms/kms.router";
@@ -94,6 +96,8 @@ export const createApp = (deps: AppDeps): Express => {
     certificates: certificatesRouter(deps),
     dynamicSecrets: dynamicSecretsRouter(deps),
     dynamicSecretLeases: dynamicSecretLeasesRouter(deps),
+    secretsMove: secretsMoveRouter(deps),
+    secretReferences: secretReferencesRouter(deps),
     secretsV3: secretsV3Router(deps),
     secretsV4: secretsV4Router(deps),
     secretTags: secretTagsRouter(deps),

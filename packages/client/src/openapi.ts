@@ -1,1 +1,1 @@
-export { buildOpenApiDocument } from "@keyward/contract/openapi";
+export { buildOpenApiDocument, type OpenApiDocument } from "@keyward/contract/openapi";

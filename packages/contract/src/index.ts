@@ -25,6 +25,7 @@ import { certificatesContract } from "./certificates.contract";
 import { dynamicSecretsContract } from "./dynamic-secrets.contract";
 import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
 import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
+import { secretReferencesContract, secretsMoveContract } from "./secrets-move.contract";
 import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
@@ -66,6 +67,7 @@ export * from "./certificates.contract";
 export * from "./dynamic-secrets.contract";
 export * from "./dynamic-secret-leases.contract";
 export * from "./secrets.contract";
+export * from "./secrets-move.contract";
 export * from "./secret-tags.contract";
 export * from "./secret-versions.contract";
 export * from "./kms.contract";
@@ -103,6 +105,8 @@ type Routers = {
   certificates: typeof certificatesContract;
   dynamicSecrets: typeof dynamicSecretsContract;
   dynamicSecretLeases: typeof dynamicSecretLeasesContract;
+  secretsMove: typeof secretsMoveContract;
+  secretReferences: typeof secretReferencesContract;
   secretsV3: typeof secretsV3Contract;
   secretsV4: typeof secretsV4Contract;
   secretTags: typeof secretTagsContract;
@@ -148,6 +152,8 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     certificates: certificatesContract,
     dynamicSecrets: dynamicSecretsContract,
     dynamicSecretLeases: dynamicSecretLeasesContract,
+    secretsMove: secretsMoveContract,
+    secretReferences: secretReferencesContract,
     secretsV3: secretsV3Contract,
     secretsV4: secretsV4Contract,
     secretTags: secretTagsContract,

@@ -39,6 +39,19 @@ export const IssuedTokenSchema = z.object({
 
 const TokenBody = z.object({ accessToken: z.string().trim().min(1).max(512) });
 
+/** What the bearer of a token may learn about it (never the token itself). */
+export const TokenSelfSchema = z.object({
+  identity: z.object({ id: z.string(), name: z.string(), projectId: z.string().nullable() }),
+  organization: z.object({ id: z.string(), name: z.string(), slug: z.string() }),
+  token: AccessTokenRowSchema.omit({ identityUAClientSecretId: true }).extend({
+    /** When the TTL runs out unless renewed; null for a token without TTL. */
+    expiresAt: TimestampSchema.nullable(),
+    /** The latest a renewal can reach; null without max TTL (and for periodic tokens). */
+    maxExpiresAt: TimestampSchema.nullable(),
+  }),
+});
+export type TokenSelf = z.infer<typeof TokenSelfSchema>;
+
 export const tokenAuthContract = c.router({
   attach: {
     method: "POST",
@@ -107,6 +120,13 @@ export const tokenAuthContract = c.router({
 });
 
 export const accessTokensContract = c.router({
+  self: {
+    method: "GET",
+    path: "/api/v1/auth/token/self",
+    responses: { 200: TokenSelfSchema },
+    summary:
+      "The calling token: its identity, organization, auth method, expiry and uses (this request counts as a use)",
+  },
   revoke: {
     method: "POST",
     path: "/api/v1/auth/token/revoke",

@@ -46,7 +46,7 @@ export const loginCommand = () =>
       const token = opts.token ?? cliEnv().token;
       if (!token) throw new CliError("token login needs --token or KEYWARD_TOKEN");
       // Prove the token works before storing it.
-      await call(createKeywardClient({ baseUrl: url, token }).projects.list());
+      await call(createKeywardClient({ baseUrl: url, token }).accessTokens.self());
       writeProfile({ url, token, method: "token", loggedInAt: new Date().toISOString() });
       process.stderr.write("Logged in with an access token\n");
     });
@@ -58,22 +58,35 @@ export const logoutCommand = () =>
 
 export const whoamiCommand = () =>
   new Command("whoami")
-    .description("check the token and show where it comes from")
+    .description("show who the token belongs to, how it was issued and when it expires")
     .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
     .action(async (opts: { output: string }) => {
       const { url, profile, tokenSource } = resolveConnection();
-      const { projects } = await call(connect().projects.list());
+      const self = await call(connect().accessTokens.self());
       const info = {
         url,
         tokenSource,
-        method: tokenSource === "profile" ? profile?.method : "token",
+        identity: self.identity,
+        organization: self.organization,
+        authMethod: self.token.authMethod,
         clientId: tokenSource === "profile" ? profile?.clientId : undefined,
-        projects: projects.map((p) => ({ id: p.id, name: p.name, slug: p.slug })),
+        tokenId: self.token.id,
+        expiresAt: self.token.expiresAt,
+        maxExpiresAt: self.token.maxExpiresAt,
+        uses: { used: self.token.accessTokenNumUses, limit: self.token.accessTokenNumUsesLimit },
       };
       if (opts.output === "json") return printJson(info);
-      process.stdout.write(`url: ${info.url}\ntoken from: ${info.tokenSource}\nmethod: ${info.method}\n`);
-      if (info.clientId) process.stdout.write(`client id: ${info.clientId}\n`);
-      process.stdout.write(`projects: ${info.projects.map((p) => p.slug).join(", ") || "(none)"}\n`);
+      const lines = [
+        `url: ${info.url}`,
+        `token from: ${info.tokenSource}`,
+        `identity: ${info.identity.name} (${info.identity.id})`,
+        `organization: ${info.organization.name} (${info.organization.slug})`,
+        `auth method: ${info.authMethod}`,
+        ...(info.clientId ? [`client id: ${info.clientId}`] : []),
+        `expires: ${info.expiresAt ?? "never"}${info.maxExpiresAt ? ` (renewable until ${info.maxExpiresAt})` : ""}`,
+        `uses: ${info.uses.used}${info.uses.limit > 0 ? ` of ${info.uses.limit}` : " (no limit)"}`,
+      ];
+      process.stdout.write(`${lines.join("\n")}\n`);
     });
 
 const currentToken = () => {

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { createTestCa, signSigV4, startSts, type TestCa } from "../services/workload-peers";
-import { MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged } from "./helpers";
+import {
+  MISSING_UUID,
+  createBareIdentity,
+  createProjectOwnedIdentity,
+  createUnprivileged,
+  claimTemplateProbe,
+} from "./helpers";
 
 const ACCOUNT = "111122223333";
 const CALLERS = {
@@ -254,5 +260,18 @@ describe("AWS IAM auth login", () => {
       status: 404,
       body: { message: "AWS auth method not found for identity, did you configure AWS auth?" },
     });
+  });
+});
+
+describe("AWS auth claims in permission templates", () => {
+  it("grants what {{identity.auth.aws.claims.resourceType}} names for the token's own login only", async () => {
+    const tenant = await createTenant(app);
+    const { identity } = await attach(tenant);
+    const template = "{{identity.auth.aws.claims.resourceType}}";
+    const status = await claimTemplateProbe(tenant, identity.id, template, ["user", "assumed-role"]);
+    const user = (await sdkLogin(identity.id, "AKIDUSER"))!;
+    const role = (await sdkLogin(identity.id, "AKIDROLE"))!;
+    expect([await status(user, "user"), await status(user, "assumed-role")]).toEqual([200, 403]);
+    expect([await status(role, "assumed-role"), await status(role, "user")]).toEqual([200, 403]);
   });
 });

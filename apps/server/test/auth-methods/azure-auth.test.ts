@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { createSigningCertificate, createTestCa, startPathKeyServer, type Peer } from "../services/workload-peers";
-import { MISSING_UUID, createBareIdentity, createUnprivileged } from "./helpers";
+import { MISSING_UUID, createBareIdentity, createUnprivileged, claimTemplateProbe } from "./helpers";
 
 const TENANT_ID = "72f988bf-86f1-41af-91ab-2d7cd011db47";
 const RESOURCE = "https://management.azure.com/";
@@ -146,5 +146,20 @@ describe("Azure auth", () => {
       status: 404,
       body: { message: "Azure auth method not found for identity, did you configure Azure Auth?" },
     });
+  });
+});
+
+describe("Azure auth claims in permission templates", () => {
+  it("grants what {{identity.auth.azure.claims.appId}} names for the token's own login only", async () => {
+    const tenant = await createTenant(app);
+    const { identity } = await attach(tenant);
+    const status = await claimTemplateProbe(tenant, identity.id, "{{identity.auth.azure.claims.appId}}", [
+      "app-1",
+      "app-2",
+    ]);
+    const first = expectOk(await login(tenant, identity.id, await token())).accessToken;
+    const second = expectOk(await login(tenant, identity.id, await token({ appid: "app-2" }))).accessToken;
+    expect([await status(first, "app-1"), await status(first, "app-2")]).toEqual([200, 403]);
+    expect([await status(second, "app-2"), await status(second, "app-1")]).toEqual([200, 403]);
   });
 });

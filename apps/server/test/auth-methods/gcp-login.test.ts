@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { createSigningCertificate, createTestCa, startPathKeyServer, type Peer } from "../services/workload-peers";
-import { MISSING_UUID, createBareIdentity } from "./helpers";
+import { MISSING_UUID, createBareIdentity, claimTemplateProbe } from "./helpers";
 
 const SA = "deployer@my-project.iam.gserviceaccount.com";
 type Signer = Awaited<ReturnType<typeof createSigningCertificate>>;
@@ -143,5 +143,26 @@ describe("GCP auth login", () => {
       status: 401,
       body: { message: "Access denied: GCP service account not allowed." },
     });
+  });
+});
+
+describe("GCP auth claims in permission templates", () => {
+  it("grants what {{identity.auth.gcp.claims.zone}} names for the token's own login only", async () => {
+    const tenant = await createTenant(app);
+    const identity = await attach(tenant, { type: "gce" });
+    const zones = ["europe-west1-b", "us-east1-c"];
+    const status = await claimTemplateProbe(tenant, identity.id, "{{identity.auth.gcp.claims.zone}}", zones);
+    const inZone = async (zone: string) =>
+      expectOk(
+        await login(
+          tenant,
+          identity.id,
+          await gceToken(identity.id, { google: { compute_engine: { project_id: "my-project", zone } } }),
+        ),
+      ).accessToken;
+    const europe = await inZone("europe-west1-b");
+    const us = await inZone("us-east1-c");
+    expect([await status(europe, "europe-west1-b"), await status(europe, "us-east1-c")]).toEqual([200, 403]);
+    expect([await status(us, "us-east1-c"), await status(us, "europe-west1-b")]).toEqual([200, 403]);
   });
 });

@@ -47,3 +47,44 @@ export const providerToken = async (clientId: keyof typeof OIDC_TEST_CLIENTS, re
   if (!body.access_token) throw new Error(`provider gave no token: ${JSON.stringify(body)}`);
   return body.access_token;
 };
+
+/**
+ * A project in which `identityId` may read secret imports only under dev's `/<template>/…` (the
+ * template reading what a login verified), with a folder per name. The probe answers the status
+ * a token of the identity gets when it lists the imports of `/<folder>`.
+ */
+export const claimTemplateProbe = async (tenant: Tenant, identityId: string, template: string, folders: string[]) => {
+  const project = await createProject(tenant);
+  for (const name of folders)
+    expectOk(
+      await tenant.admin.folders.create({ body: { projectId: project.id, environment: "dev", path: "/", name } }),
+    );
+  const { role } = expectOk(
+    await tenant.admin.roles.create({
+      params: { projectId: project.id },
+      body: {
+        slug: uniqueName("by-claim"),
+        name: "By claim",
+        permissions: [
+          {
+            subject: "secret-imports",
+            action: "read",
+            conditions: { environment: "dev", secretPath: { $glob: `/${template}/**` } },
+          },
+        ],
+      },
+    }),
+  );
+  expectOk(
+    await tenant.admin.projects.addIdentityMembership({
+      params: { projectId: project.id, identityId },
+      body: { role: role.slug },
+    }),
+  );
+  return async (accessToken: string, folder: string) =>
+    (
+      await tenant.app
+        .client(accessToken)
+        .secretImports.list({ query: { projectId: project.id, environment: "dev", path: `/${folder}` } })
+    ).status;
+};

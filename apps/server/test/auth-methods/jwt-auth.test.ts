@@ -3,7 +3,13 @@ import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type JWK } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { createTestCa, startKeyServer, type Peer, type TestCa } from "../services/workload-peers";
-import { MISSING_UUID, createBareIdentity, createProjectOwnedIdentity, createUnprivileged } from "./helpers";
+import {
+  MISSING_UUID,
+  createBareIdentity,
+  createProjectOwnedIdentity,
+  createUnprivileged,
+  claimTemplateProbe,
+} from "./helpers";
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
 const ISSUER = "https://ci.keyward.test";
@@ -311,5 +317,20 @@ describe("JWT auth login", () => {
         body: { message },
       });
     }
+  });
+});
+
+describe("JWT auth claims in permission templates", () => {
+  it("grants what {{identity.auth.jwt.claims.<key>}} names for the token's own login only", async () => {
+    const tenant = await createTenant();
+    const { identity } = await attachStatic(tenant);
+    const status = await claimTemplateProbe(tenant, identity.id, "{{identity.auth.jwt.claims.team}}", [
+      "platform",
+      "qa",
+    ]);
+    const platform = expectOk(await login(tenant, identity.id, await sign(first, { team: "platform" }))).accessToken;
+    const qa = expectOk(await login(tenant, identity.id, await sign(first, { team: "qa" }))).accessToken;
+    expect([await status(platform, "platform"), await status(platform, "qa")]).toEqual([200, 403]);
+    expect([await status(qa, "qa"), await status(qa, "platform")]).toEqual([200, 403]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { createTestCa, startTokenReviewApi, type Peer, type TestCa } from "../services/workload-peers";
-import { MISSING_UUID, createBareIdentity } from "./helpers";
+import { MISSING_UUID, createBareIdentity, claimTemplateProbe } from "./helpers";
 
 const REVIEWER = "reviewer-service-account-token";
 const DELEGATOR = "workload-with-auth-delegator";
@@ -136,5 +136,18 @@ describe("Kubernetes auth login", () => {
       status: 400,
       body: { message: expect.stringContaining("gateways do not carry traffic yet") },
     });
+  });
+});
+
+describe("Kubernetes auth claims in permission templates", () => {
+  it("grants what {{identity.auth.kubernetes.claims.namespace}} names for the token's own login only", async () => {
+    const tenant = await createTenant();
+    const { identity } = await attach(tenant);
+    const template = "{{identity.auth.kubernetes.claims.namespace}}";
+    const status = await claimTemplateProbe(tenant, identity.id, template, ["ci", "team-a"]);
+    const ci = expectOk(await login(tenant, identity.id, "ci-api")).accessToken;
+    const teamA = expectOk(await login(tenant, identity.id, "team-a-web")).accessToken;
+    expect([await status(ci, "ci"), await status(ci, "team-a")]).toEqual([200, 403]);
+    expect([await status(teamA, "team-a"), await status(teamA, "ci")]).toEqual([200, 403]);
   });
 });

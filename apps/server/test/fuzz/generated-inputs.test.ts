@@ -6,7 +6,7 @@ import { fuzzEveryOperation } from "./run-cases";
 
 describe("every operation answers generated hostile inputs without a server error", () => {
   it("covers every operation of the OpenAPI document", () => {
-    const paths = buildOpenApiDocument().paths as Record<string, Record<string, unknown>>;
+    const paths = buildOpenApiDocument().paths;
     const documented = Object.entries(paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );

@@ -70,7 +70,8 @@ describe("@infisical/sdk v5 secrets() against Keyward", () => {
       BOTH: "from-a",
       FROM_A: "a",
       SDK_KEY2: "two",
-      REF: "x-${SDK_KEY}",
+      // The rename rewrote REF's reference to the new name, so it expands again.
+      REF: "x-two",
     });
 
     const deleted = (await secrets.deleteSecret("SDK_KEY2", { projectId, environment: "dev" })) as {

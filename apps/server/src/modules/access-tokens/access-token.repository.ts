@@ -123,3 +123,15 @@ export const markTokenRevoked = (db: Executor, tokenId: string) =>
     .set({ is_revoked: true, updated_at: new Date() })
     .where("id", "=", tokenId)
     .execute();
+
+/** A token with its identity and organization, for the token's own bearer. */
+export const findTokenDetails = (db: Executor, tokenId: string) =>
+  db
+    .selectFrom("identity_access_tokens as t")
+    .innerJoin("identities as i", "i.id", "t.identity_id")
+    .innerJoin("organizations as o", "o.id", "i.org_id")
+    .select(TOKEN_COLUMNS.map((column) => `t.${column}` as const))
+    .select(["i.name as identity_name", "i.project_id as identity_project_id", "o.id as org_id", "o.name as org_name"])
+    .select("o.slug as org_slug")
+    .where("t.id", "=", tokenId)
+    .executeTakeFirst();

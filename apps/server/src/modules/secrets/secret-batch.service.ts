@@ -4,6 +4,7 @@ import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
 import { ensureProjectKey } from "../project-keys/project-key.service";
+import { rewriteDependents, type Relocation } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
 import {
@@ -148,6 +149,7 @@ export const updateSecretsBatch = async (
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const tagsOf = await tagsByIds(trx, project.id, body.secrets);
     const out: { secret: ReturnType<typeof plainOf>; secretPath: string; value?: string }[] = [];
+    const renamed: Relocation[] = [];
     for (const path of [...byPath.keys()].sort()) {
       const items = byPath.get(path)!;
       const folderId = folders.get(path)!;
@@ -222,10 +224,15 @@ export const updateSecretsBatch = async (
           tags,
         };
         const written = await writeSecretUpdate(ctx, trx, key, before, after);
+        if (after.key !== before.key) {
+          const at = { environment: body.environment, secretPath: path };
+          renamed.push({ from: { ...at, key: before.key }, to: { ...at, key: after.key } });
+        }
         out.push({ secret: plainOf(after, { ...written, created_at: row.created_at }, ctx), secretPath: path });
       }
       for (const secret of await insertNewSecrets(ctx, trx, key, creates)) out.push({ secret, secretPath: path });
     }
+    await rewriteDependents(ctx, trx, key, ability, project.id, renamed, new Set(out.map((o) => o.secret.id)));
     return out;
   }).catch(asKeyConflict(`Secret with new name already exists: ${body.secrets.map((s) => s.newSecretName).join(",")}`));
   return results.map(({ secret, secretPath }) => {

@@ -4,6 +4,7 @@ import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { requireFolderAt } from "../folders/folder.service";
 import { ensureProjectKey } from "../project-keys/project-key.service";
+import { rewriteDependents } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
 import {
@@ -144,6 +145,11 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
       tags,
     };
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
+    if (newName !== undefined) {
+      const at = { environment: body.environment, secretPath: body.secretPath };
+      const moved = { from: { ...at, key: name }, to: { ...at, key: newName } };
+      await rewriteDependents(ctx, trx, key, ability, project.id, [moved], new Set([row.id]));
+    }
     return plainOf(after, { ...written, created_at: row.created_at }, ctx);
   }).catch(asKeyConflict("Secret with the new name already exist"));
   return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };

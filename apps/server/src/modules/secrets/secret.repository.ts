@@ -26,7 +26,7 @@ export type SecretRow = {
   tags: TagRef[];
 };
 
-const ROW_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
+export const ROW_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
   s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
   s.created_at, s.updated_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)

@@ -102,12 +102,22 @@ const checkGatewayRefs = async (
   if (refs.gatewayPoolId) throw new NotFoundError(`Gateway pool with ID ${refs.gatewayPoolId} not found`);
 };
 
+/** A CA pins the API server's certificate; turning verification off beside it would silently drop the pin. */
+const refuseCaWithoutVerification = (mode: string, hasCaCert: boolean, verify: boolean) => {
+  if (mode === "api" && hasCaCert && !verify)
+    throw new BadRequestError(
+      "TLS certificate verification cannot be disabled when a CA certificate is provided. Either remove the CA certificate or enable verification.",
+    );
+};
+
 export const attachKubernetesAuth = async (
   ctx: RequestContext,
   identityId: string,
   body: CommonAttachInput & KubernetesFields,
 ) => {
-  const attach = await beginAttach(ctx, identityId, SPEC, body);
+  const attach = await beginAttach(ctx, identityId, SPEC, body, () =>
+    refuseCaWithoutVerification(body.tokenReviewMode, body.caCert.length > 0, body.verifyTlsCertificate ?? true),
+  );
   await checkGatewayRefs(ctx, body);
   await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
   const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
@@ -143,7 +153,7 @@ export const updateKubernetesAuthConfig = async (
 ) => {
   const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update Kubernetes Auth", body);
   await checkGatewayRefs(ctx, body);
-  const stored = await findKubernetesAuth(ctx.deps.db, current.id);
+  const stored = await findKubernetesAuthWithSecrets(ctx.deps.db, current.id);
   const mode = body.tokenReviewMode ?? stored.token_review_mode;
   const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
   const gatewayPoolId = body.gatewayPoolId !== undefined ? body.gatewayPoolId : stored.gateway_pool_id;
@@ -153,6 +163,10 @@ export const updateKubernetesAuthConfig = async (
   if (mode === "gateway" && !gatewayId && !gatewayPoolId) {
     throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
   }
+  const hasCaCert = body.caCert !== undefined ? body.caCert.length > 0 : stored.encrypted_ca_cert !== null;
+  // A new CA without a word on verification turns verification on (reference §A.1.3).
+  const verify = body.verifyTlsCertificate ?? (body.caCert ? true : stored.verify_tls_certificate);
+  refuseCaWithoutVerification(mode, hasCaCert, verify);
   if (body.kubernetesHost !== undefined || body.tokenReviewMode !== undefined) await checkHost(ctx, host, mode);
   const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
     updateKubernetesAuth(trx, current.id, {
@@ -163,7 +177,7 @@ export const updateKubernetesAuthConfig = async (
       allowed_audience: body.allowedAudience,
       gateway_id: body.gatewayId,
       gateway_pool_id: body.gatewayPoolId,
-      verify_tls_certificate: body.verifyTlsCertificate,
+      verify_tls_certificate: verify,
       encrypted_ca_cert:
         body.caCert === undefined
           ? undefined

@@ -11,7 +11,7 @@ type Origin = { environment: string; secretPath: string; key: string };
 
 const idOf = (o: Origin) => `${o.environment}\u0000${o.secretPath}\u0000${o.key}`;
 
-const forbidden = (ref: Origin, root: Origin) =>
+export const referenceForbidden = (ref: Origin, root: Origin) =>
   new ForbiddenError(
     `You do not have permission to read secret '${ref.key}' in environment '${ref.environment}' at path '${ref.secretPath}', which is referenced by secret '${root.key}' in environment '${root.environment}' at path '${root.secretPath}'.`,
     "ForbiddenReadSecretError",
@@ -57,7 +57,7 @@ export const expandSecretValue = async (
       const refOrigin = { environment: ref.environment, secretPath: ref.secretPath, key: ref.key };
       const tags = target.tags.map((t) => t.slug);
       if (!canReadValue(ability, secretObject(ref.environment, ref.secretPath, ref.key, tags)))
-        throw forbidden(refOrigin, origin);
+        throw referenceForbidden(refOrigin, origin);
       const id = idOf(refOrigin);
       out += chain.has(id)
         ? target.value()

@@ -1,0 +1,122 @@
+import type { MoveSecretsBody } from "@keyward/contract";
+import type { RequestContext } from "../../../context";
+import { isUuid } from "../../../db/errors";
+import { inTransaction } from "../../../db/transaction";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import type { Ability } from "../../../permissions";
+import { ensureProjectKey } from "../../project-keys/project-key.service";
+import { rewriteDependents } from "../references/rewrite";
+import {
+  assertCanDescribe,
+  assertCanReadValue,
+  assertSecretAction,
+  requireProjectPermission,
+  secretObject,
+} from "../secret-access";
+import { openSecretRow, type PlainSecret } from "../secret-crypto";
+import {
+  asKeyConflict,
+  insertNewSecrets,
+  newSecretId,
+  recordDeletions,
+  stateOf,
+  writeSecretUpdate,
+  type SecretState,
+} from "../secret-persist";
+import { lockSecretsByKeys, resolveFolder } from "../secret.repository";
+import { deleteFolderSecretsByIds, lockFolderSecretsByIds } from "./move.repository";
+
+const existsMessage = "Failed to move secrets. The following secrets already exist in the destination: ";
+
+const folderOrThrow = async (
+  ctx: RequestContext,
+  projectId: string,
+  environment: string,
+  path: string,
+  side: "Source" | "Destination",
+) => {
+  const place = await resolveFolder(ctx.deps.db, projectId, environment, path);
+  if (!place?.folder_id)
+    throw new NotFoundError(`${side} folder with path '${path}' in environment with slug '${environment}' not found`);
+  return place.folder_id;
+};
+
+const slugs = (secret: { tags: { slug: string }[] }) => secret.tags.map((t) => t.slug);
+
+/** Moving takes a secret away (delete), so it must be fully visible there: describe and read its value. */
+const assertMayTakeFrom = (ability: Ability, at: { environment: string; secretPath: string }, secret: PlainSecret) => {
+  const object = secretObject(at.environment, at.secretPath, secret.key, slugs(secret));
+  assertSecretAction(ability, "delete", object);
+  assertCanReadValue(ability, object);
+  assertCanDescribe(ability, object);
+};
+
+/**
+ * POST /api/v4/secrets/move (reference §5.4): in one transaction, each selected secret is created
+ * in the destination folder (or overwrites a different value there when allowed), removed from the
+ * source, versions recorded on both sides, and references to its old place follow it.
+ */
+export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) => {
+  const { project, ability } = await requireProjectPermission(ctx, body);
+  const from = { environment: body.sourceEnvironment, secretPath: body.sourceSecretPath };
+  const to = { environment: body.destinationEnvironment, secretPath: body.destinationSecretPath };
+  const sourceId = await folderOrThrow(ctx, project.id, from.environment, from.secretPath, "Source");
+  const destinationId = await folderOrThrow(ctx, project.id, to.environment, to.secretPath, "Destination");
+  const ids = [...new Set(body.secretIds)];
+  if (!ids.every(isUuid)) throw new BadRequestError("Invalid secrets");
+  const pendingKeys: string[] = [];
+
+  return inTransaction(ctx.deps.db, async (trx) => {
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
+    const sources = (await lockFolderSecretsByIds(trx, sourceId, ids)).map((row) => openSecretRow(key, row));
+    if (sources.length !== ids.length) throw new BadRequestError("Invalid secrets");
+    for (const secret of sources) assertMayTakeFrom(ability, from, secret);
+
+    const existing = new Map(
+      (
+        await lockSecretsByKeys(
+          trx,
+          destinationId,
+          sources.map((s) => s.key),
+        )
+      ).map((row) => [row.key, openSecretRow(key, row)]),
+    );
+    const creates = sources.filter((s) => !existing.has(s.key));
+    const overwrites = sources.filter((s) => existing.has(s.key) && existing.get(s.key)!.value() !== s.value());
+    if (overwrites.length > 0 && !body.shouldOverwrite)
+      throw new BadRequestError(existsMessage + overwrites.map((s) => s.key).join(","));
+    if (creates.length + overwrites.length === 0)
+      throw new BadRequestError("Selected secrets already exist in the destination.");
+    for (const secret of [...creates, ...overwrites]) {
+      const object = secretObject(to.environment, to.secretPath, secret.key, slugs(secret));
+      assertSecretAction(ability, "create", object);
+      assertSecretAction(ability, "edit", object);
+      const current = existing.get(secret.key);
+      if (current)
+        assertSecretAction(ability, "edit", secretObject(to.environment, to.secretPath, current.key, slugs(current)));
+    }
+
+    pendingKeys.push(...creates.map((s) => s.key));
+    const created: SecretState[] = creates.map((s) => ({ ...stateOf(s), id: newSecretId(), folderId: destinationId }));
+    await insertNewSecrets(ctx, trx, key, created);
+    for (const secret of overwrites) {
+      const before = stateOf(existing.get(secret.key)!);
+      const { id: _id, folderId: _folder, ...carried } = stateOf(secret);
+      await writeSecretUpdate(ctx, trx, key, before, { ...before, ...carried });
+    }
+    await deleteFolderSecretsByIds(
+      trx,
+      sourceId,
+      sources.map((s) => s.id),
+    );
+    await recordDeletions(
+      ctx,
+      trx,
+      key,
+      sources.map((s) => ({ state: stateOf(s), version: s.version })),
+    );
+    const relocations = sources.map((s) => ({ from: { ...from, key: s.key }, to: { ...to, key: s.key } }));
+    await rewriteDependents(ctx, trx, key, ability, project.id, relocations);
+    return { isSourceUpdated: true, isDestinationUpdated: true };
+  }).catch((error: unknown) => asKeyConflict(existsMessage + pendingKeys.join(","))(error));
+};
