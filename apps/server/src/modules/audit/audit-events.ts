@@ -162,6 +162,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("secretsV4", secretWrites),
   ...prefixed("secretTags.projects", tagWrites),
   ...prefixed("secretTags.workspace", tagWrites),
+  "secretsMove.move": change("move-secrets"),
   "secretVersions.rollback": change("rollback-secret-version"),
   "kms.create": change("create-cmek"),
   "kms.update": change("update-cmek"),
