@@ -4,7 +4,6 @@ import { defineConfig } from "vite";
 const apiUrl = process.env.KEYWARD_API_URL ?? "http://127.0.0.1:8080";
 
 export default defineConfig({
-  esbuild: { jsx: "automatic" },
   server: { proxy: { "/api": { target: apiUrl, changeOrigin: true } } },
   build: {
     outDir: "dist",

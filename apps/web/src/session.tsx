@@ -29,6 +29,8 @@ const readStored = (): Session | null => {
   }
 };
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 export const EXPIRED_NOTICE = "Your session has expired. Sign in again.";
 
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
@@ -49,7 +51,10 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
   // A token with a known lifetime ends the session when it runs out, not at the next failed call.
   useEffect(() => {
     if (!session?.expiresAt) return;
-    const timer = setTimeout(() => signOut(EXPIRED_NOTICE), Math.max(0, session.expiresAt - Date.now()));
+    const left = Math.max(0, session.expiresAt - Date.now());
+    // setTimeout fires at once past 2^31-1 ms (~24.8 days); a token living longer is left to the 401.
+    if (left > MAX_TIMER_MS) return;
+    const timer = setTimeout(() => signOut(EXPIRED_NOTICE), left);
     return () => clearTimeout(timer);
   }, [session, signOut]);
 

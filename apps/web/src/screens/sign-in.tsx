@@ -102,7 +102,7 @@ export const SignIn = () => {
           </>
         ) : (
           <Field
-            label="Access token"
+            label="Token"
             name="token"
             type="password"
             autoComplete="off"

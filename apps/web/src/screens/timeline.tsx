@@ -10,7 +10,8 @@ const DAY = 86_400_000;
  * grants are greyed and labelled, as are those not started yet.
  */
 export const GrantTimeline = ({ grants }: { grants: Grant[] }) => {
-  const now = useNow(5_000);
+  // The clock ticks every 5 s; a grant that arrives between ticks is judged against the time of this render.
+  const now = Math.max(useNow(5_000), Date.now());
   if (grants.length === 0) return <p className="empty">No temporary grants.</p>;
   const times = grants.flatMap((g) => [Date.parse(g.start), Date.parse(g.end)]);
   const from = Math.min(now - DAY / 24, ...times);

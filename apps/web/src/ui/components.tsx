@@ -89,9 +89,9 @@ export const Dialog = ({ title, onClose, children }: { title: string; onClose: (
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
+    // No close() on cleanup: its close event would call onClose, and the element goes with the component anyway.
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
   }, []);
   return (
     <dialog ref={ref} className="dialog" aria-labelledby={titleId} onClose={onClose}>
