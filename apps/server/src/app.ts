@@ -39,6 +39,10 @@ import { secretsV3Router, secretsV4Router } from "./modules/secrets/secrets.rout
 import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
 import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
 import { kmsRouter } from "./modules/kms/kms.router";
+import { auditMiddleware } from "./modules/audit/audit-scope";
+import { auditLogsRouter } from "./modules/audit/audit.router";
+import { auditLogStreamsRouter } from "./modules/audit/streams/streams.router";
+import { routeOperations } from "./http/route-operations";
 
 const s = initServer();
 
@@ -96,12 +100,14 @@ export const createApp = (deps: AppDeps): Express => {
     secretTags: secretTagsRouter(deps),
     secretVersions: secretVersionsRouter(deps),
     kms: kmsRouter(deps),
+    auditLogs: auditLogsRouter(deps),
+    auditLogStreams: auditLogStreamsRouter(deps),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: true,
-    globalMiddleware: [authMiddleware(deps), wellFormedStrings],
+    globalMiddleware: [authMiddleware(deps), auditMiddleware(deps, routeOperations(contract)), wellFormedStrings],
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });
 

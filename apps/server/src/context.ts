@@ -10,6 +10,7 @@ import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache";
 import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
+import type { AuditBuffer } from "./modules/audit/audit-buffer";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -58,6 +59,8 @@ export type AppDeps = {
   dataKeys: DataKeyCache;
   /** Unwrapped KMS key versions, briefly (in memory only). */
   kmsMaterial: KmsMaterialCache;
+  /** Read events waiting for the audit-flush job (changes write theirs in their own transaction). */
+  auditBuffer: AuditBuffer;
   /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
   keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
   /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */

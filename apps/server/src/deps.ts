@@ -13,6 +13,7 @@ import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
 import { createAbilityCache, createProjectIdCache } from "./modules/authz/ability-cache";
 import { createDataKeyCache } from "./modules/project-keys/data-key-cache";
 import { createKmsMaterialCache } from "./modules/kms/kms-material-cache";
+import { createAuditBuffer } from "./modules/audit/audit-buffer";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -44,6 +45,7 @@ export const buildDeps = async (
     hooks: { resolveProjectTemplate: resolveTemplate },
     dataKeys: createDataKeyCache(),
     kmsMaterial: createKmsMaterialCache(),
+    auditBuffer: createAuditBuffer(),
     keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

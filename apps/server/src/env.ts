@@ -40,6 +40,16 @@ const EnvSchema = z.object({
   GCP_KEYS_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
+  /** Days an audit event is kept (a project may keep its events for fewer). */
+  AUDIT_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  /** How often buffered read events are written (at most this much of them is lost on a hard kill). */
+  AUDIT_LOG_FLUSH_INTERVAL_MS: z.coerce.number().int().min(10).max(1_000).default(1_000),
+  /** How often audit-log streams look for undelivered events. */
+  AUDIT_STREAM_INTERVAL_MS: z.coerce.number().int().min(20).max(60_000).default(1_000),
+  /** How long one delivery to a stream's receiver may take before it counts as failed. */
+  AUDIT_STREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** The longest wait between delivery attempts to a failing receiver (backoff doubles up to it). */
+  AUDIT_STREAM_MAX_BACKOFF_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),

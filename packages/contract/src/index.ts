@@ -28,6 +28,7 @@ import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
 import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
+import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
 
 export * from "./common";
 export * from "./duration";
@@ -68,6 +69,7 @@ export * from "./secrets.contract";
 export * from "./secret-tags.contract";
 export * from "./secret-versions.contract";
 export * from "./kms.contract";
+export * from "./audit-logs.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -106,6 +108,8 @@ type Routers = {
   secretTags: typeof secretTagsContract;
   secretVersions: typeof secretVersionsContract;
   kms: typeof kmsContract;
+  auditLogs: typeof auditLogsContract;
+  auditLogStreams: typeof auditLogStreamsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -149,6 +153,8 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     secretTags: secretTagsContract,
     secretVersions: secretVersionsContract,
     kms: kmsContract,
+    auditLogs: auditLogsContract,
+    auditLogStreams: auditLogStreamsContract,
   },
   options,
 );

@@ -172,6 +172,7 @@ export const ORG_PERMISSION_CATALOG = {
   groups: ["read", "create", "edit", "delete", "grant-privileges", "add-members", "remove-members"],
   role: CRUD,
   settings: CRUD,
+  "audit-logs": ["read"],
   "project-templates": CRUD,
   gateway: ["list-gateways", "create-gateways", "edit-gateways", "delete-gateways", "attach-gateways"],
 } as const satisfies Record<string, readonly string[]>;

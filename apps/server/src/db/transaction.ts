@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { Database } from "./database";
 import type { DB } from "./schema";
+import { requestScope } from "../lib/request-scope";
 
 /** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
 export type Tx = Transaction<DB>;
@@ -8,14 +9,19 @@ export type Tx = Transaction<DB>;
 const pending = new WeakMap<Tx, (() => void)[]>();
 
 /**
- * Run `work` in one transaction. Side effects registered with `afterCommit` (cache drops, stream
- * wake-ups) run once it has committed, and never when it rolled back.
+ * Run `work` in one transaction. Inside a request, the request's audit event is written in the same
+ * transaction just before it commits (the last statements, so the chain lock is held briefly). Side
+ * effects registered with `afterCommit` (cache drops, stream wake-ups) run once it has committed,
+ * and never when it rolled back.
  */
 export const inTransaction = async <T>(db: Database, work: (trx: Tx) => Promise<T>): Promise<T> => {
   const callbacks: (() => void)[] = [];
+  const scope = requestScope.getStore();
   const result = await db.transaction().execute(async (trx) => {
     pending.set(trx, callbacks);
-    return work(trx);
+    const value = await work(trx);
+    if (scope) await scope.beforeCommit(trx);
+    return value;
   });
   for (const callback of callbacks) callback();
   return result;

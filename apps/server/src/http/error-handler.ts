@@ -109,6 +109,8 @@ export const errorHandler =
     const body = known ?? { statusCode: 500, error: "InternalServerError", message: "Something went wrong" };
     // Too late for an error body: end the connection so the client sees a broken answer, not a hang.
     if (res.headersSent) return void req.socket.destroy();
+    // The audit log records why a login was refused.
+    res.locals.errorBody = body;
     res.status(body.statusCode).json({ reqId, ...body });
   };
 

@@ -2,9 +2,18 @@ import type { AppDeps } from "../context";
 import type { Job } from "./job";
 import { certificateRenewalJob } from "./certificate-renewal";
 import { leaseRevocationJob } from "./lease-revocation";
+import { auditFlushJob } from "../modules/audit/audit-buffer";
+import { auditRetentionJob } from "../modules/audit/audit-retention";
+import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
-export const allJobs = (): Job[] => [leaseRevocationJob, certificateRenewalJob];
+export const allJobs = (): Job[] => [
+  leaseRevocationJob,
+  certificateRenewalJob,
+  auditFlushJob,
+  auditStreamJob,
+  auditRetentionJob,
+];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */
 export const startJobs = (deps: AppDeps, names?: string[]) => {

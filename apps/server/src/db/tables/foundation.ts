@@ -50,6 +50,8 @@ export interface ProjectsTable {
   type: string;
   /** Bumped by every change that feeds abilities in the project (roles, memberships, privileges, groups). */
   permission_version: Generated<string>;
+  /** Days this project's audit events are kept, when shorter than the instance default. */
+  audit_logs_retention_days: Generated<number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -1,3 +1,4 @@
+import { noteAuditProject } from "../audit/audit-scope";
 import type { ProjectType } from "@keyward/contract";
 import type { Actor, ActorContext } from "../../context";
 import type { Database } from "../../db/database";
@@ -141,6 +142,7 @@ export const permissionForProject = async <P extends ProjectKey>(
   requiredType?: ProjectType,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
+  noteAuditProject(project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
   const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor.identityId);
@@ -169,6 +171,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
     notFound,
   );
   assertType(project, requiredType);
+  noteAuditProject(project.id);
   return freshAbility(ctx, project, grants);
 };
 
@@ -188,6 +191,7 @@ export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string
   );
   deps.projectIdCache.set(actor.orgId, slug, project.id);
   assertType(project, requiredType);
+  noteAuditProject(project.id);
   return freshAbility(ctx, project, grants);
 };
 

@@ -16,6 +16,7 @@ import {
   projectPermissionOf,
   secretObject,
   type ProjectRef,
+  notePlace,
 } from "./secret-access";
 import type { PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
@@ -70,6 +71,7 @@ export const getSecretByName = async (
     }
   }
   const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];
+  notePlace({ environment, secretPath: query.secretPath });
   assertCanDescribe(ability, secretObject(environment, query.secretPath, name, tagsOf(found)));
   const expand = query.expandSecretReferences && query.viewSecretValue;
 

@@ -1,3 +1,4 @@
+import { inTransaction } from "../../../db/transaction";
 import type { PublicContext } from "../../../context";
 import { NotFoundError, UnauthorizedError } from "../../../errors";
 import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
@@ -61,6 +62,6 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
     if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, config, lockoutKey);
 
     await succeedLogin(ctx, config, lockoutKey);
-    return (await loginResponse(ctx.deps.db, config)).response;
+    return inTransaction(ctx.deps.db, async (trx) => (await loginResponse(trx, config)).response);
   },
 );

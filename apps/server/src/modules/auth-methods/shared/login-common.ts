@@ -1,3 +1,4 @@
+import { authMethodIdKey, noteAuditLogin } from "../../audit/audit-scope";
 import type { PublicContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { isForeignKeyViolation } from "../../../db/errors";
@@ -66,6 +67,12 @@ export const loginResponse = async (
     config,
     options,
   );
+  noteAuditLogin(config.identity_id, config.method, {
+    identityId: config.identity_id,
+    identityAccessTokenId: tokenData.id,
+    [authMethodIdKey(config.method)]: config.id,
+    ...(options.clientSecretId ? { clientSecretId: options.clientSecretId } : {}),
+  });
   return { response: { accessToken, expiresIn, accessTokenMaxTTL, tokenType }, tokenId: tokenData.id };
 };
 

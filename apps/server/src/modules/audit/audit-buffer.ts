@@ -1,0 +1,60 @@
+import type { AppDeps } from "../../context";
+import { inTransaction } from "../../db/transaction";
+import { loop, type Job } from "../../jobs/job";
+import { requestScope } from "../../lib/request-scope";
+import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
+
+/** Read events waiting to be written; at most one flush interval of them is lost on a hard kill. */
+export type AuditBuffer = { pending: AuditEventInput[]; dropped: number; flushing?: Promise<void> };
+
+export const createAuditBuffer = (): AuditBuffer => ({ pending: [], dropped: 0 });
+
+/** Beyond this many waiting events (the database is down for long), the oldest are dropped and counted. */
+const MAX_PENDING = 200_000;
+const BATCH = 2_000;
+
+export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
+  const buffer = deps.auditBuffer;
+  buffer.pending.push(event);
+  if (buffer.pending.length > MAX_PENDING) {
+    buffer.pending.splice(0, buffer.pending.length - MAX_PENDING);
+    buffer.dropped += 1;
+  }
+};
+
+/** Write every buffered event, in batches, each batch in one transaction; a failed batch stays buffered. */
+export const flushAuditBuffer = (deps: AppDeps): Promise<void> => {
+  const buffer = deps.auditBuffer;
+  if (buffer.flushing) return buffer.flushing;
+  const run = async () => {
+    while (buffer.pending.length > 0) {
+      const batch = buffer.pending.slice(0, BATCH);
+      await requestScope.exit(() =>
+        inTransaction(deps.db, (trx) => writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, batch)),
+      );
+      buffer.pending.splice(0, batch.length);
+    }
+  };
+  buffer.flushing = run().finally(() => {
+    buffer.flushing = undefined;
+  });
+  return buffer.flushing;
+};
+
+/** Writes buffered read events every AUDIT_LOG_FLUSH_INTERVAL_MS, and once more on shutdown. */
+export const auditFlushJob: Job = {
+  name: "audit-flush",
+  start: (deps) => {
+    const stop = loop(
+      deps.env.AUDIT_LOG_FLUSH_INTERVAL_MS,
+      () => flushAuditBuffer(deps),
+      (error) => deps.logger.error({ err: error }, "audit events could not be written; kept for the next flush"),
+    );
+    return async () => {
+      await stop();
+      await flushAuditBuffer(deps).catch((error: unknown) =>
+        deps.logger.error({ err: error, lost: deps.auditBuffer.pending.length }, "audit events lost on shutdown"),
+      );
+    };
+  },
+};

@@ -1,0 +1,203 @@
+import type { AppRoute } from "@ts-rest/core";
+import type { Contract } from "@keyward/contract";
+
+/**
+ * How an operation's event is written:
+ * - `change`: inside the transaction that makes the change (no change without its event);
+ * - `login`: inside the transaction that issues the token; a refused login records `<type>-failed`;
+ * - `read`: buffered and written in batches off the request path (reads stay write-free).
+ */
+export type AuditMode = "change" | "login" | "read";
+export type AuditSpec = { type: string; mode: AuditMode };
+
+/** `a.b.c` keys of the contract's routes, split by whether they change anything. */
+type RouteKeys<R, Mutating extends boolean, P extends string = ""> = {
+  [K in keyof R & string]: R[K] extends AppRoute
+    ? R[K]["method"] extends "GET"
+      ? Mutating extends true
+        ? never
+        : `${P}${K}`
+      : Mutating extends true
+        ? `${P}${K}`
+        : never
+    : RouteKeys<R[K], Mutating, `${P}${K}.`>;
+}[keyof R & string];
+
+export type MutatingOperation = RouteKeys<Contract, true>;
+export type ReadOperation = RouteKeys<Contract, false>;
+
+const change = (type: string): AuditSpec => ({ type, mode: "change" });
+const login = (type: string): AuditSpec => ({ type, mode: "login" });
+const read = (type: string): AuditSpec => ({ type, mode: "read" });
+
+/** The auth-method events of one method: attach, update and revoke (reference B.5 names). */
+const authMethod = (method: string) => ({
+  attach: change(`add-identity-${method}-auth`),
+  update: change(`update-identity-${method}-auth`),
+  revoke: change(`revoke-identity-${method}-auth`),
+  login: login(`login-identity-${method}-auth`),
+});
+
+const secretWrites = {
+  create: change("create-secret"),
+  update: change("update-secret"),
+  delete: change("delete-secret"),
+  batchCreate: change("create-secrets"),
+  batchUpdate: change("update-secrets"),
+  batchDelete: change("delete-secrets"),
+};
+
+const tagWrites = {
+  create: change("create-secret-tag"),
+  update: change("update-secret-tag"),
+  delete: change("delete-secret-tag"),
+};
+
+const universal = authMethod("universal");
+const ldap = authMethod("ldap");
+
+/**
+ * Every operation of the contract that changes something, with its event (reference B.5 where it
+ * names one, a Keyward name in the same style where it does not). Typed exhaustively: a new
+ * mutating route without an entry here does not compile.
+ */
+export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
+  "system.bootstrap": change("bootstrap-instance"),
+  "system.createOrganization": change("create-organization"),
+  "identities.create": change("create-identity"),
+  "identities.update": change("update-identity"),
+  "identities.delete": change("delete-identity"),
+  "projectIdentities.create": change("create-identity"),
+  "projectIdentities.update": change("update-identity"),
+  "projectIdentities.delete": change("delete-identity"),
+  "projects.createV2": change("create-project"),
+  "projects.create": change("create-project"),
+  "projects.delete": change("delete-project"),
+  "projects.createEnvironment": change("create-environment"),
+  "projects.updateEnvironment": change("update-environment"),
+  "projects.deleteEnvironment": change("delete-environment"),
+  "projects.addIdentityMembership": change("create-identity-project-membership"),
+  "projects.updateIdentityMembership": change("update-identity-project-membership"),
+  "projects.deleteIdentityMembership": change("delete-identity-project-membership"),
+  "roles.create": change("create-project-role"),
+  "roles.update": change("update-project-role"),
+  "roles.delete": change("delete-project-role"),
+  "privileges.v1.createPermanent": change("create-identity-project-additional-privilege"),
+  "privileges.v1.createTemporary": change("create-identity-project-additional-privilege"),
+  "privileges.v1.update": change("update-identity-project-additional-privilege"),
+  "privileges.v1.delete": change("delete-identity-project-additional-privilege"),
+  "privileges.v2.create": change("create-identity-project-additional-privilege"),
+  "privileges.v2.update": change("update-identity-project-additional-privilege"),
+  "privileges.v2.delete": change("delete-identity-project-additional-privilege"),
+  "folders.create": change("create-folder"),
+  "folders.update": change("update-folder"),
+  "folders.delete": change("delete-folder"),
+  "secretImports.create": change("create-secret-import"),
+  "secretImports.update": change("update-secret-import"),
+  "secretImports.delete": change("delete-secret-import"),
+  "projectTemplates.create": change("create-project-template"),
+  "projectTemplates.update": change("update-project-template"),
+  "projectTemplates.delete": change("delete-project-template"),
+  "groups.create": change("create-group"),
+  "groups.update": change("update-group"),
+  "groups.delete": change("delete-group"),
+  "groups.addUser": change("add-user-to-group"),
+  "groups.removeUser": change("remove-user-from-group"),
+  "groups.addIdentity": change("add-identity-to-group"),
+  "groups.removeIdentity": change("remove-identity-from-group"),
+  "projectGroups.add": change("add-group-to-project"),
+  "projectGroups.update": change("update-group-project-membership"),
+  "projectGroups.remove": change("remove-group-from-project"),
+  "tokenAuth.attach": change("add-identity-token-auth"),
+  "tokenAuth.update": change("update-identity-token-auth"),
+  "tokenAuth.revoke": change("revoke-identity-token-auth"),
+  "tokenAuth.createToken": change("create-token-identity-token-auth"),
+  "tokenAuth.updateToken": change("update-token-identity-token-auth"),
+  "tokenAuth.revokeTokenById": change("revoke-token-identity-token-auth"),
+  "accessTokens.revoke": change("revoke-identity-access-token"),
+  "accessTokens.renew": change("renew-identity-access-token"),
+  "universalAuth.login": universal.login,
+  "universalAuth.attach": universal.attach,
+  "universalAuth.update": universal.update,
+  "universalAuth.revoke": universal.revoke,
+  "universalAuth.createClientSecret": change("create-identity-universal-auth-client-secret"),
+  "universalAuth.revokeClientSecret": change("revoke-identity-universal-auth-client-secret"),
+  "universalAuth.clearLockouts": change("clear-identity-universal-auth-lockouts"),
+  "ldapAuth.login": ldap.login,
+  "ldapAuth.attach": ldap.attach,
+  "ldapAuth.update": ldap.update,
+  "ldapAuth.revoke": ldap.revoke,
+  "ldapAuth.clearLockouts": change("clear-identity-ldap-auth-lockouts"),
+  ...prefixed("kubernetesAuth", authMethod("kubernetes")),
+  ...prefixed("oidcAuth", authMethod("oidc")),
+  ...prefixed("gcpAuth", authMethod("gcp")),
+  ...prefixed("jwtAuth", authMethod("jwt")),
+  ...prefixed("awsAuth", authMethod("aws")),
+  ...prefixed("azureAuth", authMethod("azure")),
+  "gateways.create": change("create-gateway"),
+  "gateways.update": change("update-gateway"),
+  "gateways.delete": change("delete-gateway"),
+  "gateways.mintEnrollmentToken": change("create-gateway-enrollment-token"),
+  "gateways.revoke": change("revoke-gateway"),
+  "gateways.login": change("login-gateway"),
+  "gateways.heartbeat": change("gateway-heartbeat"),
+  "certificateAuthorities.create": change("create-certificate-authority"),
+  "certificateAuthorities.update": change("update-certificate-authority"),
+  "certificateAuthorities.delete": change("delete-certificate-authority"),
+  "certificateAuthorities.renew": change("renew-certificate-authority"),
+  "certificateProfiles.create": change("create-certificate-profile"),
+  "certificateProfiles.update": change("update-certificate-profile"),
+  "certificateProfiles.delete": change("delete-certificate-profile"),
+  "certificateProfiles.rotateAcmeEabSecret": change("rotate-certificate-profile-eab-secret"),
+  "certificates.issue": change("issue-cert"),
+  "certificates.renew": change("renew-certificate"),
+  "certificates.revoke": change("revoke-cert"),
+  "dynamicSecrets.create": change("create-dynamic-secret"),
+  "dynamicSecrets.update": change("update-dynamic-secret"),
+  "dynamicSecrets.delete": change("delete-dynamic-secret"),
+  "dynamicSecretLeases.create": change("create-dynamic-secret-lease"),
+  "dynamicSecretLeases.renew": change("renew-dynamic-secret-lease"),
+  "dynamicSecretLeases.delete": change("delete-dynamic-secret-lease"),
+  ...prefixed("secretsV3", secretWrites),
+  ...prefixed("secretsV4", secretWrites),
+  ...prefixed("secretTags.projects", tagWrites),
+  ...prefixed("secretTags.workspace", tagWrites),
+  "secretVersions.rollback": change("rollback-secret-version"),
+  "kms.create": change("create-cmek"),
+  "kms.update": change("update-cmek"),
+  "kms.delete": change("delete-cmek"),
+  "kms.rotate": change("rotate-cmek"),
+  // Cryptographic operations change nothing stored: recorded like reads.
+  "kms.encrypt": read("cmek-encrypt"),
+  "kms.decrypt": read("cmek-decrypt"),
+  "kms.sign": read("cmek-sign"),
+  "kms.verify": read("cmek-verify"),
+  "auditLogs.setProjectRetention": change("update-project-audit-logs-retention"),
+  "auditLogStreams.create": change("create-audit-log-stream"),
+  "auditLogStreams.update": change("update-audit-log-stream"),
+  "auditLogStreams.delete": change("delete-audit-log-stream"),
+};
+
+/** Reads that are recorded: secret values and private key material leaving the server. */
+export const READ_EVENTS: Partial<Record<ReadOperation, AuditSpec>> = {
+  "secretsV3.list": read("get-secrets"),
+  "secretsV4.list": read("get-secrets"),
+  "secretsV3.get": read("get-secret"),
+  "secretsV4.get": read("get-secret"),
+  "secretsV3.getById": read("get-secret"),
+  "secretsV4.getById": read("get-secret"),
+  "kms.privateKey": read("cmek-get-private-key"),
+};
+
+function prefixed<P extends string, T extends Record<string, AuditSpec>>(prefix: P, specs: T) {
+  return Object.fromEntries(Object.entries(specs).map(([key, spec]) => [`${prefix}.${key}`, spec])) as {
+    [K in keyof T & string as `${P}.${K}`]: AuditSpec;
+  };
+}
+
+/** The event of an operation, if it is recorded. */
+export const auditSpecOf = (operation: string): AuditSpec | undefined =>
+  (MUTATION_EVENTS as Record<string, AuditSpec>)[operation] ?? (READ_EVENTS as Record<string, AuditSpec>)[operation];
+
+/** The failed-login event of a login operation's event type. */
+export const failedLoginType = (type: string) => `${type}-failed`;

@@ -1,0 +1,188 @@
+import type { Request, RequestHandler } from "express";
+import type { AppRoute } from "@ts-rest/core";
+import type { AppDeps } from "../../context";
+import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
+import { requestScope, type RequestScope } from "../../lib/request-scope";
+import { clientIpOf } from "../../http/authenticate";
+import { auditSpecOf, failedLoginType, type AuditSpec } from "./audit-events";
+import type { AuditEventInput } from "./audit-writer";
+import { writeAuditEvents } from "./audit-writer";
+import { requestMetadata } from "./audit-request";
+import { bufferAuditEvent } from "./audit-buffer";
+import { findLoginSubject } from "./audit.repository";
+
+type Actor = AuditEventInput["actor"];
+
+/** `universal-auth` -> `identityUniversalAuthId` (reference B.5 login metadata). */
+export const authMethodIdKey = (method: string) =>
+  `identity${method
+    .replace(/-auth$/, "")
+    .split("-")
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join("")}AuthId`;
+
+type ErrorBody = { error?: unknown; message?: unknown } | undefined;
+
+/**
+ * One audited request: what it is, who made it, and whether its event is written. It rides along
+ * the request's asynchronous work, so the event lands in the change's own transaction.
+ */
+export class AuditScope implements RequestScope {
+  private written = false;
+  private projectId: string | null = null;
+  private projectName: string | null | undefined;
+  private orgId: string | null;
+  private actor: Actor;
+  private login: { identityId: string; authMethod: string } | undefined;
+  private readonly metadata: Record<string, unknown>;
+  private readonly ipAddress: string;
+  private readonly userAgent: string | null;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly spec: AuditSpec,
+    req: Request,
+  ) {
+    this.metadata = requestMetadata(req);
+    this.ipAddress = clientIpOf(req);
+    this.userAgent = req.headers["user-agent"]?.slice(0, 512) ?? null;
+    const actor = req.actor;
+    this.orgId = actor?.orgId ?? null;
+    this.actor = actor
+      ? {
+          type: "identity",
+          id: actor.identityId,
+          metadata: { identityId: actor.identityId, name: actor.identityName, authMethod: actor.authMethod },
+        }
+      : { type: "platform", id: null, metadata: {} };
+  }
+
+  /** The project whose permission the operation checked first: its event belongs to that project. */
+  noteProject(projectId: string) {
+    this.projectId ??= projectId;
+  }
+
+  note(details: { metadata?: Record<string, unknown>; projectId?: string; projectName?: string; orgId?: string }) {
+    if (details.metadata) Object.assign(this.metadata, details.metadata);
+    if (details.projectId) this.projectId = details.projectId;
+    if (details.projectName !== undefined) this.projectName = details.projectName;
+    if (details.orgId) this.orgId = details.orgId;
+  }
+
+  noteActor(actor: Actor, orgId: string | null) {
+    this.actor = actor;
+    this.orgId = orgId;
+  }
+
+  noteLogin(identityId: string, authMethod: string, metadata: Record<string, unknown>) {
+    this.login = { identityId, authMethod };
+    Object.assign(this.metadata, metadata);
+  }
+
+  private event(type: string, metadata = this.metadata): AuditEventInput {
+    return {
+      orgId: this.orgId,
+      projectId: this.projectId,
+      projectName: this.projectName,
+      actor: this.actor,
+      type,
+      metadata,
+      ipAddress: this.ipAddress,
+      userAgent: this.userAgent,
+      createdAt: new Date(this.deps.clock.now()),
+    };
+  }
+
+  private due() {
+    if (this.written || this.spec.mode === "read") return false;
+    return this.spec.mode === "change" || this.login !== undefined;
+  }
+
+  /** Called by `inTransaction` inside the request: the event commits or rolls back with the change. */
+  async beforeCommit(trx: Tx) {
+    if (!this.due()) return;
+    if (this.login) {
+      const subject = await findLoginSubject(trx, { identityId: this.login.identityId });
+      if (subject) {
+        const metadata = { identityId: subject.id, name: subject.name, authMethod: this.login.authMethod };
+        this.noteActor({ type: "identity", id: subject.id, metadata }, subject.orgId);
+      }
+    }
+    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [this.event(this.spec.type)]);
+    afterCommit(trx, () => {
+      this.written = true;
+    });
+  }
+
+  /** When the response is sent: buffer a read, record a refused login, or catch a change made without a transaction. */
+  finish(status: number, errorBody: ErrorBody) {
+    if (status < 400) {
+      if (this.spec.mode === "read") return bufferAuditEvent(this.deps, this.event(this.spec.type));
+      if (!this.due()) return;
+      // A change that used no transaction of its own: still recorded, right after it.
+      this.deps.logger.warn({ event: this.spec.type }, "audit event written after its change, not with it");
+      return this.writeAlone(this.event(this.spec.type));
+    }
+    if (this.spec.mode !== "login") return;
+    const message = typeof errorBody?.message === "string" ? errorBody.message : "The request was not valid";
+    const reasonCode = typeof errorBody?.error === "string" ? errorBody.error : String(status);
+    return this.writeFailedLogin(reasonCode, message);
+  }
+
+  private async writeFailedLogin(reasonCode: string, message: string) {
+    const clientId = typeof this.metadata.clientId === "string" ? this.metadata.clientId : undefined;
+    const claimed = typeof this.metadata.identityId === "string" ? this.metadata.identityId : undefined;
+    const subject = await findLoginSubject(this.deps.db, { identityId: claimed, clientId }).catch(() => undefined);
+    if (subject) {
+      this.actor = { type: "identity", id: subject.id, metadata: { identityId: subject.id, name: subject.name } };
+      this.orgId = subject.orgId;
+    }
+    const metadata = { identityId: subject?.id ?? null, ...(clientId ? { clientId } : {}), reasonCode, message };
+    await this.writeAlone(this.event(failedLoginType(this.spec.type), metadata));
+  }
+
+  private writeAlone(event: AuditEventInput) {
+    const retention = this.deps.env.AUDIT_LOG_RETENTION_DAYS;
+    return requestScope
+      .exit(() => inTransaction(this.deps.db, (trx) => writeAuditEvents(trx, retention, [event])))
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.deps.logger.error({ err: error, event: event.type }, "audit event could not be written"),
+      );
+  }
+}
+
+type TsRestRequest = Request & { tsRestRoute?: AppRoute };
+
+/**
+ * Opens the audit scope of a recorded operation. Runs after authentication, so the actor is known;
+ * `operationOf` names the contract route (built once from the contract by the app).
+ */
+export const auditMiddleware =
+  (deps: AppDeps, operationOf: (route: AppRoute) => string | undefined): RequestHandler =>
+  (req, res, next) => {
+    const route = (req as TsRestRequest).tsRestRoute;
+    const operation = route && operationOf(route);
+    const spec = operation ? auditSpecOf(operation) : undefined;
+    if (!spec) return next();
+    const scope = new AuditScope(deps, spec, req);
+    res.on("finish", () => void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody));
+    requestScope.run(scope, next);
+  };
+
+/** The audit scope of the current request, if it records an event. */
+export const currentAuditScope = (): AuditScope | undefined => {
+  const scope = requestScope.getStore();
+  return scope instanceof AuditScope ? scope : undefined;
+};
+
+/** Add what only the module knows (new ids, versions, names) to the current request's event. */
+export const noteAudit = (details: Parameters<AuditScope["note"]>[0]) => currentAuditScope()?.note(details);
+
+/** The token-issuing path names who logged in; the login's event is written with the token. */
+export const noteAuditLogin = (identityId: string, authMethod: string, metadata: Record<string, unknown>) =>
+  currentAuditScope()?.noteLogin(identityId, authMethod, metadata);
+
+/** Permission checks name the project an operation acts in. */
+export const noteAuditProject = (projectId: string) => currentAuditScope()?.noteProject(projectId);

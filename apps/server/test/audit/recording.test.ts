@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { createIdentity, createProject, createTenant, expectOk, uniqueName } from "../helpers/tenant";
+import { auditEvents, eventTypes } from "./helpers";
+
+describe("audit log: what is recorded", () => {
+  it("records a change in the same transaction, with its actor, project and request", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const name = uniqueName("API_KEY");
+    expectOk(
+      await tenant.admin.secretsV4.create({
+        params: { secretName: name },
+        body: { projectId: project.id, environment: "dev", secretValue: "s3cr3t-value-do-not-log" },
+      }),
+    );
+    const events = await auditEvents(tenant, { eventType: "create-secret" });
+    expect(events).toHaveLength(1);
+    const [event] = events;
+    expect(event).toMatchObject({
+      orgId: tenant.orgId,
+      projectId: project.id,
+      projectName: project.name,
+      actor: { type: "identity", metadata: { identityId: tenant.adminIdentityId } },
+      event: { type: "create-secret", metadata: { secretKey: name, environment: "dev", secretPath: "/" } },
+      ipAddress: "127.0.0.1",
+    });
+    expect(JSON.stringify(event)).not.toContain("s3cr3t-value-do-not-log");
+    expect(Date.parse(event!.expiresAt!) - Date.parse(event!.createdAt)).toBe(90 * 86_400_000);
+  });
+
+  it("records secret reads off the request path, once flushed", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    expectOk(
+      await tenant.admin.secretsV4.create({
+        params: { secretName: "READ_ME" },
+        body: { projectId: project.id, environment: "dev", secretValue: "v" },
+      }),
+    );
+    expectOk(
+      await tenant.admin.secretsV4.get({
+        params: { secretName: "READ_ME" },
+        query: { projectId: project.id, environment: "dev" },
+      }),
+    );
+    expectOk(await tenant.admin.secretsV4.list({ query: { projectId: project.id, environment: "dev" } }));
+    const types = eventTypes(await auditEvents(tenant, { projectId: project.id }));
+    expect(types).toEqual(expect.arrayContaining(["get-secret", "get-secrets", "create-secret"]));
+  });
+
+  it("writes no event for a change that was rolled back", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const res = await tenant.admin.secretsV4.batchCreate({
+      body: {
+        projectId: project.id,
+        environment: "dev",
+        secrets: [
+          { secretKey: "DUP", secretValue: "a" },
+          { secretKey: "DUP", secretValue: "b" },
+        ],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(eventTypes(await auditEvents(tenant, { projectId: project.id }))).not.toContain("create-secrets");
+  });
+
+  it("records logins and refused logins with Infisical's event names", async () => {
+    const tenant = await createTenant();
+    const identity = await createIdentity(tenant, { orgRole: "member" });
+    expectOk(await tenant.admin.universalAuth.attach({ params: { identityId: identity.id }, body: {} }));
+    const { clientId } = expectOk(
+      await tenant.admin.universalAuth.get({ params: { identityId: identity.id } }),
+    ).identityUniversalAuth;
+    const { clientSecret } = expectOk(
+      await tenant.admin.universalAuth.createClientSecret({ params: { identityId: identity.id }, body: {} }),
+    );
+    expectOk(await tenant.anonymous.universalAuth.login({ body: { clientId, clientSecret } }));
+    const refused = await tenant.anonymous.universalAuth.login({ body: { clientId, clientSecret: "wrong" } });
+    expect(refused.status).toBe(401);
+    const events = await auditEvents(tenant, {
+      eventType: "login-identity-universal-auth,login-identity-universal-auth-failed",
+    });
+    const ok = events.find((e) => e.event.type === "login-identity-universal-auth")!;
+    expect(ok.actor.metadata).toMatchObject({ identityId: identity.id, authMethod: "universal-auth" });
+    expect(ok.event.metadata).toMatchObject({ identityId: identity.id, identityUniversalAuthId: expect.any(String) });
+    const failed = events.find((e) => e.event.type === "login-identity-universal-auth-failed")!;
+    expect(failed.event.metadata).toMatchObject({ clientId, identityId: identity.id, reasonCode: "UnauthorizedError" });
+    expect(JSON.stringify(events)).not.toContain(clientSecret);
+  });
+});

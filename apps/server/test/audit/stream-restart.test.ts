@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createKeywardClient } from "@keyward/client";
+import { createTestDatabaseUrl } from "../helpers/database";
+import { expectOk, uniqueName } from "../helpers/tenant";
+import { startReceiver, waitFor } from "./receiver";
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
+/** The real server as a separate process: it can be killed with SIGKILL like a crashed host. */
+const startServer = async (env: Record<string, string>, port: number) => {
+  const child = spawn(join(__dirname, "../../node_modules/.bin/tsx"), ["src/main.ts"], {
+    cwd: join(__dirname, "../.."),
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error", WORKERS: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.push(child);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => (await fetch(`${baseUrl}/api/status`).catch(() => undefined))?.status === 200,
+    60_000,
+    "the server to start",
+  );
+  return { child, baseUrl };
+};
+
+describe("audit log streams across a crash", () => {
+  it("delivers everything after the server is killed mid-delivery and restarted", async () => {
+    const receiver = await startReceiver();
+    const databaseUrl = await createTestDatabaseUrl();
+    const env: Record<string, string> = {
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-crash-")),
+      ALLOW_PRIVATE_OUTBOUND: "loopback",
+      AUDIT_STREAM_INTERVAL_MS: "100",
+      AUDIT_STREAM_TIMEOUT_MS: "2000",
+      AUDIT_STREAM_MAX_BACKOFF_MS: "1000",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    };
+    const port = await freePort();
+    let server = await startServer(env, port);
+    const client = (token?: string) => createKeywardClient({ baseUrl: server.baseUrl, token });
+    const boot = expectOk(
+      await client().system.bootstrap({
+        body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Crash" },
+      }),
+    );
+    const root = client(boot.identity.credentials.token);
+    const orgId = boot.organization.id;
+    expectOk(
+      await root.auditLogStreams.create({
+        params: { provider: "custom" },
+        body: { credentials: { url: receiver.url(), headers: [] } },
+      }),
+    );
+    receiver.setMode("hold");
+    for (let i = 0; i < 5; i += 1) {
+      expectOk(
+        await root.identities.create({
+          body: { name: uniqueName("before"), organizationId: orgId, role: "no-access" },
+        }),
+      );
+    }
+    await waitFor(() => receiver.heldCount() > 0, 20_000, "a delivery in flight");
+    server.child.kill("SIGKILL");
+    await new Promise((resolve) => server.child.once("exit", resolve));
+    receiver.setMode("up");
+
+    server = await startServer(env, port);
+    const again = createKeywardClient({ baseUrl: server.baseUrl, token: boot.identity.credentials.token });
+    for (let i = 0; i < 3; i += 1) {
+      expectOk(
+        await again.identities.create({
+          body: { name: uniqueName("after"), organizationId: orgId, role: "no-access" },
+        }),
+      );
+    }
+    const expected = expectOk(
+      await again.auditLogs.list({
+        query: { startDate: new Date(Date.now() - 3_600_000).toISOString(), limit: 1000 },
+      }),
+    ).auditLogs.map((e) => e.id);
+    expect(expected.length).toBeGreaterThanOrEqual(9);
+    await waitFor(
+      () => expected.every((id) => receiver.eventIds().includes(id)),
+      30_000,
+      "every event at the receiver",
+    );
+    expect(new Set(receiver.eventIds())).toEqual(new Set(expected));
+    server.child.kill("SIGKILL");
+    await receiver.close();
+  }, 150_000);
+});
