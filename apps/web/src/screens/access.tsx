@@ -104,12 +104,15 @@ export const Access = ({ project }: { project: Project }) => {
                   <code>{role.slug}</code>
                 </td>
                 <td>
-                  {role.permissions.map((rule, n) => (
-                    <div key={n} className="small">
-                      {rule.inverted ? "cannot " : ""}
-                      {rule.action.join(", ")} <code>{rule.subject}</code>
-                    </div>
-                  ))}
+                  <details>
+                    <summary>{role.permissions.length} rules</summary>
+                    {role.permissions.map((rule, n) => (
+                      <div key={n} className="small">
+                        {rule.inverted ? "cannot " : ""}
+                        {rule.action.join(", ")} <code>{rule.subject}</code>
+                      </div>
+                    ))}
+                  </details>
                 </td>
               </tr>
             ))}

@@ -70,7 +70,10 @@ export const FolderBar = ({ scope }: { scope: Scope }) => {
               className="folder"
               onClick={() => setSearch({ path: joinPath(scope.path, folder.name) })}
             >
-              📁 {folder.name}
+              <svg viewBox="0 0 16 16" aria-hidden="true">
+                <path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.5 1.5h5.9A1.5 1.5 0 0 1 15 5v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z" />
+              </svg>
+              {folder.name}
             </button>
           </li>
         ))}
