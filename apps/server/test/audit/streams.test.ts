@@ -76,9 +76,7 @@ describe("audit log streams", () => {
     expect(expectOk(await tenant.admin.auditLogStreams.options()).providerOptions).toEqual([
       { provider: "custom", name: "Custom" },
     ]);
-    expect(expectOk(await tenant.admin.auditLogStreams.delete({ params, body: undefined })).auditLogStream.id).toBe(
-      auditLogStream.id,
-    );
+    expect(expectOk(await tenant.admin.auditLogStreams.delete({ params })).auditLogStream.id).toBe(auditLogStream.id);
     expect((await tenant.admin.auditLogStreams.get({ params })).status).toBe(404);
     const types = (await auditEvents(tenant)).map((e) => e.event.type);
     expect(types).toEqual(
@@ -106,7 +104,7 @@ describe("audit log streams", () => {
     const stranger = await createTenant(app);
     const params = { provider: "custom", logStreamId: auditLogStream.id };
     expect((await stranger.admin.auditLogStreams.get({ params })).status).toBe(404);
-    expect((await stranger.admin.auditLogStreams.delete({ params, body: undefined })).status).toBe(404);
+    expect((await stranger.admin.auditLogStreams.delete({ params })).status).toBe(404);
     const member = await createIdentity(tenant, { orgRole: "member" });
     expect(expectOk(await member.client.auditLogStreams.list()).auditLogStreams).toHaveLength(1);
     expect(
@@ -117,8 +115,8 @@ describe("audit log streams", () => {
         })
       ).status,
     ).toBe(403);
-    expect((await member.client.auditLogStreams.delete({ params, body: undefined })).status).toBe(403);
-    await tenant.admin.auditLogStreams.delete({ params, body: undefined });
+    expect((await member.client.auditLogStreams.delete({ params })).status).toBe(403);
+    await tenant.admin.auditLogStreams.delete({ params });
   });
 
   it("delivers every event, signed and in chain order, after the receiver was down for 30 s", async () => {

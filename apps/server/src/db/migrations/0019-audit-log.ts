@@ -41,6 +41,8 @@ export const up = (db: Kysely<unknown>) =>
     `create index audit_logs_project_created_idx on audit_logs (project_id, created_at desc, id desc) where project_id is not null`,
     `create index audit_logs_org_type_created_idx on audit_logs (org_id, event_type, created_at desc)`,
     `create index audit_logs_org_actor_created_idx on audit_logs (org_id, actor_id, created_at desc)`,
+    `create index audit_logs_org_secret_key_idx on audit_logs (org_id, (event_metadata->>'secretKey'), created_at desc)`,
+    `create index audit_logs_org_secret_path_idx on audit_logs (org_id, (event_metadata->>'secretPath'), created_at desc)`,
     `create index audit_logs_event_metadata_idx on audit_logs using gin (event_metadata jsonb_path_ops)`,
     `create index audit_logs_expires_idx on audit_logs (expires_at)`,
     `create table audit_log_streams (

@@ -25,9 +25,14 @@ const DAY_MS = 86_400_000;
 export const chainOf = (event: Pick<AuditEventInput, "orgId" | "projectId">) =>
   event.projectId ?? event.orgId ?? UNSCOPED_CHAIN_ID;
 
-/** Metadata as it will read back from jsonb: no undefined, no Date objects, no functions. */
+/**
+ * Metadata as it will read back from jsonb: no undefined, no Date objects, no functions, and no NUL
+ * characters (jsonb cannot hold them; an event must never make its change fail).
+ */
 const plain = (value: Record<string, unknown>): Record<string, unknown> =>
-  JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  JSON.parse(
+    JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" ? item.replaceAll("\0", "") : item)),
+  ) as Record<string, unknown>;
 
 /**
  * Write events inside `trx`: per chain (in a fixed order, so two writers never wait on each other

@@ -32,7 +32,10 @@ export type AuditLogFilter = {
   actorId?: string;
   eventTypes?: string[];
   userAgentType?: string;
-  /** Matched by containment against the event metadata (environment, secretPath, secretKey, k=v pairs). */
+  environment?: string;
+  secretPath?: string;
+  secretKey?: string;
+  /** Other `k=v` pairs, matched by containment against the event metadata. */
   metadata?: Record<string, string>;
   startDate: Date;
   endDate: Date;
@@ -69,6 +72,10 @@ export const listAuditLogs = (db: Database, filter: AuditLogFilter) => {
   if (filter.actorId) query = query.where("actor_id", "=", filter.actorId);
   if (filter.eventTypes?.length) query = query.where("event_type", "in", filter.eventTypes);
   if (filter.userAgentType) query = query.where("user_agent_type", "=", filter.userAgentType);
+  // Key and path have expression indexes of their own; the environment narrows what they found.
+  if (filter.secretKey) query = query.where(sql<string>`event_metadata->>'secretKey'`, "=", filter.secretKey);
+  if (filter.secretPath) query = query.where(sql<string>`event_metadata->>'secretPath'`, "=", filter.secretPath);
+  if (filter.environment) query = query.where(sql<string>`event_metadata->>'environment'`, "=", filter.environment);
   if (filter.metadata && Object.keys(filter.metadata).length > 0) {
     query = query.where(sql<boolean>`event_metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
   }

@@ -74,10 +74,6 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
   if (query.actor && query.actorType && !ACTOR_ID_KEYS[query.actorType]) {
     throw new BadRequestError(`Actor type '${query.actorType}' does not support filtering by actor ID`);
   }
-  const metadata: Record<string, string> = { ...query.eventMetadata };
-  if (query.environment) metadata.environment = query.environment;
-  if (query.secretPath) metadata.secretPath = query.secretPath;
-  if (query.secretKey) metadata.secretKey = query.secretKey;
   const rows = await listAuditLogs(ctx.deps.db, {
     orgId: ctx.actor.orgId,
     projectId: query.projectId,
@@ -85,7 +81,10 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
     actorId: query.actor,
     eventTypes: query.eventType,
     userAgentType: query.userAgentType,
-    metadata,
+    environment: query.environment,
+    secretPath: query.secretPath,
+    secretKey: query.secretKey,
+    metadata: query.eventMetadata,
     ...dateRange(ctx, query.startDate, query.endDate),
     offset: query.offset,
     limit: query.limit,
