@@ -94,9 +94,13 @@ const certificateData = async (admin: KeywardClient) => {
     );
     const count = slug === "web-servers" ? 3 : 1;
     for (let i = 0; i < count; i += 1) {
-      await ok(
+      const issued = await ok(
         admin.certificates.issue({ body: { profileId: certificateProfile.id, commonName: `host${i}.example.com` } }),
       );
+      // One revoked certificate, so the chart shows more than one kind.
+      if (i === count - 1 && count > 1) {
+        await ok(admin.certificates.revoke({ params: { certificateId: issued.certificateId }, body: {} }));
+      }
     }
   }
 };
