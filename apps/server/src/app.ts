@@ -8,6 +8,7 @@ import { errorHandler, notFoundHandler } from "./http/error-handler";
 import { requestLog } from "./lib/logger";
 import { requestId } from "./http/request-id";
 import { wellFormedStrings } from "./http/well-formed";
+import { webConsole } from "./http/web-console";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token/token-auth.router";
 import { gcpAuthRouter } from "./modules/auth-methods/gcp/gcp-auth.router";
@@ -114,6 +115,8 @@ export const createApp = (deps: AppDeps): Express => {
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });
 
+  const consolePages = webConsole(deps.env.WEB_DIST_DIR, deps.logger);
+  if (consolePages) app.use(consolePages);
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
   return app;

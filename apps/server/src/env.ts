@@ -1,4 +1,8 @@
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
+
+/** Where `pnpm build` puts the web console (apps/web/dist), relative to this file. */
+const BUILT_CONSOLE = fileURLToPath(new URL("../../web/dist", import.meta.url));
 
 /** Configuration, parsed once. The only reader of process.env. */
 const EnvSchema = z.object({
@@ -82,6 +86,11 @@ const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** An idle keep-alive connection is closed after this time. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  /** The built web console served at `/`; empty turns it off. Without an index.html there, only the API is served. */
+  WEB_DIST_DIR: z
+    .string()
+    .default(BUILT_CONSOLE)
+    .transform((v) => (v.trim() === "" ? undefined : v)),
 });
 
 /** Node refuses a headers timeout longer than the request timeout. */

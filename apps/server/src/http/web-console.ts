@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import express, { type RequestHandler } from "express";
+import type { Logger } from "../lib/logger";
+
+/** Paths the console never answers: the API and the enrollment protocols keep their JSON 404s. */
+const NOT_CONSOLE = /^\/(api|\.well-known)(\/|$)/;
+
+/**
+ * Locks the console page to its own scripts and to this origin; style attributes stay allowed
+ * because the chart colours its legend inline.
+ */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join("; ");
+
+/**
+ * The web console's built files at `/`, with index.html for every other GET (client-side routes).
+ * Without a build (no index.html in the folder) nothing is mounted and `/` stays a JSON 404.
+ */
+export const webConsole = (configured: string | undefined, logger: Logger): RequestHandler | undefined => {
+  if (!configured) return undefined;
+  const dir = resolve(configured);
+  const index = join(dir, "index.html");
+  if (!existsSync(index)) {
+    logger.info({ dir }, "web console not built: serving the API only (build it with `pnpm build`)");
+    return undefined;
+  }
+  const assets = express.static(dir, {
+    index: false,
+    redirect: false,
+    setHeaders: (res, path) => {
+      res.setHeader("x-content-type-options", "nosniff");
+      // Vite names every asset by its content hash, so it never changes under its name.
+      if (path.startsWith(join(dir, "assets"))) res.setHeader("cache-control", "public, max-age=31536000, immutable");
+    },
+  });
+  const sendPage: RequestHandler = (_req, res, next) => {
+    res.setHeader("cache-control", "no-cache");
+    res.setHeader("content-security-policy", CSP);
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("referrer-policy", "no-referrer");
+    res.sendFile(index, (error) => (error ? next(error) : undefined));
+  };
+  return (req, res, next) => {
+    if (NOT_CONSOLE.test(req.path) || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    // A missing hashed asset is a 404, not the page: a stale tab then reloads instead of running HTML as script.
+    const fallback = req.path.startsWith("/assets/") ? next : () => sendPage(req, res, next);
+    assets(req, res, (error?: unknown) => (error ? next(error) : fallback()));
+  };
+};

@@ -1,0 +1,3 @@
+import { keywardConfig } from "@keyward/eslint-config";
+
+export default keywardConfig(import.meta.dirname);

@@ -1,0 +1,114 @@
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { ApiError } from "./api";
+import { EXPIRED_NOTICE, SessionProvider, useSession } from "./session";
+import { Link, useLocation } from "./router";
+import { Button, Loading } from "./ui/components";
+import { SignIn } from "./screens/sign-in";
+
+// One chunk per screen: the sign-in page loads none of them.
+const Projects = lazy(() => import("./screens/projects").then((m) => ({ default: m.Projects })));
+const ProjectPage = lazy(() => import("./screens/project").then((m) => ({ default: m.ProjectPage })));
+const Identities = lazy(() => import("./screens/identities").then((m) => ({ default: m.Identities })));
+const AuditLog = lazy(() => import("./screens/audit-log").then((m) => ({ default: m.AuditLog })));
+const Certificates = lazy(() => import("./screens/certificates").then((m) => ({ default: m.Certificates })));
+const Groups = lazy(() => import("./screens/groups").then((m) => ({ default: m.Groups })));
+
+const NAV = [
+  { href: "/", label: "Projects" },
+  { href: "/identities", label: "Identities" },
+  { href: "/certificates", label: "Certificates" },
+  { href: "/groups", label: "Groups & templates" },
+  { href: "/audit-log", label: "Audit log" },
+];
+
+const route = (pathname: string): ReactNode => {
+  const project = /^\/projects\/([^/]+)(?:\/([a-z-]+))?\/?$/.exec(pathname);
+  if (project) return <ProjectPage projectId={decodeURIComponent(project[1] ?? "")} tab={project[2] ?? "secrets"} />;
+  if (pathname === "/" || pathname === "/projects") return <Projects />;
+  if (pathname === "/identities") return <Identities />;
+  if (pathname === "/audit-log") return <AuditLog />;
+  if (pathname === "/certificates") return <Certificates />;
+  if (pathname === "/groups") return <Groups />;
+  return (
+    <div>
+      <h1>Page not found</h1>
+      <p>
+        <Link href="/">Back to projects</Link>
+      </p>
+    </div>
+  );
+};
+
+const Shell = () => {
+  const { signOut } = useSession();
+  const { pathname } = useLocation();
+  const active = (href: string) =>
+    href === "/" ? pathname === "/" || pathname.startsWith("/projects") : pathname.startsWith(href);
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link href="/" className="brand">
+          Keyward
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={active(item.href) ? "page" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <Button variant="secondary" onClick={() => signOut("You are signed out.")}>
+          Sign out
+        </Button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading what="screen" />}>{route(pathname)}</Suspense>
+      </main>
+    </div>
+  );
+};
+
+const Gate = () => {
+  const { session, signOut } = useSession();
+  // A 401 on any call means the token ended (expired, revoked, out of uses): back to sign-in.
+  const [queryClient] = useState(() => {
+    const onError = (error: unknown) => {
+      if (error instanceof ApiError && error.status === 401) signOut(EXPIRED_NOTICE);
+    };
+    return new QueryClient({
+      queryCache: new QueryCache({ onError }),
+      mutationCache: new MutationCache({ onError }),
+      defaultOptions: {
+        queries: {
+          retry: (count, error) => !(error instanceof ApiError && error.status > 0 && error.status < 500) && count < 2,
+          refetchOnWindowFocus: false,
+          staleTime: 5_000,
+        },
+      },
+    });
+  });
+  // Nothing read with one token is shown to the next one.
+  useEffect(() => {
+    if (!session) queryClient.clear();
+  }, [session, queryClient]);
+  if (!session) return <SignIn />;
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Shell />
+    </QueryClientProvider>
+  );
+};
+
+export const App = () => (
+  <SessionProvider>
+    <Gate />
+  </SessionProvider>
+);

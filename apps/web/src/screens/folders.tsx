@@ -1,0 +1,90 @@
+import { useState, type FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { contract } from "@keyward/contract";
+import { ok } from "../api";
+import { useClient } from "../session";
+import { setSearch } from "../router";
+import { Button, ErrorBanner, Field } from "../ui/components";
+import { validate, type FieldErrors } from "../ui/form";
+import { joinPath, type Scope } from "./types";
+
+/** The folder tree one level at a time: a breadcrumb of the path, then the folders under it. */
+export const FolderBar = ({ scope }: { scope: Scope }) => {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const folders = useQuery({
+    queryKey: ["folders", scope],
+    queryFn: () =>
+      ok(
+        client.folders.list({
+          query: { workspaceId: scope.projectId, environment: scope.environment, path: scope.path },
+        }),
+      ),
+  });
+  const create = useMutation({
+    mutationFn: (body: typeof contract.folders.create.body._output) => ok(client.folders.create({ body })),
+    onSuccess: async () => {
+      setName("");
+      await queryClient.invalidateQueries({ queryKey: ["folders", scope] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = validate(contract.folders.create.body, {
+      workspaceId: scope.projectId,
+      environment: scope.environment,
+      path: scope.path,
+      name,
+    });
+    setErrors(checked.errors ?? {});
+    if (checked.data) create.mutate(checked.data);
+  };
+  const segments = scope.path.split("/").filter(Boolean);
+  return (
+    <div className="folders">
+      <nav aria-label="Folder path" className="crumbs">
+        <button type="button" className="linklike" onClick={() => setSearch({ path: "/" })}>
+          {scope.environment}
+        </button>
+        {segments.map((segment, i) => (
+          <span key={i}>
+            {" / "}
+            <button
+              type="button"
+              className="linklike"
+              onClick={() => setSearch({ path: `/${segments.slice(0, i + 1).join("/")}` })}
+            >
+              {segment}
+            </button>
+          </span>
+        ))}
+      </nav>
+      <ErrorBanner error={folders.error} />
+      <ul className="folder-list" aria-label="Folders">
+        {folders.data?.folders.map((folder) => (
+          <li key={folder.id}>
+            <button
+              type="button"
+              className="folder"
+              onClick={() => setSearch({ path: joinPath(scope.path, folder.name) })}
+            >
+              <svg viewBox="0 0 16 16" aria-hidden="true">
+                <path d="M1 3.5A1.5 1.5 0 0 1 2.5 2h3.6l1.5 1.5h5.9A1.5 1.5 0 0 1 15 5v7.5a1.5 1.5 0 0 1-1.5 1.5h-11A1.5 1.5 0 0 1 1 12.5z" />
+              </svg>
+              {folder.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form className="inline-form" onSubmit={submit} noValidate>
+        <Field label="New folder" value={name} onChange={(e) => setName(e.target.value)} error={errors.name} />
+        <Button type="submit" variant="secondary" disabled={create.isPending}>
+          Create folder
+        </Button>
+      </form>
+      <ErrorBanner error={create.error} />
+    </div>
+  );
+};

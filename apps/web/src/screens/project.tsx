@@ -1,0 +1,50 @@
+import { lazy, Suspense } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { ok } from "../api";
+import { useClient } from "../session";
+import { Link } from "../router";
+import { ErrorBanner, Loading } from "../ui/components";
+
+const Secrets = lazy(() => import("./secrets").then((m) => ({ default: m.Secrets })));
+const Access = lazy(() => import("./access").then((m) => ({ default: m.Access })));
+const DynamicSecrets = lazy(() => import("./dynamic-secrets").then((m) => ({ default: m.DynamicSecrets })));
+const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
+
+const TABS = [
+  { tab: "secrets", label: "Secrets" },
+  { tab: "access", label: "Roles & privileges" },
+  { tab: "dynamic", label: "Dynamic secrets" },
+  { tab: "environments", label: "Environments" },
+];
+
+export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string }) => {
+  const client = useClient();
+  const project = useQuery({
+    queryKey: ["project", projectId],
+    queryFn: () => ok(client.projects.get({ params: { projectId } })),
+  });
+  if (project.error) return <ErrorBanner error={project.error} />;
+  if (!project.data) return <Loading what="project" />;
+  const p = project.data.project;
+  return (
+    <section>
+      <p className="crumbs">
+        <Link href="/">Projects</Link> / <span>{p.name}</span>
+      </p>
+      <h1>{p.name}</h1>
+      <nav className="tabs" aria-label="Project sections">
+        {TABS.map((t) => (
+          <Link key={t.tab} href={`/projects/${projectId}/${t.tab}`} aria-current={tab === t.tab ? "page" : undefined}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+      <Suspense fallback={<Loading what="section" />}>
+        {tab === "secrets" ? <Secrets project={p} /> : null}
+        {tab === "access" ? <Access project={p} /> : null}
+        {tab === "dynamic" ? <DynamicSecrets project={p} /> : null}
+        {tab === "environments" ? <Environments project={p} /> : null}
+      </Suspense>
+    </section>
+  );
+};

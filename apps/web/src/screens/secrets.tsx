@@ -1,0 +1,158 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ok } from "../api";
+import { useClient } from "../session";
+import { setSearch, useLocation } from "../router";
+import { Button, Empty, ErrorBanner, Loading, SelectField } from "../ui/components";
+import { FolderBar } from "./folders";
+import { SecretEditor, SecretVersions } from "./secret-dialogs";
+import { SecretImports } from "./secret-imports";
+import type { Project, Scope, Secret } from "./types";
+
+const SecretRow = ({
+  secret,
+  scope,
+  onEdit,
+  onVersions,
+}: {
+  secret: Secret;
+  scope: Scope;
+  onEdit: () => void;
+  onVersions: () => void;
+}) => {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const [shown, setShown] = useState(false);
+  const remove = useMutation({
+    mutationFn: () =>
+      ok(
+        client.secretsV3.delete({
+          params: { secretName: secret.secretKey },
+          body: { workspaceId: scope.projectId, environment: scope.environment, secretPath: scope.path },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["secrets"] }),
+  });
+  return (
+    <tr>
+      <th scope="row">
+        <code>{secret.secretKey}</code>
+      </th>
+      <td className="secret-value">
+        {secret.secretValueHidden ? (
+          <span className="muted">hidden by policy</span>
+        ) : shown ? (
+          <code data-testid="secret-value">{secret.secretValue}</code>
+        ) : (
+          <span aria-label="masked value">••••••••</span>
+        )}
+      </td>
+      <td className="muted small">{secret.secretComment}</td>
+      <td>v{secret.version}</td>
+      <td className="actions">
+        {secret.secretValueHidden ? null : (
+          <Button variant="ghost" onClick={() => setShown(!shown)} aria-pressed={shown}>
+            {shown ? "Hide" : "Reveal"}
+          </Button>
+        )}
+        <Button variant="secondary" onClick={onEdit}>
+          Edit
+        </Button>
+        <Button variant="secondary" onClick={onVersions}>
+          Versions
+        </Button>
+        <Button
+          variant="danger"
+          disabled={remove.isPending}
+          onClick={() => {
+            if (window.confirm(`Delete ${secret.secretKey}?`)) remove.mutate();
+          }}
+        >
+          Delete
+        </Button>
+        {remove.error ? <ErrorBanner error={remove.error} /> : null}
+      </td>
+    </tr>
+  );
+};
+
+type Editing = { mode: "create" } | { mode: "edit"; secret: Secret } | { mode: "versions"; secret: Secret } | null;
+
+export const Secrets = ({ project }: { project: Project }) => {
+  const client = useClient();
+  const { search } = useLocation();
+  const environments = [...project.environments].sort((a, b) => a.position - b.position);
+  const environment = search.get("env") ?? environments[0]?.slug ?? "";
+  const path = search.get("path") ?? "/";
+  const scope: Scope = { projectId: project.id, environment, path };
+  const [editing, setEditing] = useState<Editing>(null);
+  const secrets = useQuery({
+    queryKey: ["secrets", scope],
+    enabled: environment !== "",
+    queryFn: () =>
+      ok(
+        client.secretsV3.list({
+          query: {
+            workspaceId: project.id,
+            environment,
+            secretPath: path,
+            viewSecretValue: "true",
+            includeImports: "true",
+          },
+        }),
+      ),
+  });
+  if (environments.length === 0) return <Empty>This project has no environments yet.</Empty>;
+  const list = secrets.data?.secrets ?? [];
+  return (
+    <div className="stack">
+      <div className="toolbar">
+        <SelectField
+          label="Environment"
+          value={environment}
+          onChange={(env) => setSearch({ env, path: "/" })}
+          options={environments.map((env) => ({ value: env.slug, label: env.name }))}
+        />
+        <Button onClick={() => setEditing({ mode: "create" })}>Add secret</Button>
+      </div>
+      <FolderBar scope={scope} />
+      <ErrorBanner error={secrets.error} />
+      {secrets.isPending ? <Loading what="secrets" /> : null}
+      {secrets.data && list.length === 0 ? <Empty>No secrets in this folder.</Empty> : null}
+      {list.length > 0 ? (
+        <table className="table" aria-label="Secrets">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+              <th scope="col">Comment</th>
+              <th scope="col">Version</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((secret) => (
+              <SecretRow
+                key={secret.id}
+                secret={secret}
+                scope={scope}
+                onEdit={() => setEditing({ mode: "edit", secret })}
+                onVersions={() => setEditing({ mode: "versions", secret })}
+              />
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <SecretImports scope={scope} ownKeys={list.map((s) => s.secretKey)} imported={secrets.data?.imports ?? []} />
+      {editing?.mode === "create" ? <SecretEditor scope={scope} onClose={() => setEditing(null)} /> : null}
+      {editing?.mode === "edit" ? (
+        <SecretEditor scope={scope} secret={editing.secret} onClose={() => setEditing(null)} />
+      ) : null}
+      {editing?.mode === "versions" ? (
+        <SecretVersions secret={editing.secret} onClose={() => setEditing(null)} />
+      ) : null}
+    </div>
+  );
+};

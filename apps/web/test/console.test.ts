@@ -1,0 +1,225 @@
+import { createKeywardClient, ok } from "@keyward/client";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { testContext } from "./context";
+
+const { baseUrl, chromium, seeded } = testContext();
+const admin = createKeywardClient({ baseUrl, token: seeded.token });
+const projectUrl = (tab: string, query = "") => `${baseUrl}/projects/${seeded.projectId}/${tab}${query}`;
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let watcher: ReturnType<typeof watchErrors>;
+
+beforeAll(async () => {
+  browser = await launchBrowser(chromium);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(15_000);
+  page = await context.newPage();
+  watcher = watchErrors(page);
+});
+afterEach(async () => {
+  await context?.close();
+});
+
+describe("web console in Chromium", () => {
+  it("signs in with Universal Auth credentials from the keyboard and lists the projects", async () => {
+    await page.goto(`${baseUrl}/`);
+    const timing = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+      return { domContentLoaded: Math.round(nav?.domContentLoadedEventEnd ?? 0) };
+    });
+    await screenshot(page, "sign-in");
+    await page.getByLabel("Client ID").fill(seeded.clientId);
+    await page.getByLabel("Client secret").fill(seeded.clientSecret);
+    await page.getByLabel("Client secret").press("Enter");
+    await expect(page.getByRole("heading", { name: "Projects" }).waitFor()).resolves.toBeUndefined();
+    await page.getByRole("link", { name: "Payments API" }).waitFor();
+    const firstLoad = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .reduce((sum, entry) => sum + (entry as PerformanceResourceTiming).transferSize, 0),
+    );
+    console.info(
+      `first load: DOMContentLoaded ${timing.domContentLoaded} ms; ${Math.round(firstLoad / 1024)} KiB transferred after sign-in`,
+    );
+    // The token lives in this tab's session storage, not in a cookie the API could be made to trust.
+    expect(await context.cookies()).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.getItem("keyward.session"))).toContain("token");
+    await screenshot(page, "projects");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByText("You are signed out.").waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("keyward.session"))).toBeNull();
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("creates a secret, shows it masked, reveals it, and rolls back an edited secret", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(projectUrl("secrets", "?env=dev&path=/"));
+    await page.getByRole("table", { name: "Secrets" }).waitFor();
+    await page.getByRole("button", { name: "Add secret" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add secret" });
+    await dialog.getByLabel("Key").fill("FEATURE_FLAGS");
+    await dialog.getByLabel("Value").fill("checkout-v2=true");
+    await dialog.getByRole("button", { name: "Create secret" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const row = page.getByRole("row").filter({ hasText: "FEATURE_FLAGS" });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain("checkout-v2=true");
+    await row.getByRole("button", { name: "Reveal" }).click();
+    await row.getByText("checkout-v2=true").waitFor();
+
+    // STRIPE_KEY was seeded at v1 and edited to v2: roll it back to v1.
+    const stripe = page.getByRole("row").filter({ hasText: "STRIPE_KEY" });
+    await stripe.getByRole("button", { name: "Versions" }).click();
+    const versions = page.getByRole("dialog", { name: "Versions of STRIPE_KEY" });
+    await versions.getByRole("button", { name: "Roll back to v1" }).click();
+    await versions.getByText("v3").waitFor();
+    await screenshot(page, "secret-versions");
+    await versions.getByRole("button", { name: "Close" }).click();
+    await stripe.getByRole("button", { name: "Reveal" }).click();
+    await stripe.getByText("sk_test_first").waitFor();
+
+    // The staging import is listed with its effect: LOG_LEVEL is overridden by the folder's own secret.
+    const imports = page.getByRole("region", { name: "Imports, in order" });
+    await imports.getByText("overridden here").waitFor();
+    await imports.getByText("SHARED_TOKEN").waitFor();
+    await screenshot(page, "secrets");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("shows the server's message when an action fails, and the contract's rule before sending", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(projectUrl("secrets", "?env=dev&path=/"));
+    await page.getByRole("table", { name: "Secrets" }).waitFor();
+    await page.getByRole("button", { name: "Add secret" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add secret" });
+    await dialog.getByLabel("Key").fill("not a valid key");
+    await dialog.getByLabel("Value").fill("x");
+    await dialog.getByRole("button", { name: "Create secret" }).click();
+    await dialog.getByText("Secret name can only contain letters, numbers, underscores, dashes and dots").waitFor();
+
+    // A duplicate passes the schema; the server refuses it, and its message is what the console shows.
+    const refused = await admin.secretsV3.create({
+      params: { secretName: "DATABASE_URL" },
+      body: { workspaceId: seeded.projectId, environment: "dev", secretPath: "/", secretValue: "x" },
+    });
+    expect(refused.status).toBe(400);
+    const message = (refused.body as { message: string }).message;
+    await dialog.getByLabel("Key").fill("DATABASE_URL");
+    await dialog.getByRole("button", { name: "Create secret" }).click();
+    await expect(dialog.getByRole("alert").textContent()).resolves.toBe(message);
+    await screenshot(page, "error");
+    expect(watcher.unexpected([400])).toEqual([]);
+  });
+
+  it("grants a temporary privilege and shows it on the timeline beside an expired one", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(projectUrl("access"));
+    const form = page.getByRole("form", { name: "Grant a privilege" });
+    await form.getByLabel("Identity").selectOption({ label: seeded.botName });
+    await form.getByLabel("Slug (optional)").fill("hotfix-access");
+    await form.getByLabel("Subject").selectOption("secrets");
+    await form.getByLabel("Action").selectOption("read");
+    await form.getByLabel("For (e.g. 30m, 1h, 7d)").fill("1h");
+    await form.getByRole("button", { name: "Grant" }).click();
+    const timeline = page.getByRole("list", { name: "Temporary grants" });
+    const granted = timeline.getByRole("listitem").filter({ hasText: "privilege hotfix-access" });
+    await granted.waitFor();
+    expect(await granted.getAttribute("data-status")).toBe("active");
+    const expired = timeline.getByRole("listitem").filter({ hasText: "privilege release-window" });
+    expect(await expired.getAttribute("data-status")).toBe("expired");
+    await screenshot(page, "access-timeline");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("creates a lease on a dynamic secret and shows it live with its time left", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(projectUrl("dynamic", "?env=dev&secret=orders-db"));
+    await page.getByRole("heading", { name: "Leases of orders-db" }).waitFor();
+    await page.getByLabel("TTL (optional, e.g. 15m)").fill("10m");
+    await page.getByRole("button", { name: "Create lease" }).click();
+    await page.getByText("New credentials (shown once)").waitFor();
+    const row = page.getByTestId("lease-row").first();
+    await row.waitFor();
+    const before = await row.getByTestId("time-left").textContent();
+    expect(before).toMatch(/^(9m|10m|[0-9]+m [0-9]+s)/);
+    // The countdown moves without a reload.
+    await page.waitForFunction(
+      (initial) => document.querySelector('[data-testid="time-left"]')?.textContent !== initial,
+      before,
+      { timeout: 5_000 },
+    );
+    await screenshot(page, "leases");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("sends a revoked session back to sign-in with a message", async () => {
+    const login = await ok(
+      createKeywardClient({ baseUrl }).universalAuth.login({
+        body: { clientId: seeded.clientId, clientSecret: seeded.clientSecret },
+      }),
+    );
+    await signInWithToken(page, baseUrl, login.accessToken);
+    await ok(createKeywardClient({ baseUrl }).accessTokens.revoke({ body: { accessToken: login.accessToken } }));
+    await page.getByRole("link", { name: "Identities" }).click();
+    await page.getByText("Your session has expired. Sign in again.").waitFor();
+    expect(watcher.unexpected([401])).toEqual([]);
+  });
+
+  it("reads the audit log, filtered by event type, and refuses an inverted time window", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(`${baseUrl}/audit-log`);
+    await page.getByRole("table", { name: "Audit events" }).waitFor();
+    const filters = page.getByRole("form", { name: "Audit log filters" });
+    await filters.getByLabel("Event types").fill("create-identity-project-additional-privilege");
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await page.waitForURL(/eventType=create-identity-project-additional-privilege/);
+    const rows = page.getByRole("table", { name: "Audit events" }).locator("tbody tr");
+    await rows.first().getByText("console-admin").waitFor();
+    for (const text of await rows.allTextContents()) {
+      expect(text).toContain("create-identity-project-additional-privilege");
+    }
+    await screenshot(page, "audit-log");
+    await filters.getByLabel("From", { exact: true }).fill("2026-03-02T10:00");
+    await filters.getByLabel("To", { exact: true }).fill("2026-03-01T10:00");
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await filters.getByText("End date cannot be before start date").waitFor();
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("opens every screen without a console error", async () => {
+    await signInWithToken(page, baseUrl, seeded.token);
+    const screens: [string, string, () => Promise<void>][] = [
+      [
+        "environments",
+        projectUrl("environments"),
+        () => page.getByRole("cell", { name: "staging", exact: true }).waitFor(),
+      ],
+      ["identities", `${baseUrl}/identities`, () => page.getByRole("table", { name: "Identities" }).waitFor()],
+      [
+        "certificates",
+        `${baseUrl}/certificates`,
+        () => page.getByRole("img", { name: "Certificates per profile" }).waitFor(),
+      ],
+      ["groups", `${baseUrl}/groups`, () => page.getByText("Platform team").waitFor()],
+    ];
+    for (const [name, url, ready] of screens) {
+      await page.goto(url);
+      await ready();
+      await screenshot(page, name);
+    }
+    await page.goto(`${baseUrl}/identities`);
+    await page.getByRole("button", { name: "deploy-bot" }).click();
+    await page.getByRole("heading", { name: "Token Auth tokens" }).waitFor();
+    await screenshot(page, "identity");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+});

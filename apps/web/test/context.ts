@@ -1,0 +1,12 @@
+import type { Seeded } from "./seed";
+
+/** What the global setup hands the tests: the server's URL, the browser binary and the seeded ids. */
+export type TestContext = { baseUrl: string; chromium: string; seeded: Seeded };
+
+export const CONTEXT_VARIABLE = "KEYWARD_WEB_TEST_CONTEXT";
+
+export const testContext = (): TestContext => {
+  const raw = process.env[CONTEXT_VARIABLE];
+  if (!raw) throw new Error(`${CONTEXT_VARIABLE} is not set: the global setup did not run`);
+  return JSON.parse(raw) as TestContext;
+};

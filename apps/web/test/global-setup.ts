@@ -1,0 +1,89 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CONTEXT_VARIABLE, type TestContext } from "./context";
+import { seed } from "./seed";
+import { chromiumPath, freePort, freshDatabaseUrl, startPostgresTarget } from "./services";
+
+const webDir = fileURLToPath(new URL("..", import.meta.url));
+const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
+
+const waitForServer = async (child: ChildProcess, baseUrl: string, output: () => string) => {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/status`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`server did not start:\n${output()}`);
+};
+
+/**
+ * Builds the console, then starts the real server (src/main.ts, as an operator runs it) serving that
+ * build, on a free port with its own data (PGlite, or a fresh database when DATABASE_URL is set), and
+ * seeds it through the typed client.
+ */
+export default async function setup() {
+  const chromium = chromiumPath();
+  // As `pnpm build` does, in a process of its own: vitest's NODE_ENV=test would give React's development build.
+  execFileSync(join(webDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], {
+    cwd: webDir,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "inherit"],
+    timeout: 180_000,
+  });
+  const target = await startPostgresTarget();
+  const dataDir = mkdtempSync(join(tmpdir(), "keyward-web-server-"));
+  const databaseUrl = await freshDatabaseUrl(process.env.DATABASE_URL);
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = "";
+  const server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: serverDir,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      LOG_LEVEL: "warn",
+      ALLOW_PRIVATE_OUTBOUND: "loopback",
+      LEASE_REVOCATION_INTERVAL_MS: "1000",
+      WEB_DIST_DIR: join(webDir, "dist"),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = once(server, "exit");
+  const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000));
+  server.stdout?.on("data", collect);
+  server.stderr?.on("data", collect);
+  try {
+    await waitForServer(server, baseUrl, () => output);
+    const context: TestContext = { baseUrl, chromium, seeded: await seed(baseUrl, target) };
+    // Test workers are forked after this and inherit the environment (as the server suite's services do).
+    process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
+  } catch (error) {
+    server.kill("SIGKILL");
+    target.stop();
+    throw error;
+  }
+
+  return async () => {
+    if (server.exitCode === null) server.kill("SIGTERM");
+    const killer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(killer);
+    target.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
