@@ -14,6 +14,7 @@ import type { CachedAbility } from "./ability-cache";
 import { abilityOfGrants, toGrants } from "./grants";
 import {
   findProjectById,
+  findProjectByIdBatched,
   findProjectBySlug,
   loadProjectAccessById,
   loadProjectAccessBySlug,
@@ -159,7 +160,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   if (deps.abilityCache.get(actor.identityId, projectId)) {
     return permissionForProject(
       ctx,
-      assertProjectOfActor(await findProjectById(deps.db, projectId), actor, notFound),
+      assertProjectOfActor(await findProjectByIdBatched(deps.db, projectId), actor, notFound),
       requiredType,
     );
   }

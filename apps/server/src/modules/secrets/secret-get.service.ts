@@ -52,8 +52,19 @@ export const getSecretByName = async (
     throw new BadRequestError(missingProjectMessage);
   if (query.environment === undefined) throw new BadRequestError("Missing environment");
   const environment = query.environment;
+  // The row is fetched beside the permission lookup (it is only read once that has passed), so a
+  // get costs one round trip's latency, not two.
+  const namedId = query.projectId ?? query.workspaceId;
+  const early =
+    namedId !== undefined && isUuid(namedId)
+      ? findSecretAtPath(ctx.deps.db, namedId, environment, query.secretPath, name)
+      : undefined;
+  early?.catch(() => undefined);
   const { project, ability } = (await projectPermissionOf(ctx, query))!;
-  const place = await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name);
+  const place =
+    early && project.id === namedId
+      ? await early
+      : await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name);
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
   const folderId = place.folder_id;
   const source = createSecretSource(ctx, project.id);

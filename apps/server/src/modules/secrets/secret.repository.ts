@@ -1,4 +1,5 @@
-import { sql, type Transaction } from "kysely";
+import { CompiledQuery, sql, type Transaction } from "kysely";
+import { batchedLookup } from "../../db/batched-lookup";
 import type { Database } from "../../db/database";
 import type { DB } from "../../db/schema";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
@@ -26,11 +27,12 @@ export type SecretRow = {
   tags: TagRef[];
 };
 
-const ROW_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
+const ROW_COLUMNS_SQL = `s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
   s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
   s.created_at, s.updated_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
     from secret_tag_links l join secret_tags t on t.id = l.tag_id where l.secret_id = s.id), '[]'::json) as tags`;
+const ROW_COLUMNS = sql.raw(ROW_COLUMNS_SQL);
 
 /**
  * The environment and the folder at a path (null when a segment is missing), in one round trip;
@@ -72,9 +74,50 @@ export const listSecretsOfFolders = async (db: Database, folderIds: readonly str
 
 export type FolderAndSecret = { env_id: string; env_slug: string; folder_id: string | null; secret?: SecretRow };
 
+type PlaceRow = SecretRow & { lookup: string; env_id: string; env_slug: string; at_folder_id: string | null };
+type NumberedRow = Omit<PlaceRow, "lookup"> & { n: string | number };
+
 /**
- * A get by name in one round trip: the environment, the folder at a path (null when missing) and
- * the shared secret of that key in it; undefined when the environment does not exist.
+ * Many gets by name in one statement (one row per lookup whose environment exists). The SQL text is
+ * fixed, so PostgreSQL keeps one prepared plan for it; each row names its lookup by position.
+ */
+const secretsAtPaths = (db: Database, lookups: readonly string[]) => {
+  const parts = lookups.map((l) => l.split("\u0000"));
+  return db
+    .executeQuery<NumberedRow>(
+      CompiledQuery.raw(
+        `select q.n, e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS_SQL}
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as q(project_id, env, path, key, n)
+    join environments e on e.project_id = q.project_id and e.slug = q.env
+    cross join lateral (select secret_folder_at(e.id, q.path) as folder_id) place
+    left join secrets s on s.folder_id = place.folder_id and s.key = q.key and s.type = 'shared'`,
+        [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]), parts.map((p) => p[3])],
+      ),
+    )
+    .then((result) => result.rows.map(({ n, ...row }) => ({ ...row, lookup: lookups[Number(n) - 1]! })));
+};
+const batchedSecretAtPath = batchedLookup(secretsAtPaths, (row) => row.lookup);
+
+const findSecretAtPathAlone = async (
+  db: Database,
+  projectId: string,
+  environment: string,
+  path: string,
+  key: string,
+) => {
+  const { rows } = await sql<PlaceRow>`
+    select '' as lookup, e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS}
+    from environments e
+    cross join lateral (select secret_folder_at(e.id, ${path}) as folder_id) place
+    left join secrets s on s.folder_id = place.folder_id and s.key = ${key} and s.type = 'shared'
+    where e.project_id = ${projectId} and e.slug = ${environment}`.execute(db);
+  return rows[0];
+};
+
+/**
+ * A get by name in one round trip, shared with the other gets of the same event-loop turn: the
+ * environment, the folder at a path (null when missing) and the shared secret of that key in it;
+ * undefined when the environment does not exist. `projectId` must be a UUID.
  */
 export const findSecretAtPath = async (
   db: Database,
@@ -83,15 +126,14 @@ export const findSecretAtPath = async (
   path: string,
   key: string,
 ): Promise<FolderAndSecret | undefined> => {
-  const { rows } = await sql<SecretRow & { env_id: string; env_slug: string; at_folder_id: string | null }>`
-    select e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS}
-    from environments e
-    cross join lateral (select secret_folder_at(e.id, ${path}) as folder_id) place
-    left join secrets s on s.folder_id = place.folder_id and s.key = ${key} and s.type = 'shared'
-    where e.project_id = ${projectId} and e.slug = ${environment}`.execute(db);
-  const row = rows[0];
+  const parts = [projectId, environment, path, key];
+  // NUL separates the parts of a batch key (and PostgreSQL refuses it in text): such a lookup goes alone,
+  // so it can neither alias another key nor fail the batch of other requests.
+  const row = parts.some((p) => p.includes("\u0000"))
+    ? await findSecretAtPathAlone(db, projectId, environment, path, key)
+    : await batchedSecretAtPath(db, parts.join("\u0000"));
   if (!row) return undefined;
-  const { env_id, env_slug, at_folder_id, ...secret } = row;
+  const { lookup: _lookup, env_id, env_slug, at_folder_id, ...secret } = row;
   return { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret } : {}) };
 };
 
