@@ -173,6 +173,20 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   return freshAbility(ctx, project, grants);
 };
 
+/**
+ * getProjectPermission for a project row the caller fetched itself, together with its own data in
+ * one round trip: the same 404 for a missing or foreign project, the same type and ability checks.
+ */
+export const permissionForFetchedProject = async <P extends ProjectKey>(
+  ctx: ActorContext,
+  projectId: string,
+  project: P | undefined,
+  requiredType?: ProjectType,
+): Promise<ProjectPermission<P>> => {
+  if (!project || project.org_id !== ctx.actor.orgId) throw new NotFoundError(`Project with ${projectId} not found`);
+  return permissionForProject(ctx, project, requiredType);
+};
+
 export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {
   const { deps, actor } = ctx;
   const notFound = `Project with slug ${slug} not found`;
