@@ -44,7 +44,7 @@ export type KmsKeyWithMaterial = KmsKeyRow & {
 const keysWithMaterial = (db: Database, lookups: readonly string[]) => {
   const parsed = lookups.map((l) => l.split(":"));
   return db
-    .executeQuery<Omit<KmsKeyWithMaterial, "lookup"> & { n: string | number }>(
+    .executeQuery<KmsKeyWithMaterial & { n: string | number; lookup: string }>(
       CompiledQuery.raw(
         `select q.n, k.id, k.project_id, k.name, k.description, k.key_usage, k.encryption_algorithm, k.is_disabled,
       k.version, k.created_at, k.updated_at, p.org_id, p.type as project_type, p.permission_version,
@@ -56,7 +56,11 @@ const keysWithMaterial = (db: Database, lookups: readonly string[]) => {
         [parsed.map((p) => p[0]), parsed.map((p) => (p[1] ? Number(p[1]) : null))],
       ),
     )
-    .then((result) => result.rows.map(({ n, ...row }) => ({ ...row, lookup: lookups[Number(n) - 1]! })));
+    .then(({ rows }) => {
+      // Each row names its lookup by its position in the batch; tagged in place, not copied.
+      for (const row of rows) row.lookup = lookups[Number(row.n) - 1]!;
+      return rows;
+    });
 };
 const batchedKeyWithMaterial = batchedLookup(keysWithMaterial, (row) => row.lookup);
 
@@ -71,8 +75,7 @@ export const findKeyWithMaterial = async (
 ): Promise<KmsKeyWithMaterial | undefined> => {
   const row = await batchedKeyWithMaterial(db, `${keyId}:${version ?? ""}`);
   if (!row) return undefined;
-  const { lookup: _lookup, ...key } = row;
-  return key;
+  return row;
 };
 
 export const listKeys = (

@@ -107,7 +107,7 @@ const PLACE_JOINS = `left join environments e on e.project_id = p.id and e.slug 
 const secretsAtPaths = (db: Database, lookups: readonly string[]) => {
   const parts = lookups.map((l) => l.split("\u0000"));
   return db
-    .executeQuery<PlaceRow & { n: string | number }>(
+    .executeQuery<PlaceRow & { n: string | number; lookup: string }>(
       CompiledQuery.raw(
         `select q.n, ${PLACE_SELECT}
     from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as q(project_id, env, path, key, n)
@@ -116,7 +116,11 @@ const secretsAtPaths = (db: Database, lookups: readonly string[]) => {
         [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]), parts.map((p) => p[3])],
       ),
     )
-    .then((result) => result.rows.map(({ n, ...row }) => ({ ...row, lookup: lookups[Number(n) - 1]! })));
+    .then(({ rows }) => {
+      // Each row names its lookup by its position in the batch; tagged in place, not copied.
+      for (const row of rows) row.lookup = lookups[Number(row.n) - 1]!;
+      return rows;
+    });
 };
 const batchedSecretAtPath = batchedLookup(secretsAtPaths, (row) => row.lookup);
 
@@ -154,12 +158,16 @@ export const findSecretAtPath = async (
     ? await findSecretAtPathAlone(db, projectId, environment, path, key)
     : await batchedSecretAtPath(db, parts.join("\u0000"));
   if (!row) return {};
-  const { p_id, p_org_id, p_type, p_permission_version, env_id, env_slug, at_folder_id, ...secret } =
-    row as PlaceRow & { lookup?: string };
-  delete secret.lookup;
-  const project = { id: p_id, org_id: p_org_id, type: p_type, permission_version: p_permission_version };
-  if (env_id === null || env_slug === null) return { project };
-  return { project, place: { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret } : {}) } };
+  // The row is the secret row too (its extra columns are never read as such): no copy per request.
+  const project = {
+    id: row.p_id,
+    org_id: row.p_org_id,
+    type: row.p_type,
+    permission_version: row.p_permission_version,
+  };
+  if (row.env_id === null || row.env_slug === null) return { project };
+  const place = { env_id: row.env_id, env_slug: row.env_slug, folder_id: row.at_folder_id };
+  return { project, place: row.id ? { ...place, secret: row } : place };
 };
 
 export const findSecretByKey = async (db: Database, folderId: string, key: string, lock = false) => {
