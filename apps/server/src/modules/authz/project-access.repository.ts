@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { Actor } from "../../context";
+import { batchedLookup } from "../../db/batched-lookup";
+import { compiledOnce } from "../../db/compiled-once";
 import type { Database } from "../../db/database";
 import type { TemplateContext } from "../../permissions";
 
@@ -17,6 +19,20 @@ export const PROJECT_COLUMNS = [
 
 export const findProjectById = (db: Database, projectId: string) =>
   db.selectFrom("projects").select(PROJECT_COLUMNS).where("id", "=", projectId).executeTakeFirst();
+
+const projectsByIds = compiledOnce((db, ids: string[]) =>
+  db
+    .selectFrom("projects")
+    .select(PROJECT_COLUMNS)
+    .where(sql<boolean>`id = any(${ids}::uuid[])`),
+);
+const batchedProjectById = batchedLookup(projectsByIds, (row) => row.id);
+
+/**
+ * The hot path's project lookup (an ability is cached, only the version is needed): concurrent
+ * requests of one event-loop turn share one round trip. `projectId` must be a UUID.
+ */
+export const findProjectByIdBatched = (db: Database, projectId: string) => batchedProjectById(db, projectId);
 
 export const findProjectBySlug = (db: Database, orgId: string, slug: string) =>
   db

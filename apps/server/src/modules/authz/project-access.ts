@@ -15,6 +15,7 @@ import type { CachedAbility } from "./ability-cache";
 import { abilityOfGrants, toGrants } from "./grants";
 import {
   findProjectById,
+  findProjectByIdBatched,
   findProjectBySlug,
   loadProjectAccessById,
   loadProjectAccessBySlug,
@@ -161,7 +162,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   if (deps.abilityCache.get(actor.identityId, projectId)) {
     return permissionForProject(
       ctx,
-      assertProjectOfActor(await findProjectById(deps.db, projectId), actor, notFound),
+      assertProjectOfActor(await findProjectByIdBatched(deps.db, projectId), actor, notFound),
       requiredType,
     );
   }
@@ -173,6 +174,20 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   assertType(project, requiredType);
   noteAuditProject(project.id);
   return freshAbility(ctx, project, grants);
+};
+
+/**
+ * getProjectPermission for a project row the caller fetched itself, together with its own data in
+ * one round trip: the same 404 for a missing or foreign project, the same type and ability checks.
+ */
+export const permissionForFetchedProject = async <P extends ProjectKey>(
+  ctx: ActorContext,
+  projectId: string,
+  project: P | undefined,
+  requiredType?: ProjectType,
+): Promise<ProjectPermission<P>> => {
+  if (!project || project.org_id !== ctx.actor.orgId) throw new NotFoundError(`Project with ${projectId} not found`);
+  return permissionForProject(ctx, project, requiredType);
 };
 
 export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {

@@ -1,5 +1,5 @@
-import { sql, type Insertable } from "kysely";
-import { compiledOnce } from "../../db/compiled-once";
+import { CompiledQuery, type Insertable } from "kysely";
+import { batchedLookup } from "../../db/batched-lookup";
 import type { Database } from "../../db/database";
 import type { KmsKeyVersionsTable, KmsKeysTable } from "../../db/tables/kms";
 
@@ -31,22 +31,52 @@ export type KmsKeyRow = NonNullable<Awaited<ReturnType<typeof findKeyById>>>;
 export const findKeyByName = (db: Database, projectId: string, name: string) =>
   keyQuery(db).where("k.project_id", "=", projectId).where("k.name", "=", name).executeTakeFirst();
 
-/**
- * One round trip for a crypto operation: the key, its project, and the sealed material of one version
- * (the current one when `version` is null; absent when no such version exists). Compiled once: it
- * runs on every encrypt, decrypt, sign and verify.
- */
-const keyWithMaterial = compiledOnce((db, keyId: string, version: number | null) =>
-  keyQuery(db)
-    .leftJoin("kms_key_versions as v", (join) =>
-      join.onRef("v.key_id", "=", "k.id").on(sql<boolean>`v.version = coalesce(${version}::int, k.version)`),
-    )
-    .select(["v.id as version_id", "v.encrypted_material", "v.public_key"])
-    .where("k.id", "=", keyId),
-);
+export type KmsKeyWithMaterial = KmsKeyRow & {
+  version_id: string | null;
+  encrypted_material: string | null;
+  public_key: string | null;
+};
 
-export const findKeyWithMaterial = async (db: Database, keyId: string, version?: number) =>
-  (await keyWithMaterial(db, keyId, version ?? null))[0];
+/**
+ * The key, its project, and the sealed material of one version (the current one when the version
+ * is null; absent when no such version exists) for many lookups in one statement of fixed text.
+ */
+const keysWithMaterial = (db: Database, lookups: readonly string[]) => {
+  const parsed = lookups.map((l) => l.split(":"));
+  return db
+    .executeQuery<KmsKeyWithMaterial & { n: string | number; lookup: string }>(
+      CompiledQuery.raw(
+        `select q.n, k.id, k.project_id, k.name, k.description, k.key_usage, k.encryption_algorithm, k.is_disabled,
+      k.version, k.created_at, k.updated_at, p.org_id, p.type as project_type, p.permission_version,
+      v.id as version_id, v.encrypted_material, v.public_key
+    from unnest($1::uuid[], $2::int[]) with ordinality as q(key_id, version, n)
+    join kms_keys k on k.id = q.key_id
+    join projects p on p.id = k.project_id
+    left join kms_key_versions v on v.key_id = k.id and v.version = coalesce(q.version, k.version)`,
+        [parsed.map((p) => p[0]), parsed.map((p) => (p[1] ? Number(p[1]) : null))],
+      ),
+    )
+    .then(({ rows }) => {
+      // Each row names its lookup by its position in the batch; tagged in place, not copied.
+      for (const row of rows) row.lookup = lookups[Number(row.n) - 1]!;
+      return rows;
+    });
+};
+const batchedKeyWithMaterial = batchedLookup(keysWithMaterial, (row) => row.lookup);
+
+/**
+ * One round trip for a crypto operation, shared with the other encrypt, decrypt, sign and verify
+ * requests of the same event-loop turn. `keyId` must be a UUID and `version` a PostgreSQL int.
+ */
+export const findKeyWithMaterial = async (
+  db: Database,
+  keyId: string,
+  version?: number,
+): Promise<KmsKeyWithMaterial | undefined> => {
+  const row = await batchedKeyWithMaterial(db, `${keyId}:${version ?? ""}`);
+  if (!row) return undefined;
+  return row;
+};
 
 export const listKeys = (
   db: Database,

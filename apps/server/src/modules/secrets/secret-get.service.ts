@@ -3,7 +3,7 @@ import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
-import { permissionForProject } from "../authz/project-access";
+import { permissionForFetchedProject, permissionForProject } from "../authz/project-access";
 import { findProjectById } from "../authz/project-access.repository";
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
@@ -20,7 +20,8 @@ import {
 } from "./secret-access";
 import type { PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
-import { findFolderPlace, findSecretAtPath, findSecretWithPlace } from "./secret.repository";
+import { findFolderPlace, findSecretAtPath, findSecretWithPlace, type FolderAndSecret } from "./secret.repository";
+import type { Ability } from "../../permissions";
 import { createSecretSource } from "./secret-source";
 import { openVersionRow } from "./versions/version-crypto";
 import { findVersionByKey } from "./versions/version.repository";
@@ -53,8 +54,21 @@ export const getSecretByName = async (
     throw new BadRequestError(missingProjectMessage);
   if (query.environment === undefined) throw new BadRequestError("Missing environment");
   const environment = query.environment;
-  const { project, ability } = (await projectPermissionOf(ctx, query))!;
-  const place = await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name);
+  // By id, the project row comes with the place and the secret in one (batched) round trip; the
+  // secret is read only once the permission check on that row has passed.
+  const namedId = query.projectId ?? query.workspaceId;
+  let project: { id: string };
+  let ability: Ability;
+  let place: FolderAndSecret | undefined;
+  if (namedId !== undefined) {
+    if (!isUuid(namedId)) throw new NotFoundError(`Project with ${namedId} not found`);
+    const found = await findSecretAtPath(ctx.deps.db, namedId, environment, query.secretPath, name);
+    ({ project, ability } = await permissionForFetchedProject(ctx, namedId, found.project, SECRET_MANAGER));
+    place = found.place;
+  } else {
+    ({ project, ability } = (await projectPermissionOf(ctx, query))!);
+    place = (await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name)).place;
+  }
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
   const folderId = place.folder_id;
   const source = createSecretSource(ctx, project.id);

@@ -4,6 +4,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
 import { expandSecretValue } from "./references/expand";
+import { hasReference } from "./references/reference-syntax";
 import {
   assertMayDescribeSomeSecrets,
   canDescribe,
@@ -39,39 +40,62 @@ const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]
     ),
   );
 
-/** Expansion failures of a list are gathered into one 403 (reference §2.6). */
-const expandAll = async <T>(jobs: (() => Promise<T>)[]) => {
+/**
+ * Expansion failures of a list are gathered into one 403 (reference §2.6). A job answers at once
+ * when its value needs no expansion (most do): only the others cost promises.
+ */
+const expandAll = async <T>(jobs: (() => T | Promise<T>)[]) => {
   const failures: string[] = [];
-  const results = await Promise.all(
-    jobs.map((job) =>
-      job().catch((error: unknown) => {
-        if (!(error instanceof ForbiddenError)) throw error;
-        failures.push(`Failed to expand secret reference: ${error.message}`);
-        return undefined;
-      }),
-    ),
-  );
+  const fail = (error: unknown) => {
+    if (!(error instanceof ForbiddenError)) throw error;
+    failures.push(`Failed to expand secret reference: ${error.message}`);
+  };
+  const results: T[] = new Array<T>(jobs.length);
+  const pending: Promise<void>[] = [];
+  jobs.forEach((job, i) => {
+    let out: T | Promise<T>;
+    try {
+      out = job();
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    if (out instanceof Promise)
+      pending.push(
+        out.then((value) => {
+          results[i] = value;
+        }, fail),
+      );
+    else results[i] = out;
+  });
+  await Promise.all(pending);
   if (failures.length > 0)
     throw new ForbiddenError("Failed to expand one or more secret references", "ForbiddenRequestError", failures);
-  return results as T[];
+  return results;
 };
 
-/** A visible value, expanded in its own environment and path when asked. */
+/** A visible value, expanded in its own environment and path when asked (a promise only then). */
 const visibleValue = (
   secret: PlainSecret,
   place: { environment: string; secretPath: string },
   ability: Ability,
   source: SecretSource,
   expand: boolean,
-) =>
-  expand
+): string | Promise<string> => {
+  const value = secret.value();
+  return expand && hasReference(value)
     ? expandSecretValue(
-        secret.value(),
+        value,
         { ...place, key: secret.key, skipMultilineEncoding: secret.skipMultilineEncoding },
         ability,
         source.load,
       )
-    : Promise.resolve(secret.value());
+    : value;
+};
+
+/** `build` with the value, synchronously when it is at hand. */
+const withValue = <T>(value: string | Promise<string>, build: (value: string) => T): T | Promise<T> =>
+  typeof value === "string" ? build(value) : value.then(build);
 
 /**
  * Imported secrets filtered by the caller's permission on their source: describe, and read-value
@@ -101,17 +125,13 @@ const importResults = async (
     });
     const opened = await source.open(kept.map((k) => k.row));
     const secrets = await expandAll(
-      opened.map((secret, i) => async () => {
+      opened.map((secret, i) => () => {
         const { environment, secretPath } = kept[i]!;
         if (!query.viewSecretValue) return toImportedSecret(secret, environment, { hidden: true });
-        const value = await visibleValue(
-          secret,
-          { environment, secretPath },
-          ability,
-          source,
-          query.expandSecretReferences,
+        return withValue(
+          visibleValue(secret, { environment, secretPath }, ability, source, query.expandSecretReferences),
+          (value) => toImportedSecret(secret, environment, { hidden: false, value }),
         );
-        return toImportedSecret(secret, environment, { hidden: false, value });
       }),
     );
     out.push({
@@ -178,18 +198,14 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
 
   const [secrets, imports] = await Promise.all([
     expandAll(
-      opened.map((secret) => async (): Promise<SecretRead> => {
+      opened.map((secret) => (): SecretRead | Promise<SecretRead> => {
         const secretPath = pathOf.get(secret.folderId)!;
         const placeOf = { projectId: project.id, environment, secretPath };
         if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
-        const value = await visibleValue(
-          secret,
-          { environment, secretPath },
-          ability,
-          source,
-          query.expandSecretReferences,
+        return withValue(
+          visibleValue(secret, { environment, secretPath }, ability, source, query.expandSecretReferences),
+          (value) => toSecretRead(secret, placeOf, { hidden: false, value }),
         );
-        return toSecretRead(secret, placeOf, { hidden: false, value });
       }),
     ),
     importResults(groups, ability, source, query),

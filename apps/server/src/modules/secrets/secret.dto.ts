@@ -11,6 +11,16 @@ const metadataDto = (entries: readonly MetadataEntry[], hidden: boolean) =>
     isEncrypted: m.isEncrypted,
   }));
 
+/** An ISO timestamp as the database sent it (see secret.repository.ts), else formatted here. */
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const isoOf = (value: Date | string) => (typeof value === "string" && ISO_UTC.test(value) ? value : toIso(value));
+
+const actorOf = (secret: PlainSecret) =>
+  secret.actorId ? { actorId: secret.actorId, actorType: secret.actorType ?? "identity" } : null;
+
+const tagsDto = (secret: PlainSecret) =>
+  secret.tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color, name: t.slug }));
+
 /** The raw secret (reference §1.9) with `value` as given (already masked or expanded by the caller). */
 export const toSecretRaw = (secret: PlainSecret, place: Place, value: string): SecretRaw => ({
   id: secret.id,
@@ -25,23 +35,42 @@ export const toSecretRaw = (secret: PlainSecret, place: Place, value: string): S
   secretReminderNote: secret.reminderNote,
   secretReminderRepeatDays: secret.reminderRepeatDays,
   skipMultilineEncoding: secret.skipMultilineEncoding,
-  createdAt: toIso(secret.createdAt),
-  updatedAt: toIso(secret.updatedAt),
-  actor: secret.actorId ? { actorId: secret.actorId, actorType: secret.actorType ?? "identity" } : null,
+  createdAt: isoOf(secret.createdAt),
+  updatedAt: isoOf(secret.updatedAt),
+  actor: actorOf(secret),
   isRotatedSecret: false,
   rotationId: null,
 });
 
-/** What list and get-by-name return: hidden values read as the mask. */
+/**
+ * What list and get-by-name return: hidden values read as the mask. Built as one literal in the
+ * key order of toSecretRaw (lists build hundreds of these per request).
+ */
 export const toSecretRead = (
   secret: PlainSecret,
   place: Place,
   view: { hidden: boolean; value?: string },
 ): SecretRead => ({
-  ...toSecretRaw(secret, place, view.hidden ? SECRET_VALUE_HIDDEN_MASK : (view.value ?? secret.value())),
+  id: secret.id,
+  _id: secret.id,
+  workspace: place.projectId,
+  environment: place.environment,
+  version: secret.version,
+  type: secret.type,
+  secretKey: secret.key,
+  secretValue: view.hidden ? SECRET_VALUE_HIDDEN_MASK : (view.value ?? secret.value()),
+  secretComment: secret.comment,
+  secretReminderNote: secret.reminderNote,
+  secretReminderRepeatDays: secret.reminderRepeatDays,
+  skipMultilineEncoding: secret.skipMultilineEncoding,
+  createdAt: isoOf(secret.createdAt),
+  updatedAt: isoOf(secret.updatedAt),
+  actor: actorOf(secret),
+  isRotatedSecret: false,
+  rotationId: null,
   secretValueHidden: view.hidden,
   secretPath: place.secretPath,
-  tags: secret.tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color, name: t.slug })),
+  tags: tagsDto(secret),
   secretMetadata: metadataDto(secret.metadata, view.hidden),
 });
 
@@ -50,15 +79,22 @@ export const toImportedSecret = (
   secret: PlainSecret,
   environment: string,
   view: { hidden: boolean; value?: string },
-) => {
-  const {
-    createdAt: _c,
-    updatedAt: _u,
-    ...raw
-  } = toSecretRaw(
-    secret,
-    { projectId: "", environment, secretPath: "" },
-    view.hidden ? SECRET_VALUE_HIDDEN_MASK : (view.value ?? secret.value()),
-  );
-  return { ...raw, secretValueHidden: view.hidden, secretMetadata: metadataDto(secret.metadata, view.hidden) };
-};
+) => ({
+  id: secret.id,
+  _id: secret.id,
+  workspace: "",
+  environment,
+  version: secret.version,
+  type: secret.type,
+  secretKey: secret.key,
+  secretValue: view.hidden ? SECRET_VALUE_HIDDEN_MASK : (view.value ?? secret.value()),
+  secretComment: secret.comment,
+  secretReminderNote: secret.reminderNote,
+  secretReminderRepeatDays: secret.reminderRepeatDays,
+  skipMultilineEncoding: secret.skipMultilineEncoding,
+  actor: actorOf(secret),
+  isRotatedSecret: false,
+  rotationId: null,
+  secretValueHidden: view.hidden,
+  secretMetadata: metadataDto(secret.metadata, view.hidden),
+});

@@ -1,4 +1,5 @@
-import { sql, type Transaction } from "kysely";
+import { CompiledQuery, sql, type Transaction } from "kysely";
+import { batchedLookup } from "../../db/batched-lookup";
 import type { Database } from "../../db/database";
 import type { DB } from "../../db/schema";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
@@ -26,11 +27,12 @@ export type SecretRow = {
   tags: TagRef[];
 };
 
-export const ROW_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
+const ROW_COLUMNS_SQL = `s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
   s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
   s.created_at, s.updated_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
     from secret_tag_links l join secret_tags t on t.id = l.tag_id where l.secret_id = s.id), '[]'::json) as tags`;
+export const ROW_COLUMNS = sql.raw(ROW_COLUMNS_SQL);
 
 /**
  * The environment and the folder at a path (null when a segment is missing), in one round trip;
@@ -43,9 +45,12 @@ export const resolveFolder = async (db: Database, projectId: string, environment
   return rows[0];
 };
 
-const PLAIN_COLUMNS = sql`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value,
+/** Timestamps leave as the ISO strings the API sends (milliseconds, UTC), not as Dates to format again. */
+const isoColumn = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const PLAIN_COLUMNS = sql.raw(`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value,
   s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id,
-  s.actor_type, s.created_at, s.updated_at`;
+  s.actor_type, ${isoColumn("s.created_at")} as created_at, ${isoColumn("s.updated_at")} as updated_at`);
 
 /**
  * The shared secrets of some folders (with their tags), by folder then key. The tags of all the
@@ -72,9 +77,72 @@ export const listSecretsOfFolders = async (db: Database, folderIds: readonly str
 
 export type FolderAndSecret = { env_id: string; env_slug: string; folder_id: string | null; secret?: SecretRow };
 
+/** What the permission lookup needs of the project (authz's ProjectKey). */
+export type ProjectOfGet = { id: string; org_id: string; type: string; permission_version: string };
+
+/** A get by name: the project (undefined when missing) and, when the environment exists, the place. */
+export type SecretAtPath = { project?: ProjectOfGet; place?: FolderAndSecret };
+
+type PlaceRow = SecretRow & {
+  p_id: string;
+  p_org_id: string;
+  p_type: string;
+  p_permission_version: string;
+  env_id: string | null;
+  env_slug: string | null;
+  at_folder_id: string | null;
+};
+
+const PLACE_SELECT = `p.id as p_id, p.org_id as p_org_id, p.type as p_type, p.permission_version as p_permission_version,
+      e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS_SQL}`;
+const PLACE_JOINS = `left join environments e on e.project_id = p.id and e.slug = q.env
+    left join lateral (select secret_folder_at(e.id, q.path) as folder_id) place on true
+    left join secrets s on s.folder_id = place.folder_id and s.key = q.key and s.type = 'shared'`;
+
 /**
- * A get by name in one round trip: the environment, the folder at a path (null when missing) and
- * the shared secret of that key in it; undefined when the environment does not exist.
+ * Many gets by name in one statement of fixed text (one prepared plan): for each lookup the project
+ * row, the environment, the folder at the path (null when a segment is missing) and the shared
+ * secret of that key in it; no row when the project does not exist.
+ */
+const secretsAtPaths = (db: Database, lookups: readonly string[]) => {
+  const parts = lookups.map((l) => l.split("\u0000"));
+  return db
+    .executeQuery<PlaceRow & { n: string | number; lookup: string }>(
+      CompiledQuery.raw(
+        `select q.n, ${PLACE_SELECT}
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as q(project_id, env, path, key, n)
+    join projects p on p.id = q.project_id
+    ${PLACE_JOINS}`,
+        [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]), parts.map((p) => p[3])],
+      ),
+    )
+    .then(({ rows }) => {
+      // Each row names its lookup by its position in the batch; tagged in place, not copied.
+      for (const row of rows) row.lookup = lookups[Number(row.n) - 1]!;
+      return rows;
+    });
+};
+const batchedSecretAtPath = batchedLookup(secretsAtPaths, (row) => row.lookup);
+
+const findSecretAtPathAlone = async (
+  db: Database,
+  projectId: string,
+  environment: string,
+  path: string,
+  key: string,
+): Promise<PlaceRow | undefined> => {
+  const { rows } = await sql<PlaceRow>`
+    select ${sql.raw(PLACE_SELECT)}
+    from (select ${projectId}::uuid as project_id, ${environment}::text as env, ${path}::text as path, ${key}::text as key) q
+    join projects p on p.id = q.project_id
+    ${sql.raw(PLACE_JOINS)}`.execute(db);
+  return rows[0];
+};
+
+/**
+ * A get by name in one round trip, shared with the other gets of the same event-loop turn: the
+ * project's row for the permission check together with the place and the secret, which callers
+ * read only once that check has passed. `projectId` must be a UUID.
  */
 export const findSecretAtPath = async (
   db: Database,
@@ -82,17 +150,24 @@ export const findSecretAtPath = async (
   environment: string,
   path: string,
   key: string,
-): Promise<FolderAndSecret | undefined> => {
-  const { rows } = await sql<SecretRow & { env_id: string; env_slug: string; at_folder_id: string | null }>`
-    select e.id as env_id, e.slug as env_slug, place.folder_id as at_folder_id, ${ROW_COLUMNS}
-    from environments e
-    cross join lateral (select secret_folder_at(e.id, ${path}) as folder_id) place
-    left join secrets s on s.folder_id = place.folder_id and s.key = ${key} and s.type = 'shared'
-    where e.project_id = ${projectId} and e.slug = ${environment}`.execute(db);
-  const row = rows[0];
-  if (!row) return undefined;
-  const { env_id, env_slug, at_folder_id, ...secret } = row;
-  return { env_id, env_slug, folder_id: at_folder_id, ...(secret.id ? { secret } : {}) };
+): Promise<SecretAtPath> => {
+  const parts = [projectId, environment, path, key];
+  // NUL separates the parts of a batch key (and PostgreSQL refuses it in text): such a lookup goes alone,
+  // so it can neither alias another key nor fail the batch of other requests.
+  const row = parts.some((p) => p.includes("\u0000"))
+    ? await findSecretAtPathAlone(db, projectId, environment, path, key)
+    : await batchedSecretAtPath(db, parts.join("\u0000"));
+  if (!row) return {};
+  // The row is the secret row too (its extra columns are never read as such): no copy per request.
+  const project = {
+    id: row.p_id,
+    org_id: row.p_org_id,
+    type: row.p_type,
+    permission_version: row.p_permission_version,
+  };
+  if (row.env_id === null || row.env_slug === null) return { project };
+  const place = { env_id: row.env_id, env_slug: row.env_slug, folder_id: row.at_folder_id };
+  return { project, place: row.id ? { ...place, secret: row } : place };
 };
 
 export const findSecretByKey = async (db: Database, folderId: string, key: string, lock = false) => {

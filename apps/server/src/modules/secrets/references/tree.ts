@@ -27,10 +27,10 @@ const slugs = (secret: { tags: { slug: string }[] }) => secret.tags.map((t) => t
 /** The project, the caller's ability and the secret a tree starts from (404 for a missing folder or secret). */
 const rootOf = async (ctx: RequestContext, name: string, query: TreeQuery) => {
   const { project, ability } = await requireProjectPermission(ctx, query);
-  const found = await findSecretAtPath(ctx.deps.db, project.id, query.environment, query.secretPath, name);
-  if (!found?.folder_id) throw folderPathNotFound(query.secretPath, query.environment);
-  if (!found.secret) throw new NotFoundError(`Secret with name '${name}' not found`);
-  return { project, ability, row: found.secret };
+  const { place } = await findSecretAtPath(ctx.deps.db, project.id, query.environment, query.secretPath, name);
+  if (!place?.folder_id) throw folderPathNotFound(query.secretPath, query.environment);
+  if (!place.secret) throw new NotFoundError(`Secret with name '${name}' not found`);
+  return { project, ability, row: place.secret };
 };
 
 /**
