@@ -11,6 +11,7 @@ import * as m0010 from "./0010-secrets";
 import * as m0012 from "./0012-pki-enrollment";
 import * as m0017 from "./0017-workload-logins";
 import * as m0018 from "./0018-kms";
+import * as m0021 from "./0021-runtime";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   "0012-pki-enrollment": m0012,
   "0017-workload-logins": m0017,
   "0018-kms": m0018,
+  "0021-runtime": m0021,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };
