@@ -47,6 +47,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
+  app.use(deps.lifecycle.middleware);
   app.use(requestId);
   app.use(requestLog(deps.logger));
   // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.

@@ -37,6 +37,14 @@ const EnvSchema = z.object({
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** PostgreSQL connections per process (each cluster worker has its own pool). */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** How long a request waits for a database connection before it is answered 503. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  /** Longest a single SQL statement may run (PostgreSQL statement_timeout); past it the request is a 503. 0: no bound. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Leases one dynamic secret may have at once (counting those still being revoked). */

@@ -1,0 +1,56 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { createApp } from "../app";
+import { buildDeps } from "../deps";
+import type { Env } from "../env";
+import { createHttpServer } from "../http/server";
+import { startJobs } from "../jobs";
+
+const IDLE_GRACE_MS = 500;
+
+/**
+ * One serving process: the whole server when WORKERS is 1, else one cluster worker. On SIGTERM it
+ * turns unready, answers with `Connection: close`, closes idle sockets, lets in-flight requests
+ * finish (up to SHUTDOWN_TIMEOUT_MS), and only then stops its jobs and closes the database.
+ */
+export const runServer = async (env: Env) => {
+  const { deps, handle } = await buildDeps(env);
+  const server = createHttpServer(createApp(deps), env);
+  const stopJobs = startJobs(deps);
+
+  server.listen(env.PORT, env.HOST, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : env.PORT;
+    deps.logger.info({ port, host: env.HOST, database: deps.dbKind, pid: process.pid }, "keyward listening");
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.lifecycle.drain();
+    deps.logger.info({ signal, inFlight: deps.lifecycle.inFlight() }, "shutting down: finishing in-flight requests");
+    const jobsStopped = stopJobs();
+    const force = setTimeout(() => {
+      deps.logger.warn({ inFlight: deps.lifecycle.inFlight() }, "shutdown timeout: closing remaining connections");
+      server.closeAllConnections();
+    }, env.SHUTDOWN_TIMEOUT_MS);
+    // A request already on its way over a keep-alive socket is answered (with Connection: close)
+    // rather than cut by closing that socket under it; then idle sockets are closed, and a socket
+    // busy now closes after its response.
+    await sleep(Math.min(IDLE_GRACE_MS, env.SHUTDOWN_TIMEOUT_MS));
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_GRACE_MS);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(force);
+    // A handler whose socket was cut may still be running its queries: a moment for it to end.
+    await Promise.race([deps.lifecycle.idle(), sleep(1_000)]);
+    await jobsStopped;
+    deps.targetPools.clear();
+    await handle.close();
+    deps.logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+};
