@@ -1,3 +1,4 @@
+import { Server } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApp } from "../app";
 import { buildDeps } from "../deps";
@@ -34,12 +35,14 @@ export const runServer = async (env: Env) => {
       deps.logger.warn({ inFlight: deps.lifecycle.inFlight() }, "shutdown timeout: closing remaining connections");
       server.closeAllConnections();
     }, env.SHUTDOWN_TIMEOUT_MS);
-    // A request already on its way over a keep-alive socket is answered (with Connection: close)
-    // rather than cut by closing that socket under it; then idle sockets are closed, and a socket
-    // busy now closes after its response.
+    // Stop accepting at once, but without node's http close(), which also closes idle keep-alive
+    // sockets at once: a request already on its way over one would be cut. It gets its answer (with
+    // Connection: close) during a short grace; then idle sockets are closed, and a busy one closes
+    // after its response.
+    const closed = new Promise<void>((resolve) => Server.prototype.close.call(server, () => resolve()));
     await sleep(Math.min(IDLE_GRACE_MS, env.SHUTDOWN_TIMEOUT_MS));
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_GRACE_MS);
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_GRACE_MS / 2);
     await closed;
     clearInterval(sweep);
     clearTimeout(force);
