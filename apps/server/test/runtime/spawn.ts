@@ -18,8 +18,9 @@ export type Spawned = {
   /** Every log line the server wrote so far (JSON lines on stdout). */
   logs: () => string[];
   client: (token?: string) => ReturnType<typeof createKeywardClient>;
-  /** The instance admin token (the server is bootstrapped once it answers). */
+  /** The instance admin token (the server is bootstrapped once it answers) and its organization. */
   rootToken: string;
+  orgId: string;
 };
 
 /** The server as an operator runs it (src/main.ts), with its log captured, bootstrapped. */
@@ -75,6 +76,7 @@ export const spawnKeyward = async (env: Record<string, string>): Promise<Spawned
     logs: () => [...lines],
     client,
     rootToken: boot.body.identity.credentials.token,
+    orgId: boot.body.organization.id,
   };
 };
 

@@ -1,0 +1,92 @@
+import { execFileSync } from "node:child_process";
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../services/debian";
+import { expectOk } from "../helpers/tenant";
+import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres";
+import { spawnKeyward, stopKeyward, type Spawned } from "./spawn";
+
+let postgres: PrivatePostgres;
+let server: Spawned;
+
+beforeAll(async () => {
+  postgres = await startPrivatePostgres();
+  server = await spawnKeyward({ DATABASE_URL: postgres.url, WORKERS: "2", SHUTDOWN_TIMEOUT_MS: "5000" });
+}, 180_000);
+
+afterAll(async () => {
+  if (server) await stopKeyward(server);
+  postgres?.destroy();
+});
+
+const workerPids = () =>
+  execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid="])
+    .toString()
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+
+/** A request on a connection of its own, so the primary hands consecutive requests to alternating workers. */
+const getOnNewConnection = (path: string, token: string) =>
+  new Promise<number>((resolve, reject) => {
+    request(
+      { host: "127.0.0.1", port: server.port, path, agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    )
+      .on("error", reject)
+      .end();
+  });
+
+describe("WORKERS=2 on PostgreSQL", () => {
+  it("serves from two worker processes and a revoked token stops working in both within a second", async () => {
+    expect(workerPids()).toHaveLength(2);
+    const root = server.client(server.rootToken);
+    const { identity } = expectOk(
+      await root.identities.create({
+        body: { name: "revoked-everywhere", organizationId: server.orgId, role: "admin" },
+      }),
+    );
+    expectOk(await root.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
+    const { accessToken } = expectOk(
+      await root.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }),
+    );
+    const path = `/api/v1/identities/${identity.id}`;
+    // Both workers authenticate (and cache) the token.
+    for (let i = 0; i < 8; i++) expect(await getOnNewConnection(path, accessToken)).toBe(200);
+    expectOk(await server.client().accessTokens.revoke({ body: { accessToken } }));
+    const revokedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1_100 - (Date.now() - revokedAt))));
+    const after = [];
+    for (let i = 0; i < 8; i++) after.push(await getOnNewConnection(path, accessToken));
+    expect(after).toEqual(Array(8).fill(401));
+  }, 60_000);
+
+  it("replaces a worker that dies", async () => {
+    const before = workerPids();
+    process.kill(before[0]!, "SIGKILL");
+    await waitFor(
+      "a replacement worker",
+      () => {
+        const now = workerPids();
+        return now.length === 2 && !now.includes(before[0]!);
+      },
+      30_000,
+    );
+    await waitFor("both workers serving", async () => (await getOnNewConnection("/api/status", "")) === 200, 30_000);
+    for (let i = 0; i < 6; i++) expect(await getOnNewConnection("/api/status", "")).toBe(200);
+  }, 60_000);
+
+  it("drains every worker on SIGTERM and exits cleanly within the shutdown timeout", async () => {
+    const pids = workerPids();
+    const started = Date.now();
+    server.child.kill("SIGTERM");
+    const [code] = await server.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5_000 + 5_000);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  }, 60_000);
+});
