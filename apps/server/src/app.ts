@@ -6,6 +6,7 @@ import type { AppDeps } from "./context";
 import { authMiddleware } from "./http/authenticate";
 import { errorHandler, notFoundHandler } from "./http/error-handler";
 import { requestLog } from "./lib/logger";
+import { requestMetrics } from "./lib/metrics";
 import { requestId } from "./http/request-id";
 import { wellFormedStrings } from "./http/well-formed";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
@@ -48,6 +49,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.set("etag", false);
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
   app.use(deps.lifecycle.middleware);
+  app.use(requestMetrics(deps.metrics));
   app.use(requestId);
   app.use(requestLog(deps.logger));
   // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.

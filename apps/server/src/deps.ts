@@ -6,6 +6,7 @@ import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/databas
 import type { Env } from "./env";
 import { createLogger } from "./lib/logger";
 import { createLifecycle } from "./http/lifecycle";
+import { createMetrics } from "./lib/metrics";
 import { createTokenCache } from "./modules/access-tokens/token-cache";
 import { allJobs } from "./jobs";
 import { resolveTemplate } from "./modules/project-templates/project-template.apply";
@@ -53,6 +54,7 @@ export const buildDeps = async (
     ping: handle.ping,
     dbHealth: handle.health,
     lifecycle: createLifecycle(),
+    metrics: createMetrics(handle.poolStats),
     tokenCache: createTokenCache<AuthenticatedToken>(clock.now),
     abilityCache: createAbilityCache(),
     projectIdCache: createProjectIdCache(),

@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Port of the Prometheus `GET /metrics` listener; unset: no metrics listener. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */
+  METRICS_HOST: z.string().default("127.0.0.1"),
   /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** PostgreSQL connections per process (each cluster worker has its own pool). */

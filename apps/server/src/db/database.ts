@@ -8,6 +8,7 @@ import { PGliteDialect } from "./pglite-dialect";
 import { migrationProvider } from "./migrations";
 import type { DB } from "./schema";
 import type { Logger } from "../lib/logger";
+import type { PoolStats } from "../lib/metrics";
 import { createDbHealth, isDatabaseUnavailable, type DbHealth } from "./health";
 
 export type Database = Kysely<DB>;
@@ -20,6 +21,8 @@ export type DatabaseHandle = {
   ping: () => Promise<boolean>;
   /** The last known state of the database (an outage is logged once, not per request). */
   health: DbHealth;
+  /** Open, idle and awaited connections of the PostgreSQL pool (undefined on PGlite). */
+  poolStats: () => PoolStats | undefined;
   close: () => Promise<void>;
 };
 
@@ -161,6 +164,7 @@ export const openDatabase = async ({
       kind: "postgres",
       ping: () => pingDb(db),
       health,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: async () => {
         health.closed();
         await db.destroy();
@@ -180,6 +184,7 @@ export const openDatabase = async ({
       kind: "pglite",
       ping: () => pingDb(db),
       health,
+      poolStats: () => undefined,
       close: async () => {
         health.closed();
         await db.destroy();

@@ -2,6 +2,8 @@ import cluster, { type Worker } from "node:cluster";
 import { migrateToLatest, openDatabase } from "../db/database";
 import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
+import { AggregatorRegistry } from "prom-client";
+import { startMetricsServer } from "../http/metrics-server";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
@@ -43,11 +45,20 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
     else fork();
   });
   for (let i = 0; i < count; i++) fork();
+  const aggregator = new AggregatorRegistry();
+  const metricsServer =
+    env.METRICS_PORT !== undefined
+      ? startMetricsServer(env.METRICS_PORT, env.METRICS_HOST, logger, async () => ({
+          contentType: aggregator.contentType,
+          body: await aggregator.clusterMetrics(),
+        }))
+      : undefined;
 
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down workers");
+    metricsServer?.close();
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     if (workers.length === 0) process.exit(0);
     for (const worker of workers) worker.process.kill(signal);

@@ -1,10 +1,13 @@
+import cluster from "node:cluster";
 import { Server } from "node:net";
+import { AggregatorRegistry } from "prom-client";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApp } from "../app";
 import { buildDeps } from "../deps";
 import type { Env } from "../env";
 import { createHttpServer } from "../http/server";
 import { startJobs } from "../jobs";
+import { startMetricsServer } from "../http/metrics-server";
 
 const IDLE_GRACE_MS = 500;
 
@@ -17,6 +20,19 @@ export const runServer = async (env: Env) => {
   const { deps, handle } = await buildDeps(env);
   const server = createHttpServer(createApp(deps), env);
   const stopJobs = startJobs(deps);
+  // In a cluster the primary collects this registry over IPC and serves the sum.
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([deps.metrics.registry]);
+    // Constructing one is what makes prom-client answer the primary's metric requests in a worker.
+    new AggregatorRegistry();
+  }
+  const metricsServer =
+    env.METRICS_PORT !== undefined && cluster.isPrimary
+      ? startMetricsServer(env.METRICS_PORT, env.METRICS_HOST, deps.logger, async () => ({
+          contentType: deps.metrics.registry.contentType,
+          body: await deps.metrics.registry.metrics(),
+        }))
+      : undefined;
 
   server.listen(env.PORT, env.HOST, () => {
     const address = server.address();
@@ -31,6 +47,7 @@ export const runServer = async (env: Env) => {
     deps.lifecycle.drain();
     deps.logger.info({ signal, inFlight: deps.lifecycle.inFlight() }, "shutting down: finishing in-flight requests");
     const jobsStopped = stopJobs();
+    metricsServer?.close();
     const force = setTimeout(() => {
       deps.logger.warn({ inFlight: deps.lifecycle.inFlight() }, "shutdown timeout: closing remaining connections");
       server.closeAllConnections();

@@ -1,17 +1,24 @@
 import { execFileSync } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitFor } from "../services/debian";
+import { freePort, waitFor } from "../services/debian";
 import { expectOk } from "../helpers/tenant";
 import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres";
 import { spawnKeyward, stopKeyward, type Spawned } from "./spawn";
 
 let postgres: PrivatePostgres;
 let server: Spawned;
+let metricsPort: number;
 
 beforeAll(async () => {
   postgres = await startPrivatePostgres();
-  server = await spawnKeyward({ DATABASE_URL: postgres.url, WORKERS: "2", SHUTDOWN_TIMEOUT_MS: "5000" });
+  metricsPort = await freePort();
+  server = await spawnKeyward({
+    DATABASE_URL: postgres.url,
+    WORKERS: "2",
+    SHUTDOWN_TIMEOUT_MS: "5000",
+    METRICS_PORT: String(metricsPort),
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -19,13 +26,15 @@ afterAll(async () => {
   postgres?.destroy();
 });
 
+/** The primary's node children (tsx's esbuild service is a child too, and not a worker). */
 const workerPids = () =>
-  execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid="])
+  execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid=,comm="])
     .toString()
     .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, command]) => command === "node")
+    .map(([pid]) => Number(pid));
 
 /** A request on a connection of its own, so the primary hands consecutive requests to alternating workers. */
 const getOnNewConnection = (path: string, token: string) =>
@@ -63,6 +72,30 @@ describe("WORKERS=2 on PostgreSQL", () => {
     const after = [];
     for (let i = 0; i < 8; i++) after.push(await getOnNewConnection(path, accessToken));
     expect(after).toEqual(Array(8).fill(401));
+  }, 60_000);
+
+  it("serves Prometheus metrics summed over the workers, by route template, without ids or tokens", async () => {
+    const root = server.client(server.rootToken);
+    const { identity } = expectOk(
+      await root.identities.create({ body: { name: "counted", organizationId: server.orgId, role: "no-access" } }),
+    );
+    const path = `/api/v1/identities/${identity.id}`;
+    for (let i = 0; i < 10; i++) expect(await getOnNewConnection(path, server.rootToken)).toBe(200);
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const line = text
+      .split("\n")
+      .find((l) =>
+        l.startsWith('keyward_http_requests_total{route="/api/v1/identities/:identityId",method="GET",status="200"}'),
+      );
+    expect(Number(line?.split(" ").at(-1))).toBeGreaterThanOrEqual(10);
+    expect(text).toContain("keyward_http_request_duration_seconds_bucket");
+    expect(text).toMatch(/keyward_db_pool_connections\{state="total"\} \d+/);
+    expect(text).toContain("keyward_lease_revocation_lag_seconds");
+    expect(text).not.toContain(identity.id);
+    expect(text).not.toContain(server.rootToken);
+    expect((await fetch(`${server.baseUrl}/metrics`)).status).toBe(404);
   }, 60_000);
 
   it("replaces a worker that dies", async () => {
