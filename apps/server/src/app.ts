@@ -8,6 +8,7 @@ import { errorHandler, notFoundHandler } from "./http/error-handler";
 import { requestLog } from "./lib/logger";
 import { requestMetrics } from "./lib/metrics";
 import { requestId } from "./http/request-id";
+import { rateLimits } from "./http/rate-limit";
 import { wellFormedStrings } from "./http/well-formed";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token/token-auth.router";
@@ -52,6 +53,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(requestMetrics(deps.metrics));
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  app.use(rateLimits(deps));
   // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
   app.use(["/api/v3/secrets", "/api/v4/secrets"], express.json({ limit: "16mb" }));
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.

@@ -37,6 +37,14 @@ const EnvSchema = z.object({
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Length of a rate-limit window; each limit below counts requests per client IP per window. */
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Logins (every auth method, and gateway login) per client IP per window; 0: no limit. */
+  RATE_LIMIT_LOGIN: z.coerce.number().int().min(0).default(600),
+  /** Token renewals and revocations per client IP per window; 0: no limit. */
+  RATE_LIMIT_TOKEN: z.coerce.number().int().min(0).default(600),
+  /** Secret reads (v3 raw and v4) per client IP per window; 0 (the default): no limit, no write per read. */
+  RATE_LIMIT_SECRET_READ: z.coerce.number().int().min(0).default(0),
   /** Port of the Prometheus `GET /metrics` listener; unset: no metrics listener. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */

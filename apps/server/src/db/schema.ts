@@ -7,6 +7,7 @@ import type { PkiTables } from "./tables/pki";
 import type { PrivilegeTables } from "./tables/privileges";
 import type { SecretTables } from "./tables/secrets";
 import type { KmsTables } from "./tables/kms";
+import type { RuntimeTables } from "./tables/runtime";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -22,4 +23,5 @@ export interface DB
     PkiTables,
     PrivilegeTables,
     SecretTables,
-    KmsTables {}
+    KmsTables,
+    RuntimeTables {}

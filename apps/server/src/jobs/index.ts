@@ -2,9 +2,10 @@ import type { AppDeps } from "../context";
 import type { Job } from "./job";
 import { certificateRenewalJob } from "./certificate-renewal";
 import { leaseRevocationJob } from "./lease-revocation";
+import { rateLimitSweepJob } from "./rate-limit-sweep";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
-export const allJobs = (): Job[] => [leaseRevocationJob, certificateRenewalJob];
+export const allJobs = (): Job[] => [leaseRevocationJob, certificateRenewalJob, rateLimitSweepJob];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */
 export const startJobs = (deps: AppDeps, names?: string[]) => {

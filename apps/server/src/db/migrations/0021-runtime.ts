@@ -2,12 +2,21 @@ import type { Kysely } from "kysely";
 import { runStatements } from "./run-sql";
 
 /**
+ * Fixed-window rate-limit counters shared by every worker and instance (one row per limit, client IP
+ * and window; old windows are swept by a job).
+ *
  * secret_folder_at as a PL/pgSQL loop: one cached index lookup per segment. The recursive CTE it
  * replaces cost about 8-12 ms for a 255-segment path on PGlite (3-4x the loop), and PGlite's single
  * connection makes every other request wait for it.
  */
 export const up = (db: Kysely<unknown>) =>
   runStatements(db, [
+    `create table rate_limit_counters (
+      key text not null,
+      window_start timestamptz not null,
+      hits integer not null,
+      primary key (key, window_start))`,
+    `create index rate_limit_counters_window_start_idx on rate_limit_counters (window_start)`,
     `create or replace function secret_folder_at(p_env uuid, p_path text) returns uuid language plpgsql stable as $$
       declare
         current_id uuid;
@@ -26,6 +35,7 @@ export const up = (db: Kysely<unknown>) =>
 
 export const down = (db: Kysely<unknown>) =>
   runStatements(db, [
+    "drop table rate_limit_counters",
     `create or replace function secret_folder_at(p_env uuid, p_path text) returns uuid language sql stable as $$
       with recursive segments as (
         select s.name, s.depth::int as depth
