@@ -9,7 +9,7 @@ import { createHttpServer } from "../http/server";
 import { startJobs } from "../jobs";
 import { startMetricsServer } from "../http/metrics-server";
 
-const IDLE_GRACE_MS = 500;
+const IDLE_GRACE_MS = 1_000;
 
 /**
  * One serving process: the whole server when WORKERS is 1, else one cluster worker. On SIGTERM it

@@ -81,9 +81,17 @@ describe("WORKERS=2 on PostgreSQL", () => {
     );
     const path = `/api/v1/identities/${identity.id}`;
     for (let i = 0; i < 10; i++) expect(await getOnNewConnection(path, server.rootToken)).toBe(200);
-    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-    expect(res.status).toBe(200);
-    const text = await res.text();
+    // The primary asks every worker over IPC; on a starved machine one may miss prom-client's 5 s bound.
+    let text = "";
+    await waitFor(
+      "aggregated metrics",
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+        text = await res.text();
+        return res.status === 200;
+      },
+      30_000,
+    );
     const line = text
       .split("\n")
       .find((l) =>
