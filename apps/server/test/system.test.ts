@@ -66,10 +66,15 @@ describe("database outage", () => {
       const status = await app.client().system.status();
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ status: "ok", ready: false });
-      const res = await root.projects.create({ body: { projectName: "during-outage" } });
+      // Raw fetch: the typed client's contract does not declare 503.
+      const res = await fetch(`${app.baseUrl}/api/v1/projects`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.rootToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ projectName: "during-outage" }),
+      });
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("2");
-      expect(res.body).toEqual({
+      expect(await res.json()).toEqual({
         reqId: expect.stringMatching(/^req-/),
         statusCode: 503,
         error: "ServiceUnavailable",

@@ -27,11 +27,7 @@ export const commonResponses = {
   413: ErrorBodySchema,
   415: ErrorBodySchema,
   422: ErrorBodySchema,
-  /** A rate limit was reached; `Retry-After` says when to try again. */
-  429: ErrorBodySchema,
   500: ErrorBodySchema,
-  /** The database could not be reached or did not answer in time; `Retry-After` says when to retry. */
-  503: ErrorBodySchema,
 } as const;
 
 /** Timestamps leave the server as ISO 8601 strings. */
