@@ -6,7 +6,9 @@ import type { AppDeps } from "./context";
 import { authMiddleware } from "./http/authenticate";
 import { errorHandler, notFoundHandler } from "./http/error-handler";
 import { requestLog } from "./lib/logger";
+import { requestMetrics } from "./lib/metrics";
 import { requestId } from "./http/request-id";
+import { rateLimits } from "./http/rate-limit";
 import { wellFormedStrings } from "./http/well-formed";
 import { webConsole } from "./http/web-console";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
@@ -54,8 +56,11 @@ export const createApp = (deps: AppDeps): Express => {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
+  app.use(deps.lifecycle.middleware);
+  app.use(requestMetrics(deps.metrics));
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  app.use(rateLimits(deps));
   // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
   app.use(["/api/v3/secrets", "/api/v4/secrets"], express.json({ limit: "16mb" }));
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.

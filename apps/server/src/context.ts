@@ -1,5 +1,8 @@
 import type { Database, DatabaseKind } from "./db/database";
 import type { Env } from "./env";
+import type { DbHealth } from "./db/health";
+import type { Lifecycle } from "./http/lifecycle";
+import type { Metrics } from "./lib/metrics";
 import type { Logger } from "./lib/logger";
 import type { TokenCache } from "./modules/access-tokens/token-cache";
 import type { SecretBox } from "./crypto/envelope";
@@ -45,6 +48,12 @@ export type AppDeps = {
   logger: Logger;
   secretBox: SecretBox;
   ping: () => Promise<boolean>;
+  /** The database's last known state: the status route and the error handler read it. */
+  dbHealth: DbHealth;
+  /** Draining on shutdown, and the requests still in flight. */
+  lifecycle: Lifecycle;
+  /** Prometheus metrics of this process (served on METRICS_PORT). */
+  metrics: Metrics;
   tokenCache: TokenCache<AuthenticatedToken>;
   /** Built abilities per (identity, project), keyed by the project's permission version. */
   abilityCache: AbilityCache;

@@ -5,6 +5,8 @@ import { createSecretBox, loadRootKey } from "./crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/database";
 import type { Env } from "./env";
 import { createLogger } from "./lib/logger";
+import { createLifecycle } from "./http/lifecycle";
+import { createMetrics } from "./lib/metrics";
 import { createTokenCache } from "./modules/access-tokens/token-cache";
 import { allJobs } from "./jobs";
 import { resolveTemplate } from "./modules/project-templates/project-template.apply";
@@ -21,9 +23,23 @@ export const buildDeps = async (
   options: { dataDir?: string } = {},
 ): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
   const logger = createLogger(env.LOG_LEVEL);
-  const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: options.dataDir ?? env.DATA_DIR });
+  const dataDir = options.dataDir ?? env.DATA_DIR;
+  const handle = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir,
+    poolSize: env.DB_POOL_SIZE,
+    connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+    logger,
+  });
   try {
-    await migrateToLatest(handle.db);
+    if (env.DATABASE_URL) {
+      // Migrations on a large database may run longer than the statement bound requests get.
+      const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
+      await migrateToLatest(migrating.db).finally(() => migrating.close());
+    } else {
+      await migrateToLatest(handle.db);
+    }
   } catch (error) {
     await handle.close();
     throw error;
@@ -37,6 +53,9 @@ export const buildDeps = async (
     logger,
     secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
     ping: handle.ping,
+    dbHealth: handle.health,
+    lifecycle: createLifecycle(),
+    metrics: createMetrics(handle.poolStats),
     tokenCache: createTokenCache<AuthenticatedToken>(clock.now),
     abilityCache: createAbilityCache(),
     projectIdCache: createProjectIdCache(),

@@ -51,6 +51,26 @@ const EnvSchema = z.object({
   /** The longest wait between delivery attempts to a failing receiver (backoff doubles up to it). */
   AUDIT_STREAM_MAX_BACKOFF_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Length of a rate-limit window; each limit below counts requests per client IP per window. */
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Logins (every auth method, and gateway login) per client IP per window; 0: no limit. */
+  RATE_LIMIT_LOGIN: z.coerce.number().int().min(0).default(600),
+  /** Token renewals and revocations per client IP per window; 0: no limit. */
+  RATE_LIMIT_TOKEN: z.coerce.number().int().min(0).default(600),
+  /** Secret reads (v3 raw and v4) per client IP per window; 0 (the default): no limit, no write per read. */
+  RATE_LIMIT_SECRET_READ: z.coerce.number().int().min(0).default(0),
+  /** Port of the Prometheus `GET /metrics` listener; unset: no metrics listener. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */
+  METRICS_HOST: z.string().default("127.0.0.1"),
+  /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
+  WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** PostgreSQL connections per process (each cluster worker has its own pool). */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** How long a request waits for a database connection before it is answered 503. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
+  /** Longest a single SQL statement may run (PostgreSQL statement_timeout); past it the request is a 503. 0: no bound. */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Leases one dynamic secret may have at once (counting those still being revoked). */

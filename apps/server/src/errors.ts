@@ -1,5 +1,8 @@
 /** The error family: each carries its HTTP status and the `error` name of the spec's body. */
 export class AppError extends Error {
+  /** Sent as `Retry-After` (seconds) when set. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly statusCode: number,
     readonly errorName: string,
@@ -43,5 +46,12 @@ export class PermissionDeniedError extends AppError {
 export class PermissionBoundaryError extends AppError {
   constructor(message: string, missingPermissions: unknown[]) {
     super(403, "PermissionBoundaryError", message, { missingPermissions });
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, "TooManyRequests", "Too many requests; please retry later");
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

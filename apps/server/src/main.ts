@@ -1,13 +1,16 @@
-import { createApp } from "./app";
-import { buildDeps } from "./deps";
-import { loadEnv } from "./env";
-import { createHttpServer } from "./http/server";
-import { startJobs } from "./jobs";
+import cluster from "node:cluster";
+import { availableParallelism } from "node:os";
+import { loadEnv, type Env } from "./env";
+import { runPrimary } from "./runtime/primary";
+import { runServer } from "./runtime/worker";
 
 const fail = (message: string) => {
   process.stderr.write(`${message}\n`);
   process.exit(1);
 };
+
+/** PGlite is one file for one process: always one worker there. */
+const workerCount = (env: Env) => (env.DATABASE_URL ? (env.WORKERS ?? availableParallelism()) : 1);
 
 const main = async () => {
   let env;
@@ -16,37 +19,10 @@ const main = async () => {
   } catch (error) {
     return fail((error as Error).message);
   }
-  const { deps, handle } = await buildDeps(env);
-  const app = createApp(deps);
-  const server = createHttpServer(app, env);
-  const stopJobs = startJobs(deps);
-
-  server.listen(env.PORT, env.HOST, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address ? address.port : env.PORT;
-    deps.logger.info({ port, host: env.HOST, database: deps.dbKind }, "keyward listening");
-  });
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    deps.logger.info({ signal }, "shutting down: finishing in-flight requests");
-    const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_TIMEOUT_MS);
-    force.unref();
-    server.close(() => {
-      void (async () => {
-        await stopJobs();
-        deps.targetPools.clear();
-        await handle.close();
-        deps.logger.info("stopped");
-        process.exit(0);
-      })();
-    });
-    server.closeIdleConnections();
-  };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  const count = workerCount(env);
+  if (count > 1 && cluster.isPrimary && env.DATABASE_URL)
+    return runPrimary({ ...env, DATABASE_URL: env.DATABASE_URL }, count);
+  return runServer(env);
 };
 
 main().catch((error: unknown) =>

@@ -57,7 +57,7 @@ describe("system routes", () => {
 });
 
 describe("database outage", () => {
-  it("reports not ready and answers 500 without leaking the cause", async () => {
+  it("reports not ready and answers 503 with Retry-After without leaking the cause", async () => {
     const app = await startTestApp();
     const root = app.client(app.rootToken);
     expectOk(await root.identities.list({ query: {} }));
@@ -66,13 +66,19 @@ describe("database outage", () => {
       const status = await app.client().system.status();
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ status: "ok", ready: false });
-      const res = await root.projects.create({ body: { projectName: "during-outage" } });
-      expect(res.status).toBe(500);
-      expect(res.body).toEqual({
+      // Raw fetch: the typed client's contract does not declare 503.
+      const res = await fetch(`${app.baseUrl}/api/v1/projects`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.rootToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ projectName: "during-outage" }),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("2");
+      expect(await res.json()).toEqual({
         reqId: expect.stringMatching(/^req-/),
-        statusCode: 500,
-        error: "InternalServerError",
-        message: "Something went wrong",
+        statusCode: 503,
+        error: "ServiceUnavailable",
+        message: "The database is unavailable or did not answer in time; please retry shortly",
       });
     } finally {
       app.server.closeAllConnections();

@@ -7,6 +7,9 @@ import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
 import { migrationProvider } from "./migrations";
 import type { DB } from "./schema";
+import type { Logger } from "../lib/logger";
+import type { PoolStats } from "../lib/metrics";
+import { createDbHealth, isDatabaseUnavailable, type DbHealth } from "./health";
 
 export type Database = Kysely<DB>;
 export type DatabaseKind = "postgres" | "pglite";
@@ -16,6 +19,10 @@ export type DatabaseHandle = {
   kind: DatabaseKind;
   /** True when a trivial query answers; used by the readiness signal. */
   ping: () => Promise<boolean>;
+  /** The last known state of the database (an outage is logged once, not per request). */
+  health: DbHealth;
+  /** Open, idle and awaited connections of the PostgreSQL pool (undefined on PGlite). */
+  poolStats: () => PoolStats | undefined;
   close: () => Promise<void>;
 };
 
@@ -73,19 +80,58 @@ const statementName = (text: string): string | undefined => {
   return name ?? undefined;
 };
 
-const preparingPool = (pool: pg.Pool): PostgresPool => ({
+/**
+ * A client whose query failed because the server could not be reached (or did not answer in time)
+ * may be mid-protocol: every later query on it fails at once (so a transaction's rollback does not
+ * wait out a second timeout), and it is destroyed on release instead of going back to the pool.
+ */
+const preparingPool = (pool: pg.Pool, health: DbHealth): PostgresPool => ({
   connect: async (): Promise<PostgresPoolClient> => {
-    const client = await pool.connect();
-    const query = (text: string, values: unknown[]) => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) health.failed(error);
+      throw error;
+    }
+    let broken: unknown;
+    const query = async (text: string, values: unknown[]) => {
+      if (broken) throw broken;
       const name = statementName(text);
-      return client.query(name ? { name, text, values } : { text, values });
+      try {
+        const result = await client.query(name ? { name, text, values } : { text, values });
+        health.succeeded();
+        return result;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          // A statement cancelled by statement_timeout leaves a healthy connection; anything else does not.
+          // One slow statement is not an outage either.
+          if ((error as { code?: unknown }).code !== "57014") {
+            broken = error;
+            health.failed(error);
+          }
+        }
+        throw error;
+      }
     };
-    return { query: query as unknown as PostgresPoolClient["query"], release: () => client.release() };
+    return {
+      query: query as unknown as PostgresPoolClient["query"],
+      release: () => client.release(broken ? (broken as Error) : undefined),
+    };
   },
   end: () => pool.end(),
 });
 
-export type OpenDatabaseOptions = { databaseUrl?: string; dataDir?: string; poolSize?: number };
+export type OpenDatabaseOptions = {
+  databaseUrl?: string;
+  dataDir?: string;
+  poolSize?: number;
+  /** PostgreSQL: how long to wait for a pooled connection (or a new one) before failing. */
+  connectTimeoutMs?: number;
+  /** PostgreSQL: statement_timeout of every connection, and (one second later) the client's own bound; 0: none. */
+  statementTimeoutMs?: number;
+  logger?: Logger;
+};
 
 /**
  * PostgreSQL through pg when a URL is given; otherwise embedded PGlite, file-backed under dataDir
@@ -95,16 +141,34 @@ export const openDatabase = async ({
   databaseUrl,
   dataDir,
   poolSize = 10,
+  connectTimeoutMs = 3_000,
+  statementTimeoutMs = 5_000,
+  logger,
 }: OpenDatabaseOptions): Promise<DatabaseHandle> => {
+  const health = createDbHealth(logger);
   if (databaseUrl) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: poolSize,
+      connectionTimeoutMillis: connectTimeoutMs,
+      // Server-side first (a clean cancel); the client's bound catches a server that does not answer at all.
+      ...(statementTimeoutMs > 0
+        ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1_000 }
+        : {}),
+    });
     pool.on("error", () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool, health) }) });
+    health.setProbe(() => pingDb(db));
     return {
       db,
       kind: "postgres",
       ping: () => pingDb(db),
-      close: () => db.destroy(),
+      health,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      close: async () => {
+        health.closed();
+        await db.destroy();
+      },
     };
   }
   const inMemory = !dataDir || dataDir.startsWith("memory://");
@@ -119,7 +183,10 @@ export const openDatabase = async ({
       db,
       kind: "pglite",
       ping: () => pingDb(db),
+      health,
+      poolStats: () => undefined,
       close: async () => {
+        health.closed();
         await db.destroy();
         unlock();
       },

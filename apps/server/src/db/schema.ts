@@ -8,6 +8,7 @@ import type { PrivilegeTables } from "./tables/privileges";
 import type { SecretTables } from "./tables/secrets";
 import type { KmsTables } from "./tables/kms";
 import type { AuditTables } from "./tables/audit";
+import type { RuntimeTables } from "./tables/runtime";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -24,4 +25,5 @@ export interface DB
     PrivilegeTables,
     SecretTables,
     KmsTables,
-    AuditTables {}
+    AuditTables,
+    RuntimeTables {}

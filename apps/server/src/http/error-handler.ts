@@ -5,6 +5,7 @@ import { NoResultError } from "kysely";
 import { ZodError, type ZodIssue } from "zod";
 import { AppError } from "../errors";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
+import { isDatabaseUnavailable } from "../db/health";
 import type { Logger } from "../lib/logger";
 
 type Body = { reqId: string; statusCode: number; message: unknown; error: string; details?: unknown };
@@ -24,6 +25,9 @@ const validationIssues = (error: RequestValidationError): ZodIssue[] => [
 const REJECTED_INPUT_CODES = new Set(["22021", "22P05", "22003", "22P02", "54000"]);
 /** deadlock_detected and serialization_failure. */
 const CONFLICT_CODES = new Set(["40P01", "40001"]);
+
+/** A database outage is usually a restart or failover: seconds, not minutes. */
+const DB_RETRY_AFTER_SECONDS = 2;
 
 /** `Not Found` -> `NotFound`: the error names of the spec's bodies have no spaces. */
 const errorNameOf = (status: number) => (STATUS_CODES[status] ?? "Error").replace(/[^A-Za-z]/g, "");
@@ -65,6 +69,15 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
   }
   const transport = classifyTransportError(error);
   if (transport) return transport;
+  // Unreachable, frozen, restarting or over its statement bound: the client may retry shortly. The
+  // database layer logs the outage once; a log line per request would flood it.
+  if (isDatabaseUnavailable(error)) {
+    return {
+      statusCode: 503,
+      error: "ServiceUnavailable",
+      message: "The database is unavailable or did not answer in time; please retry shortly",
+    };
+  }
   const pgCode = (error as { code?: unknown } | undefined)?.code;
   if (typeof pgCode === "string" && REJECTED_INPUT_CODES.has(pgCode)) {
     return { statusCode: 400, error: "BadRequest", message: "The request contains a value the database cannot store" };
@@ -111,6 +124,10 @@ export const errorHandler =
     if (res.headersSent) return void req.socket.destroy();
     // The audit log records why a login was refused.
     res.locals.errorBody = body;
+    if (body.statusCode === 503) res.setHeader("Retry-After", String(DB_RETRY_AFTER_SECONDS));
+    if (error instanceof AppError && error.retryAfterSeconds !== undefined) {
+      res.setHeader("Retry-After", String(error.retryAfterSeconds));
+    }
     res.status(body.statusCode).json({ reqId, ...body });
   };
 

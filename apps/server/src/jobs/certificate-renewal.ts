@@ -8,6 +8,9 @@ export const certificateRenewalJob: Job = {
     loop(
       deps.env.CERT_RENEWAL_INTERVAL_MS,
       () => runAutoRenewPass(deps),
-      (error) => deps.logger.error({ err: error }, "certificate renewal pass failed"),
+      (error) => {
+        deps.metrics.jobFailures.inc({ job: "certificate-renewal" });
+        deps.logger.error({ err: error }, "certificate renewal pass failed");
+      },
     ),
 };

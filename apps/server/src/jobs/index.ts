@@ -5,11 +5,13 @@ import { leaseRevocationJob } from "./lease-revocation";
 import { auditFlushJob } from "../modules/audit/audit-buffer";
 import { auditRetentionJob } from "../modules/audit/audit-retention";
 import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
+import { rateLimitSweepJob } from "./rate-limit-sweep";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): Job[] => [
   leaseRevocationJob,
   certificateRenewalJob,
+  rateLimitSweepJob,
   auditFlushJob,
   auditStreamJob,
   auditRetentionJob,

@@ -15,12 +15,18 @@ export const startLeaseRevocation = (deps: AppDeps, options: { intervalMs?: numb
   const stopRevoking = loop(
     options.intervalMs ?? deps.env.LEASE_REVOCATION_INTERVAL_MS,
     () => runRevocationPass(deps),
-    (error) => deps.logger.error({ err: error }, "lease revocation pass failed"),
+    (error) => {
+      deps.metrics.jobFailures.inc({ job: "lease-revocation" });
+      deps.logger.error({ err: error }, "lease revocation pass failed");
+    },
   );
   const stopSweeping = loop(
     options.sweepEveryMs ?? SWEEP_EVERY_MS,
     () => sweepOrphanCredentials(deps),
-    (error) => deps.logger.error({ err: error }, "orphan credential sweep failed"),
+    (error) => {
+      deps.metrics.jobFailures.inc({ job: "orphan-sweep" });
+      deps.logger.error({ err: error }, "orphan credential sweep failed");
+    },
   );
   return async () => {
     await Promise.all([stopRevoking(), stopSweeping()]);

@@ -35,6 +35,8 @@ export const spawnServer = async (storage: Storage, extraEnv: Record<string, str
     LOG_LEVEL: "error",
     ALLOW_PRIVATE_OUTBOUND: "loopback",
     LEASE_REVOCATION_INTERVAL_MS: "500",
+    // One process, so SIGKILL (or a failpoint) takes the whole server down; tests of the cluster say otherwise.
+    WORKERS: "1",
     ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}),
     ...extraEnv,
   };

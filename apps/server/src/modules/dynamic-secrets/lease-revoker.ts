@@ -115,9 +115,13 @@ export const runRevocationPass = async (deps: AppDeps, options: { maxRounds?: nu
         try {
           let secret = secrets.get(lease.dynamic_secret_id);
           if (!secret) secrets.set(lease.dynamic_secret_id, (secret = loadSecret(deps, lease.dynamic_secret_id)));
-          await revokeClaimedLease(deps, lease, token, { secret: await secret });
+          const { revoked } = await revokeClaimedLease(deps, lease, token, { secret: await secret });
+          if (revoked)
+            deps.metrics.leaseRevocationLag.observe(Math.max(0, Date.now() - lease.expire_at.getTime()) / 1e3);
+          else deps.metrics.jobFailures.inc({ job: "lease-revocation" });
         } catch (error) {
           // The claim lapses and another pass retries; one bad lease must not stop the others.
+          deps.metrics.jobFailures.inc({ job: "lease-revocation" });
           deps.logger.error({ err: error, leaseId: lease.id }, "lease revocation crashed");
         }
       }),

@@ -75,21 +75,22 @@ export const findFolderByPath = async (db: Database, projectId: string, environm
   return { folder, environment: { id: env.env_id, name: env.env_name, slug: env.env_slug } };
 };
 
-/** The folder at a path below a known root folder. */
-export const findFolderInEnv = async (db: Database, rootId: string, path: string) => {
-  let folderId = rootId;
-  for (const name of pathSegments(path)) {
-    const next = await db
-      .selectFrom("secret_folders")
-      .select("id")
-      .where("parent_id", "=", folderId)
-      .where("name", "=", name)
-      .executeTakeFirst();
-    if (!next) return undefined;
-    folderId = next.id;
-  }
-  return db.selectFrom("secret_folders").select(FOLDER_COLUMNS).where("id", "=", folderId).executeTakeFirst();
-};
+/**
+ * The folder at a path below a known root folder, in one statement (secret_folder_at walks the
+ * segments in SQL): a query per segment would hold PGlite's single connection for hundreds of round
+ * trips on a deep path, and every other request queues behind them.
+ */
+export const findFolderInEnv = (db: Database, rootId: string, path: string) =>
+  db
+    .selectFrom("secret_folders")
+    .select(FOLDER_COLUMNS)
+    .where(
+      "id",
+      "=",
+      // A scalar sub-query is evaluated once; the bare call could run for every row of a sequential scan.
+      sql<string>`(select secret_folder_at(r.env_id, ${path}) from secret_folders r where r.id = ${rootId})`,
+    )
+    .executeTakeFirst();
 
 export const insertFolder = (
   db: Database,

@@ -1,0 +1,57 @@
+import type { RequestHandler } from "express";
+import { sql } from "kysely";
+import type { AppDeps } from "../context";
+import { TooManyRequestsError } from "../errors";
+import { clientIpOf } from "./authenticate";
+
+type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
+
+/** Routes that guess or spend credentials, and secret reads; everything else is not limited. */
+const LIMITS: Limit[] = [
+  {
+    name: "login",
+    method: "POST",
+    path: /^\/api\/v\d+\/(auth\/[a-z-]+-auth\/login|gateways\/login)\/?$/,
+    perWindow: (deps) => deps.env.RATE_LIMIT_LOGIN,
+  },
+  {
+    name: "token",
+    method: "POST",
+    path: /^\/api\/v1\/auth\/token\/(renew|revoke)\/?$/,
+    perWindow: (deps) => deps.env.RATE_LIMIT_TOKEN,
+  },
+  {
+    name: "secret-read",
+    method: "GET",
+    path: /^\/api\/v[34]\/secrets(\/|$)/,
+    perWindow: (deps) => deps.env.RATE_LIMIT_SECRET_READ,
+  },
+];
+
+/**
+ * A fixed-window counter per (limit, client IP) in PostgreSQL, so every worker and instance counts
+ * against one figure: one upsert per limited request. The client IP is the trusted-proxy-aware one.
+ * When the database cannot count, the request goes on (and meets the outage itself, as a 503).
+ */
+export const rateLimits =
+  (deps: AppDeps): RequestHandler =>
+  (req, _res, next) => {
+    const limit = LIMITS.find((l) => l.method === req.method && l.path.test(req.path));
+    const perWindow = limit ? limit.perWindow(deps) : 0;
+    if (!limit || perWindow <= 0) return next();
+    const windowMs = deps.env.RATE_LIMIT_WINDOW_MS;
+    const now = deps.clock.now();
+    const windowStart = Math.floor(now / windowMs) * windowMs;
+    const key = `${limit.name}:${clientIpOf(req)}`;
+    sql<{ hits: number }>`
+      insert into rate_limit_counters (key, window_start, hits) values (${key}, ${new Date(windowStart)}, 1)
+      on conflict (key, window_start) do update set hits = rate_limit_counters.hits + 1
+      returning hits`
+      .execute(deps.db)
+      .then(({ rows }) => {
+        if ((rows[0]?.hits ?? 0) <= perWindow) return next();
+        deps.metrics.rateLimited.inc({ limit: limit.name });
+        next(new TooManyRequestsError(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1_000))));
+      })
+      .catch(() => next());
+  };

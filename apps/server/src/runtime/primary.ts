@@ -1,0 +1,71 @@
+import cluster, { type Worker } from "node:cluster";
+import { migrateToLatest, openDatabase } from "../db/database";
+import type { Env } from "../env";
+import { createLogger } from "../lib/logger";
+import { AggregatorRegistry } from "prom-client";
+import { startMetricsServer } from "../http/metrics-server";
+
+/** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
+const QUICK_DEATH_MS = 5_000;
+const RESTART_PAUSE_MS = 1_000;
+
+/**
+ * The cluster primary: migrates once, forks `count` workers sharing the port, replaces a worker that
+ * dies, and on SIGTERM/SIGINT passes the signal to every worker (each drains itself), killing any
+ * still running SHUTDOWN_TIMEOUT_MS (plus a margin for closing its database) later.
+ */
+export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: number) => {
+  const logger = createLogger(env.LOG_LEVEL);
+  const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
+  await migrateToLatest(migrating.db).finally(() => migrating.close());
+
+  let stopping = false;
+  const startedAt = new Map<number, number>();
+  let listening = 0;
+  const fork = () => {
+    const worker = cluster.fork();
+    startedAt.set(worker.id, Date.now());
+  };
+  cluster.on("listening", () => {
+    listening += 1;
+    if (listening === count) logger.info({ workers: count, port: env.PORT, host: env.HOST }, "keyward cluster ready");
+  });
+  cluster.on("exit", (worker: Worker, code, signal) => {
+    const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
+    startedAt.delete(worker.id);
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info("stopped");
+        process.exit(0);
+      }
+      return;
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
+    if (lived < QUICK_DEATH_MS) setTimeout(fork, RESTART_PAUSE_MS);
+    else fork();
+  });
+  for (let i = 0; i < count; i++) fork();
+  const aggregator = new AggregatorRegistry();
+  const metricsServer =
+    env.METRICS_PORT !== undefined
+      ? startMetricsServer(env.METRICS_PORT, env.METRICS_HOST, logger, async () => ({
+          contentType: aggregator.contentType,
+          body: await aggregator.clusterMetrics(),
+        }))
+      : undefined;
+
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down workers");
+    metricsServer?.close();
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    if (workers.length === 0) process.exit(0);
+    for (const worker of workers) worker.process.kill(signal);
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGKILL");
+    }, env.SHUTDOWN_TIMEOUT_MS + 5_000).unref();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+};

@@ -1,0 +1,76 @@
+import cluster from "node:cluster";
+import { Server } from "node:net";
+import { AggregatorRegistry } from "prom-client";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createApp } from "../app";
+import { buildDeps } from "../deps";
+import type { Env } from "../env";
+import { createHttpServer } from "../http/server";
+import { startJobs } from "../jobs";
+import { startMetricsServer } from "../http/metrics-server";
+
+const IDLE_GRACE_MS = 1_000;
+
+/**
+ * One serving process: the whole server when WORKERS is 1, else one cluster worker. On SIGTERM it
+ * turns unready, answers with `Connection: close`, closes idle sockets, lets in-flight requests
+ * finish (up to SHUTDOWN_TIMEOUT_MS), and only then stops its jobs and closes the database.
+ */
+export const runServer = async (env: Env) => {
+  const { deps, handle } = await buildDeps(env);
+  const server = createHttpServer(createApp(deps), env);
+  const stopJobs = startJobs(deps);
+  // In a cluster the primary collects this registry over IPC and serves the sum.
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([deps.metrics.registry]);
+    // Constructing one is what makes prom-client answer the primary's metric requests in a worker.
+    new AggregatorRegistry();
+  }
+  const metricsServer =
+    env.METRICS_PORT !== undefined && cluster.isPrimary
+      ? startMetricsServer(env.METRICS_PORT, env.METRICS_HOST, deps.logger, async () => ({
+          contentType: deps.metrics.registry.contentType,
+          body: await deps.metrics.registry.metrics(),
+        }))
+      : undefined;
+
+  server.listen(env.PORT, env.HOST, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : env.PORT;
+    deps.logger.info({ port, host: env.HOST, database: deps.dbKind, pid: process.pid }, "keyward listening");
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.lifecycle.drain();
+    deps.logger.info({ signal, inFlight: deps.lifecycle.inFlight() }, "shutting down: finishing in-flight requests");
+    const jobsStopped = stopJobs();
+    metricsServer?.close();
+    const force = setTimeout(() => {
+      deps.logger.warn({ inFlight: deps.lifecycle.inFlight() }, "shutdown timeout: closing remaining connections");
+      server.closeAllConnections();
+    }, env.SHUTDOWN_TIMEOUT_MS);
+    // Stop accepting at once, but without node's http close(), which also closes idle keep-alive
+    // sockets at once: a request already on its way over one would be cut. It gets its answer (with
+    // Connection: close) during a short grace; then idle sockets are closed, and a busy one closes
+    // after its response.
+    const closed = new Promise<void>((resolve) => Server.prototype.close.call(server, () => resolve()));
+    await sleep(Math.min(IDLE_GRACE_MS, env.SHUTDOWN_TIMEOUT_MS));
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_GRACE_MS / 2);
+    await closed;
+    clearInterval(sweep);
+    clearTimeout(force);
+    // A handler whose socket was cut may still be running its queries: a moment for it to end.
+    await Promise.race([deps.lifecycle.idle(), sleep(1_000)]);
+    await jobsStopped;
+    deps.targetPools.clear();
+    await handle.close();
+    deps.logger.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+};

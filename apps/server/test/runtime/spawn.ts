@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createKeywardClient } from "@keyward/client";
+import { freePort, waitFor } from "../services/debian";
+
+const SERVER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export type Spawned = {
+  child: ChildProcess;
+  baseUrl: string;
+  port: number;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  /** Every log line the server wrote so far (JSON lines on stdout). */
+  logs: () => string[];
+  client: (token?: string) => ReturnType<typeof createKeywardClient>;
+  /** The instance admin token (the server is bootstrapped once it answers) and its organization. */
+  rootToken: string;
+  orgId: string;
+};
+
+/** The server as an operator runs it (src/main.ts), with its log captured, bootstrapped. */
+export const spawnKeyward = async (env: Record<string, string>): Promise<Spawned> => {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: SERVER_DIR,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-runtime-")),
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  let partial = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const parts = text.split("\n");
+    partial = parts.pop() ?? "";
+    lines.push(...parts.filter(Boolean));
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(
+    "the spawned server",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
+      return (await fetch(`${baseUrl}/api/status`)).ok;
+    },
+    60_000,
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw new Error(`${(error as Error).message}; stderr: ${stderr}`);
+  });
+  const client = (token?: string) => createKeywardClient({ baseUrl, token });
+  const boot = await client().system.bootstrap({
+    body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
+  });
+  if (boot.status !== 200) throw new Error(`bootstrap failed: ${JSON.stringify(boot.body)}`);
+  return {
+    child,
+    baseUrl,
+    port,
+    exited,
+    logs: () => [...lines],
+    client,
+    rootToken: boot.body.identity.credentials.token,
+    orgId: boot.body.organization.id,
+  };
+};
+
+export const stopKeyward = async (server: Spawned) => {
+  if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
+  await server.exited;
+};
