@@ -11,6 +11,8 @@ const SECRET_KEY =
 const SECRET_TREE = /^credentials$/i;
 /** Names of secrets, not secrets: `clientSecretId`, `accessTokenPrefix`, `tokenType`… */
 const NAMING_KEY = /(Id|Ids|Prefix|Type|TTL|Method|Name)$/;
+/** Where a credentials object is sent, not what it proves: an audit-log stream's `url`, a header's `key`. */
+const ADDRESS_KEY = /^(url|key|provider)$/i;
 const SHAPES: [string, RegExp][] = [
   ["a PEM private key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
   ["a JWT", /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/],
@@ -33,8 +35,8 @@ const collect = (node: unknown, all = false, path = "") => {
   if (!node || typeof node !== "object") return;
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
     if (typeof value === "string") {
-      if ((all || (SECRET_KEY.test(key) && !NAMING_KEY.test(key))) && value.length >= MIN_LENGTH)
-        state.values.set(value, `${path}.${key}`);
+      const secret = all ? !ADDRESS_KEY.test(key) : SECRET_KEY.test(key) && !NAMING_KEY.test(key);
+      if (secret && value.length >= MIN_LENGTH) state.values.set(value, `${path}.${key}`);
     } else collect(value, all || SECRET_TREE.test(key), `${path}.${key}`);
   }
 };

@@ -106,7 +106,12 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
     const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
     noteAudit({
-      metadata: { secretKey: plain.key, environment: place.env_slug, secretPath: place.path, secretVersion: plain.version },
+      metadata: {
+        secretKey: plain.key,
+        environment: place.env_slug,
+        secretPath: place.path,
+        secretVersion: plain.version,
+      },
     });
     return plain;
   }).catch(asKeyConflict("Secret with the new name already exist"));
