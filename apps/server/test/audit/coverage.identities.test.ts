@@ -1,6 +1,6 @@
 import { MUTATION_EVENTS } from "../../src/modules/audit/audit-events";
-import { IDENTITY_STEPS } from "./coverage/identity-rows";
-import { describeAuditRows } from "./coverage/runner";
+import { IDENTITY_STEPS } from "./rows/identity-rows";
+import { describeAuditRows } from "./rows/runner";
 
 describeAuditRows(
   "audit coverage: bootstrap, identities, tokens, universal and LDAP auth",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MUTATION_EVENTS } from "../../src/modules/audit/audit-events";
-import { contractOperations } from "./coverage/runner";
-import { MUTATION_STEPS } from "./coverage/table";
+import { contractOperations } from "./rows/runner";
+import { MUTATION_STEPS } from "./rows/table";
 
 describe("audit coverage table", () => {
   it("has one row for every operation of the contract that changes something", () => {
