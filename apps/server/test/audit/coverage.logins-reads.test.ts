@@ -22,4 +22,4 @@ describe("audit coverage tables of logins and reads", () => {
 });
 
 describeAuditRows("audit coverage: refused logins", FAILED_LOGIN_STEPS, failedSpecs);
-describeAuditRows("audit coverage: recorded reads", READ_STEPS, READ_EVENTS as Record<string, AuditSpec>);
+describeAuditRows("audit coverage: recorded reads", READ_STEPS, READ_EVENTS);

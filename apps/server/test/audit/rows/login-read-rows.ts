@@ -61,7 +61,7 @@ const reads = (version: "secretsV3" | "secretsV4") => {
   return {
     list: (async ({ tenant, act }) => {
       const { project } = await secretIn(tenant);
-      ok(await act(() => tenant.admin[version].list({ query: scope(project.id) as never })));
+      ok(await act(() => tenant.admin[version].list({ query: scope(project.id) })));
       return { projectId: project.id, metadata: { environment: "dev" } };
     }) as Step,
     get: (async ({ tenant, act }) => {
