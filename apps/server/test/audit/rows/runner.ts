@@ -76,8 +76,11 @@ export const auditRow = (operation: string, spec: AuditSpec, step: Step, eventTy
     };
     const expected = await step({ tenant, act });
     expect(before, "the step called act").toBeDefined();
-    const events =
-      expected.observed ?? (await auditEvents(expected.listWith ?? tenant)).filter((event) => !before!.has(event.id));
+    // A refused login's event is written once its response has gone: give it a moment to land.
+    const fresh = async () =>
+      (await auditEvents(expected.listWith ?? tenant)).filter((event) => !before!.has(event.id));
+    let events = expected.observed ?? (await fresh());
+    for (let attempt = 0; !expected.observed && events.length === 0 && attempt < 50; attempt++) events = await fresh();
     const written = warn.mock.calls.filter((call) => String(call[1] ?? call[0]).includes("audit event written after"));
     warn.mockRestore();
     expect(events.map((event) => event.event.type)).toEqual([eventType]);
