@@ -21,3 +21,16 @@ export const auditEvents = async (
 };
 
 export const eventTypes = (events: AuditLog[]) => events.map((event) => event.event.type);
+
+/** Events written after the response (refused logins) arrive a moment later: poll until `ready`. */
+export const auditEventsWhen = async (
+  tenant: Tenant,
+  query: Record<string, string | number | undefined>,
+  ready: (events: AuditLog[]) => boolean,
+): Promise<AuditLog[]> => {
+  for (let attempt = 0; ; attempt += 1) {
+    const events = await auditEvents(tenant, query);
+    if (ready(events) || attempt >= 50) return events;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};

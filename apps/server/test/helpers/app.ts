@@ -65,3 +65,6 @@ let shared: Promise<TestApp> | undefined;
 
 /** One migrated database and app per test worker; tests isolate themselves by tenant. */
 export const getTestApp = () => (shared ??= startTestApp());
+
+/** The worker's shared app if a test started it (the no-secret scan looks only then). */
+export const startedTestApp = () => shared;

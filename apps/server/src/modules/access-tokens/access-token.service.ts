@@ -4,6 +4,8 @@ import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
 import { isIpTrusted } from "../../lib/ip";
 import type { Database } from "../../db/database";
+import { inTransaction } from "../../db/transaction";
+import { noteAuditLogin } from "../audit/audit-scope";
 import { isUuid } from "../../db/errors";
 import { toIso } from "../../lib/dates";
 import {
@@ -146,13 +148,18 @@ export const issueAccessToken = async (
 };
 
 export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
-  const updated = await deps.db
-    .updateTable("identity_access_tokens")
-    .set({ is_revoked: true, updated_at: new Date() })
-    .where("token_hash", "=", hashToken(accessToken))
-    .where("is_revoked", "=", false)
-    .returning("id")
-    .executeTakeFirst();
+  const updated = await inTransaction(deps.db, async (trx) => {
+    const row = await trx
+      .updateTable("identity_access_tokens")
+      .set({ is_revoked: true, updated_at: new Date() })
+      .where("token_hash", "=", hashToken(accessToken))
+      .where("is_revoked", "=", false)
+      .returning(["id", "identity_id", "auth_method"])
+      .executeTakeFirst();
+    // Whoever holds the token revokes it: the event names that identity.
+    if (row) noteAuditLogin(row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
+    return row;
+  });
   deps.tokenCache.clear();
   if (!updated) throw new UnauthorizedError("No identity access token found");
   return { message: "Successfully revoked access token" };
@@ -174,11 +181,14 @@ export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
       throw new UnauthorizedError("Failed to renew MI access token past its Max TTL expiration");
     }
   }
-  await deps.db
-    .updateTable("identity_access_tokens")
-    .set({ last_renewed_at: new Date(now), updated_at: new Date(now) })
-    .where("id", "=", row.id)
-    .execute();
+  await inTransaction(deps.db, async (trx) => {
+    await trx
+      .updateTable("identity_access_tokens")
+      .set({ last_renewed_at: new Date(now), updated_at: new Date(now) })
+      .where("id", "=", row.id)
+      .execute();
+    noteAuditLogin(row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
+  });
   deps.tokenCache.clear();
   return {
     accessToken,
@@ -201,10 +211,10 @@ export const findIssuedToken = (deps: AppDeps, orgId: string, tokenId: string, m
   isUuid(tokenId) ? findTokenOfOrg(deps.db, orgId, tokenId, method) : Promise.resolve(undefined);
 
 export const renameIssuedToken = async (deps: AppDeps, tokenId: string, name: string | null) =>
-  toAccessTokenDto(await renameToken(deps.db, tokenId, name));
+  toAccessTokenDto(await inTransaction(deps.db, (trx) => renameToken(trx, tokenId, name)));
 
 /** Revoked at once on this instance; other instances drop their cached row within a second. */
 export const revokeIssuedToken = async (deps: AppDeps, tokenId: string) => {
-  await markTokenRevoked(deps.db, tokenId);
+  await inTransaction(deps.db, (trx) => markTokenRevoked(trx, tokenId));
   deps.tokenCache.clear();
 };

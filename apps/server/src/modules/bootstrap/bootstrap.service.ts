@@ -1,4 +1,5 @@
 import { inTransaction } from "../../db/transaction";
+import { noteAudit } from "../audit/audit-scope";
 import { randomBytes } from "node:crypto";
 import type { Database } from "../../db/database";
 import type { PublicContext, RequestContext } from "../../context";
@@ -30,6 +31,8 @@ export const createOrganizationWithAdmin = async (trx: Database, name: string, i
     .values({ name, slug: orgSlug(name) })
     .returning(["id", "name", "slug"])
     .executeTakeFirstOrThrow();
+  // The event belongs to the organization it creates, not to the instance admin's.
+  noteAudit({ orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
   const identity = await insertIdentity(trx, {
     org_id: organization.id,
     project_id: null,

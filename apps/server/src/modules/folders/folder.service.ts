@@ -1,5 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { getProjectPermission, permissionForProject } from "../authz/project-access";
@@ -78,13 +79,16 @@ export const createFolder = async (
           (await insertFolder(trx, { env_id: env.id, parent_id: parent.id, name }));
       }
       const existing = await findChildFolder(trx, parent.id, { name: body.name });
-      if (existing) return existing;
-      return insertFolder(trx, {
-        env_id: env.id,
-        parent_id: parent.id,
-        name: body.name,
-        description: body.description,
-      });
+      const created =
+        existing ??
+        (await insertFolder(trx, {
+          env_id: env.id,
+          parent_id: parent.id,
+          name: body.name,
+          description: body.description,
+        }));
+      noteAudit({ metadata: { folderId: created.id } });
+      return created;
     });
     return toFolderDto(folder);
   } catch (error) {

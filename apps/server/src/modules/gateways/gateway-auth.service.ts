@@ -1,4 +1,6 @@
 import { inTransaction } from "../../db/transaction";
+import type { Tx } from "../../db/transaction";
+import { currentAuditScope } from "../audit/audit-scope";
 import { DEFAULT_GATEWAY_HEARTBEAT_TTL, GATEWAY_ENROLLMENT_TOKEN_TTL } from "@keyward/contract";
 import type { AppDeps, PublicContext, RequestContext } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
@@ -95,6 +97,7 @@ const loginWithToken = async (ctx: PublicContext, token: string) => {
   const gatewayId = await inTransaction(ctx.deps.db, async (trx) => {
     const spent = await spendEnrollmentToken(trx, tokenHash);
     if (!spent) return undefined;
+    await noteGatewayActor(trx, spent.gateway_id);
     const generation = await bumpTokenVersion(trx, spent.gateway_id, "token");
     if (!generation) throw new BadRequestError("Gateway is not configured for token authentication");
     await deleteAccessTokens(trx, spent.gateway_id);
@@ -115,6 +118,19 @@ const loginWithAws = async (ctx: PublicContext, gatewayId: string) => {
   if (!gateway) throw new UnauthorizedError("Invalid gateway credentials");
   if (gateway.auth_method !== "aws") throw new UnauthorizedError("Gateway is not configured for AWS authentication");
   throw new BadRequestError("AWS gateway login is not available on this server");
+};
+
+/** A gateway's own calls are its events: the gateway is the actor, in its organization. */
+const noteGatewayActor = async (trx: Tx, gatewayId: string) => {
+  const scope = currentAuditScope();
+  const gateway = scope && (await findGatewayAuthMethod(trx, gatewayId));
+  if (gateway) {
+    scope.noteActor(
+      { type: "machine", id: gateway.id, metadata: { gatewayId: gateway.id, name: gateway.name } },
+      gateway.org_id,
+    );
+    scope.note({ metadata: { gatewayId: gateway.id } });
+  }
 };
 
 export const loginGateway = (
@@ -148,13 +164,16 @@ export const authenticateGateway = async (
 
 /** Liveness: the gateway is healthy until `heartbeatTTL` seconds after this heartbeat. */
 export const recordGatewayHeartbeat = async (deps: AppDeps, caller: GatewayCaller, body: { heartbeatTTL?: number }) => {
-  const result = await recordHeartbeat(
-    deps.db,
-    caller.gatewayId,
-    body.heartbeatTTL ?? DEFAULT_GATEWAY_HEARTBEAT_TTL,
-    caller.tokenVersion,
-  );
-  // Revoked between authentication and the write: the heartbeat must not count.
-  if (Number(result.numUpdatedRows) === 0) throw new UnauthorizedError(INVALID_ACCESS_TOKEN);
+  await inTransaction(deps.db, async (trx) => {
+    const result = await recordHeartbeat(
+      trx,
+      caller.gatewayId,
+      body.heartbeatTTL ?? DEFAULT_GATEWAY_HEARTBEAT_TTL,
+      caller.tokenVersion,
+    );
+    // Revoked between authentication and the write: the heartbeat must not count.
+    if (Number(result.numUpdatedRows) === 0) throw new UnauthorizedError(INVALID_ACCESS_TOKEN);
+    await noteGatewayActor(trx, caller.gatewayId);
+  });
   return { message: "Successfully triggered heartbeat" };
 };

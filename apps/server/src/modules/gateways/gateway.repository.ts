@@ -128,4 +128,8 @@ export const lockGatewayAuthMethod = (trx: Tx, gatewayId: string) =>
 
 /** Public logins look a gateway up by id alone; they learn only whether it can use a method. */
 export const findGatewayAuthMethod = (db: Database, gatewayId: string) =>
-  db.selectFrom("gateways").select(["id", "auth_method"]).where("id", "=", gatewayId).executeTakeFirst();
+  db
+    .selectFrom("gateways")
+    .select(["id", "auth_method", "name", "org_id"])
+    .where("id", "=", gatewayId)
+    .executeTakeFirst();

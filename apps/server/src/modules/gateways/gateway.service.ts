@@ -1,6 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import type { GatewayAuthMethodInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import type { Database } from "../../db/database";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -66,6 +67,7 @@ export const createGateway = async (
         identity_id: identityId,
       });
       if (authMethod.method === "aws") await upsertAwsConfig(trx, id, toAwsValues(authMethod));
+      noteAudit({ metadata: { gatewayId: id } });
       return id;
     });
   } catch (error) {
@@ -136,7 +138,7 @@ export const deleteGateway = async (ctx: RequestContext, gatewayId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "delete-gateways", "gateway");
   const dto = await loadGatewayDto(ctx.deps.db, ctx.actor.orgId, gateway.id);
   try {
-    await deleteGatewayRow(ctx.deps.db, gateway.id);
+    await inTransaction(ctx.deps.db, (trx) => deleteGatewayRow(trx, gateway.id));
   } catch (error) {
     if (isForeignKeyViolation(error)) {
       throw new BadRequestError("Failed to delete gateway because it is attached to active resources");

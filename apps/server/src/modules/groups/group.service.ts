@@ -1,6 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
@@ -61,9 +62,12 @@ export const createGroup = async (ctx: RequestContext, body: { name: string; slu
   }
   const slug = body.slug ?? slugFromName(body.name);
   try {
-    return toGroupDto(
-      await insertGroup(ctx.deps.db, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role }),
-    );
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
+      const inserted = await insertGroup(trx, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role });
+      noteAudit({ metadata: { groupId: inserted.id, slug } });
+      return inserted;
+    });
+    return toGroupDto(row);
   } catch (error) {
     if (isUniqueViolation(error, NAME_KEY)) throw nameTaken("create", body.name);
     if (isUniqueViolation(error)) throw slugTaken(slug);

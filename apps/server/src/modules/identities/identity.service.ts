@@ -1,5 +1,6 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
+import { noteAudit } from "../audit/audit-scope";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError, PermissionBoundaryError } from "../../errors";
@@ -73,6 +74,7 @@ export const createOrgIdentity = async (
       has_delete_protection: body.hasDeleteProtection,
     });
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
+    noteAudit({ metadata: { identityId: id } });
     return id;
   });
   return loadIdentityDto(ctx, id);
@@ -139,7 +141,8 @@ export const deleteIdentity = async (ctx: RequestContext, identityId: string) =>
     throw new BadRequestError("The instance admin identity cannot be deleted");
   }
   const dto = await loadIdentityDto(ctx, identityId);
-  await deleteIdentityRow(ctx.deps.db, identityId);
+  noteAudit({ metadata: { identityId, name: dto.name } });
+  await inTransaction(ctx.deps.db, (trx) => deleteIdentityRow(trx, identityId));
   ctx.deps.tokenCache.clear();
   return dto;
 };

@@ -1,5 +1,6 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
+import { noteAudit } from "../audit/audit-scope";
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
@@ -42,6 +43,7 @@ export const createProjectIdentity = async (
       { role: "no-access", customRoleId: null, isTemporary: false },
     ]);
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
+    noteAudit({ metadata: { identityId: id } });
     return id;
   });
   return loadIdentityDto(ctx, id);

@@ -3,6 +3,7 @@ import type { CreateKmsKeyBody, KmsKey, KmsKeyUsage, ListKmsKeysQuery, UpdateKms
 import type { ActorContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
+import { noteAudit } from "../audit/audit-scope";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertCan } from "../authz/guard";
@@ -86,6 +87,7 @@ export const createKmsKey = async (ctx: ActorContext, body: CreateKmsKeyBody) =>
         encryption_algorithm: body.encryptionAlgorithm,
       });
       await addKeyVersion(trx, dataKey, { keyId: id, version: 1, versionId: randomUUID(), material, publicKey });
+      noteAudit({ metadata: { keyId: id } });
       return toKmsKeyDto((await findKeyById(trx, id))!);
     });
   } catch (error) {
@@ -144,7 +146,8 @@ export const updateKmsKey = async (ctx: ActorContext, keyId: string, body: Updat
 export const deleteKmsKey = async (ctx: ActorContext, keyId: string) => {
   const row = await loadKey(ctx, keyId, (id) => findKeyById(ctx.deps.db, id), false);
   await assertKeyPermission(ctx, row, "delete");
-  const deleted = await deleteKey(ctx.deps.db, row.id);
+  noteAudit({ metadata: { name: row.name } });
+  const deleted = await inTransaction(ctx.deps.db, (trx) => deleteKey(trx, row.id));
   if (!deleted) throw keyNotFound(keyId, false);
   return toKmsKeyDto(row);
 };

@@ -1,6 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { parseDuration } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { PermissionRule } from "../../permissions";
@@ -112,16 +113,18 @@ export const createPrivilege = async (
   for (let attempt = 1; ; attempt++) {
     const slug = input.slug ?? generatePrivilegeSlug();
     try {
-      return await changingPermissions(ctx, projectId, (trx) =>
-        insertPrivilege(trx, {
+      return await changingPermissions(ctx, projectId, async (trx) => {
+        const row = await insertPrivilege(trx, {
           ...window,
           slug,
           membership_id: target.membershipId,
           project_id: projectId,
           identity_id: input.identityId,
           permissions: input.rules,
-        }),
-      );
+        });
+        noteAudit({ metadata: { privilegeId: row.id, identityId: input.identityId, slug } });
+        return row;
+      });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       if (input.slug !== undefined || attempt >= GENERATED_SLUG_ATTEMPTS) {
@@ -142,6 +145,7 @@ export const updatePrivilege = async (
   // The privilege's stored rules count even while it is inactive: re-timing an expired privilege
   // would otherwise revive rules the caller does not hold.
   const granted = input.rules ?? (row.permissions as PermissionRule[]);
+  noteAudit({ metadata: { privilegeId: row.id, identityId: row.identity_id, slug: input.slug ?? row.slug } });
   assertWithinBoundary(permission.ability, [...target.rules, ...granted], "Failed to update additional privileges");
   try {
     return await changingPermissions(ctx, row.project_id, (trx) =>
@@ -167,6 +171,7 @@ export const deletePrivilege = async (
     [...(target?.rules ?? []), ...(row.permissions as PermissionRule[])],
     "Failed to delete additional privileges",
   );
+  noteAudit({ metadata: { privilegeId: row.id, identityId: row.identity_id, slug: row.slug } });
   await changingPermissions(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
   return row;
 };

@@ -8,6 +8,7 @@ import {
   type UpdateProjectTemplateBody,
 } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import type { TemplateRoleRow } from "../../db/tables/project-structure";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -95,6 +96,7 @@ export const createProjectTemplate = async (ctx: RequestContext, body: CreatePro
         project_managed_identities: body.projectManagedIdentities.length > 0 ? body.projectManagedIdentities : null,
       });
       await replaceTemplateMembers(trx, row.id, members);
+      noteAudit({ metadata: { templateId: row.id } });
       return row.id;
     });
     return loadDto(ctx, id);
@@ -196,6 +198,7 @@ export const deleteProjectTemplate = async (ctx: RequestContext, templateId: str
   assertCan(orgAbilityOf(ctx.actor), "delete", "project-templates");
   refuseDefault(templateId, "deleted");
   const dto = await loadDto(ctx, templateId);
-  await deleteTemplateRow(ctx.deps.db, dto.id);
+  noteAudit({ metadata: { name: dto.name } });
+  await inTransaction(ctx.deps.db, (trx) => deleteTemplateRow(trx, dto.id));
   return dto;
 };

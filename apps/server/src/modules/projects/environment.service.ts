@@ -1,6 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { sql } from "kysely";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -54,6 +55,7 @@ export const createEnvironment = async (
         .returning(ENVIRONMENT_COLUMNS)
         .executeTakeFirstOrThrow();
       await insertRootFolder(trx, created.id);
+      noteAudit({ metadata: { environmentId: created.id } });
       return created;
     });
     return { message: "Successfully created environment", environment: toEnvironmentDto(row) };

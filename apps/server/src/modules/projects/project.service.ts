@@ -2,6 +2,7 @@ import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { CreateProjectBody } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";
@@ -54,6 +55,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
         { role: "admin", customRoleId: null, isTemporary: false },
       ]);
       if (template) await applyProjectTemplate(ctx, trx, project.id, template);
+      noteAudit({ projectId: project.id, projectName: project.name, metadata: { projectId: project.id, slug } });
       return project.id;
     });
     return getProjectDto(ctx, projectId);
@@ -88,7 +90,8 @@ export const deleteProject = async (ctx: RequestContext, projectId: string) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "workspace");
   const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
-  await ctx.deps.db.deleteFrom("projects").where("id", "=", project.id).execute();
+  noteAudit({ projectName: project.name, metadata: { name: project.name, slug: project.slug } });
+  await inTransaction(ctx.deps.db, (trx) => trx.deleteFrom("projects").where("id", "=", project.id).execute());
   // Identities owned by the project went with it; their tokens must stop at once.
   ctx.deps.tokenCache.clear();
   return dto;

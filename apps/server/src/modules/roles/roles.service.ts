@@ -6,6 +6,7 @@ import {
   type PermissionRuleInput,
 } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { isBuiltInProjectRole, type PermissionRule } from "../../permissions";
@@ -57,12 +58,16 @@ export const createRole = async (ctx: RequestContext, projectId: string, body: R
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "create", "role");
   assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to create role");
-  const row = await insertRole(ctx.deps.db, {
-    project_id: permission.project.id,
-    name: body.name,
-    slug: body.slug,
-    description: body.description ?? null,
-    permissions: body.permissions as PermissionRule[],
+  const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const inserted = await insertRole(trx, {
+      project_id: permission.project.id,
+      name: body.name,
+      slug: body.slug,
+      description: body.description ?? null,
+      permissions: body.permissions as PermissionRule[],
+    });
+    noteAudit({ metadata: { roleId: inserted.id } });
+    return inserted;
   }).catch(rethrowDuplicate);
   return toRoleDto(row);
 };

@@ -1,5 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -87,9 +88,14 @@ export const createSecretImport = async (
     if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
     await assertAcceptableSource(trx, project.id, target, source);
     const position = (await countImports(trx, folder.id)) + 1;
-    return (
-      await insertImport(trx, { folder_id: folder.id, import_env: source.envId, import_path: source.path, position })
-    ).id;
+    const inserted = await insertImport(trx, {
+      folder_id: folder.id,
+      import_env: source.envId,
+      import_path: source.path,
+      position,
+    });
+    noteAudit({ metadata: { secretImportId: inserted.id } });
+    return inserted.id;
   }).catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
   // Its folder was deleted (taking the import with it) right after the insert committed.

@@ -1,6 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK, SecretNameSchema, type SecretRaw } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { noteAudit } from "../audit/audit-scope";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { requireFolderAt } from "../folders/folder.service";
 import { ensureProjectKey } from "../project-keys/project-key.service";
@@ -96,7 +97,9 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
       metadata: body.secretMetadata ?? [],
       tags: tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
     };
-    return insertNewSecrets(ctx, trx, key, [state]);
+    const rows = await insertNewSecrets(ctx, trx, key, [state]);
+    noteAudit({ metadata: { secretId: rows[0]?.id, secretVersion: rows[0]?.version } });
+    return rows;
   }).catch(asKeyConflict("Secret already exist"));
   return toSecretRaw(created!, place, body.secretValue);
 };
@@ -150,7 +153,9 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
       const moved = { from: { ...at, key: name }, to: { ...at, key: newName } };
       await rewriteDependents(ctx, trx, key, ability, project.id, [moved], new Set([row.id]));
     }
-    return plainOf(after, { ...written, created_at: row.created_at }, ctx);
+    const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
+    noteAudit({ metadata: { secretId: plain.id, secretVersion: plain.version } });
+    return plain;
   }).catch(asKeyConflict("Secret with the new name already exist"));
   return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };
 };
@@ -172,6 +177,7 @@ export const deleteSecret = async (
     assertSecretAction(ability, "delete", secretObject(body.environment, body.secretPath, name, tagSlugs(secret)));
     await deleteSecretRows(trx, folderId, [name]);
     await recordDeletions(ctx, trx, key, [{ state: stateOf(secret), version: row.version }]);
+    noteAudit({ metadata: { secretId: secret.id, secretVersion: row.version } });
     return secret;
   });
   const readable = canReadValue(ability, secretObject(body.environment, body.secretPath, name, tagSlugs(deleted)));

@@ -1,5 +1,6 @@
 import { ZodError } from "zod";
 import type { RequestContext } from "../../../context";
+import { inTransaction } from "../../../db/transaction";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { mayEditAuthMethod, toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
@@ -189,5 +190,5 @@ export const clearLdapLockouts = async (ctx: RequestContext, identityId: string)
     LDAP_SPEC,
     "The identity does not have ldap auth",
   );
-  return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
+  return { deleted: await inTransaction(ctx.deps.db, (trx) => clearLockouts(trx, current.id, new Date())) };
 };

@@ -66,7 +66,7 @@ export const updateMethodConfig = async <E>(
 
 /** The method's row, its lockouts and every token it issued go with the common row (cascade). */
 export const deleteMethodConfig = async (ctx: RequestContext, configId: string) => {
-  await deleteAuthConfig(ctx.deps.db, configId);
+  await inTransaction(ctx.deps.db, (trx) => deleteAuthConfig(trx, configId));
   ctx.deps.tokenCache.clear();
 };
 

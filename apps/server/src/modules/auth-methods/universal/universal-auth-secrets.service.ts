@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { RequestContext } from "../../../context";
+import { inTransaction } from "../../../db/transaction";
+import { noteAudit } from "../../audit/audit-scope";
 import { hashToken } from "../../../crypto/tokens";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../../errors";
@@ -81,13 +83,17 @@ export const createClientSecret = async (
 ) => {
   const { config } = await authorizeSecretOperation(ctx, identityId, "create");
   const clientSecret = randomBytes(32).toString("hex");
-  const row = await insertClientSecret(ctx.deps.db, {
-    auth_config_id: config.id,
-    description: body.description,
-    client_secret_prefix: clientSecret.slice(0, 4),
-    client_secret_hash: hashToken(clientSecret),
-    client_secret_num_uses_limit: body.numUsesLimit,
-    client_secret_ttl: body.ttl,
+  const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const inserted = await insertClientSecret(trx, {
+      auth_config_id: config.id,
+      description: body.description,
+      client_secret_prefix: clientSecret.slice(0, 4),
+      client_secret_hash: hashToken(clientSecret),
+      client_secret_num_uses_limit: body.numUsesLimit,
+      client_secret_ttl: body.ttl,
+    });
+    noteAudit({ metadata: { clientSecretId: inserted.id } });
+    return inserted;
   });
   return { clientSecret, clientSecretData: toClientSecretDto(row) };
 };
@@ -112,7 +118,7 @@ export const getClientSecret = async (ctx: RequestContext, identityId: string, s
 export const revokeClientSecret = async (ctx: RequestContext, identityId: string, secretId: string) => {
   const { config } = await authorizeSecretOperation(ctx, identityId, "revoke");
   const row = await requireSecret(ctx, config.id, identityId, secretId);
-  const revoked = await revokeClientSecretRow(ctx.deps.db, row.id);
+  const revoked = await inTransaction(ctx.deps.db, (trx) => revokeClientSecretRow(trx, row.id));
   if (!revoked) throw new NotFoundError(`Failed to find client secret with ID ${secretId}`);
   return { clientSecretData: toClientSecretDto(revoked) };
 };

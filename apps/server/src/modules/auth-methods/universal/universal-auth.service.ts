@@ -1,4 +1,5 @@
 import type { RequestContext } from "../../../context";
+import { inTransaction } from "../../../db/transaction";
 import { NotFoundError } from "../../../errors";
 import { parseTrustedIp } from "../../../lib/ip";
 import { authorizeAuthMethodOperation, toAuthConfigDto, toAuthConfigValues } from "../shared/auth-config";
@@ -98,5 +99,5 @@ export const revokeUniversalAuth = (ctx: RequestContext, identityId: string) =>
 
 export const clearUniversalAuthLockouts = async (ctx: RequestContext, identityId: string) => {
   const current = await authorizeMethodConfig(ctx, identityId, "update", UA_SPEC, UA_NOT_ATTACHED);
-  return { deleted: await clearLockouts(ctx.deps.db, current.id, new Date()) };
+  return { deleted: await inTransaction(ctx.deps.db, (trx) => clearLockouts(trx, current.id, new Date())) };
 };

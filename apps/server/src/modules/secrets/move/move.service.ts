@@ -1,3 +1,4 @@
+import { noteAudit } from "../../audit/audit-scope";
 import type { MoveSecretsBody } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
@@ -71,6 +72,16 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
     const sources = (await lockFolderSecretsByIds(trx, sourceId, ids)).map((row) => openSecretRow(key, row));
     if (sources.length !== ids.length) throw new BadRequestError("Invalid secrets");
     for (const secret of sources) assertMayTakeFrom(ability, from, secret);
+    noteAudit({
+      metadata: {
+        secretKeys: sources.map((s) => s.key),
+        secretIds: ids,
+        sourceEnvironment: from.environment,
+        sourceSecretPath: from.secretPath,
+        destinationEnvironment: to.environment,
+        destinationSecretPath: to.secretPath,
+      },
+    });
 
     const existing = new Map(
       (

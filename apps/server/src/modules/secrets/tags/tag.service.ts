@@ -1,6 +1,8 @@
 import type { SecretTag } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
+import { inTransaction } from "../../../db/transaction";
+import { noteAudit } from "../../audit/audit-scope";
 import { isUniqueViolation, isUuid } from "../../../db/errors";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { toIso } from "../../../lib/dates";
@@ -51,7 +53,12 @@ export const getTagBySlug = async (ctx: RequestContext, projectId: string, slug:
 export const createTag = async (ctx: RequestContext, projectId: string, body: { slug: string; color: string }) => {
   const project = await permission(ctx, projectId, "create");
   try {
-    return toTagDto(await insertTag(ctx.deps.db, { project_id: project.id, slug: body.slug, color: body.color }));
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
+      const inserted = await insertTag(trx, { project_id: project.id, slug: body.slug, color: body.color });
+      noteAudit({ metadata: { tagId: inserted.id } });
+      return inserted;
+    });
+    return toTagDto(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(body.slug);
     throw error;
@@ -67,8 +74,11 @@ export const updateProjectTag = async (
   const project = await permission(ctx, projectId, "edit");
   if (!isUuid(tagId) || !(await findTag(ctx.deps.db, project.id, { id: tagId }))) throw tagNotFound(tagId);
   try {
-    const row = await updateTag(ctx.deps.db, tagId, body);
-    if (!row) throw tagNotFound(tagId);
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
+      const updated = await updateTag(trx, tagId, body);
+      if (!updated) throw tagNotFound(tagId);
+      return updated;
+    });
     return toTagDto(row);
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(body.slug ?? "");
@@ -80,8 +90,12 @@ export const updateProjectTag = async (
 export const deleteProjectTag = async (ctx: RequestContext, projectId: string, tagId: string) => {
   const project = await permission(ctx, projectId, "delete");
   if (!isUuid(tagId) || !(await findTag(ctx.deps.db, project.id, { id: tagId }))) throw tagNotFound(tagId);
-  const row = await deleteTag(ctx.deps.db, tagId);
-  if (!row) throw tagNotFound(tagId);
+  const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const deleted = await deleteTag(trx, tagId);
+    if (!deleted) throw tagNotFound(tagId);
+    noteAudit({ metadata: { slug: deleted.slug } });
+    return deleted;
+  });
   return toTagDto(row);
 };
 

@@ -1,6 +1,7 @@
 import { inTransaction } from "../../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
+import { noteAudit } from "../../audit/audit-scope";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
 import { permissionForProject } from "../../authz/project-access";
@@ -103,7 +104,16 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
       tags: old.tags,
     };
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
-    return plainOf(after, { ...written, created_at: row.created_at }, ctx);
+    const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
+    noteAudit({
+      metadata: {
+        secretKey: plain.key,
+        environment: place.env_slug,
+        secretPath: place.path,
+        secretVersion: plain.version,
+      },
+    });
+    return plain;
   }).catch(asKeyConflict("Secret with the new name already exist"));
   const readable = canReadValue(ability, objectOf(restored.key, restored.tags));
   return {

@@ -1,0 +1,100 @@
+import type { MutatingOperation, ReadOperation } from "../../../src/modules/audit/audit-events";
+import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
+import { ok, pending, type Step } from "./runner";
+
+type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
+
+const refused = (status: number) => {
+  if (status < 400) throw new Error(`expected the login to be refused, got ${status}`);
+};
+
+/** Each login method refused once: its `-failed` event names the identity that was claimed. */
+export const FAILED_LOGIN_STEPS: Record<LoginOperation, Step> = {
+  "universalAuth.login": async ({ tenant, act }) => {
+    const { identity, clientId } = await universalIdentity(tenant);
+    const res = await act(() =>
+      tenant.anonymous.universalAuth.login({ body: { clientId, clientSecret: uniqueName("wrong-secret") } }),
+    );
+    refused(res.status);
+    return {
+      projectId: null,
+      actor: identityActor(identity.id),
+      metadata: { identityId: identity.id, clientId, reasonCode: "UnauthorizedError" },
+    };
+  },
+  "ldapAuth.login": async ({ tenant, act }) => {
+    const identity = await ldapIdentity(tenant);
+    const res = await act(() =>
+      tenant.anonymous.ldapAuth.login({
+        body: { identityId: identity.id, username: "alice", password: uniqueName("wrong-password") },
+      }),
+    );
+    refused(res.status);
+    return { projectId: null, actor: identityActor(identity.id), metadata: { identityId: identity.id } };
+  },
+  "kubernetesAuth.login": pending("needs the TokenReview peer of test/auth-methods"),
+  "oidcAuth.login": pending("needs the OIDC provider of test/services"),
+  "gcpAuth.login": pending("needs the GCP key server peer of test/auth-methods"),
+  "jwtAuth.login": pending("needs the JWKS peer of test/auth-methods"),
+  "awsAuth.login": pending("needs the STS peer of test/auth-methods"),
+  "azureAuth.login": pending("needs the Azure key server peer of test/auth-methods"),
+};
+
+type RecordedRead = Extract<ReadOperation, `secretsV${3 | 4}.${"list" | "get" | "getById"}` | "kms.privateKey">;
+
+const secretIn = async (tenant: Tenant) => {
+  const project = await createProject(tenant);
+  const key = uniqueName("KEY").toUpperCase().replace(/-/g, "_");
+  const { secret } = ok(
+    await tenant.admin.secretsV4.create({
+      params: { secretName: key },
+      body: { projectId: project.id, environment: "dev", secretValue: uniqueName("read-value") },
+    }),
+  );
+  return { project, key, secret };
+};
+
+const reads = (version: "secretsV3" | "secretsV4") => {
+  const scope = (projectId: string) =>
+    version === "secretsV3" ? { workspaceId: projectId, environment: "dev" } : { projectId, environment: "dev" };
+  return {
+    list: (async ({ tenant, act }) => {
+      const { project } = await secretIn(tenant);
+      ok(await act(() => tenant.admin[version].list({ query: scope(project.id) })));
+      return { projectId: project.id, metadata: { environment: "dev" } };
+    }) as Step,
+    get: (async ({ tenant, act }) => {
+      const { project, key } = await secretIn(tenant);
+      ok(
+        await act(() => tenant.admin[version].get({ params: { secretName: key }, query: scope(project.id) as never })),
+      );
+      return { projectId: project.id, metadata: { environment: "dev", secretKey: key } };
+    }) as Step,
+    getById: (async ({ tenant, act }) => {
+      const { project, secret } = await secretIn(tenant);
+      ok(await act(() => tenant.admin[version].getById({ params: { secretId: secret.id } })));
+      return { projectId: project.id, metadata: { secretId: secret.id } };
+    }) as Step,
+  };
+};
+
+const v3 = reads("secretsV3");
+const v4 = reads("secretsV4");
+
+export const READ_STEPS: Record<RecordedRead, Step> = {
+  "secretsV3.list": v3.list,
+  "secretsV3.get": v3.get,
+  "secretsV3.getById": v3.getById,
+  "secretsV4.list": v4.list,
+  "secretsV4.get": v4.get,
+  "secretsV4.getById": v4.getById,
+  "kms.privateKey": async ({ tenant, act }) => {
+    const project = ok(
+      await tenant.admin.projects.create({ body: { projectName: uniqueName("kms"), type: "kms" } }),
+    ).project;
+    const { key } = ok(await tenant.admin.kms.create({ body: { projectId: project.id, name: uniqueName("key") } }));
+    ok(await act(() => tenant.admin.kms.privateKey({ params: { keyId: key.id } })));
+    return { projectId: project.id, metadata: { keyId: key.id } };
+  },
+};

@@ -1,0 +1,14 @@
+import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
+import { ACCESS_STEPS } from "./access-rows";
+import { IDENTITY_STEPS } from "./identity-rows";
+import { PLATFORM_STEPS } from "./platform-rows";
+import type { Step } from "./runner";
+import { SECRET_STEPS } from "./secret-rows";
+
+/** One row per mutating operation of the contract: a new route without a row does not compile. */
+export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
+  ...IDENTITY_STEPS,
+  ...ACCESS_STEPS,
+  ...SECRET_STEPS,
+  ...PLATFORM_STEPS,
+};
