@@ -186,3 +186,24 @@ export const noteAuditLogin = (identityId: string, authMethod: string, metadata:
 
 /** Permission checks name the project an operation acts in. */
 export const noteAuditProject = (projectId: string) => currentAuditScope()?.noteProject(projectId);
+
+/**
+ * A change made by the platform itself (a background job), written in the change's transaction. Inside
+ * a request the request's own event covers the change, so nothing is added there.
+ */
+export const recordPlatformChange = async (
+  trx: Tx,
+  deps: AppDeps,
+  event: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
+) => {
+  if (currentAuditScope()) return;
+  await writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, [
+    {
+      ...event,
+      actor: { type: "platform", id: null, metadata: {} },
+      ipAddress: null,
+      userAgent: null,
+      createdAt: new Date(deps.clock.now()),
+    },
+  ]);
+};

@@ -1,4 +1,5 @@
 import { inTransaction } from "../../db/transaction";
+import { recordPlatformChange } from "../audit/audit-scope";
 import { randomUUID } from "node:crypto";
 import type { AppDeps } from "../../context";
 import { deleteDrainedDynamicSecrets, findProviderConfig } from "./dynamic-secret.repository";
@@ -7,6 +8,7 @@ import { failpoint } from "./failpoint";
 import {
   claimLockedLeases,
   deleteClaimedLease,
+  findDynamicSecretOwner,
   lockDueLeases,
   recordFailedRevocation,
   type LeaseRow,
@@ -70,7 +72,25 @@ export const revokeClaimedLease = async (
   if (failure === undefined || options.isForced || givenUp) {
     if (givenUp)
       deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
-    return { revoked: true, row: (await deleteClaimedLease(deps.db, lease.id, token)) ?? lease };
+    const deleted = await inTransaction(deps.db, async (trx) => {
+      const row = await deleteClaimedLease(trx, lease.id, token);
+      if (row) {
+        const owner = await findDynamicSecretOwner(trx, lease.dynamic_secret_id);
+        await recordPlatformChange(trx, deps, {
+          orgId: owner?.orgId ?? null,
+          projectId: owner?.projectId ?? null,
+          type: "revoke-dynamic-secret-lease",
+          metadata: {
+            leaseId: lease.id,
+            dynamicSecretId: lease.dynamic_secret_id,
+            ...(owner ? { dynamicSecretName: owner.name, environment: owner.environment } : {}),
+            reason: options.isForced ? "forced" : givenUp ? "given-up" : "expired",
+          },
+        });
+      }
+      return row;
+    });
+    return { revoked: true, row: deleted ?? lease };
   }
   deps.logger.warn(
     { leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure },

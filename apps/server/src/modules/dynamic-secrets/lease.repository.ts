@@ -262,3 +262,14 @@ export const markCreationFailed = (db: Database, id: string, details: string) =>
 
 export const deleteLeaseById = (db: Database, id: string) =>
   db.deleteFrom("dynamic_secret_leases").where("id", "=", id).execute();
+
+/** The project and organization a dynamic secret belongs to (none once it is detached from its folder). */
+export const findDynamicSecretOwner = (db: Database, dynamicSecretId: string) =>
+  db
+    .selectFrom("dynamic_secrets as d")
+    .innerJoin("secret_folders as f", "f.id", "d.folder_id")
+    .innerJoin("environments as e", "e.id", "f.env_id")
+    .innerJoin("projects as p", "p.id", "e.project_id")
+    .select(["p.id as projectId", "p.org_id as orgId", "d.name", "e.slug as environment"])
+    .where("d.id", "=", dynamicSecretId)
+    .executeTakeFirst();
