@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runAutoRenewPass } from "../../src/modules/pki/certificate-auto-renew";
+import { auditEvents } from "../audit/helpers";
 import { createIdentity, createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import {
   createApiProfile,
@@ -236,6 +237,13 @@ describe("automatic renewal (apiConfig.autoRenew)", () => {
       await tenant.admin.certificates.list({ query: { projectId: project.id, profileId: auto.id } }),
     );
     expect(certificates).toHaveLength(3);
+    // The renewal is on record once, as a change the platform made in the certificate's project.
+    const renewals = await auditEvents(tenant, { projectId: project.id, eventType: "automated-renew-certificate" });
+    expect(renewals).toHaveLength(1);
+    expect(renewals[0]).toMatchObject({
+      actor: { type: "platform" },
+      event: { metadata: { certificateId: due.certificateId, profileId: auto.id } },
+    });
     // Today nothing of this profile is due: the successor starts a fresh 10-day life.
     await runAutoRenewPass(deps);
     const again = expectOk(

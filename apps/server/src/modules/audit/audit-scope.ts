@@ -207,3 +207,40 @@ export const recordPlatformChange = async (
     },
   ]);
 };
+
+type PlatformChange = {
+  orgId: string | null;
+  projectId: string | null;
+  type: string;
+  metadata: Record<string, unknown>;
+};
+
+/** A background job's change: its event goes into the first transaction the change commits. */
+class PlatformScope implements RequestScope {
+  private written = false;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly change: PlatformChange,
+  ) {}
+
+  async beforeCommit(trx: Tx) {
+    if (this.written) return;
+    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [
+      {
+        ...this.change,
+        actor: { type: "platform", id: null, metadata: {} },
+        ipAddress: null,
+        userAgent: null,
+        createdAt: new Date(this.deps.clock.now()),
+      },
+    ]);
+    afterCommit(trx, () => {
+      this.written = true;
+    });
+  }
+}
+
+/** Run a job's change so that its platform event commits with it (as a request's event does). */
+export const asPlatformChange = <T>(deps: AppDeps, change: PlatformChange, work: () => Promise<T>): Promise<T> =>
+  requestScope.run(new PlatformScope(deps, change), work);

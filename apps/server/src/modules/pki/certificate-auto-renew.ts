@@ -2,7 +2,8 @@ import type { AppDeps } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { AppError } from "../../errors";
 import { renewFromSource } from "./certificate-renew.service";
-import { findRenewalSource } from "./certificate.repository";
+import { findProfileOwner, findRenewalSource } from "./certificate.repository";
+import { asPlatformChange } from "../audit/audit-scope";
 import { claimDueRenewals, recordRenewalFailure } from "./certificate-auto-renew.repository";
 
 const BATCH = 20;
@@ -22,7 +23,17 @@ export const runAutoRenewPass = async (deps: AppDeps, now = new Date()) => {
     const source = await findRenewalSource(deps.db, id);
     if (!source) continue;
     try {
-      await renewFromSource(deps, source, { kind: store_key ? "generate" : "same" });
+      const owner = await findProfileOwner(deps.db, source.profile_id);
+      await asPlatformChange(
+        deps,
+        {
+          orgId: owner?.orgId ?? null,
+          projectId: owner?.projectId ?? null,
+          type: "automated-renew-certificate",
+          metadata: { certificateId: id, profileId: source.profile_id, commonName: source.common_name },
+        },
+        () => renewFromSource(deps, source, { kind: store_key ? "generate" : "same" }),
+      );
       renewed += 1;
     } catch (error) {
       const message = error instanceof AppError ? error.message : "Unexpected error while renewing";

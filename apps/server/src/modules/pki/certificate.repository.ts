@@ -189,3 +189,14 @@ export const findCertificateOfProfileBySerial = (db: Database, profileId: string
     .where("profile_id", "=", profileId)
     .where("serial_number", "=", serialNumber)
     .executeTakeFirst();
+
+/** The project and organization of a certificate profile. */
+export const findProfileOwner = (db: Database, profileId: string | null) =>
+  profileId === null
+    ? Promise.resolve(undefined)
+    : db
+        .selectFrom("pki_certificate_profiles as pr")
+        .innerJoin("projects as p", "p.id", "pr.project_id")
+        .select(["p.id as projectId", "p.org_id as orgId"])
+        .where("pr.id", "=", profileId)
+        .executeTakeFirst();
