@@ -25,7 +25,8 @@ afterAll(() => {
 
 /** The real server as a separate process: it can be killed with SIGKILL like a crashed host. */
 const startServer = async (env: Record<string, string>, port: number) => {
-  const child = spawn(join(__dirname, "../../node_modules/.bin/tsx"), ["src/main.ts"], {
+  // One process (`node --import tsx`), so SIGKILL takes the whole server down at once.
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: join(__dirname, "../.."),
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error", WORKERS: "1" },
     stdio: ["ignore", "ignore", "inherit"],
