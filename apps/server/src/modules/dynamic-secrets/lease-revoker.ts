@@ -70,18 +70,16 @@ export const revokeClaimedLease = async (
   if (failure === undefined || options.isForced || givenUp) {
     if (givenUp)
       deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
-    return { revoked: true, row: (await deleteClaimedLease(deps.db, lease.id, token)) ?? lease };
+    // In a transaction, so a revocation requested over the API records its event with the change.
+    const deleted = await inTransaction(deps.db, (trx) => deleteClaimedLease(trx, lease.id, token));
+    return { revoked: true, row: deleted ?? lease };
   }
   deps.logger.warn(
     { leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure },
     "lease revocation failed; will retry",
   );
-  const row = await recordFailedRevocation(
-    deps.db,
-    lease.id,
-    token,
-    failure,
-    retrySeconds(deps, Math.max(1, lease.attempts)),
+  const row = await inTransaction(deps.db, (trx) =>
+    recordFailedRevocation(trx, lease.id, token, failure, retrySeconds(deps, Math.max(1, lease.attempts))),
   );
   return { revoked: false, row: row ?? lease };
 };

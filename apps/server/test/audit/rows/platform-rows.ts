@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
 import { createTokenGateway, enrolGateway } from "../../gateways/helpers";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
 import { ok, pending, type Step } from "./runner";
 
 type PlatformOperation = Extract<
@@ -200,6 +201,7 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
     );
     return { projectId: null, metadata: { logStreamId: created.id, provider: "custom" } };
   },
+  ...DYNAMIC_SECRET_STEPS,
   "certificateAuthorities.create": pending("PKI fixtures (test/pki) not yet wired into the table"),
   "certificateAuthorities.update": pending("PKI fixtures (test/pki) not yet wired into the table"),
   "certificateAuthorities.delete": pending("PKI fixtures (test/pki) not yet wired into the table"),
@@ -211,12 +213,6 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
   "certificates.issue": pending("PKI fixtures (test/pki) not yet wired into the table"),
   "certificates.renew": pending("PKI fixtures (test/pki) not yet wired into the table"),
   "certificates.revoke": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "dynamicSecrets.create": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecrets.update": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecrets.delete": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.create": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.renew": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.delete": pending("the PostgreSQL target fixture is not yet wired into the table"),
   ...(Object.fromEntries(
     (["kubernetes", "oidc", "gcp", "jwt", "aws", "azure"] as const).flatMap((method) =>
       (["login", "attach", "update", "revoke"] as const).map((op) => [`${method}Auth.${op}`, pending(WORKLOAD_LOGINS)]),
