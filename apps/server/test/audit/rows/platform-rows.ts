@@ -4,6 +4,7 @@ import type { MutatingOperation } from "../../../src/modules/audit/audit-events"
 import { createTokenGateway, enrolGateway } from "../../gateways/helpers";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
+import { PKI_STEPS } from "./pki-rows";
 import { ok, pending, type Step } from "./runner";
 
 type PlatformOperation = Extract<
@@ -202,17 +203,7 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
     return { projectId: null, metadata: { logStreamId: created.id, provider: "custom" } };
   },
   ...DYNAMIC_SECRET_STEPS,
-  "certificateAuthorities.create": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.update": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.delete": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.renew": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.create": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.update": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.delete": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.rotateAcmeEabSecret": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.issue": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.renew": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.revoke": pending("PKI fixtures (test/pki) not yet wired into the table"),
+  ...PKI_STEPS,
   ...(Object.fromEntries(
     (["kubernetes", "oidc", "gcp", "jwt", "aws", "azure"] as const).flatMap((method) =>
       (["login", "attach", "update", "revoke"] as const).map((op) => [`${method}Auth.${op}`, pending(WORKLOAD_LOGINS)]),
