@@ -6,6 +6,7 @@ import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
 import { PKI_STEPS } from "./pki-rows";
 import { ok, pending, type Step } from "./runner";
+import { JWT_OIDC_STEPS } from "./workload-rows";
 
 type PlatformOperation = Extract<
   MutatingOperation,
@@ -205,8 +206,9 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
   ...DYNAMIC_SECRET_STEPS,
   ...PKI_STEPS,
   ...(Object.fromEntries(
-    (["kubernetes", "oidc", "gcp", "jwt", "aws", "azure"] as const).flatMap((method) =>
+    (["kubernetes", "gcp", "aws", "azure"] as const).flatMap((method) =>
       (["login", "attach", "update", "revoke"] as const).map((op) => [`${method}Auth.${op}`, pending(WORKLOAD_LOGINS)]),
     ),
-  ) as Record<Extract<PlatformOperation, `${string}Auth.${string}`>, Step>),
+  ) as Record<Extract<PlatformOperation, `${"kubernetes" | "gcp" | "aws" | "azure"}Auth.${string}`>, Step>),
+  ...JWT_OIDC_STEPS,
 };
