@@ -2,7 +2,7 @@ import type { MutatingOperation, ReadOperation } from "../../../src/modules/audi
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
 import { ok, pending, type Step } from "./runner";
-import { JWT_OIDC_FAILED_LOGINS } from "./workload-rows";
+import { JWT_OIDC_FAILED_LOGINS, KUBERNETES_FAILED_LOGIN } from "./workload-rows";
 
 type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
 
@@ -34,7 +34,7 @@ export const FAILED_LOGIN_STEPS: Record<LoginOperation, Step> = {
     refused(res.status);
     return { projectId: null, actor: identityActor(identity.id), metadata: { identityId: identity.id } };
   },
-  "kubernetesAuth.login": pending("needs the TokenReview peer of test/auth-methods"),
+  ...KUBERNETES_FAILED_LOGIN,
   "gcpAuth.login": pending("needs the GCP key server peer of test/auth-methods"),
   ...JWT_OIDC_FAILED_LOGINS,
   "awsAuth.login": pending("needs the STS peer of test/auth-methods"),

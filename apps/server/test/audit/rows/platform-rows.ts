@@ -6,7 +6,7 @@ import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
 import { PKI_STEPS } from "./pki-rows";
 import { ok, pending, type Step } from "./runner";
-import { JWT_OIDC_STEPS } from "./workload-rows";
+import { JWT_OIDC_STEPS, WORKLOAD_CONFIG_STEPS } from "./workload-rows";
 
 type PlatformOperation = Extract<
   MutatingOperation,
@@ -205,10 +205,9 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
   },
   ...DYNAMIC_SECRET_STEPS,
   ...PKI_STEPS,
-  ...(Object.fromEntries(
-    (["kubernetes", "gcp", "aws", "azure"] as const).flatMap((method) =>
-      (["login", "attach", "update", "revoke"] as const).map((op) => [`${method}Auth.${op}`, pending(WORKLOAD_LOGINS)]),
-    ),
-  ) as Record<Extract<PlatformOperation, `${"kubernetes" | "gcp" | "aws" | "azure"}Auth.${string}`>, Step>),
+  ...WORKLOAD_CONFIG_STEPS,
+  "gcpAuth.login": pending(WORKLOAD_LOGINS),
+  "awsAuth.login": pending(WORKLOAD_LOGINS),
+  "azureAuth.login": pending(WORKLOAD_LOGINS),
   ...JWT_OIDC_STEPS,
 };
