@@ -1,7 +1,8 @@
 import type { MutatingOperation, ReadOperation } from "../../../src/modules/audit/audit-events";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { CLOUD_FAILED_LOGINS } from "./cloud-login-rows";
 import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
-import { ok, pending, type Step } from "./runner";
+import { ok, type Step } from "./runner";
 import { JWT_OIDC_FAILED_LOGINS, KUBERNETES_FAILED_LOGIN } from "./workload-rows";
 
 type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
@@ -35,10 +36,8 @@ export const FAILED_LOGIN_STEPS: Record<LoginOperation, Step> = {
     return { projectId: null, actor: identityActor(identity.id), metadata: { identityId: identity.id } };
   },
   ...KUBERNETES_FAILED_LOGIN,
-  "gcpAuth.login": pending("needs the GCP key server peer of test/auth-methods"),
+  ...CLOUD_FAILED_LOGINS,
   ...JWT_OIDC_FAILED_LOGINS,
-  "awsAuth.login": pending("needs the STS peer of test/auth-methods"),
-  "azureAuth.login": pending("needs the Azure key server peer of test/auth-methods"),
 };
 
 type RecordedRead = Extract<ReadOperation, `secretsV${3 | 4}.${"list" | "get" | "getById"}` | "kms.privateKey">;
