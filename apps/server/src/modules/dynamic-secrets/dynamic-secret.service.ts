@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamicSecretProvider } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
+import { inTransaction } from "../../db/transaction";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
+import { noteAudit } from "../audit/audit-scope";
 import { assertCan } from "../authz/guard";
 import {
   DELETING_STATUS,
@@ -108,19 +110,22 @@ export const createDynamicSecret = async (
   await verifyConnection(ctx, provider, inputs);
 
   const id = randomUUID();
+  noteAudit({ metadata: { dynamicSecretId: id } });
   try {
-    const row = await insertDynamicSecret(ctx.deps.db, {
-      id,
-      folder_id: folder.id,
-      name: body.name,
-      type: body.provider.type,
-      entity_prefix: newEntityPrefix(),
-      encrypted_inputs: encryptInputs(ctx, id, inputs),
-      default_ttl: body.defaultTTL,
-      max_ttl: body.maxTTL ?? null,
-      username_template: body.usernameTemplate ?? null,
-      metadata: body.metadata ?? [],
-    });
+    const row = await inTransaction(ctx.deps.db, (trx) =>
+      insertDynamicSecret(trx, {
+        id,
+        folder_id: folder.id,
+        name: body.name,
+        type: body.provider.type,
+        entity_prefix: newEntityPrefix(),
+        encrypted_inputs: encryptInputs(ctx, id, inputs),
+        default_ttl: body.defaultTTL,
+        max_ttl: body.maxTTL ?? null,
+        username_template: body.usernameTemplate ?? null,
+        metadata: body.metadata ?? [],
+      }),
+    );
     return withInputs(row, provider.redact(inputs));
   } catch (error) {
     if (isUniqueViolation(error)) throw new BadRequestError(ALREADY_EXISTS);
@@ -181,17 +186,21 @@ export const updateDynamicSecretByName = async (
     provider.validate(inputs);
     await verifyConnection(ctx, provider, inputs);
   }
+  noteAudit({ metadata: { dynamicSecretId: secret.id } });
   try {
-    const row = await updateDynamicSecret(ctx.deps.db, secret.id, {
-      name: data.newName,
-      encrypted_inputs: data.inputs ? encryptInputs(ctx, secret.id, inputs) : undefined,
-      default_ttl: data.defaultTTL,
-      max_ttl: data.maxTTL,
-      username_template: data.usernameTemplate,
-      metadata: data.metadata,
+    const row = await inTransaction(ctx.deps.db, async (trx) => {
+      const updated = await updateDynamicSecret(trx, secret.id, {
+        name: data.newName,
+        encrypted_inputs: data.inputs ? encryptInputs(ctx, secret.id, inputs) : undefined,
+        default_ttl: data.defaultTTL,
+        max_ttl: data.maxTTL,
+        username_template: data.usernameTemplate,
+        metadata: data.metadata,
+      });
+      // Deleted by someone else since it was read.
+      if (!updated) throw new NotFoundError(notFound(name, body));
+      return updated;
     });
-    // Deleted by someone else since it was read.
-    if (!row) throw new NotFoundError(notFound(name, body));
     const canRead = ability.can(
       "read-root-credential",
       SUBJECT,
@@ -216,14 +225,17 @@ export const deleteDynamicSecretByName = async (
   body: Scope & { isForced: boolean },
 ) => {
   const { secret } = await loadForAction(ctx, name, body, "delete-root-credential");
-  const deleted = await deleteDynamicSecretWithoutLeases(ctx.deps.db, secret.id);
-  if (deleted) return toDynamicSecretDto(deleted);
-  const kept = body.isForced
-    ? await detachDynamicSecret(ctx.deps.db, secret.id)
-    : await updateDynamicSecret(ctx.deps.db, secret.id, { status: DELETING_STATUS, status_details: null });
-  // Neither deleted nor found: a concurrent delete took it first.
-  if (!kept) throw new NotFoundError(notFound(name, body));
-  return toDynamicSecretDto(body.isForced ? secret : kept);
+  noteAudit({ metadata: { dynamicSecretId: secret.id } });
+  return inTransaction(ctx.deps.db, async (trx) => {
+    const deleted = await deleteDynamicSecretWithoutLeases(trx, secret.id);
+    if (deleted) return toDynamicSecretDto(deleted);
+    const kept = body.isForced
+      ? await detachDynamicSecret(trx, secret.id)
+      : await updateDynamicSecret(trx, secret.id, { status: DELETING_STATUS, status_details: null });
+    // Neither deleted nor found: a concurrent delete took it first.
+    if (!kept) throw new NotFoundError(notFound(name, body));
+    return toDynamicSecretDto(body.isForced ? secret : kept);
+  });
 };
 
 /** Reading the details shows the (redacted) inputs, so it takes both read and edit (reference). */

@@ -72,6 +72,7 @@ export const revokeClaimedLease = async (
   if (failure === undefined || options.isForced || givenUp) {
     if (givenUp)
       deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
+    // In a transaction, so a revocation records its event with the change (the request's, or the platform's).
     const deleted = await inTransaction(deps.db, async (trx) => {
       const row = await deleteClaimedLease(trx, lease.id, token);
       if (row) {
@@ -96,12 +97,8 @@ export const revokeClaimedLease = async (
     { leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure },
     "lease revocation failed; will retry",
   );
-  const row = await recordFailedRevocation(
-    deps.db,
-    lease.id,
-    token,
-    failure,
-    retrySeconds(deps, Math.max(1, lease.attempts)),
+  const row = await inTransaction(deps.db, (trx) =>
+    recordFailedRevocation(trx, lease.id, token, failure, retrySeconds(deps, Math.max(1, lease.attempts))),
   );
   return { revoked: false, row: row ?? lease };
 };

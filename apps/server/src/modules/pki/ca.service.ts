@@ -36,6 +36,7 @@ import {
   x509,
   type Signer,
 } from "./x509";
+import { noteAudit } from "../audit/audit-scope";
 
 const SUBJECT = "certificate-authorities";
 const YEAR_MS = 365 * 24 * 3600 * 1000;
@@ -133,6 +134,7 @@ export const createCa = async (
     },
     signer,
   );
+  noteAudit({ metadata: { caId: id } });
   try {
     const row = await inTransaction(ctx.deps.db, async (trx) => {
       const inserted = await insertCa(trx, {
@@ -218,7 +220,7 @@ export const updateCaStatusOrName = async (
   assertCan(ability, "edit", SUBJECT, { name: ca.name });
   if (body.name !== undefined && body.name !== ca.name) assertCan(ability, "edit", SUBJECT, { name: body.name });
   try {
-    return toCaDto(await updateCa(ctx.deps.db, ca.id, body));
+    return toCaDto(await inTransaction(ctx.deps.db, (trx) => updateCa(trx, ca.id, body)));
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(body.name ?? ca.name);
     throw error;

@@ -21,6 +21,8 @@ import {
 import { listConfigsOfProfiles } from "./profile.repository";
 import { loadProfile } from "./profile.service";
 import { keyAlgorithmOfPublicKey, nameAttribute, parseCsr, type x509 } from "./x509";
+import { noteAudit } from "../audit/audit-scope";
+import { inTransaction } from "../../db/transaction";
 
 const altNamesOf = (body: IssueCertificateBody, defaults: ProfileDefaults) => {
   const requested = splitAltNames(body.altNames).map((value) => ({ type: classifyAltName(value)!, value }));
@@ -91,6 +93,7 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
     friendlyName: body.friendlyName ?? commonName,
     storeKey: storesPrivateKey(apiConfig?.settings),
   });
-  await insertCertificate(ctx.deps.db, prepared.values);
+  noteAudit({ metadata: { certificateId: prepared.id } });
+  await inTransaction(ctx.deps.db, (trx) => insertCertificate(trx, prepared.values));
   return issuedDto(prepared);
 };

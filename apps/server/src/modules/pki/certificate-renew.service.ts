@@ -15,6 +15,7 @@ import { loadCertificate, permissionObject } from "./certificate.service";
 import { loadIssuingCa, notAfterFor, defaultsOf, prepareCertificate, storesPrivateKey } from "./issuance";
 import { findProfileById, listConfigsOfProfiles } from "./profile.repository";
 import { keyAlgorithmOfPublicKey, parseCsr, x509 } from "./x509";
+import { noteAudit } from "../audit/audit-scope";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -69,6 +70,7 @@ export const renewFromSource = async (deps: AppDeps, source: RenewalSource, key:
     storeKey: storesPrivateKey(apiConfig?.settings),
     renewedFromId: source.id,
   });
+  noteAudit({ metadata: { renewedCertificateId: prepared.id } });
   await inTransaction(deps.db, async (trx) => {
     if (!(await lockRenewable(trx, source.id))) throw alreadyRenewed();
     await insertCertificate(trx, prepared.values);

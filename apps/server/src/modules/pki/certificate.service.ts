@@ -23,6 +23,7 @@ import {
   type CertificateRow,
 } from "./certificate.repository";
 import { dependsOnObject, pageVisible, permissionForOwned } from "./pki-access";
+import { inTransaction } from "../../db/transaction";
 
 const SUBJECT = "certificates";
 
@@ -121,7 +122,7 @@ export const revokeCertificate = async (ctx: RequestContext, certificateId: stri
   assertCan(ability, "delete", SUBJECT, permissionObject(certificate));
   const revoked =
     certificate.status === "active"
-      ? await revokeCertificateRow(ctx.deps.db, certificate.id, reason, new Date())
+      ? await inTransaction(ctx.deps.db, (trx) => revokeCertificateRow(trx, certificate.id, reason, new Date()))
       : undefined;
   if (!revoked) throw new BadRequestError("The certificate is already revoked");
   return {

@@ -6,6 +6,7 @@ import { encryptConfigSecret, newEabSecret } from "./profile-config";
 import { toProfileDtos } from "./profile.dto";
 import { findConfigSecret, findProfileIdBySlug, listProfilesByIds, updateEnrollmentConfig } from "./profile.repository";
 import { loadProfile } from "./profile.service";
+import { inTransaction } from "../../db/transaction";
 
 const SUBJECT = "certificate-profiles";
 
@@ -51,11 +52,13 @@ export const revealEabSecret = async (ctx: RequestContext, profileId: string) =>
 export const rotateEabSecret = async (ctx: RequestContext, profileId: string) => {
   const { profile, config } = await loadAcmeConfig(ctx, profileId, "rotate-acme-eab-secret");
   const secret = newEabSecret();
-  await updateEnrollmentConfig(
-    ctx.deps.db,
-    config.id,
-    JSON.stringify(config.settings),
-    encryptConfigSecret(ctx, config.id, secret),
+  await inTransaction(ctx.deps.db, (trx) =>
+    updateEnrollmentConfig(
+      trx,
+      config.id,
+      JSON.stringify(config.settings),
+      encryptConfigSecret(ctx, config.id, secret),
+    ),
   );
   return { eabKid: profile.id, eabSecret: secret };
 };

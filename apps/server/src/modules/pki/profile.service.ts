@@ -30,6 +30,7 @@ import {
   updateProfileRow,
 } from "./profile.repository";
 import { keyFamilyOf, signatureFamilyOf } from "./x509";
+import { noteAudit } from "../audit/audit-scope";
 
 const SUBJECT = "certificate-profiles";
 
@@ -113,6 +114,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
         external_configs: body.externalConfigs ? JSON.stringify(body.externalConfigs) : null,
       });
       if (prepared) await insertEnrollmentConfig(trx, newConfigRow(ctx, id, body.enrollmentType, prepared));
+      noteAudit({ metadata: { profileId: id } });
       return id;
     });
     return profileDto(ctx, profileId);
@@ -207,6 +209,6 @@ export const deleteProfile = async (ctx: RequestContext, profileId: string) => {
   const { profile, ability } = await loadProfile(ctx, profileId);
   assertCan(ability, "delete", SUBJECT, { slug: profile.slug });
   const dto = (await toProfileDtos(ctx.deps, [profile]))[0]!;
-  await deleteProfileRow(ctx.deps.db, profile.id);
+  await inTransaction(ctx.deps.db, (trx) => deleteProfileRow(trx, profile.id));
   return dto;
 };

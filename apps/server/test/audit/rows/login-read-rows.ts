@@ -1,7 +1,9 @@
 import type { MutatingOperation, ReadOperation } from "../../../src/modules/audit/audit-events";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { CLOUD_FAILED_LOGINS } from "./cloud-login-rows";
 import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
-import { ok, pending, type Step } from "./runner";
+import { ok, type Step } from "./runner";
+import { JWT_OIDC_FAILED_LOGINS, KUBERNETES_FAILED_LOGIN } from "./workload-rows";
 
 type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
 
@@ -33,12 +35,9 @@ export const FAILED_LOGIN_STEPS: Record<LoginOperation, Step> = {
     refused(res.status);
     return { projectId: null, actor: identityActor(identity.id), metadata: { identityId: identity.id } };
   },
-  "kubernetesAuth.login": pending("needs the TokenReview peer of test/auth-methods"),
-  "oidcAuth.login": pending("needs the OIDC provider of test/services"),
-  "gcpAuth.login": pending("needs the GCP key server peer of test/auth-methods"),
-  "jwtAuth.login": pending("needs the JWKS peer of test/auth-methods"),
-  "awsAuth.login": pending("needs the STS peer of test/auth-methods"),
-  "azureAuth.login": pending("needs the Azure key server peer of test/auth-methods"),
+  ...KUBERNETES_FAILED_LOGIN,
+  ...CLOUD_FAILED_LOGINS,
+  ...JWT_OIDC_FAILED_LOGINS,
 };
 
 type RecordedRead = Extract<ReadOperation, `secretsV${3 | 4}.${"list" | "get" | "getById"}` | "kms.privateKey">;

@@ -3,7 +3,11 @@ import type { AddressInfo } from "node:net";
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
 import { createTokenGateway, enrolGateway } from "../../gateways/helpers";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
-import { ok, pending, type Step } from "./runner";
+import { CLOUD_LOGIN_STEPS } from "./cloud-login-rows";
+import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
+import { PKI_STEPS } from "./pki-rows";
+import { ok, type Step } from "./runner";
+import { JWT_OIDC_STEPS, WORKLOAD_CONFIG_STEPS } from "./workload-rows";
 
 type PlatformOperation = Extract<
   MutatingOperation,
@@ -52,9 +56,6 @@ const stream = async (tenant: Tenant) =>
       body: { credentials: { url: await receiverUrl(), headers: [] } },
     }),
   ).auditLogStream;
-
-const WORKLOAD_LOGINS =
-  "needs the workload peers of test/auth-methods (TokenReview, JWKS, STS, Azure/GCP keys); covered there, not yet here";
 
 export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
   "gateways.create": async ({ tenant, act }) => {
@@ -200,26 +201,9 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
     );
     return { projectId: null, metadata: { logStreamId: created.id, provider: "custom" } };
   },
-  "certificateAuthorities.create": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.update": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.delete": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateAuthorities.renew": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.create": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.update": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.delete": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificateProfiles.rotateAcmeEabSecret": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.issue": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.renew": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "certificates.revoke": pending("PKI fixtures (test/pki) not yet wired into the table"),
-  "dynamicSecrets.create": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecrets.update": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecrets.delete": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.create": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.renew": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  "dynamicSecretLeases.delete": pending("the PostgreSQL target fixture is not yet wired into the table"),
-  ...(Object.fromEntries(
-    (["kubernetes", "oidc", "gcp", "jwt", "aws", "azure"] as const).flatMap((method) =>
-      (["login", "attach", "update", "revoke"] as const).map((op) => [`${method}Auth.${op}`, pending(WORKLOAD_LOGINS)]),
-    ),
-  ) as Record<Extract<PlatformOperation, `${string}Auth.${string}`>, Step>),
+  ...DYNAMIC_SECRET_STEPS,
+  ...PKI_STEPS,
+  ...WORKLOAD_CONFIG_STEPS,
+  ...CLOUD_LOGIN_STEPS,
+  ...JWT_OIDC_STEPS,
 };
