@@ -3,8 +3,8 @@ import { join, resolve } from "node:path";
 import express, { type RequestHandler } from "express";
 import type { Logger } from "../lib/logger";
 
-/** Paths the console never answers: the API and the enrollment protocols keep their JSON 404s. */
-const NOT_CONSOLE = /^\/(api|\.well-known)(\/|$)/;
+/** Paths the console never answers: the API, the enrollment protocols and `/metrics` (served only on METRICS_PORT) keep their JSON 404s. */
+const NOT_CONSOLE = /^\/(api|\.well-known|metrics)(\/|$)/;
 
 /**
  * Locks the console page to its own scripts and to this origin; style attributes stay allowed

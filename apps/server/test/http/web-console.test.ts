@@ -61,6 +61,7 @@ describe("web console served at /", () => {
       ["GET", "/api"],
       ["GET", "/assets/gone-000.js"],
       ["GET", "/.well-known/unknown"],
+      ["GET", "/metrics"],
       ["POST", "/projects"],
     ] as const) {
       const res = await fetch(`${built.baseUrl}${path}`, { method });
