@@ -197,16 +197,24 @@ export const recordPlatformChange = async (
   event: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
 ) => {
   if (currentAuditScope()) return;
-  await writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, [
+  await writePlatformEvent(trx, deps, event);
+};
+
+/** A platform change's event: no caller, no client address. */
+const writePlatformEvent = (
+  trx: Tx,
+  deps: AppDeps,
+  change: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
+) =>
+  writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, [
     {
-      ...event,
+      ...change,
       actor: { type: "platform", id: null, metadata: {} },
       ipAddress: null,
       userAgent: null,
       createdAt: new Date(deps.clock.now()),
     },
   ]);
-};
 
 type PlatformChange = {
   orgId: string | null;
@@ -226,15 +234,7 @@ class PlatformScope implements RequestScope {
 
   async beforeCommit(trx: Tx) {
     if (this.written) return;
-    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [
-      {
-        ...this.change,
-        actor: { type: "platform", id: null, metadata: {} },
-        ipAddress: null,
-        userAgent: null,
-        createdAt: new Date(this.deps.clock.now()),
-      },
-    ]);
+    await writePlatformEvent(trx, this.deps, this.change);
     afterCommit(trx, () => {
       this.written = true;
     });
