@@ -47,6 +47,7 @@ import { auditMiddleware } from "./modules/audit/audit-scope";
 import { auditLogsRouter } from "./modules/audit/audit.router";
 import { auditLogStreamsRouter } from "./modules/audit/streams/streams.router";
 import { routeOperations } from "./http/route-operations";
+import { bucketedRoutes } from "./http/route-buckets";
 
 const s = initServer();
 
@@ -112,7 +113,9 @@ export const createApp = (deps: AppDeps): Express => {
     auditLogs: auditLogsRouter(deps),
     auditLogStreams: auditLogStreamsRouter(deps),
   });
-  createExpressEndpoints(contract, router, app, {
+  const { routes, dispatch } = bucketedRoutes(app);
+  app.use(dispatch);
+  createExpressEndpoints(contract, router, routes, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: true,

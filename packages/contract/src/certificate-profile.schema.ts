@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isBase64 } from "./base64";
 import { CertKeyAlgorithmSchema, subjectFields } from "./certificate-authorities.contract";
 
 /** Value sets, issuance defaults and enrollment configuration inputs of certificate profiles. */
@@ -60,7 +61,6 @@ export const classifyAltName = (value: string): AltNameType | undefined => {
 };
 
 const OID = /^[0-2](\.(0|[1-9][0-9]{0,9})){1,30}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 const AltNameSchema = z
   .object({ type: AltNameTypeSchema, value: z.string().trim().min(1).max(253) })
@@ -114,7 +114,7 @@ export const ProfileDefaultsSchema = z
             .trim()
             .min(1)
             .max(4096)
-            .regex(BASE64, "Must be the base64 DER encoding of the extension value"),
+            .refine(isBase64, "Must be the base64 DER encoding of the extension value"),
           critical: z.boolean().default(false),
         }),
       )

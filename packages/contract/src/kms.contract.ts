@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { isBase64 } from "./base64";
 import { TimestampSchema, UuidSchema, slugSchema } from "./common";
 
 const c = initContract();
@@ -39,7 +40,6 @@ export type KmsSigningAlgorithm = z.infer<typeof KmsSigningAlgorithmSchema>;
 
 /** The largest payload any operation accepts, decoded (reference C.3.3). */
 export const KMS_MAX_DATA_BYTES = 4096;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 // No Buffer here: the contract also runs in the browser.
 const base64Bytes = (value: string) => (value.length / 4) * 3 - (value.match(/=+$/)?.[0].length ?? 0);
@@ -49,7 +49,7 @@ const base64Field = (maxBytes = KMS_MAX_DATA_BYTES) =>
   z
     .string()
     .max(Math.ceil(maxBytes / 3) * 4 + 8, `data cannot exceed ${maxBytes} bytes`)
-    .refine((value) => BASE64.test(value), "plaintext must be base64 encoded")
+    .refine(isBase64, "plaintext must be base64 encoded")
     .refine((value) => base64Bytes(value) <= maxBytes, `data cannot exceed ${maxBytes} bytes`);
 
 export const KmsKeySchema = z.object({

@@ -2,24 +2,28 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeywardClient } from "@keyward/client";
-import { spawnServer, startPostgres } from "./processes";
+import { spawnCompiledServer, spawnServer, startPostgres } from "./processes";
 
 export type BenchTarget = {
   label: string;
   url: string;
+  pid: number;
   /** An org admin token of a freshly bootstrapped instance. */
   adminToken: string;
   stop: () => Promise<void>;
 };
 
 /** Keyward in a child process on PostgreSQL (a throwaway cluster) or on embedded PGlite. */
-export const startKeyward = async (database: "postgres" | "pglite"): Promise<BenchTarget> => {
+export const startKeyward = async (
+  database: "postgres" | "pglite",
+  options: { nodeArgs?: readonly string[]; compiled?: boolean } = {},
+): Promise<BenchTarget> => {
   const pg = database === "postgres" ? await startPostgres() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-bench-"));
-  const server = await spawnServer("bench/servers/keyward.ts", {
-    DATA_DIR: dataDir,
-    ...(pg ? { DATABASE_URL: pg.url } : {}),
-  });
+  const env = { DATA_DIR: dataDir, ...(pg ? { DATABASE_URL: pg.url } : {}) };
+  const server = options.compiled
+    ? await spawnCompiledServer(env, options.nodeArgs)
+    : await spawnServer("bench/servers/keyward.ts", env, options.nodeArgs);
   const boot = await createKeywardClient({ baseUrl: server.url }).system.bootstrap({
     body: { email: "bench@keyward.test", password: "bench", organization: "Bench" },
   });
@@ -27,6 +31,7 @@ export const startKeyward = async (database: "postgres" | "pglite"): Promise<Ben
   return {
     label: database,
     url: server.url,
+    pid: server.pid,
     adminToken: boot.body.identity.credentials.token,
     stop: async () => {
       await server.stop();
@@ -35,8 +40,12 @@ export const startKeyward = async (database: "postgres" | "pglite"): Promise<Ben
   };
 };
 
-/** Figures from the environment so a quick run is possible: BENCH_DURATION (s), BENCH_ROUNDS, BENCH_CONNECTIONS. */
+/** Figures from the environment so a quick run is possible: BENCH_DURATION (s), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_DATABASES. */
 export const benchSettings = () => ({
+  /** BENCH_DATABASES: which of postgres and pglite to run (both by default). */
+  databases: (process.env.BENCH_DATABASES ?? "postgres,pglite")
+    .split(",")
+    .filter((d): d is "postgres" | "pglite" => d === "postgres" || d === "pglite"),
   seconds: Number(process.env.BENCH_DURATION ?? 10),
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
@@ -45,7 +54,7 @@ export const benchSettings = () => ({
 
 export const formatRow = (
   label: string,
-  r: { rps: number; p50: number; p99: number; errors: number },
+  r: { rps: number; p50: number; p99: number; errors: number; cpuUs?: number },
   ratios: string,
 ) =>
-  `${label.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}   ${ratios}`;
+  `${label.padEnd(44)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   ${r.cpuUs === undefined ? "" : `CPU ${r.cpuUs.toFixed(0).padStart(5)} µs/req   `}errors ${r.errors}   ${ratios}`;

@@ -3,15 +3,20 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 
 const serverDir = new URL("../..", import.meta.url).pathname;
 
-export type Spawned = { url: string; stop: () => Promise<void> };
+export type Spawned = { url: string; pid: number; stop: () => Promise<void> };
 
 /** Start a script with tsx and wait for it to print `listening <port>` or Keyward's listen log. */
-export const spawnServer = (script: string, env: Record<string, string> = {}): Promise<Spawned> =>
+export const spawnServer = (
+  script: string,
+  env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
+): Promise<Spawned> =>
   new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script], {
+    const child: ChildProcess = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
       cwd: serverDir,
       env: { ...process.env, LOG_LEVEL: "warn", ...env },
       stdio: ["ignore", "pipe", "inherit"],
@@ -24,6 +29,7 @@ export const spawnServer = (script: string, env: Record<string, string> = {}): P
       child.stdout?.off("data", onData);
       resolve({
         url: `http://127.0.0.1:${match[1]}`,
+        pid: child.pid!,
         stop: () =>
           new Promise<void>((done) => {
             child.once("exit", () => done());
@@ -34,6 +40,56 @@ export const spawnServer = (script: string, env: Record<string, string> = {}): P
     child.stdout?.on("data", onData);
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
   });
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+/**
+ * The compiled server (`dist/main.js`, built first, as `pnpm start` runs it) with one worker: V8
+ * profiles then name its functions, which the tsx-loaded source does not give.
+ */
+export const spawnCompiledServer = async (
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Spawned> => {
+  execFileSync(process.execPath, [join(serverDir, "node_modules/tsup/dist/cli-default.js")], {
+    cwd: serverDir,
+    stdio: "ignore",
+  });
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, "dist/main.js"], {
+    cwd: serverDir,
+    env: { ...process.env, LOG_LEVEL: "warn", WORKERS: "1", PORT: String(port), ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries += 1) {
+    if (child.exitCode !== null) throw new Error(`dist/main.js exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/api/status`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (tries > 600) throw new Error("dist/main.js did not start within a minute");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((done) => {
+        child.once("exit", () => done());
+        child.kill("SIGTERM");
+      }),
+  };
+};
 
 /** A throwaway PostgreSQL 15 cluster, as CI starts one. */
 export const startPostgres = async (): Promise<{ url: string; stop: () => void }> => {

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,7 +14,21 @@ export const ensureWrk = () => {
   execFileSync("apt-get", ["install", "-y", "-qq", "wrk"], { stdio: "ignore", env });
 };
 
-export type LoadResult = { rps: number; p50: number; p99: number; requests: number; errors: number };
+export type LoadResult = {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+  /** The server's CPU time per request in µs (user + system, from /proc), when its pid is known. */
+  cpuUs?: number;
+};
+
+/** A process's CPU time so far in µs (utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
+const cpuTimeUs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
 
 const toMs = (value: string) => {
   const match = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
@@ -68,13 +82,22 @@ export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Warm up, then the median (by req/s) of `rounds` runs. */
+/**
+ * Warm up, then the median (by req/s) of `rounds` runs. With the server's `pid`, each run also
+ * reports the server's CPU time per request: unlike req/s, it hardly moves when other work shares
+ * the machine.
+ */
 export const measure = async (
-  options: LoadOptions & { rounds: number; warmupSeconds: number },
+  options: LoadOptions & { rounds: number; warmupSeconds: number; pid?: number },
 ): Promise<LoadResult> => {
   await runWrk({ ...options, seconds: options.warmupSeconds });
   const results: LoadResult[] = [];
-  for (let i = 0; i < options.rounds; i += 1) results.push(await runWrk(options));
+  for (let i = 0; i < options.rounds; i += 1) {
+    const before = options.pid ? cpuTimeUs(options.pid) : 0;
+    const result = await runWrk(options);
+    if (options.pid && result.requests > 0) result.cpuUs = (cpuTimeUs(options.pid) - before) / result.requests;
+    results.push(result);
+  }
   const mid = median(results.map((r) => r.rps));
   return results.find((r) => r.rps === mid)!;
 };

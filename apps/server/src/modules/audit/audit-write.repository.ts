@@ -36,9 +36,33 @@ export const lockChainHead = async (
   return { seq: row.seq, hash: row.hash, projectName: row.project_name, projectRetentionDays: row.retention };
 };
 
+const COLUMNS = sql.raw(
+  [
+    "id",
+    "org_id",
+    "project_id",
+    "project_name",
+    "chain_id",
+    "seq",
+    "actor_type",
+    "actor_id",
+    "actor_metadata",
+    "event_type",
+    "event_metadata",
+    "ip_address",
+    "user_agent",
+    "user_agent_type",
+    "created_at",
+    "expires_at",
+    "prev_hash",
+    "hash",
+  ].join(", "),
+);
+
 /**
  * Append events to a locked chain, queue them for every stream of their organization, and move the
- * head: one statement.
+ * head: one statement. The rows travel as one JSON document (a batch holds up to thousands of
+ * events: one parameter instead of eighteen per event), expanded by the database.
  */
 export const appendToChain = async (
   trx: Tx,
@@ -46,26 +70,12 @@ export const appendToChain = async (
   rows: AuditLogsTable[],
   head: { seq: string; hash: string },
 ) => {
-  const values = rows.map((row) => ({
-    ...row,
-    actor_metadata: JSON.stringify(row.actor_metadata),
-    event_metadata: JSON.stringify(row.event_metadata),
-  }));
-  await trx
-    .with("ins", (db) => db.insertInto("audit_logs").values(values).returning(["id", "org_id"]))
-    .with("queued", (db) =>
-      db
-        .insertInto("audit_log_outbox")
-        .columns(["stream_id", "event_id"])
-        .expression((eb) =>
-          eb
-            .selectFrom("ins")
-            .innerJoin("audit_log_streams as s", "s.org_id", "ins.org_id")
-            .select(["s.id as stream_id", "ins.id as event_id"]),
-        ),
-    )
-    .updateTable("audit_log_chains")
-    .set({ seq: head.seq, hash: head.hash })
-    .where("chain_id", "=", chainId)
-    .execute();
+  await sql`with ins as (
+      insert into audit_logs (${COLUMNS})
+      select ${COLUMNS} from jsonb_populate_recordset(null::audit_logs, ${JSON.stringify(rows)}::jsonb)
+      returning id, org_id, seq),
+    queued as (
+      insert into audit_log_outbox (stream_id, event_id)
+      select s.id, ins.id from ins join audit_log_streams s on s.org_id = ins.org_id order by ins.seq)
+    update audit_log_chains set seq = ${head.seq}, hash = ${head.hash} where chain_id = ${chainId}`.execute(trx);
 };

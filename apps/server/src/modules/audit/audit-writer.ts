@@ -26,13 +26,27 @@ export const chainOf = (event: Pick<AuditEventInput, "orgId" | "projectId">) =>
   event.projectId ?? event.orgId ?? UNSCOPED_CHAIN_ID;
 
 /**
- * Metadata as it will read back from jsonb: no undefined, no Date objects, no functions, and no NUL
- * characters (jsonb cannot hold them; an event must never make its change fail).
+ * Metadata as it will read back from jsonb: no undefined, no Date objects, no functions, no NaN, and
+ * no NUL characters (jsonb cannot hold them; an event must never make its change fail). A copy, not a
+ * JSON round trip: every read event passes here.
  */
-const plain = (value: Record<string, unknown>): Record<string, unknown> =>
-  JSON.parse(
-    JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" ? item.replaceAll("\0", "") : item)),
-  ) as Record<string, unknown>;
+const plainValue = (item: unknown): unknown => {
+  if (typeof item === "string") return item.includes("\0") ? item.replaceAll("\0", "") : item;
+  if (typeof item === "number") return Number.isFinite(item) ? item : null;
+  if (item === null || typeof item !== "object") return typeof item === "function" ? undefined : item;
+  if (item instanceof Date) return item.toJSON();
+  if (Array.isArray(item)) return item.map((entry) => plainValue(entry) ?? null);
+  return plain(item as Record<string, unknown>);
+};
+
+const plain = (value: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = plainValue(value[key]);
+    if (item !== undefined) out[key.includes("\0") ? key.replaceAll("\0", "") : key] = item;
+  }
+  return out;
+};
 
 /**
  * Write events inside `trx`: per chain (in a fixed order, so two writers never wait on each other
