@@ -1,42 +1,8 @@
-import { benchEndpoint, setupOk } from "./lib/endpoint";
-
-/** Distinct privileges read in turn, so concurrent requests (and their batched lookups) hit different rows. */
-const PRIVILEGES = 64;
+import { benchEndpoint } from "./lib/endpoint";
+import { PRIVILEGES, preparePrivileges } from "./lib/privileges-fixture";
 
 /**
  * Authenticated GET /api/v2/identity-project-additional-privilege/:id (issue 3 §5) at 32
  * connections. Target: >= 45% of the express + ts-rest ceiling, p99 <= 25 ms.
  */
-await benchEndpoint(`GET privilege (${PRIVILEGES} ids)`, async (admin) => {
-  const { project } = setupOk(await admin.projects.create({ body: { projectName: "bench" } }));
-  const { identity } = setupOk(
-    await admin.identities.create({ body: { name: "bench-target", organizationId: project.orgId, role: "no-access" } }),
-  );
-  setupOk(
-    await admin.projects.addIdentityMembership({
-      params: { projectId: project.id, identityId: identity.id },
-      body: { role: "viewer" },
-    }),
-  );
-  const paths: string[] = [];
-  for (let i = 0; i < PRIVILEGES; i += 1) {
-    const { privilege } = setupOk(
-      await admin.privileges.v2.create({
-        body: {
-          identityId: identity.id,
-          projectId: project.id,
-          permissions: [
-            {
-              subject: "secrets",
-              action: ["describeSecret", "readValue"],
-              conditions: { environment: "dev", secretPath: { $glob: `/app-${i}/**` } },
-            },
-          ],
-          type: { isTemporary: false },
-        },
-      }),
-    );
-    paths.push(`/api/v2/identity-project-additional-privilege/${privilege.id}`);
-  }
-  return paths;
-});
+await benchEndpoint(`GET privilege (${PRIVILEGES} ids)`, preparePrivileges);

@@ -16,13 +16,13 @@ export type BenchTarget = {
 /** Keyward in a child process on PostgreSQL (a throwaway cluster) or on embedded PGlite. */
 export const startKeyward = async (
   database: "postgres" | "pglite",
-  options: { nodeArgs?: readonly string[]; compiled?: boolean } = {},
+  options: { nodeArgs?: readonly string[]; compiled?: boolean; workers?: number } = {},
 ): Promise<BenchTarget> => {
   const pg = database === "postgres" ? await startPostgres() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-bench-"));
   const env = { DATA_DIR: dataDir, ...(pg ? { DATABASE_URL: pg.url } : {}) };
   const server = options.compiled
-    ? await spawnCompiledServer(env, options.nodeArgs)
+    ? await spawnCompiledServer({ ...env, WORKERS: String(options.workers ?? 1) }, options.nodeArgs)
     : await spawnServer("bench/servers/keyward.ts", env, options.nodeArgs);
   const boot = await createKeywardClient({ baseUrl: server.url }).system.bootstrap({
     body: { email: "bench@keyward.test", password: "bench", organization: "Bench" },
