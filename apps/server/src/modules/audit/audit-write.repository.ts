@@ -36,29 +36,6 @@ export const lockChainHead = async (
   return { seq: row.seq, hash: row.hash, projectName: row.project_name, projectRetentionDays: row.retention };
 };
 
-const COLUMNS = sql.raw(
-  [
-    "id",
-    "org_id",
-    "project_id",
-    "project_name",
-    "chain_id",
-    "seq",
-    "actor_type",
-    "actor_id",
-    "actor_metadata",
-    "event_type",
-    "event_metadata",
-    "ip_address",
-    "user_agent",
-    "user_agent_type",
-    "created_at",
-    "expires_at",
-    "prev_hash",
-    "hash",
-  ].join(", "),
-);
-
 /**
  * Append events to a locked chain, queue them for every stream of their organization, and move the
  * head: one statement. The rows travel as one JSON document (a batch holds up to thousands of
@@ -70,9 +47,11 @@ export const appendToChain = async (
   rows: AuditLogsTable[],
   head: { seq: string; hash: string },
 ) => {
+  // The writer builds every row with exactly the table's columns.
+  const columns = sql.join(Object.keys(rows[0]!).map((column) => sql.ref(column)));
   await sql`with ins as (
-      insert into audit_logs (${COLUMNS})
-      select ${COLUMNS} from jsonb_populate_recordset(null::audit_logs, ${JSON.stringify(rows)}::jsonb)
+      insert into audit_logs (${columns})
+      select ${columns} from jsonb_populate_recordset(null::audit_logs, ${JSON.stringify(rows)}::jsonb)
       returning id, org_id, seq),
     queued as (
       insert into audit_log_outbox (stream_id, event_id)
