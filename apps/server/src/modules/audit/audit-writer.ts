@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AuditActorType } from "@keyward/contract";
 import type { Tx } from "../../db/transaction";
 import type { AuditLogsTable } from "../../db/tables/audit";
 import { eventHash, UNSCOPED_CHAIN_ID } from "./audit-chain";
@@ -11,7 +12,7 @@ export type AuditEventInput = {
   projectId: string | null;
   /** Known by the caller when the project is gone by commit time (its deletion). */
   projectName?: string | null;
-  actor: { type: string; id: string | null; metadata: Record<string, unknown> };
+  actor: { type: AuditActorType; id: string | null; metadata: Record<string, unknown> };
   type: string;
   metadata: Record<string, unknown>;
   ipAddress: string | null;

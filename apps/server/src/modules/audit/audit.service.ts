@@ -17,6 +17,7 @@ import {
 import type { AuditLogRow } from "./audit.repository";
 import { eventHash } from "./audit-chain";
 import { toChained } from "./audit-writer";
+import { noteAudit } from "./audit-scope";
 
 /** Actor types whose metadata names an id, so `actor` can filter them (reference B.2). */
 const ACTOR_ID_KEYS: Record<string, string> = {
@@ -164,6 +165,7 @@ export const verifyAuditLogs = async (
 export const setProjectAuditRetention = async (ctx: RequestContext, projectId: string, days: number | null) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "edit", "settings");
+  noteAudit({ metadata: { auditLogsRetentionDays: days } });
   await inTransaction(ctx.deps.db, (trx) => setProjectRetentionDays(trx, project.id, days));
   return { projectId: project.id, auditLogsRetentionDays: days };
 };

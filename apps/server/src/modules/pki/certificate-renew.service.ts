@@ -1,4 +1,4 @@
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
 import { classifyAltName, splitAltNames, type CertKeyAlgorithm, type RenewCertificateBody } from "@keyward/contract";
 import type { AppDeps, RequestContext } from "../../context";
 import { BadRequestError } from "../../errors";
@@ -12,7 +12,14 @@ import {
   type RenewalSource,
 } from "./certificate.repository";
 import { loadCertificate, permissionObject } from "./certificate.service";
-import { loadIssuingCa, notAfterFor, defaultsOf, prepareCertificate, storesPrivateKey } from "./issuance";
+import {
+  loadIssuingCa,
+  notAfterFor,
+  defaultsOf,
+  prepareCertificate,
+  storesPrivateKey,
+  type PreparedCertificate,
+} from "./issuance";
 import { findProfileById, listConfigsOfProfiles } from "./profile.repository";
 import { keyAlgorithmOfPublicKey, parseCsr, x509 } from "./x509";
 import { noteAudit } from "../audit/audit-scope";
@@ -40,7 +47,14 @@ export type RenewKey =
  * The new row and the link are written in one transaction under a lock on the old row, so two
  * renewals of one certificate never both succeed.
  */
-export const renewFromSource = async (deps: AppDeps, source: RenewalSource, key: RenewKey, now = new Date()) => {
+export const renewFromSource = async (
+  deps: AppDeps,
+  source: RenewalSource,
+  key: RenewKey,
+  now = new Date(),
+  /** Writes the renewal's audit event in its transaction, for callers outside the contract (EST). */
+  record?: (trx: Tx, prepared: PreparedCertificate) => Promise<void>,
+) => {
   if (source.status !== "active") throw new BadRequestError("A revoked certificate cannot be renewed");
   if (source.renewed_by_id) throw alreadyRenewed();
   const found = source.profile_id ? await findProfileById(deps.db, source.profile_id) : undefined;
@@ -75,6 +89,7 @@ export const renewFromSource = async (deps: AppDeps, source: RenewalSource, key:
     if (!(await lockRenewable(trx, source.id))) throw alreadyRenewed();
     await insertCertificate(trx, prepared.values);
     await markRenewed(trx, source.id, prepared.id, now);
+    await record?.(trx, prepared);
   });
   return prepared;
 };

@@ -17,6 +17,7 @@ import {
 } from "./secret-access";
 import { openSecretRow, type MetadataEntry } from "./secret-crypto";
 import { toSecretRaw } from "./secret.dto";
+import { noteAudit } from "../audit/audit-scope";
 import {
   asKeyConflict,
   insertNewSecrets,
@@ -34,6 +35,12 @@ import { writeScope } from "./secret-write.service";
 type Scope = ProjectRef & { environment: string; secretPath: string };
 type TagFields = { tagIds?: string[] };
 
+/** A batch's event names each secret it wrote by id, key and version (never its value). */
+const auditEntryOf = (secret: { id: string; key: string; version: number }) => ({
+  secretId: secret.id,
+  secretKey: secret.key,
+  secretVersion: secret.version,
+});
 const duplicates = (keys: readonly string[]) => [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
 const toRefs = (rows: { id: string; slug: string; color: string | null }[]) =>
   rows.map((t) => ({ id: t.id, slug: t.slug, color: t.color }));
@@ -101,7 +108,9 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
       referenceTargets(trx, project.id),
       new Set(keys),
     );
-    return insertNewSecrets(ctx, trx, await ensureProjectKey(ctx.deps, trx, project.id), states);
+    const rows = await insertNewSecrets(ctx, trx, await ensureProjectKey(ctx.deps, trx, project.id), states);
+    noteAudit({ metadata: { secrets: rows.map(auditEntryOf) } });
+    return rows;
   }).catch(asKeyConflict(`Secret already exist: ${keys.join(",")}`));
   return created.map((secret) => toSecretRaw(secret, place, secret.value()));
 };
@@ -233,6 +242,7 @@ export const updateSecretsBatch = async (
       for (const secret of await insertNewSecrets(ctx, trx, key, creates)) out.push({ secret, secretPath: path });
     }
     await rewriteDependents(ctx, trx, key, ability, project.id, renamed, new Set(out.map((o) => o.secret.id)));
+    noteAudit({ metadata: { secrets: out.map((o) => auditEntryOf(o.secret)) } });
     return out;
   }).catch(asKeyConflict(`Secret with new name already exists: ${body.secrets.map((s) => s.newSecretName).join(",")}`));
   return results.map(({ secret, secretPath }) => {
@@ -289,6 +299,7 @@ export const deleteSecretsBatch = async (
       key,
       secrets.map((s, i) => ({ state: stateOf(s), version: rows[i]!.version })),
     );
+    noteAudit({ metadata: { secrets: secrets.map(auditEntryOf) } });
     return secrets;
   });
   return deleted.map((secret) => {

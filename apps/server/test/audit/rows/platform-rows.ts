@@ -167,7 +167,7 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
         }),
       ),
     );
-    return { projectId: project.id, metadata: { projectId: project.id } };
+    return { projectId: project.id, metadata: { projectId: project.id, auditLogsRetentionDays: 30 } };
   },
   "auditLogStreams.create": async ({ tenant, act }) => {
     const url = await receiverUrl();

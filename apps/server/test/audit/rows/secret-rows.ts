@@ -107,7 +107,7 @@ const secretSteps = (version: "secretsV3" | "secretsV4"): Record<string, Step> =
     batchCreate: async ({ tenant, act }) => {
       const project = await createProject(tenant);
       const keys = [secretKey(), secretKey()];
-      ok(
+      const { secrets } = ok(
         await act(() =>
           tenant.admin[version].batchCreate({
             body: {
@@ -116,11 +116,16 @@ const secretSteps = (version: "secretsV3" | "secretsV4"): Record<string, Step> =
             } as never,
           }),
         ),
-      );
-      return { projectId: project.id, metadata: { secretKeys: keys, environment: "dev" } };
+      ) as { secrets: { id: string; secretKey: string }[] };
+      const written = keys.map((k) => ({
+        secretId: secrets.find((s) => s.secretKey === k)!.id,
+        secretKey: k,
+        secretVersion: 1,
+      }));
+      return { projectId: project.id, metadata: { secretKeys: keys, secrets: written, environment: "dev" } };
     },
     batchUpdate: async ({ tenant, act }) => {
-      const { project, key } = await projectWithSecret(tenant);
+      const { project, key, secret } = await projectWithSecret(tenant);
       ok(
         await act(() =>
           tenant.admin[version].batchUpdate({
@@ -128,16 +133,18 @@ const secretSteps = (version: "secretsV3" | "secretsV4"): Record<string, Step> =
           }),
         ),
       );
-      return { projectId: project.id, metadata: { secretKeys: [key], environment: "dev" } };
+      const secrets = [{ secretId: secret.id, secretKey: key, secretVersion: 2 }];
+      return { projectId: project.id, metadata: { secretKeys: [key], secrets, environment: "dev" } };
     },
     batchDelete: async ({ tenant, act }) => {
-      const { project, key } = await projectWithSecret(tenant);
+      const { project, key, secret } = await projectWithSecret(tenant);
       ok(
         await act(() =>
           tenant.admin[version].batchDelete({ body: { ...scope(project.id), secrets: [{ secretKey: key }] } as never }),
         ),
       );
-      return { projectId: project.id, metadata: { secretKeys: [key], environment: "dev" } };
+      const secrets = [{ secretId: secret.id, secretKey: key, secretVersion: 1 }];
+      return { projectId: project.id, metadata: { secretKeys: [key], secrets, environment: "dev" } };
     },
   };
 };

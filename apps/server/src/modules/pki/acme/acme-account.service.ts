@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { decodeProtectedHeader, flattenedVerify, type JWK } from "jose";
 import { isUniqueViolation } from "../../../db/errors";
+import { inTransaction } from "../../../db/transaction";
 import { findConfigSecret } from "../profile.repository";
 import {
   accountOf,
@@ -20,6 +21,7 @@ import {
   malformed,
   unauthorized,
 } from "./acme-problem";
+import { recordAcmeChange } from "./acme-audit";
 import { findAccountByThumbprint, insertAccount, updateAccount, type AcmeAccountRow } from "./acme.repository";
 
 export type AcmeReply = { status: number; body: unknown; location?: string; links?: string[]; contentType?: string };
@@ -99,12 +101,22 @@ export const newAccount = async (ctx: AcmeContext, body: unknown): Promise<AcmeR
     throw externalAccountRequired();
   }
   try {
-    const account = await insertAccount(ctx.deps.db, {
-      profile_id: ctx.profile.id,
-      thumbprint,
-      jwk: JSON.stringify(verified.jwk),
-      contact: JSON.stringify(contact),
-      eab_kid: payload.externalAccountBinding !== undefined ? ctx.profile.id : null,
+    const bound = payload.externalAccountBinding !== undefined;
+    const account = await inTransaction(ctx.deps.db, async (trx) => {
+      const created = await insertAccount(trx, {
+        profile_id: ctx.profile.id,
+        thumbprint,
+        jwk: JSON.stringify(verified.jwk),
+        contact: JSON.stringify(contact),
+        eab_kid: bound ? ctx.profile.id : null,
+      });
+      // No account signed this request (its key came as jwk): the profile's client is the actor.
+      await recordAcmeChange(trx, ctx, null, "create-acme-account", {
+        accountId: created.id,
+        thumbprint,
+        externalAccountBinding: bound,
+      });
+      return created;
     });
     return { status: 201, body: accountDto(ctx, account), location: accountUrl(ctx, account.id) };
   } catch (error) {
@@ -126,9 +138,18 @@ export const postAccount = async (ctx: AcmeContext, accountId: string, body: unk
   if (payload.status !== undefined && payload.status !== "deactivated") {
     throw malformed("An account can only be changed to status deactivated");
   }
-  const updated = await updateAccount(ctx.deps.db, account.id, {
-    ...(payload.contact !== undefined ? { contact: JSON.stringify(contactsOf(payload)) } : {}),
-    ...(payload.status === "deactivated" ? { status: "deactivated" as const } : {}),
+  const deactivate = payload.status === "deactivated";
+  const contact = payload.contact !== undefined ? JSON.stringify(contactsOf(payload)) : undefined;
+  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await updateAccount(trx, account.id, {
+      ...(contact !== undefined ? { contact } : {}),
+      ...(deactivate ? { status: "deactivated" as const } : {}),
+    });
+    await recordAcmeChange(trx, ctx, account.id, deactivate ? "deactivate-acme-account" : "update-acme-account", {
+      status: row.status,
+      contactChanged: contact !== undefined,
+    });
+    return row;
   });
   return { status: 200, body: accountDto(ctx, updated) };
 };
@@ -176,6 +197,13 @@ export const keyChange = async (ctx: AcmeContext, body: unknown): Promise<AcmeRe
       contentType: "application/problem+json",
     };
   }
-  const updated = await updateAccount(ctx.deps.db, account.id, { jwk: JSON.stringify(newJwk), thumbprint });
+  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await updateAccount(trx, account.id, { jwk: JSON.stringify(newJwk), thumbprint });
+    await recordAcmeChange(trx, ctx, account.id, "change-acme-account-key", {
+      previousThumbprint: account.thumbprint,
+      thumbprint,
+    });
+    return row;
+  });
   return { status: 200, body: accountDto(ctx, updated) };
 };

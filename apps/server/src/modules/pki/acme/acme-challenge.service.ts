@@ -17,6 +17,7 @@ import {
   setOrderStatus,
 } from "./acme.repository";
 import { authzUrl, challengeDto } from "./acme.dto";
+import { recordAcmeChange } from "./acme-audit";
 
 /** A validation takes at most ~20 s (fetch or DNS timeouts); one older than this was abandoned. */
 const STALE_PROCESSING_MS = 60_000;
@@ -60,16 +61,30 @@ const validateDns01 = async (deps: AppDeps, domain: string, keyAuthorization: st
   }
 };
 
+type ChallengeRef = {
+  id: string;
+  type: string;
+  authorization_id: string;
+  order_id: string;
+  account_id: string;
+  identifier_value: string;
+};
+
+/** What a challenge's events name: ids, the challenge type and the domain (never the token). */
+const challengeMetadata = (challenge: ChallengeRef) => ({
+  orderId: challenge.order_id,
+  authorizationId: challenge.authorization_id,
+  challengeId: challenge.id,
+  challengeType: challenge.type,
+  identifier: challenge.identifier_value,
+});
+
 /**
  * Record a validation outcome: the challenge, its authorization, and the order (ready once every
  * authorization is valid, invalid as soon as one fails), in one transaction under the order's lock.
  */
-const recordOutcome = async (
-  deps: AppDeps,
-  challenge: { id: string; authorization_id: string; order_id: string },
-  outcome: Outcome,
-) =>
-  inTransaction(deps.db, async (trx) => {
+const recordOutcome = async (ctx: AcmeContext, challenge: ChallengeRef, outcome: Outcome) =>
+  inTransaction(ctx.deps.db, async (trx) => {
     const order = await lockOrder(trx, challenge.order_id, ["pending"]);
     const moved = await moveChallenge(
       trx,
@@ -78,7 +93,13 @@ const recordOutcome = async (
       outcome.ok ? "valid" : "invalid",
       outcome.ok ? { validated_at: new Date() } : { error: JSON.stringify(outcome.problem.toJSON()) },
     );
-    if (!moved || !order) return;
+    if (!moved) return;
+    // Decided here, in the request of the account that asked for the validation: that account is the actor.
+    await recordAcmeChange(trx, ctx, challenge.account_id, outcome.ok ? "pass-acme-challenge" : "fail-acme-challenge", {
+      ...challengeMetadata(challenge),
+      ...(outcome.ok ? {} : { errorType: outcome.problem.toJSON().type }),
+    });
+    if (!order) return;
     await setAuthorizationStatus(trx, challenge.authorization_id, outcome.ok ? "valid" : "invalid");
     const authzs = await listAuthorizationsOfOrder(trx, order.id);
     if (!outcome.ok) {
@@ -100,18 +121,22 @@ export const postChallenge = async (ctx: AcmeContext, challengeId: string, body:
   if (!found || found.account_id !== account.id) throw notFound("Challenge");
   const respond = verified.payload !== undefined;
   if (respond && found.authz_status === "pending") {
-    const owned =
-      found.status === "pending"
-        ? await moveChallenge(ctx.deps.db, found.id, "pending", "processing")
-        : found.status === "processing" &&
-          (await reclaimStaleChallenge(ctx.deps.db, found.id, new Date(Date.now() - STALE_PROCESSING_MS)));
+    const owned = await inTransaction(ctx.deps.db, async (trx) => {
+      const taken =
+        found.status === "pending"
+          ? await moveChallenge(trx, found.id, "pending", "processing")
+          : found.status === "processing" &&
+            (await reclaimStaleChallenge(trx, found.id, new Date(Date.now() - STALE_PROCESSING_MS)));
+      if (taken) await recordAcmeChange(trx, ctx, account.id, "respond-to-acme-challenge", challengeMetadata(found));
+      return taken;
+    });
     if (owned) {
       const keyAuthorization = `${found.token}.${await thumbprintOf(account.jwk)}`;
       const outcome =
         found.type === "http-01"
           ? await validateHttp01(ctx.deps, found.identifier_value, found.token, keyAuthorization)
           : await validateDns01(ctx.deps, found.identifier_value, keyAuthorization);
-      await recordOutcome(ctx.deps, found, outcome);
+      await recordOutcome(ctx, found, outcome);
     }
   }
   const current = (await listChallengesOf(ctx.deps.db, [found.authorization_id])).find((c) => c.id === found.id)!;

@@ -1,6 +1,7 @@
 import { calculateJwkThumbprint, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from "jose";
 import type { AppDeps } from "../../../context";
 import type { ProfileRow } from "../profile.repository";
+import type { AuditOrigin } from "../../audit/audit-protocol";
 import { consumeNonce } from "./acme-nonce";
 import { badNonce, badSignatureAlgorithm, malformed, unauthorized, AcmeProblem } from "./acme-problem";
 import { findAccount, type AcmeAccountRow } from "./acme.repository";
@@ -27,6 +28,9 @@ export type AcmeContext = {
   base: string;
   /** The URL this request was sent to, as the client must have put it in the JWS. */
   url: string;
+  /** The profile's organization and the request's origin, for the audit events of its changes. */
+  orgId: string;
+  origin: AuditOrigin;
 };
 
 export type FlattenedJws = { protected: string; payload: string; signature: string };

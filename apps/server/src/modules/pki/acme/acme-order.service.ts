@@ -31,6 +31,7 @@ import {
   type AcmeAccountRow,
   type AcmeOrderRow,
 } from "./acme.repository";
+import { recordAcmeChange, recordAcmeRead } from "./acme-audit";
 import { authzDto, authzUrl, orderDto, orderUrl } from "./acme.dto";
 
 const ORDER_LIFETIME_MS = 7 * 24 * 3600 * 1000;
@@ -115,6 +116,11 @@ export const newOrder = async (ctx: AcmeContext, body: unknown): Promise<AcmeRep
         })),
       );
     }
+    await recordAcmeChange(trx, ctx, account.id, "create-acme-order", {
+      orderId: created.id,
+      identifiers: identifiers.map((id) => id.value),
+      status: created.status,
+    });
     return created;
   });
   return orderReply(ctx, order, 201);
@@ -202,6 +208,12 @@ export const finalizeOrder = async (ctx: AcmeContext, orderId: string, body: unk
     if (!(await lockOrder(trx, order.id, ["ready"]))) return false;
     await insertCertificate(trx, prepared.values);
     await setOrderStatus(trx, order.id, { status: "valid", certificate_id: prepared.id });
+    await recordAcmeChange(trx, ctx, account.id, "finalize-acme-order", {
+      orderId: order.id,
+      certificateId: prepared.id,
+      serialNumber: prepared.serialNumber,
+      commonName,
+    });
     return true;
   });
   if (!finalized) throw orderNotReady("no longer ready");
@@ -214,6 +226,10 @@ export const downloadCertificate = async (ctx: AcmeContext, orderId: string, bod
   const order = await loadOwnOrder(ctx, account, orderId);
   if (!order.certificate_id) throw notFound("Certificate");
   const pem = await findCertificatePem(ctx.deps.db, order.certificate_id);
+  recordAcmeRead(ctx, account.id, "download-acme-certificate", {
+    orderId: order.id,
+    certificateId: order.certificate_id,
+  });
   return {
     status: 200,
     body: `${[pem.certificate_pem, pem.certificate_chain_pem]

@@ -1,12 +1,14 @@
 import { webcrypto } from "node:crypto";
 import { importJWK } from "jose";
 import type { RevocationReason } from "@keyward/contract";
+import { inTransaction } from "../../../db/transaction";
 import { findCertificateOfProfileBySerial, revokeCertificateRow } from "../certificate.repository";
 import { x509 } from "../x509";
 import type { AcmeReply } from "./acme-account.service";
 import { verifyAcmeJws, type AcmeContext } from "./acme-jws";
 import { AcmeProblem, malformed, unauthorized } from "./acme-problem";
 import { findOrderOfCertificate } from "./acme.repository";
+import { recordAcmeChange } from "./acme-audit";
 
 /** RFC 5280 reason codes an ACME client may send (7 is unused, 8 removeFromCRL has no meaning here). */
 const REASONS: Record<number, RevocationReason> = {
@@ -65,7 +67,20 @@ export const revokeCert = async (ctx: AcmeContext, body: unknown): Promise<AcmeR
     throw unauthorized("The request is not signed with the certificate's key");
   }
   const revoked =
-    row.status === "active" ? await revokeCertificateRow(ctx.deps.db, row.id, reason, new Date()) : undefined;
+    row.status === "active"
+      ? await inTransaction(ctx.deps.db, async (trx) => {
+          const done = await revokeCertificateRow(trx, row.id, reason, new Date());
+          if (done) {
+            await recordAcmeChange(trx, ctx, verified.account?.id ?? null, "revoke-acme-certificate", {
+              certificateId: row.id,
+              serialNumber: done.serial_number,
+              revocationReason: reason,
+              signedWith: verified.account ? "account-key" : "certificate-key",
+            });
+          }
+          return done;
+        })
+      : undefined;
   if (!revoked) throw new AcmeProblem("alreadyRevoked", "The certificate is already revoked");
   return { status: 200, body: "" };
 };

@@ -2,6 +2,7 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import type { AppDeps } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { AppError } from "../../../errors";
+import { auditOriginOf } from "../../audit/audit-protocol";
 import { acmeDirectoryPath } from "../profile-config";
 import { findConfigSecret, findProfileById } from "../profile.repository";
 import { keyChange, newAccount, postAccount, type AcmeReply } from "./acme-account.service";
@@ -31,7 +32,7 @@ export const acmeRouter = (deps: AppDeps): Router => {
     const profileId = String(req.params.profileId);
     const found = isUuid(profileId) ? await findProfileById(deps.db, profileId) : undefined;
     if (!found || found.enrollment_type !== "acme") throw notFound("ACME profile");
-    const { org_id: _org, ...profile } = found;
+    const { org_id: orgId, ...profile } = found;
     const settings = (await findConfigSecret(deps.db, profile.id, "acme"))?.settings ?? {};
     const root = publicBase(req);
     return {
@@ -43,6 +44,8 @@ export const acmeRouter = (deps: AppDeps): Router => {
       },
       base: `${root}${acmeDirectoryPath(profile.id).replace(/\/directory$/, "")}`,
       url: `${root}${req.originalUrl}`,
+      orgId,
+      origin: auditOriginOf(req),
     };
   };
 

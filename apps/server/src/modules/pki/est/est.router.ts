@@ -12,7 +12,9 @@ import {
   passphraseMatches,
   simpleEnroll,
   simpleReenroll,
+  type EstAuthentication,
 } from "./est.service";
+import { auditOriginOf } from "../../audit/audit-protocol";
 
 /** Mounted at this path, so other requests skip the router after one prefix check. */
 export const EST_MOUNT = "/.well-known/est";
@@ -91,13 +93,19 @@ export const estRouter = (deps: AppDeps): Router => {
       const est = await loadEstProfile(deps, String(req.params.profileId));
       const certificate = clientCertificate(req);
       const issued = certificate ? await issuedByProfile(deps, est, certificate) : undefined;
+      let authentication: EstAuthentication = "issued-certificate";
       if (!issued) {
         if (!passphraseMatches(est, req.get("authorization"))) throw new EstError(401, "Authentication required");
-        if (!est.disableBootstrapCaValidation && !(certificate && (await fromBootstrapChain(est, certificate)))) {
-          throw new EstError(401, "A client certificate signed by the profile's bootstrap CA chain is required");
+        authentication = "passphrase";
+        if (!est.disableBootstrapCaValidation) {
+          if (!(certificate && (await fromBootstrapChain(est, certificate)))) {
+            throw new EstError(401, "A client certificate signed by the profile's bootstrap CA chain is required");
+          }
+          authentication = "passphrase-and-bootstrap-certificate";
         }
       }
-      const pem = await simpleEnroll(deps, est, await readCsr(req, res));
+      const csr = await readCsr(req, res);
+      const pem = await simpleEnroll(deps, est, csr, { origin: auditOriginOf(req), authentication });
       sendCerts(res, certsOnly([new x509.X509Certificate(pem)]));
     }),
   );
@@ -109,7 +117,7 @@ export const estRouter = (deps: AppDeps): Router => {
       const certificate = clientCertificate(req);
       const current = certificate ? await issuedByProfile(deps, est, certificate) : undefined;
       if (!current) throw new EstError(401, "Re-enrollment needs a client certificate this profile issued");
-      const pem = await simpleReenroll(deps, est, current, await readCsr(req, res));
+      const pem = await simpleReenroll(deps, est, current, await readCsr(req, res), auditOriginOf(req));
       sendCerts(res, certsOnly([new x509.X509Certificate(pem)]));
     }),
   );

@@ -2,11 +2,13 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { classifyAltName, isValidAltName, type CertKeyAlgorithm } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { isUuid } from "../../../db/errors";
+import { inTransaction, type Tx } from "../../../db/transaction";
+import { estAccountActor, recordProtocolChange, type AuditOrigin } from "../../audit/audit-protocol";
 import { AppError } from "../../../errors";
 import { findCaCertificate } from "../ca.repository";
 import { renewFromSource } from "../certificate-renew.service";
 import { findCertificateOfProfileBySerial, findRenewalSource, insertCertificate } from "../certificate.repository";
-import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate } from "../issuance";
+import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate, type PreparedCertificate } from "../issuance";
 import { joinPem } from "../pki-access";
 import { findConfigSecret, findProfileById, type ProfileRow } from "../profile.repository";
 import { csrAltNames, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
@@ -23,6 +25,7 @@ export class EstError extends Error {
 
 export type EstProfile = {
   profile: ProfileRow;
+  orgId: string;
   passphrase: string | undefined;
   caChain: x509.X509Certificate[];
   disableBootstrapCaValidation: boolean;
@@ -31,12 +34,13 @@ export type EstProfile = {
 export const loadEstProfile = async (deps: AppDeps, profileId: string): Promise<EstProfile> => {
   const found = isUuid(profileId) ? await findProfileById(deps.db, profileId) : undefined;
   if (!found || found.enrollment_type !== "est" || !found.ca_id) throw new EstError(404, "No EST profile here");
-  const { org_id: _org, ...profile } = found;
+  const { org_id: orgId, ...profile } = found;
   const config = await findConfigSecret(deps.db, profile.id, "est");
   const settings = config?.settings ?? {};
   const chain = typeof settings.caChain === "string" ? settings.caChain : "";
   return {
     profile,
+    orgId,
     passphrase: config?.encrypted_secret
       ? deps.secretBox.decrypt(config.encrypted_secret, `pki-enrollment:${config.id}`)
       : undefined,
@@ -104,8 +108,34 @@ const altNamesOf = (csr: x509.Pkcs10CertificateRequest) => {
 const asEstError = (error: unknown) =>
   error instanceof AppError && error.statusCode < 500 ? new EstError(400, error.message) : error;
 
+/** How the client of an enrollment proved it may enroll (recorded in the event, never the proof itself). */
+export type EstAuthentication = "issued-certificate" | "passphrase" | "passphrase-and-bootstrap-certificate";
+
+/** An EST change's event (actor: the profile's EST client), written in the change's transaction. */
+const recordEst = (
+  trx: Tx,
+  deps: AppDeps,
+  est: EstProfile,
+  origin: AuditOrigin,
+  type: string,
+  metadata: Record<string, unknown>,
+) =>
+  recordProtocolChange(trx, deps, {
+    orgId: est.orgId,
+    projectId: est.profile.project_id,
+    actor: estAccountActor(est.profile.id),
+    type,
+    metadata: { profileId: est.profile.id, ...metadata },
+    origin,
+  });
+
 /** RFC 7030 §4.2.1: a certificate for the CSR under the profile's policy; the PEM of the certificate. */
-export const simpleEnroll = async (deps: AppDeps, est: EstProfile, body: string) => {
+export const simpleEnroll = async (
+  deps: AppDeps,
+  est: EstProfile,
+  body: string,
+  request: { origin: AuditOrigin; authentication: EstAuthentication },
+) => {
   const { csr, keyAlgorithm } = await parseCsr(body);
   const defaults = defaultsOf(est.profile);
   if (defaults.keyAlgorithm && defaults.keyAlgorithm !== keyAlgorithm) {
@@ -133,7 +163,15 @@ export const simpleEnroll = async (deps: AppDeps, est: EstProfile, body: string)
       friendlyName: commonName,
       storeKey: false,
     });
-    await insertCertificate(deps.db, prepared.values);
+    await inTransaction(deps.db, async (trx) => {
+      await insertCertificate(trx, prepared.values);
+      await recordEst(trx, deps, est, request.origin, "est-enrollment", {
+        certificateId: prepared.id,
+        serialNumber: prepared.serialNumber,
+        commonName,
+        authentication: request.authentication,
+      });
+    });
     return prepared.certificate;
   } catch (error) {
     throw asEstError(error);
@@ -149,7 +187,13 @@ const sameNames = (a: string[], b: string[]) => {
  * RFC 7030 §4.2.2: the client renews the certificate it authenticates with. The CSR keeps its
  * subject and names; the new certificate is linked to the old one as its renewal.
  */
-export const simpleReenroll = async (deps: AppDeps, est: EstProfile, current: { id: string }, body: string) => {
+export const simpleReenroll = async (
+  deps: AppDeps,
+  est: EstProfile,
+  current: { id: string },
+  body: string,
+  origin: AuditOrigin,
+) => {
   const { csr, keyAlgorithm } = await parseCsr(body);
   const source = await findRenewalSource(deps.db, current.id);
   if (!source) throw new EstError(401, "The client certificate is unknown");
@@ -165,7 +209,15 @@ export const simpleReenroll = async (deps: AppDeps, est: EstProfile, current: { 
     throw new EstError(400, "A re-enrollment CSR must keep the subject and alternative names of the certificate");
   }
   try {
-    return (await renewFromSource(deps, source, { kind: "csr", csr, keyAlgorithm })).certificate;
+    const record = (trx: Tx, renewed: PreparedCertificate) =>
+      recordEst(trx, deps, est, origin, "est-renewal", {
+        certificateId: renewed.id,
+        serialNumber: renewed.serialNumber,
+        commonName: source.common_name,
+        renewedFromCertificateId: source.id,
+        renewedFromSerialNumber: old.serialNumber.toLowerCase(),
+      });
+    return (await renewFromSource(deps, source, { kind: "csr", csr, keyAlgorithm }, new Date(), record)).certificate;
   } catch (error) {
     throw asEstError(error);
   }
