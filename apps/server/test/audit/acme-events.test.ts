@@ -4,9 +4,9 @@ import { FlattenedSign, type JWK } from "jose";
 import type { AuditLog } from "@keyward/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
-import { createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
+import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { startTxtServer } from "../pki/dns-txt-server";
-import { createCertProject, createRootCa, ensureOpenssl } from "../pki/pki-helpers";
+import { createAcmeProfile, ensureOpenssl } from "../pki/pki-helpers";
 import { auditEvents, eventTypes } from "./helpers";
 
 const lastSegment = (url: string) => url.split("/").pop()!;
@@ -34,23 +34,7 @@ describe("ACME audit events", () => {
   });
 
   const acmeProfile = async () => {
-    const project = await createCertProject(tenant);
-    const ca = await createRootCa(tenant, project.id);
-    const profile = expectOk(
-      await tenant.admin.certificateProfiles.create({
-        body: {
-          projectId: project.id,
-          caId: ca.id,
-          slug: uniqueName("acme"),
-          enrollmentType: "acme",
-          issuerType: "ca",
-        },
-      }),
-    ).certificateProfile;
-    const eab = expectOk(
-      await tenant.admin.certificateProfiles.revealAcmeEabSecret({ params: { profileId: profile.id } }),
-    );
-    const directoryUrl = `${app.baseUrl}${profile.acmeConfig!.directoryUrl}`;
+    const { project, profile, eab, directoryUrl } = await createAcmeProfile(tenant, app.baseUrl);
     const client = new acme.Client({
       directoryUrl,
       accountKey: await acme.crypto.createPrivateEcdsaKey(),

@@ -2,16 +2,9 @@ import * as acme from "acme-client";
 import { FlattenedSign, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
-import { createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
+import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { startTxtServer } from "./dns-txt-server";
-import {
-  createApiProfile,
-  createCertProject,
-  createRootCa,
-  describeCertificate,
-  ensureOpenssl,
-  verifyChain,
-} from "./pki-helpers";
+import { createAcmeProfile, createApiProfile, describeCertificate, ensureOpenssl, verifyChain } from "./pki-helpers";
 
 /** acme-client from npm with dns-01 answered by a loopback DNS server named in ACME_DNS_RESOLVER. */
 describe("ACME with acme-client, dns-01 and raw requests", () => {
@@ -30,27 +23,7 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     await dns?.close();
   });
 
-  const acmeProfile = async (extra: Record<string, unknown> = {}) => {
-    const project = await createCertProject(tenant);
-    const ca = await createRootCa(tenant, project.id);
-    const profile = expectOk(
-      await tenant.admin.certificateProfiles.create({
-        body: {
-          projectId: project.id,
-          caId: ca.id,
-          slug: uniqueName("acme"),
-          enrollmentType: "acme",
-          issuerType: "ca",
-          ...extra,
-        } as never,
-      }),
-    ).certificateProfile;
-    const eab = expectOk(
-      await tenant.admin.certificateProfiles.revealAcmeEabSecret({ params: { profileId: profile.id } }),
-    );
-    const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
-    return { profile, eab, caPem, directoryUrl: `${app.baseUrl}${profile.acmeConfig!.directoryUrl}` };
-  };
+  const acmeProfile = (extra: Record<string, unknown> = {}) => createAcmeProfile(tenant, app.baseUrl, extra);
 
   const clientFor = async (setup: Awaited<ReturnType<typeof acmeProfile>>, accountKey?: Buffer) =>
     new acme.Client({

@@ -141,3 +141,36 @@ export const setupCaProject = async () => {
 /** Create a profile from a loosely typed body, so tests can send invalid shapes too. */
 export const createProfileRaw = (tenant: Tenant, body: Record<string, unknown>) =>
   tenant.admin.certificateProfiles.create({ body: body as never });
+
+/** A cert-manager project, its root CA and a profile enrolling through `enrollmentType` (ACME, EST or API). */
+export const createEnrolmentProfile = async (
+  tenant: Tenant,
+  enrollmentType: "acme" | "est" | "api",
+  extra: Record<string, unknown> = {},
+) => {
+  const project = await createCertProject(tenant);
+  const ca = await createRootCa(tenant, project.id);
+  const profile = expectOk(
+    await tenant.admin.certificateProfiles.create({
+      body: {
+        projectId: project.id,
+        caId: ca.id,
+        slug: uniqueName(enrollmentType),
+        enrollmentType,
+        issuerType: "ca",
+        ...extra,
+      } as never,
+    }),
+  ).certificateProfile;
+  return { project, ca, profile };
+};
+
+/** An ACME profile with its external account binding and directory URL on `baseUrl`. */
+export const createAcmeProfile = async (tenant: Tenant, baseUrl: string, extra: Record<string, unknown> = {}) => {
+  const { project, ca, profile } = await createEnrolmentProfile(tenant, "acme", extra);
+  const eab = expectOk(
+    await tenant.admin.certificateProfiles.revealAcmeEabSecret({ params: { profileId: profile.id } }),
+  );
+  const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
+  return { project, ca, profile, eab, caPem, directoryUrl: `${baseUrl}${profile.acmeConfig!.directoryUrl}` };
+};

@@ -3,7 +3,7 @@ import type { AppRoute } from "@ts-rest/core";
 import type { AppDeps } from "../../context";
 import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { requestScope, type RequestScope } from "../../lib/request-scope";
-import { clientIpOf } from "../../http/authenticate";
+import { auditOriginOf } from "./audit-protocol";
 import { auditSpecOf, failedLoginType, type AuditSpec } from "./audit-events";
 import type { AuditEventInput } from "./audit-writer";
 import { writeAuditEvents } from "./audit-writer";
@@ -44,8 +44,7 @@ export class AuditScope implements RequestScope {
     req: Request,
   ) {
     this.metadata = requestMetadata(req);
-    this.ipAddress = clientIpOf(req);
-    this.userAgent = req.headers["user-agent"]?.slice(0, 512) ?? null;
+    ({ ipAddress: this.ipAddress, userAgent: this.userAgent } = auditOriginOf(req));
     const actor = req.actor;
     this.orgId = actor?.orgId ?? null;
     this.actor = actor
