@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { startPostgresTarget } from "./postgres-target";
+import { startPostgres15 } from "@keyward/test-services";
 
 /**
  * One real Keyward server per test run, started from the server's entry point as a child process
@@ -32,8 +32,8 @@ const waitForPort = (child: ChildProcess) =>
   });
 
 export default async function setup(project: TestProject) {
-  // A real PostgreSQL for the lease commands to lease roles on.
-  const target = await startPostgresTarget();
+  // A real PostgreSQL for the lease commands to lease roles on (password login over TCP).
+  const target = await startPostgres15({ name: "cli-pg" });
   dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-server-"));
   server = spawn(join(serverDir, "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: serverDir,

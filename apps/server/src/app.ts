@@ -1,7 +1,6 @@
 import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
-import { buildOpenApiDocument } from "@keyward/contract/openapi";
 import type { AppDeps } from "./context";
 import { authMiddleware } from "./http/authenticate";
 import { errorHandler, notFoundHandler } from "./http/error-handler";
@@ -69,10 +68,13 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(EST_MOUNT, estRouter(deps));
   app.use(express.json({ limit: "1mb" }));
 
+  // Built, and its generator loaded, on the first request for it: a worker that never serves it never holds it.
   let openApi: unknown;
-  app.get("/api/docs/openapi.json", (_req, res) => {
-    openApi ??= buildOpenApiDocument();
-    res.json(openApi);
+  app.get("/api/docs/openapi.json", (_req, res, next) => {
+    void (async () => {
+      openApi ??= (await import("@keyward/contract/openapi")).buildOpenApiDocument();
+      res.json(openApi);
+    })().catch(next);
   });
 
   const router = s.router(contract, {

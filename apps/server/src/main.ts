@@ -1,8 +1,6 @@
 import cluster from "node:cluster";
 import { availableParallelism } from "node:os";
 import { loadEnv, type Env } from "./env";
-import { runPrimary } from "./runtime/primary";
-import { runServer } from "./runtime/worker";
 
 const fail = (message: string) => {
   process.stderr.write(`${message}\n`);
@@ -20,8 +18,12 @@ const main = async () => {
     return fail((error as Error).message);
   }
   const count = workerCount(env);
-  if (count > 1 && cluster.isPrimary && env.DATABASE_URL)
+  // Each role loads only its own code: the cluster primary never needs the app, its modules and the contract.
+  if (count > 1 && cluster.isPrimary && env.DATABASE_URL) {
+    const { runPrimary } = await import("./runtime/primary");
     return runPrimary({ ...env, DATABASE_URL: env.DATABASE_URL }, count);
+  }
+  const { runServer } = await import("./runtime/worker");
   return runServer(env);
 };
 

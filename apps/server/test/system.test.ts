@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { startTestApp } from "./helpers/app";
+import type { ErrorBody } from "@keyward/client";
 import { createIdentity, createTenant, expectOk } from "./helpers/tenant";
 
 describe("system routes", () => {
@@ -66,15 +67,12 @@ describe("database outage", () => {
       const status = await app.client().system.status();
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ status: "ok", ready: false });
-      // Raw fetch: the typed client's contract does not declare 503.
-      const res = await fetch(`${app.baseUrl}/api/v1/projects`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${app.rootToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ projectName: "during-outage" }),
-      });
-      expect(res.status).toBe(503);
+      // A typed response: the contract declares 503 on every route.
+      const res = await root.projects.create({ body: { projectName: "during-outage" } });
+      if (res.status !== 503) throw new Error(`expected 503, got ${res.status}`);
       expect(res.headers.get("retry-after")).toBe("2");
-      expect(await res.json()).toEqual({
+      const body: ErrorBody = res.body;
+      expect(body).toEqual({
         reqId: expect.stringMatching(/^req-/),
         statusCode: 503,
         error: "ServiceUnavailable",

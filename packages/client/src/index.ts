@@ -1,5 +1,5 @@
-import { initClient } from "@ts-rest/core";
-import { contract } from "@keyward/contract";
+import { initClient, type InitClientReturn } from "@ts-rest/core";
+import { contract, type Contract } from "@keyward/contract";
 
 export type KeywardClientOptions = {
   baseUrl: string;
@@ -15,6 +15,20 @@ export type KeywardClientOptions = {
   throwOnUnknownStatus?: boolean;
 };
 
+/** The arguments `createKeywardClient` hands to ts-rest; they shape the call types (headers stay optional). */
+type ClientArgs = {
+  baseUrl: string;
+  baseHeaders: Record<string, string>;
+  validateResponse: boolean;
+  throwOnUnknownStatus: boolean;
+};
+
+/**
+ * A client whose every call is typed by the contract. Named, not inferred: the inferred type of the
+ * whole API is longer than the compiler will write into a declaration file (TS7056).
+ */
+export type KeywardClient = InitClientReturn<Contract, ClientArgs>;
+
 /** A client whose every call is typed by the contract: `client.identities.get({ params })`. */
 export const createKeywardClient = ({
   baseUrl,
@@ -22,15 +36,13 @@ export const createKeywardClient = ({
   headers = {},
   validateResponse = false,
   throwOnUnknownStatus = true,
-}: KeywardClientOptions) =>
+}: KeywardClientOptions): KeywardClient =>
   initClient(contract, {
     baseUrl: baseUrl.replace(/\/+$/, ""),
     baseHeaders: token ? { ...headers, authorization: `Bearer ${token}` } : headers,
     validateResponse,
     throwOnUnknownStatus,
-  });
-
-export type KeywardClient = ReturnType<typeof createKeywardClient>;
+  } satisfies ClientArgs);
 export { contract };
 export { KeywardError, isKeywardError, ok } from "./errors";
 export type {

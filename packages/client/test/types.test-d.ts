@@ -59,3 +59,15 @@ export const errorBodiesNarrow = async () => {
   }
   return response.body.projects;
 };
+
+export const retryLaterNarrows = async () => {
+  const client = createKeywardClient({ baseUrl: "http://localhost" });
+  const identities = await client.identities.list({ query: {} });
+  // Every route touching the database may answer 503.
+  const unavailable: ErrorBody | undefined = identities.status === 503 ? identities.body : undefined;
+  // @ts-expect-error identities are not rate-limited: no 429 there
+  const notLimited = identities.status === 429;
+  const login = await client.universalAuth.login({ body: { clientId: "id", clientSecret: "secret" } });
+  const limited: ErrorBody | undefined = login.status === 429 ? login.body : undefined;
+  return [unavailable, notLimited, limited];
+};

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   TtlSchema,
@@ -52,7 +53,7 @@ export const awsAuthContract = c.router({
       iamRequestHeaders: z.string().max(16_384),
       organizationSlug: z.string().trim().max(64).optional(),
     }),
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a signed sts:GetCallerIdentity request",
   },
   ...identityAuthMethodRoutes({

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import { AuthConfigCommonSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
 import {
   LoginResponseSchema,
@@ -32,7 +33,7 @@ export const azureAuthContract = c.router({
     path: "/api/v1/auth/azure-auth/login",
     metadata: { public: true },
     body: WorkloadLoginBodySchema,
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with an Azure managed-identity access token",
   },
   ...identityAuthMethodRoutes({

@@ -28,7 +28,19 @@ export const commonResponses = {
   415: ErrorBodySchema,
   422: ErrorBodySchema,
   500: ErrorBodySchema,
+  /** The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+  503: ErrorBodySchema,
 } as const;
+
+/**
+ * The responses of a rate-limited route (logins, token renewal and revocation, secret reads) plus its
+ * 429 past the per-client limit, with `Retry-After`. A function, not a spread: spreading `{ 429: … }`
+ * would turn the key into the string "429" and the client would not narrow on it.
+ */
+export const rateLimited = <T extends Record<number, unknown>>(responses: T): T & { 429: typeof ErrorBodySchema } => ({
+  ...responses,
+  429: ErrorBodySchema,
+});
 
 /** Timestamps leave the server as ISO 8601 strings. */
 export const TimestampSchema = z.string();

@@ -1,6 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { MessageSchema, TimestampSchema } from "./common";
+import { MessageSchema, TimestampSchema, rateLimited } from "./common";
 
 const c = initContract();
 
@@ -178,7 +178,9 @@ export const gatewaysContract = c.router({
         iamRequestHeaders: z.string().max(16_384),
       }),
     ]),
-    responses: { 200: z.object({ accessToken: z.string(), gatewayId: z.string(), tokenType: z.literal("Bearer") }) },
+    responses: rateLimited({
+      200: z.object({ accessToken: z.string(), gatewayId: z.string(), tokenType: z.literal("Bearer") }),
+    }),
     summary: "Exchange an enrolment token for a gateway access token",
   },
   heartbeat: {

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import { AuthConfigCommonSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
 import {
   LoginResponseSchema,
@@ -27,7 +28,7 @@ export const gcpAuthContract = c.router({
     metadata: { public: true },
     // The GCP JWT is taken as sent (not trimmed), as the reference's schema does.
     body: WorkloadLoginBodySchema.extend({ jwt: z.string().max(32_768) }),
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a Google-signed ID token (gce) or a service-account-signed JWT (iam)",
   },
   ...identityAuthMethodRoutes({

@@ -1,4 +1,4 @@
-import { initContract } from "@ts-rest/core";
+import { initContract, type AppRouter, type RouterOptions } from "@ts-rest/core";
 import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
 import { bootstrapContract } from "./bootstrap.contract";
 import { commonResponses } from "./common";
@@ -119,8 +119,15 @@ type Routers = {
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
 const options = { commonResponses, strictStatusCodes: true } as const;
 
+/**
+ * What `c.router` makes of these routers and options. A generic alias, so that `Routers` and the
+ * options are plain type references below: declaration bundlers follow those, and do not follow
+ * type arguments written inside `typeof c.router<…>` (the published client lost them).
+ */
+type Composed<R extends AppRouter, O extends RouterOptions> = ReturnType<typeof c.router<R, string, O>>;
+
 /** The whole API, with the common error responses on every route. */
-export type Contract = ReturnType<typeof c.router<Routers, string, typeof options>>;
+export type Contract = Composed<Routers, typeof options>;
 
 /** The whole API. Each resource's routes live in its own file; this composes them once. */
 export const contract: Contract = c.router<Routers, string, typeof options>(

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   TTL_ABOVE_MAX_MESSAGE,
@@ -107,7 +108,7 @@ export const jwtAuthContract = c.router({
     path: "/api/v1/auth/jwt-auth/login",
     metadata: { public: true },
     body: WorkloadLoginBodySchema,
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a JWT verified against the configured keys",
   },
   ...identityAuthMethodRoutes({

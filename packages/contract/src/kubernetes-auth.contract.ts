@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   TTL_ABOVE_MAX_MESSAGE,
@@ -81,7 +82,7 @@ export const kubernetesAuthContract = c.router({
     path: "/api/v1/auth/kubernetes-auth/login",
     metadata: { public: true },
     body: WorkloadLoginBodySchema,
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a Kubernetes service-account token (TokenReview)",
   },
   ...identityAuthMethodRoutes({

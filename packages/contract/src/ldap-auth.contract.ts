@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   IdentityParams,
@@ -59,7 +60,7 @@ export const ldapAuthContract = c.router({
       password: z.string().trim().min(1, "Password is required").max(1_024),
       organizationSlug: z.string().trim().max(64).optional(),
     }),
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with an LDAP username and password",
   },
   ...identityAuthMethodRoutes({

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import { AuthConfigCommonSchema, authConfigAttachFields, authConfigUpdateFields } from "./auth-common.schema";
 import {
   GlobPatternSchema,
@@ -47,7 +48,7 @@ export const oidcAuthContract = c.router({
       identityId: z.string().trim().max(64),
       jwt: z.string().trim().max(32_768),
     }),
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a JWT from the configured OIDC provider",
   },
   ...identityAuthMethodRoutes({

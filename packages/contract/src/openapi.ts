@@ -15,6 +15,22 @@ export type OpenApiDocument = {
   tags?: { name: string; description?: string }[];
 };
 
+/** 429 and 503 ask the client to come back later; the contract has no place for headers, so say it here. */
+const RETRY_AFTER = {
+  "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+};
+
+type Operation = { responses?: Record<string, Record<string, unknown>> };
+
+const withRetryAfter = <T extends Operation>(operation: T): T => {
+  const responses = { ...operation.responses };
+  for (const status of ["429", "503"]) {
+    const response = responses[status];
+    if (response) responses[status] = { ...response, headers: { ...RETRY_AFTER } };
+  }
+  return { ...operation, responses };
+};
+
 /** The OpenAPI document, derived from the contract so it can never drift from the server. */
 export const buildOpenApiDocument = (): OpenApiDocument =>
   generateOpenApi(
@@ -28,5 +44,5 @@ export const buildOpenApiDocument = (): OpenApiDocument =>
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
       security: [{ bearer: [] }],
     },
-    { setOperationId: "concatenated-path" },
+    { setOperationId: "concatenated-path", operationMapper: withRetryAfter },
   );

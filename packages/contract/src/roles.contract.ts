@@ -1,5 +1,9 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+// In scope so that declaration files name the rule type here: the client's bundled declarations
+// cannot follow the import("…") type the compiler would write otherwise.
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+import type { ProjectPermissionRule } from "./permission-rule.types";
 import { TimestampSchema, slugSchema } from "./common";
 import { PermissionRuleSchema, ProjectPermissionsInputSchema } from "./permission.schema";
 

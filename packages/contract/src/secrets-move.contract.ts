@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import { EnvironmentSlugInput, ProjectIdInput, SecretPathSchema } from "./folders.contract";
 import { MAX_SECRETS_PER_BATCH, MAX_SECRET_NAME_LENGTH } from "./secrets.schema";
 
@@ -82,7 +83,7 @@ export const secretReferencesContract = c.router({
     path: "/api/v4/secrets/:secretName/secret-reference-tree",
     pathParams: SecretNameParam,
     query: SecretTreeQuerySchema,
-    responses: { 200: z.object({ tree: SecretReferenceNodeSchema, value: z.string() }) },
+    responses: rateLimited({ 200: z.object({ tree: SecretReferenceNodeSchema, value: z.string() }) }),
     summary: "The secrets a secret's value references, recursively (depth ≤ 10), and its expanded value",
   },
   dependencyTree: {
@@ -90,7 +91,7 @@ export const secretReferencesContract = c.router({
     path: "/api/v4/secrets/:secretName/reference-dependency-tree",
     pathParams: SecretNameParam,
     query: SecretTreeQuerySchema,
-    responses: { 200: z.object({ tree: SecretDependencyNodeSchema }) },
+    responses: rateLimited({ 200: z.object({ tree: SecretDependencyNodeSchema }) }),
     summary: "The secrets whose values reference a secret, recursively (depth ≤ 10), as far as the caller may describe",
   },
 });

@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { rateLimited } from "./common";
 import { ProjectIdInput } from "./folders.contract";
 import {
   MAX_SECRET_NAME_LENGTH,
@@ -41,14 +42,14 @@ export const secretsV3Contract = c.router({
     method: "GET",
     path: "/api/v3/secrets/raw",
     query: z.object({ ...v3Get, ...listQueryFields }),
-    responses: { 200: SecretListResponseSchema },
+    responses: rateLimited({ 200: SecretListResponseSchema }),
     summary: "Secrets of a folder (and, when asked, of its sub-folders and imports)",
   },
   getById: {
     method: "GET",
     path: "/api/v3/secrets/raw/id/:secretId",
     pathParams: SecretIdParam,
-    responses: { 200: z.object({ secret: SecretByIdSchema }) },
+    responses: rateLimited({ 200: z.object({ secret: SecretByIdSchema }) }),
     summary: "Read a secret by id",
   },
   get: {
@@ -56,7 +57,7 @@ export const secretsV3Contract = c.router({
     path: "/api/v3/secrets/raw/:secretName",
     pathParams: SecretNameParam,
     query: z.object({ ...v3Get, secretName: z.string().optional(), ...getQueryFields }),
-    responses: { 200: z.object({ secret: SecretReadSchema }) },
+    responses: rateLimited({ 200: z.object({ secret: SecretReadSchema }) }),
     summary: "Read a secret by name (falling back through imports when asked)",
   },
   create: {
@@ -114,7 +115,7 @@ export const secretsV4Contract = c.router({
     method: "GET",
     path: "/api/v4/secrets",
     query: z.object({ projectId: optionalProject, ...listQueryFields }),
-    responses: { 200: SecretListResponseSchema, 304: c.noBody() },
+    responses: rateLimited({ 200: SecretListResponseSchema, 304: c.noBody() }),
     summary: "Secrets of a folder (and, when asked, of its sub-folders and imports)",
   },
   batchCreate: {
@@ -142,7 +143,7 @@ export const secretsV4Contract = c.router({
     method: "GET",
     path: "/api/v4/secrets/id/:secretId",
     pathParams: SecretIdParam,
-    responses: { 200: z.object({ secret: SecretByIdSchema }) },
+    responses: rateLimited({ 200: z.object({ secret: SecretByIdSchema }) }),
     summary: "Read a secret by id",
   },
   get: {
@@ -150,7 +151,7 @@ export const secretsV4Contract = c.router({
     path: "/api/v4/secrets/:secretName",
     pathParams: SecretNameParam,
     query: z.object({ ...v4Project, ...getQueryFields }),
-    responses: { 200: z.object({ secret: SecretReadSchema }), 304: c.noBody() },
+    responses: rateLimited({ 200: z.object({ secret: SecretReadSchema }), 304: c.noBody() }),
     summary: "Read a secret by name (falling back through imports when asked)",
   },
   create: {

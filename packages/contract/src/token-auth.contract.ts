@@ -1,6 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { MessageSchema, TimestampSchema } from "./common";
+import { MessageSchema, TimestampSchema, rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   IdentityParams,
@@ -132,7 +132,7 @@ export const accessTokensContract = c.router({
     path: "/api/v1/auth/token/revoke",
     metadata: { public: true },
     body: TokenBody,
-    responses: { 200: MessageSchema },
+    responses: rateLimited({ 200: MessageSchema }),
     summary: "Revoke an access token; it stops working at once",
   },
   renew: {
@@ -140,7 +140,7 @@ export const accessTokensContract = c.router({
     path: "/api/v1/auth/token/renew",
     metadata: { public: true },
     body: TokenBody,
-    responses: { 200: IssuedTokenSchema },
+    responses: rateLimited({ 200: IssuedTokenSchema }),
     summary: "Restart an access token's TTL, bounded by its max TTL",
   },
 });

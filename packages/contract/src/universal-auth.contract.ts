@@ -1,6 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { TimestampSchema } from "./common";
+import { TimestampSchema, rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   DEFAULT_TRUSTED_IPS,
@@ -54,7 +54,7 @@ export const universalAuthContract = c.router({
       clientSecret: z.string().trim().max(256),
       subOrganizationName: z.string().trim().max(64).optional(),
     }),
-    responses: { 200: LoginResponseSchema },
+    responses: rateLimited({ 200: LoginResponseSchema }),
     summary: "Log in with a Universal Auth client id and secret",
   },
   ...identityAuthMethodRoutes({

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
@@ -174,6 +173,8 @@ export const openDatabase = async ({
   const inMemory = !dataDir || dataDir.startsWith("memory://");
   const unlock = inMemory ? () => undefined : lockDataDir(dataDir);
   try {
+    // Loaded only here: a process on PostgreSQL never needs the embedded engine in memory.
+    const { PGlite } = await import("@electric-sql/pglite");
     const client = new PGlite(inMemory ? undefined : join(dataDir, "pgdata"), {
       parsers: { [INT8_OID]: (value: string) => value },
     });

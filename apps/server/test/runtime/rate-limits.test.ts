@@ -1,3 +1,4 @@
+import { createKeywardClient, type ErrorBody } from "@keyward/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { sameDatabaseInstance, type Instance } from "./instances";
@@ -79,5 +80,30 @@ describe("rate limits per client IP", () => {
       });
       expect(res.status).toBe(200);
     }
+  });
+
+  it("is a typed response of the client on login, token and secret-read routes", async () => {
+    const client = createKeywardClient({
+      baseUrl: app.baseUrl,
+      token: app.rootToken,
+      headers: { "x-forwarded-for": "203.0.113.40" },
+    });
+    const login = () => client.universalAuth.login({ body: badLogin });
+    for (let i = 0; i < 3; i++) expect((await login()).status).not.toBe(429);
+    const limited = await login();
+    if (limited.status !== 429) throw new Error(`expected 429, got ${limited.status}`);
+    const body: ErrorBody = limited.body;
+    expect(body).toMatchObject({ statusCode: 429, error: "TooManyRequests" });
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+
+    const read = () =>
+      client.secretsV4.get({
+        params: { secretName: "NOPE" },
+        query: { projectId: "00000000-0000-4000-8000-000000000000", environment: "dev" },
+      });
+    for (let i = 0; i < 2; i++) expect((await read()).status).not.toBe(429);
+    const readLimited = await read();
+    expect(readLimited.status).toBe(429);
+    expect(readLimited.body).toMatchObject({ error: "TooManyRequests" });
   });
 });

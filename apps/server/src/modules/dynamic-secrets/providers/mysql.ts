@@ -1,5 +1,5 @@
 import { connect as netConnect, isIP } from "node:net";
-import mysql from "mysql2/promise";
+import type mysql from "mysql2/promise";
 import type { z } from "zod";
 import type { MysqlInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
@@ -26,7 +26,9 @@ const MAX_STATEMENTS = 50;
  */
 const openConnection = async (inputs: MysqlInputs, ctx: ProviderContext, track: (c: mysql.Connection) => void) => {
   const resolved = await resolveProviderHost(inputs.host, ctx.outbound);
-  const connection = await mysql.createConnection({
+  // Loaded on first use: most instances never lease a MySQL user, and the driver is large.
+  const { createConnection } = await import("mysql2/promise");
+  const connection = await createConnection({
     host: resolved.servername ?? resolved.address,
     port: inputs.port,
     stream: () => netConnect(inputs.port, resolved.address),

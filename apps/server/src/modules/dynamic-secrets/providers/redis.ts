@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { z } from "zod";
 import type { RedisInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
@@ -21,6 +21,8 @@ const connectAndRun = async <T>(
   track: (client: Redis) => void,
 ) => {
   const host = await resolveProviderHost(inputs.host, ctx.outbound);
+  // Loaded on first use: most instances never lease a Redis user, and the client is large.
+  const { Redis } = await import("ioredis");
   const client = new Redis({
     host: host.address,
     port: inputs.port,
