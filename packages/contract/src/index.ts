@@ -33,6 +33,7 @@ import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contrac
 
 export * from "./common";
 export * from "./duration";
+export * from "./base64";
 export * from "./permission-catalog";
 export * from "./auth-common.schema";
 export * from "./roles.schema";
