@@ -11,7 +11,12 @@ export const createAuditBuffer = (): AuditBuffer => ({ pending: [], dropped: 0 }
 
 /** Beyond this many waiting events (the database is down for long), the oldest are dropped and counted. */
 const MAX_PENDING = 200_000;
-const BATCH = 2_000;
+/**
+ * Events per transaction. Hashing an event into its chain is synchronous work (about 10 µs): a small
+ * batch keeps each flush step from holding the event loop for more than a few milliseconds, so
+ * requests arriving meanwhile do not queue behind it.
+ */
+const BATCH = 200;
 
 export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
   const buffer = deps.auditBuffer;
