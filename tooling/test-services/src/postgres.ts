@@ -20,8 +20,6 @@ export type Postgres15Options = {
   name: string;
   /** PostgreSQL's own default (100) when not given. */
   maxConnections?: number;
-  /** How a missing postgresql-15 is installed; a suite with other Debian services passes its own (one apt-get update). */
-  install?: (binary: string, packages: string[]) => void;
 };
 
 export type Postgres15 = {
@@ -55,12 +53,8 @@ const waitForLogin = async (url: string) => {
  * folder, on a free loopback port, without fsync. Password (scram) authentication over TCP, so a
  * login leased by a dynamic secret really fails once its role is dropped or expired.
  */
-export const startPostgres15 = async ({
-  name,
-  maxConnections,
-  install = ensureDebianPackage,
-}: Postgres15Options): Promise<Postgres15> => {
-  install(`${PG15_BIN}/initdb`, ["postgresql-15"]);
+export const startPostgres15 = async ({ name, maxConnections }: Postgres15Options): Promise<Postgres15> => {
+  ensureDebianPackage(`${PG15_BIN}/initdb`, ["postgresql-15"]);
   const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
   const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
   const dir = mkdtempSync(join(tmpdir(), `keyward-${name}-`));

@@ -2,11 +2,10 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import * as acme from "acme-client";
 import { FlattenedSign, type JWK } from "jose";
 import type { AuditLog } from "@keyward/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import { startTxtServer } from "../pki/dns-txt-server";
-import { createAcmeProfile, ensureOpenssl } from "../pki/pki-helpers";
+import { describe, expect, it } from "vitest";
+import { expectOk } from "../helpers/tenant";
+import { acmeDnsSuite } from "../pki/acme-helpers";
+import { createAcmeProfile } from "../pki/pki-helpers";
 import { auditEvents, eventTypes } from "./helpers";
 
 const lastSegment = (url: string) => url.split("/").pop()!;
@@ -18,23 +17,10 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  * project, with ids, names, thumbprints and serials only.
  */
 describe("ACME audit events", () => {
-  let app: TestApp;
-  let tenant: Tenant;
-  let dns: Awaited<ReturnType<typeof startTxtServer>>;
-
-  beforeAll(async () => {
-    ensureOpenssl();
-    dns = await startTxtServer();
-    app = await startTestApp({ ACME_DNS_RESOLVER: dns.address });
-    tenant = await createTenant(app);
-  }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await dns?.close();
-  });
+  const suite = acmeDnsSuite();
 
   const acmeProfile = async () => {
-    const { project, profile, eab, directoryUrl } = await createAcmeProfile(tenant, app.baseUrl);
+    const { project, profile, eab, directoryUrl } = await createAcmeProfile(suite.tenant, suite.app.baseUrl);
     const client = new acme.Client({
       directoryUrl,
       accountKey: await acme.crypto.createPrivateEcdsaKey(),
@@ -49,7 +35,7 @@ describe("ACME audit events", () => {
   /** Every stored event of this app's database, as text: no secret may be in it. */
   const allStoredEvents = async () =>
     JSON.stringify(
-      await app.deps.db
+      await suite.app.deps.db
         .selectFrom("audit_logs")
         .select(["actor_metadata", "event_metadata", "project_name", "user_agent"])
         .execute(),
@@ -72,7 +58,7 @@ describe("ACME audit events", () => {
     const orderId = lastSegment(order.url);
     const [authz] = await client.getAuthorizations(order);
     const challenge = authz!.challenges.find((c) => c.type === "dns-01")!;
-    dns.set("_acme-challenge.audit.keyward.test", [await client.getChallengeKeyAuthorization(challenge)]);
+    suite.dns.set("_acme-challenge.audit.keyward.test", [await client.getChallengeKeyAuthorization(challenge)]);
     await client.completeChallenge(challenge);
     await client.waitForValidStatus(order);
     // A CSR for other names is refused: its finalization changes nothing and records nothing.
@@ -83,10 +69,10 @@ describe("ACME audit events", () => {
     const leaf = pem.match(PEM_CERTIFICATE)![0];
     await client.revokeCertificate(leaf, { reason: 4 });
     const [certificate] = expectOk(
-      await tenant.admin.certificates.list({ query: { projectId: project.id, profileId: profile.id } }),
+      await suite.tenant.admin.certificates.list({ query: { projectId: project.id, profileId: profile.id } }),
     ).certificates;
 
-    const byAccount = await auditEvents(tenant, { actorType: "acmeAccount", actor: accountId });
+    const byAccount = await auditEvents(suite.tenant, { actorType: "acmeAccount", actor: accountId });
     expect(eventTypes(byAccount).reverse()).toEqual([
       "create-acme-order",
       "respond-to-acme-challenge",
@@ -97,7 +83,7 @@ describe("ACME audit events", () => {
     ]);
     for (const event of byAccount) {
       expect(event).toMatchObject({
-        orgId: tenant.orgId,
+        orgId: suite.tenant.orgId,
         projectId: project.id,
         projectName: project.name,
         actor: { type: "acmeAccount", metadata: { profileId: profile.id, accountId } },
@@ -137,10 +123,10 @@ describe("ACME audit events", () => {
     });
 
     // The account was created by the profile's client (no account signed that request).
-    const byProfile = await auditEvents(tenant, { actorType: "acmeProfile", actor: profile.id });
+    const byProfile = await auditEvents(suite.tenant, { actorType: "acmeProfile", actor: profile.id });
     expect(eventTypes(byProfile)).toEqual(["create-acme-account"]);
     expect(byProfile[0]).toMatchObject({
-      orgId: tenant.orgId,
+      orgId: suite.tenant.orgId,
       projectId: project.id,
       actor: { type: "acmeProfile", metadata: { profileId: profile.id } },
       event: { metadata: { profileId: profile.id, accountId, externalAccountBinding: true } },
@@ -172,7 +158,7 @@ describe("ACME audit events", () => {
       skipChallengeVerification: true,
       termsOfServiceAgreed: true,
       challengeCreateFn: async (authz: acme.Authorization, _c: unknown, keyAuthorization: string) => {
-        dns.set(`_acme-challenge.${authz.identifier.value}`, [keyAuthorization]);
+        suite.dns.set(`_acme-challenge.${authz.identifier.value}`, [keyAuthorization]);
       },
       challengeRemoveFn: async () => undefined,
     });
@@ -203,7 +189,7 @@ describe("ACME audit events", () => {
 
     await rolled.updateAccount({ status: "deactivated" });
 
-    const byAccount = await auditEvents(tenant, { actorType: "acmeAccount", actor: accountId });
+    const byAccount = await auditEvents(suite.tenant, { actorType: "acmeAccount", actor: accountId });
     expect(eventTypes(byAccount).reverse()).toEqual([
       "create-acme-order",
       "respond-to-acme-challenge",
@@ -227,16 +213,16 @@ describe("ACME audit events", () => {
     expect(withType(byAccount, "deactivate-acme-account").event.metadata).toMatchObject({ status: "deactivated" });
 
     const [certificate] = expectOk(
-      await tenant.admin.certificates.list({ query: { projectId: project.id, profileId: profile.id } }),
+      await suite.tenant.admin.certificates.list({ query: { projectId: project.id, profileId: profile.id } }),
     ).certificates;
-    const byProfile = await auditEvents(tenant, {
+    const byProfile = await auditEvents(suite.tenant, {
       actorType: "acmeProfile",
       actor: profile.id,
       eventType: "revoke-acme-certificate",
     });
     expect(byProfile).toHaveLength(1);
     expect(byProfile[0]).toMatchObject({
-      orgId: tenant.orgId,
+      orgId: suite.tenant.orgId,
       projectId: project.id,
       actor: { type: "acmeProfile", metadata: { profileId: profile.id } },
       event: {

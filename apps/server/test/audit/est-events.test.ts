@@ -1,10 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTestApp } from "../helpers/app";
-import { expectOk, uniqueName } from "../helpers/tenant";
-import { estCall, makeBootstrapIdentity, makeEstCsr, startTlsApp, workDir } from "../pki/est-helpers";
-import { ensureOpenssl, setupCaProject } from "../pki/pki-helpers";
+import { describe, expect, it } from "vitest";
+import { expectOk } from "../helpers/tenant";
+import { estCall, estSuite, makeBootstrapIdentity, makeEstCsr, workDir } from "../pki/est-helpers";
 import { auditEvents, eventTypes } from "./helpers";
 
 const PASSPHRASE = "est-audit-passphrase-42";
@@ -15,32 +13,7 @@ const PASSPHRASE = "est-audit-passphrase-42";
  * transaction; never the CSR, the passphrase or a certificate.
  */
 describe("EST audit events", () => {
-  let tls: Awaited<ReturnType<typeof startTlsApp>>;
-
-  beforeAll(async () => {
-    ensureOpenssl();
-    tls = await startTlsApp(await getTestApp());
-  });
-  afterAll(async () => {
-    await tls?.close();
-  });
-
-  const estProfile = async (estConfig: Record<string, unknown>) => {
-    const { tenant, project, ca } = await setupCaProject();
-    const profile = expectOk(
-      await tenant.admin.certificateProfiles.create({
-        body: {
-          projectId: project.id,
-          caId: ca.id,
-          slug: uniqueName("est"),
-          enrollmentType: "est",
-          issuerType: "ca",
-          estConfig: estConfig as never,
-        },
-      }),
-    ).certificateProfile;
-    return { tenant, project, profile, url: `${tls.baseUrl}/.well-known/est/${profile.id}` };
-  };
+  const { estProfile } = estSuite();
 
   it("records enrollment and re-enrollment under the profile's EST client, and nothing for a refusal", async () => {
     const { tenant, project, profile, url } = await estProfile({

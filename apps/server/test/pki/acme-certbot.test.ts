@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
-import { createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
+import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { freePort } from "../services/debian";
 import { certbot, ensureCertbot, readLive } from "./acme-helpers";
-import { createCertProject, createRootCa, ensureOpenssl, verifyChain } from "./pki-helpers";
+import { createEnrolmentProfile, ensureOpenssl, verifyChain } from "./pki-helpers";
 
 /**
  * certbot from Debian against a real app: standalone http-01 on a loopback port that the app is
@@ -27,21 +27,10 @@ describe("ACME with certbot", () => {
   });
 
   const acmeProfile = async (acmeConfig: Record<string, unknown> = {}) => {
-    const project = await createCertProject(tenant);
-    const ca = await createRootCa(tenant, project.id);
-    const profile = expectOk(
-      await tenant.admin.certificateProfiles.create({
-        body: {
-          projectId: project.id,
-          caId: ca.id,
-          slug: uniqueName("acme"),
-          enrollmentType: "acme",
-          issuerType: "ca",
-          defaults: { ttlDays: 30 },
-          acmeConfig: acmeConfig,
-        },
-      }),
-    ).certificateProfile;
+    const { project, ca, profile } = await createEnrolmentProfile(tenant, "acme", {
+      defaults: { ttlDays: 30 },
+      acmeConfig,
+    });
     const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
     return { project, ca, caPem, profile, directoryUrl: `${app.baseUrl}${profile.acmeConfig!.directoryUrl}` };
   };

@@ -1,29 +1,16 @@
 import * as acme from "acme-client";
 import { FlattenedSign, exportJWK, generateKeyPair } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestApp, type TestApp } from "../helpers/app";
-import { createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import { startTxtServer } from "./dns-txt-server";
-import { createAcmeProfile, createApiProfile, describeCertificate, ensureOpenssl, verifyChain } from "./pki-helpers";
+import { describe, expect, it } from "vitest";
+import { expectOk } from "../helpers/tenant";
+import { acmeDnsSuite } from "./acme-helpers";
+import { createAcmeProfile, createApiProfile, describeCertificate, verifyChain } from "./pki-helpers";
 
 /** acme-client from npm with dns-01 answered by a loopback DNS server named in ACME_DNS_RESOLVER. */
 describe("ACME with acme-client, dns-01 and raw requests", () => {
-  let app: TestApp;
-  let tenant: Tenant;
-  let dns: Awaited<ReturnType<typeof startTxtServer>>;
+  const suite = acmeDnsSuite();
 
-  beforeAll(async () => {
-    ensureOpenssl();
-    dns = await startTxtServer();
-    app = await startTestApp({ ACME_DNS_RESOLVER: dns.address });
-    tenant = await createTenant(app);
-  }, 120_000);
-  afterAll(async () => {
-    await app?.close();
-    await dns?.close();
-  });
-
-  const acmeProfile = (extra: Record<string, unknown> = {}) => createAcmeProfile(tenant, app.baseUrl, extra);
+  const acmeProfile = (extra: Record<string, unknown> = {}) =>
+    createAcmeProfile(suite.tenant, suite.app.baseUrl, extra);
 
   const clientFor = async (setup: Awaited<ReturnType<typeof acmeProfile>>, accountKey?: Buffer) =>
     new acme.Client({
@@ -40,10 +27,10 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     skipChallengeVerification: true,
     termsOfServiceAgreed: true,
     challengeCreateFn: async (authz: acme.Authorization, _c: unknown, keyAuthorization: string) => {
-      dns.set(`_acme-challenge.${authz.identifier.value}`, [keyAuthorization]);
+      suite.dns.set(`_acme-challenge.${authz.identifier.value}`, [keyAuthorization]);
     },
     challengeRemoveFn: async (authz: acme.Authorization) => {
-      dns.remove(`_acme-challenge.${authz.identifier.value}`);
+      suite.dns.remove(`_acme-challenge.${authz.identifier.value}`);
     },
   };
 
@@ -77,7 +64,7 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
 
     await rolled.revokeCertificate(leaf, { reason: 4 });
     const { certificates } = expectOk(
-      await tenant.admin.certificates.list({
+      await suite.tenant.admin.certificates.list({
         query: { projectId: setup.profile.projectId, profileId: setup.profile.id },
       }),
     );
@@ -98,7 +85,7 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     const good = await client.createOrder({ identifiers: [{ type: "dns", value: "good.keyward.test" }] });
     const [goodAuthz] = await client.getAuthorizations(good);
     const dnsOne = goodAuthz!.challenges.find((c) => c.type === "dns-01")!;
-    dns.set("_acme-challenge.good.keyward.test", [await client.getChallengeKeyAuthorization(dnsOne)]);
+    suite.dns.set("_acme-challenge.good.keyward.test", [await client.getChallengeKeyAuthorization(dnsOne)]);
     await client.completeChallenge(dnsOne);
     await client.waitForValidStatus(good);
     const [, otherName] = await acme.crypto.createCsr(
@@ -144,12 +131,12 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
     const challenge = authz!.challenges.find((c) => c.type === "dns-01")!;
     const id = challenge.url.split("/").pop()!;
     const setProcessing = (updatedAt: Date) =>
-      app.deps.db
+      suite.app.deps.db
         .updateTable("pki_acme_challenges")
         .set({ status: "processing", updated_at: updatedAt })
         .where("id", "=", id)
         .execute();
-    dns.set("_acme-challenge.stuck.keyward.test", [await client.getChallengeKeyAuthorization(challenge)]);
+    suite.dns.set("_acme-challenge.stuck.keyward.test", [await client.getChallengeKeyAuthorization(challenge)]);
     await setProcessing(new Date());
     await expect(client.completeChallenge(challenge)).resolves.toMatchObject({ status: "processing" });
     await setProcessing(new Date(Date.now() - 5 * 60_000));
@@ -183,14 +170,14 @@ describe("ACME with acme-client, dns-01 and raw requests", () => {
       expect(nonce).toMatch(/^[A-Za-z0-9_-]{16,}$/);
 
       const missing = await fetch(
-        `${app.baseUrl}/api/v1/cert-manager/acme/profiles/00000000-0000-4000-8000-000000000000/directory`,
+        `${suite.app.baseUrl}/api/v1/cert-manager/acme/profiles/00000000-0000-4000-8000-000000000000/directory`,
       );
       expect(missing.status).toBe(404);
       expect(missing.headers.get("content-type")).toContain("application/problem+json");
-      const apiProfile = await createApiProfile(tenant, setup.profile.projectId, setup.profile.caId!);
-      expect((await fetch(`${app.baseUrl}/api/v1/cert-manager/acme/profiles/${apiProfile.id}/directory`)).status).toBe(
-        404,
-      );
+      const apiProfile = await createApiProfile(suite.tenant, setup.profile.projectId, setup.profile.caId!);
+      expect(
+        (await fetch(`${suite.app.baseUrl}/api/v1/cert-manager/acme/profiles/${apiProfile.id}/directory`)).status,
+      ).toBe(404);
 
       const url = `${base}/new-account`;
       const badNonce = await post(url, await signed(url, { termsOfServiceAgreed: true }, { nonce: "bm9ub25jZQ" }));

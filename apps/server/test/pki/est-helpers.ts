@@ -5,7 +5,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app";
-import type { TestApp } from "../helpers/app";
+import { afterAll, beforeAll } from "vitest";
+import { getTestApp, type TestApp } from "../helpers/app";
+import { createTenant, expectOk } from "../helpers/tenant";
+import { createEnrolmentProfile, ensureOpenssl } from "./pki-helpers";
 
 export const workDir = () => mkdtempSync(join(tmpdir(), "keyward-est-"));
 
@@ -178,4 +181,27 @@ export const makeBootstrapIdentity = (dir: string) => {
     "1",
   ]);
   return { caPem: readFileSync(join(dir, "boot-ca.pem"), "utf8"), cert: "idevid.pem", key: "idevid.key" };
+};
+
+/**
+ * An EST suite: the shared app behind a TLS front for the whole file, and `estProfile`, an EST
+ * profile (in a fresh tenant, cert-manager project and root CA) with its enrolment URL on that front.
+ */
+export const estSuite = () => {
+  let tls: Awaited<ReturnType<typeof startTlsApp>> | undefined;
+  beforeAll(async () => {
+    ensureOpenssl();
+    tls = await startTlsApp(await getTestApp());
+  });
+  afterAll(async () => {
+    await tls?.close();
+  });
+  const baseUrl = () => tls!.baseUrl;
+  const estProfile = async (estConfig: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const tenant = await createTenant();
+    const { project, ca, profile } = await createEnrolmentProfile(tenant, "est", { ...extra, estConfig });
+    const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
+    return { tenant, project, profile, caPem, url: `${baseUrl()}/.well-known/est/${profile.id}` };
+  };
+  return { estProfile, baseUrl };
 };

@@ -1,49 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getTestApp, startTestApp } from "../helpers/app";
-import { createTenant, expectOk, uniqueName } from "../helpers/tenant";
-import { estCall, makeBootstrapIdentity, makeEstCsr, startTlsApp, workDir } from "./est-helpers";
-import {
-  createCertProject,
-  createRootCa,
-  describeCertificate,
-  ensureOpenssl,
-  setupCaProject,
-  verifyChain,
-} from "./pki-helpers";
+import { createTenant, expectOk } from "../helpers/tenant";
+import { estCall, estSuite, makeBootstrapIdentity, makeEstCsr, workDir } from "./est-helpers";
+import { createEnrolmentProfile, describeCertificate, ensureOpenssl, verifyChain } from "./pki-helpers";
 
 const PASSPHRASE = "est-passphrase-for-devices";
 
 describe("EST (RFC 7030) with curl and openssl", () => {
-  let tls: Awaited<ReturnType<typeof startTlsApp>>;
-
-  beforeAll(async () => {
-    ensureOpenssl();
-    tls = await startTlsApp(await getTestApp());
-  });
-  afterAll(async () => {
-    await tls?.close();
-  });
-
-  const estProfile = async (estConfig: Record<string, unknown>) => {
-    const { tenant, project, ca } = await setupCaProject();
-    const profile = expectOk(
-      await tenant.admin.certificateProfiles.create({
-        body: {
-          projectId: project.id,
-          caId: ca.id,
-          slug: uniqueName("est"),
-          enrollmentType: "est",
-          issuerType: "ca",
-          defaults: { ttlDays: 10 },
-          estConfig: estConfig as never,
-        },
-      }),
-    ).certificateProfile;
-    const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
-    return { tenant, project, profile, caPem, url: `${tls.baseUrl}/.well-known/est/${profile.id}` };
-  };
+  const { estProfile: withConfig, baseUrl } = estSuite();
+  const estProfile = (estConfig: Record<string, unknown>) => withConfig(estConfig, { defaults: { ttlDays: 10 } });
 
   it("serves cacerts and enrolls a PKCS#10 request with the passphrase", async () => {
     const { url, caPem, tenant, profile } = await estProfile({
@@ -86,7 +53,7 @@ describe("EST (RFC 7030) with curl and openssl", () => {
     const garbage = await estCall(dir, `${url}/simpleenroll`, { csrFile: "garbage.b64", user: `device:${PASSPHRASE}` });
     expect(garbage.status).toBe(400);
     expect(garbage.body).toContain("PKCS#10");
-    const missing = await estCall(dir, `${tls.baseUrl}/.well-known/est/00000000-0000-4000-8000-000000000000/cacerts`);
+    const missing = await estCall(dir, `${baseUrl()}/.well-known/est/00000000-0000-4000-8000-000000000000/cacerts`);
     expect(missing.status).toBe(404);
   });
 
@@ -168,20 +135,9 @@ describe("EST behind a TLS-terminating proxy", () => {
     const app = await startTestApp({ TRUST_PROXY: "127.0.0.1" });
     try {
       const tenant = await createTenant(app);
-      const project = await createCertProject(tenant);
-      const ca = await createRootCa(tenant, project.id);
-      const profile = expectOk(
-        await tenant.admin.certificateProfiles.create({
-          body: {
-            projectId: project.id,
-            caId: ca.id,
-            slug: uniqueName("est"),
-            enrollmentType: "est",
-            issuerType: "ca",
-            estConfig: { passphrase: PASSPHRASE, disableBootstrapCaValidation: true },
-          },
-        }),
-      ).certificateProfile;
+      const { ca, profile } = await createEnrolmentProfile(tenant, "est", {
+        estConfig: { passphrase: PASSPHRASE, disableBootstrapCaValidation: true },
+      });
       const dir = workDir();
       const first = makeEstCsr(dir, "first", "/CN=proxied-device");
       const proxied = `${app.baseUrl}/.well-known/est/${profile.id}`;
