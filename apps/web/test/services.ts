@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { ensureDebianPackage, startPostgres15 } from "@keyward/test-services";
-import pg from "pg";
+import { createFreshDatabase, ensureDebianPackage, startPostgres15 } from "@keyward/test-services";
 
 export { freePort } from "@keyward/test-services";
 
@@ -18,17 +16,5 @@ export const chromiumPath = () => {
 export const startPostgresTarget = () => startPostgres15({ name: "web-pg" });
 
 /** A fresh database on the DATABASE_URL server for this run, or undefined for embedded PGlite. */
-export const freshDatabaseUrl = async (adminUrl: string | undefined) => {
-  if (!adminUrl) return undefined;
-  const name = `keyward_web_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
+export const freshDatabaseUrl = async (adminUrl: string | undefined) =>
+  adminUrl ? createFreshDatabase(adminUrl, "keyward_web") : undefined;

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import pg from "pg";
+import { createFreshDatabase } from "@keyward/test-services";
 
 /**
  * A database of its own for a test worker: a fresh PostgreSQL database on the DATABASE_URL server,
@@ -7,16 +6,5 @@ import pg from "pg";
  */
 export const createTestDatabaseUrl = async (): Promise<string | undefined> => {
   const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) return undefined;
-  const name = `keyward_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`create database ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return adminUrl ? createFreshDatabase(adminUrl, "keyward_test") : undefined;
 };
