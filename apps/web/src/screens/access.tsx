@@ -1,7 +1,7 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { ok } from "../api";
 import { useClient } from "../session";
-import { Badge, Empty, ErrorBanner, Loading } from "../ui/components";
+import { Badge, Empty, ErrorBanner, Loading, TableHead } from "../ui/components";
 import { GrantForm } from "./grant-form";
 import { GrantTimeline, type Grant } from "./timeline";
 import type { Project } from "./types";
@@ -89,13 +89,7 @@ export const Access = ({ project }: { project: Project }) => {
         <ErrorBanner error={roles.error} />
         {roles.isPending ? <Loading what="roles" /> : null}
         <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Slug</th>
-              <th scope="col">Rules</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Slug", "Rules"]} />
           <tbody>
             {roles.data?.roles.map((role) => (
               <tr key={role.id}>

@@ -14,6 +14,7 @@ import {
   PageHeader,
   SelectField,
   formatDate,
+  TableHead,
 } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 
@@ -112,15 +113,7 @@ export const AuditLog = () => {
       {logs.data && list.length === 0 ? <Empty>No events match these filters.</Empty> : null}
       {list.length > 0 ? (
         <table className="table" aria-label="Audit events">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Event</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Project</th>
-              <th scope="col">Source</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Time", "Event", "Actor", "Project", "Source"]} />
           <tbody>
             {list.map((log) => (
               <tr key={log.id}>

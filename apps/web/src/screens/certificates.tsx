@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ok } from "../api";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
-import { Badge, Empty, ErrorBanner, Loading, PageHeader, SelectField } from "../ui/components";
+import { Badge, Empty, ErrorBanner, Loading, PageHeader, SelectField, TableHead } from "../ui/components";
 import { StackedBars } from "../ui/bar-chart";
 
 const SERIES = [
@@ -54,15 +54,7 @@ export const Certificates = () => {
       {rows.length > 0 ? <StackedBars title="Certificates per profile" series={SERIES} rows={rows} /> : null}
       {(profiles.data?.certificateProfiles ?? []).length > 0 ? (
         <table className="table" aria-label="Certificate profiles">
-          <thead>
-            <tr>
-              <th scope="col">Profile</th>
-              <th scope="col">Enrollment</th>
-              <th scope="col">CA</th>
-              <th scope="col">Total</th>
-              <th scope="col">Expiring</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Profile", "Enrollment", "CA", "Total", "Expiring"]} />
           <tbody>
             {profiles.data?.certificateProfiles.map((p) => (
               <tr key={p.id}>

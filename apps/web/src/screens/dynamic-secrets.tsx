@@ -14,6 +14,7 @@ import {
   SelectField,
   formatDate,
   formatDuration,
+  TableHead,
 } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import { useNow } from "../ui/now";
@@ -91,17 +92,7 @@ const Leases = ({ scope, name }: { scope: LeaseScope; name: string }) => {
       {leases.data && list.length === 0 ? <Empty>No live leases.</Empty> : null}
       {list.length > 0 ? (
         <table className="table" aria-label="Leases">
-          <thead>
-            <tr>
-              <th scope="col">Lease</th>
-              <th scope="col">Status</th>
-              <th scope="col">Time left</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Lease", "Status", "Time left", "Expires"]} actions />
           <tbody>
             {list.map((lease) => {
               const left = Date.parse(lease.expireAt) - now;

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { contract } from "@keyward/contract";
 import { ok } from "../api";
 import { useClient } from "../session";
-import { Button, Empty, ErrorBanner, Field, Loading, formatDate } from "../ui/components";
+import { Button, Empty, ErrorBanner, Field, Loading, formatDate, TableHead } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import type { Project } from "./types";
 
@@ -52,17 +52,7 @@ export const Environments = ({ project }: { project: Project }) => {
       {list.length > 0 ? (
         <table className="table">
           <caption className="sr-only">Environments</caption>
-          <thead>
-            <tr>
-              <th scope="col">Position</th>
-              <th scope="col">Name</th>
-              <th scope="col">Slug</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Position", "Name", "Slug", "Created"]} actions />
           <tbody>
             {list.map((env) => (
               <tr key={env.id}>

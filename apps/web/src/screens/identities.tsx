@@ -4,7 +4,7 @@ import { contract } from "@keyward/contract";
 import { ok } from "../api";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
-import { Badge, Button, Empty, ErrorBanner, Field, Loading, PageHeader, formatDate } from "../ui/components";
+import { Badge, Button, Empty, ErrorBanner, Field, Loading, PageHeader, formatDate, TableHead } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import { IdentityDetail } from "./identity-detail";
 
@@ -58,14 +58,7 @@ export const Identities = () => {
       {identities.data && list.length === 0 ? <Empty>No identities.</Empty> : null}
       {list.length > 0 ? (
         <table className="table" aria-label="Identities">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Auth methods</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Role", "Auth methods", "Created"]} />
           <tbody>
             {list.map((identity) => (
               <tr key={identity.id} className={identity.id === selected ? "selected" : undefined}>

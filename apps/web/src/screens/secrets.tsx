@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ok } from "../api";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
-import { Button, Empty, ErrorBanner, Loading, SelectField } from "../ui/components";
+import { Button, Empty, ErrorBanner, Loading, SelectField, TableHead } from "../ui/components";
 import { FolderBar } from "./folders";
 import { SecretEditor, SecretVersions } from "./secret-dialogs";
 import { SecretImports } from "./secret-imports";
@@ -121,17 +121,7 @@ export const Secrets = ({ project }: { project: Project }) => {
       {secrets.data && list.length === 0 ? <Empty>No secrets in this folder.</Empty> : null}
       {list.length > 0 ? (
         <table className="table" aria-label="Secrets">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-              <th scope="col">Comment</th>
-              <th scope="col">Version</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Key", "Value", "Comment", "Version"]} actions />
           <tbody>
             {list.map((secret) => (
               <SecretRow

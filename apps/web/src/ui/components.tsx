@@ -127,3 +127,21 @@ export const formatDuration = (ms: number) => {
   if (m > 0) return `${m}m ${s % 60}s`;
   return `${s}s`;
 };
+
+/** A table's column headings; `actions` adds the unlabelled (screen-reader-named) column of row buttons. */
+export const TableHead = ({ columns, actions = false }: { columns: readonly string[]; actions?: boolean }) => (
+  <thead>
+    <tr>
+      {columns.map((column) => (
+        <th key={column} scope="col">
+          {column}
+        </th>
+      ))}
+      {actions ? (
+        <th scope="col">
+          <span className="sr-only">Actions</span>
+        </th>
+      ) : null}
+    </tr>
+  </thead>
+);
