@@ -2,13 +2,7 @@ import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "./context";
-import { authMiddleware } from "./http/authenticate";
 import { errorHandler, notFoundHandler } from "./http/error-handler";
-import { requestLog } from "./lib/logger";
-import { requestMetrics } from "./lib/metrics";
-import { requestId } from "./http/request-id";
-import { rateLimits } from "./http/rate-limit";
-import { wellFormedStrings } from "./http/well-formed";
 import { webConsole } from "./http/web-console";
 import { accessTokensRouter } from "./modules/access-tokens/access-tokens.router";
 import { tokenAuthRouter } from "./modules/auth-methods/token/token-auth.router";
@@ -42,13 +36,27 @@ import { secretReferencesRouter } from "./modules/secrets/references/references.
 import { secretTagsRouter } from "./modules/secrets/tags/tags.router";
 import { secretVersionsRouter } from "./modules/secrets/versions/versions.router";
 import { kmsRouter } from "./modules/kms/kms.router";
-import { auditMiddleware } from "./modules/audit/audit-scope";
 import { auditLogsRouter } from "./modules/audit/audit.router";
 import { auditLogStreamsRouter } from "./modules/audit/streams/streams.router";
-import { routeOperations } from "./http/route-operations";
 import { bucketedRoutes } from "./http/route-buckets";
+import { requestFront } from "./http/request-front";
+import { routeEntry } from "./http/route-entry";
 
 const s = initServer();
+
+const smallJson = express.json({ limit: "1mb" });
+// A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
+const largeJson = express.json({ limit: "16mb" });
+const LARGE_BODIES = /^\/api\/v[34]\/secrets(\/|$)/i;
+
+/** JSON bodies, with the secret routes' larger bound; requests without a body only get `req.body = {}`. */
+const jsonBodies: express.RequestHandler = (req, res, next) => {
+  if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
+    req.body ??= {};
+    return next();
+  }
+  (LARGE_BODIES.test(req.path) ? largeJson : smallJson)(req, res, next);
+};
 
 /** The whole API as an Express app. Never listens: main.ts and the tests do. */
 export const createApp = (deps: AppDeps): Express => {
@@ -56,17 +64,11 @@ export const createApp = (deps: AppDeps): Express => {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
-  app.use(deps.lifecycle.middleware);
-  app.use(requestMetrics(deps.metrics));
-  app.use(requestId);
-  app.use(requestLog(deps.logger));
-  app.use(rateLimits(deps));
-  // A secret value may be 1 MiB (a larger one is a 422 naming the bound), and a batch holds many.
-  app.use(["/api/v3/secrets", "/api/v4/secrets"], express.json({ limit: "16mb" }));
+  app.use(requestFront(deps));
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
-  app.use(express.json({ limit: "1mb" }));
+  app.use(jsonBodies);
 
   // Built, and its generator loaded, on the first request for it: a worker that never serves it never holds it.
   let openApi: unknown;
@@ -121,7 +123,7 @@ export const createApp = (deps: AppDeps): Express => {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: true,
-    globalMiddleware: [authMiddleware(deps), auditMiddleware(deps, routeOperations(contract)), wellFormedStrings],
+    globalMiddleware: [routeEntry(deps, contract)],
     requestValidationErrorHandler: (error, _req, _res, next) => next(error),
   });
 

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from "express";
+import type { Response } from "express";
 
 /**
  * Graceful shutdown's view of the HTTP side. Once draining, readiness is false and every response
@@ -11,19 +11,16 @@ export type Lifecycle = {
   inFlight: () => number;
   /** Resolves once no request is in flight (at once when none is). */
   idle: () => Promise<void>;
-  middleware: RequestHandler;
+  /** A response has started its way through the app (the request front calls it). */
+  opened: (res: Response) => void;
+  /** That response closed: answered, or its connection gone. */
+  closed: (res: Response) => void;
 };
 
 export const createLifecycle = (): Lifecycle => {
   let draining = false;
   const open = new Set<Response>();
   let waiters: (() => void)[] = [];
-  const settle = () => {
-    if (open.size > 0) return;
-    const done = waiters;
-    waiters = [];
-    for (const resolve of done) resolve();
-  };
   return {
     isDraining: () => draining,
     drain: () => {
@@ -32,14 +29,16 @@ export const createLifecycle = (): Lifecycle => {
     },
     inFlight: () => open.size,
     idle: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    middleware: (_req, res, next) => {
+    opened: (res) => {
       if (draining) res.setHeader("Connection", "close");
       open.add(res);
-      res.once("close", () => {
-        open.delete(res);
-        settle();
-      });
-      next();
+    },
+    closed: (res) => {
+      open.delete(res);
+      if (open.size > 0 || waiters.length === 0) return;
+      const done = waiters;
+      waiters = [];
+      for (const resolve of done) resolve();
     },
   };
 };

@@ -1,10 +1,10 @@
-import type { RequestHandler } from "express";
+import type { Request } from "express";
 import { sql } from "kysely";
 import type { AppDeps } from "../context";
 import { TooManyRequestsError } from "../errors";
 import { clientIpOf } from "./authenticate";
 
-type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
+export type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
 
 /** Routes that guess or spend credentials, and secret reads; everything else is not limited. */
 const LIMITS: Limit[] = [
@@ -28,30 +28,31 @@ const LIMITS: Limit[] = [
   },
 ];
 
+/** The limit a contract route falls under, if any: decided once per route when the app is built. */
+export const limitOfRoute = (route: { method: string; path: string }): Limit | undefined =>
+  LIMITS.find((l) => l.method === route.method && l.path.test(route.path));
+
 /**
  * A fixed-window counter per (limit, client IP) in PostgreSQL, so every worker and instance counts
  * against one figure: one upsert per limited request. The client IP is the trusted-proxy-aware one.
- * When the database cannot count, the request goes on (and meets the outage itself, as a 503).
+ * Resolves when the request may go on, rejects with 429 past the limit; when the database cannot
+ * count, the request goes on (and meets the outage itself, as a 503).
  */
-export const rateLimits =
-  (deps: AppDeps): RequestHandler =>
-  (req, _res, next) => {
-    const limit = LIMITS.find((l) => l.method === req.method && l.path.test(req.path));
-    const perWindow = limit ? limit.perWindow(deps) : 0;
-    if (!limit || perWindow <= 0) return next();
-    const windowMs = deps.env.RATE_LIMIT_WINDOW_MS;
-    const now = deps.clock.now();
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const key = `${limit.name}:${clientIpOf(req)}`;
-    sql<{ hits: number }>`
-      insert into rate_limit_counters (key, window_start, hits) values (${key}, ${new Date(windowStart)}, 1)
-      on conflict (key, window_start) do update set hits = rate_limit_counters.hits + 1
-      returning hits`
-      .execute(deps.db)
-      .then(({ rows }) => {
-        if ((rows[0]?.hits ?? 0) <= perWindow) return next();
-        deps.metrics.rateLimited.inc({ limit: limit.name });
-        next(new TooManyRequestsError(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1_000))));
-      })
-      .catch(() => next());
-  };
+export const spendRateLimit = async (deps: AppDeps, limit: Limit, req: Request): Promise<void> => {
+  const perWindow = limit.perWindow(deps);
+  if (perWindow <= 0) return;
+  const windowMs = deps.env.RATE_LIMIT_WINDOW_MS;
+  const now = deps.clock.now();
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const key = `${limit.name}:${clientIpOf(req)}`;
+  const hits = await sql<{ hits: number }>`
+    insert into rate_limit_counters (key, window_start, hits) values (${key}, ${new Date(windowStart)}, 1)
+    on conflict (key, window_start) do update set hits = rate_limit_counters.hits + 1
+    returning hits`
+    .execute(deps.db)
+    .then(({ rows }) => rows[0]?.hits ?? 0)
+    .catch(() => 0);
+  if (hits <= perWindow) return;
+  deps.metrics.rateLimited.inc({ limit: limit.name });
+  throw new TooManyRequestsError(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1_000)));
+};

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { RequestHandler } from "express";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -18,11 +17,4 @@ export const newRequestId = () => {
   for (let i = 0; i < 14; i += 1) id += ALPHABET[pool[offset + i]! % ALPHABET.length];
   offset += 14;
   return id;
-};
-
-export const requestId: RequestHandler = (_req, res, next) => {
-  const id = newRequestId();
-  res.locals.reqId = id;
-  res.setHeader("x-request-id", id);
-  next();
 };

@@ -1,5 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { RequestHandler } from "express";
 
 /** Pool figures the gauges read at scrape time (PostgreSQL only). */
 export type PoolStats = { total: number; idle: number; waiting: number };
@@ -58,20 +57,22 @@ export const createMetrics = (poolStats: () => PoolStats | undefined = () => und
     labelNames: ["limit"] as const,
     registers: [registry],
   });
-  return { registry, requests, duration, pool, leaseRevocationLag, jobFailures, rateLimited };
-};
-
-/** Counts every answer under the route template Express matched ("unmatched" for 404s of unknown paths). */
-export const requestMetrics =
-  (metrics: Metrics): RequestHandler =>
-  (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.once("finish", () => {
-      const template = (req.route as { path?: unknown } | undefined)?.path;
-      const route = typeof template === "string" ? `${req.baseUrl}${template}` : "unmatched";
-      const method = req.method;
-      metrics.requests.inc({ route, method, status: String(res.statusCode) });
-      metrics.duration.observe({ route, method }, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
+  // One labelled child per (route, method, status), looked up by one string key: prom-client would
+  // otherwise hash the label set on every request. Bounded by the contract's routes.
+  const perRoute = new Map<string, { count: { inc: () => void }; time: { observe: (seconds: number) => void } }>();
+  /** One answered request under the route template Express matched ("unmatched" for unknown paths). */
+  const recordRequest = (route: string, method: string, status: number, seconds: number) => {
+    const key = `${method} ${status} ${route}`;
+    let children = perRoute.get(key);
+    if (!children) {
+      children = {
+        count: requests.labels({ route, method, status: String(status) }),
+        time: duration.labels({ route, method }),
+      };
+      perRoute.set(key, children);
+    }
+    children.count.inc();
+    children.time.observe(seconds);
   };
+  return { registry, requests, duration, pool, leaseRevocationLag, jobFailures, rateLimited, recordRequest };
+};

@@ -1,10 +1,9 @@
-import type { Request, RequestHandler } from "express";
-import type { AppRoute } from "@ts-rest/core";
+import type { Request, Response } from "express";
 import type { AppDeps } from "../../context";
 import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { requestScope, type RequestScope } from "../../lib/request-scope";
 import { auditOriginOf } from "./audit-protocol";
-import { auditSpecOf, failedLoginType, type AuditSpec } from "./audit-events";
+import { failedLoginType, type AuditSpec } from "./audit-events";
 import type { AuditEventInput } from "./audit-writer";
 import { writeAuditEvents } from "./audit-writer";
 import { requestMetadata } from "./audit-request";
@@ -152,23 +151,16 @@ export class AuditScope implements RequestScope {
   }
 }
 
-type TsRestRequest = Request & { tsRestRoute?: AppRoute };
-
 /**
- * Opens the audit scope of a recorded operation. Runs after authentication, so the actor is known;
- * `operationOf` names the contract route (built once from the contract by the app).
+ * Opens the audit scope of a recorded operation and runs `next` inside it. Called after
+ * authentication, so the actor is known; the event is written with the change, or when the
+ * response is sent (reads, refused logins).
  */
-export const auditMiddleware =
-  (deps: AppDeps, operationOf: (route: AppRoute) => string | undefined): RequestHandler =>
-  (req, res, next) => {
-    const route = (req as TsRestRequest).tsRestRoute;
-    const operation = route && operationOf(route);
-    const spec = operation ? auditSpecOf(operation) : undefined;
-    if (!spec) return next();
-    const scope = new AuditScope(deps, spec, req);
-    res.on("finish", () => void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody));
-    requestScope.run(scope, next);
-  };
+export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res: Response, next: () => void) => {
+  const scope = new AuditScope(deps, spec, req);
+  res.on("finish", () => void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody));
+  requestScope.run(scope, next);
+};
 
 /** The audit scope of the current request, if it records an event. */
 export const currentAuditScope = (): AuditScope | undefined => {

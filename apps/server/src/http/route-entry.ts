@@ -1,0 +1,66 @@
+import type { Request, RequestHandler } from "express";
+import type { AppRoute, AppRouter } from "@ts-rest/core";
+import type { RouteMetadata } from "@keyward/contract";
+import type { AppDeps } from "../context";
+import { authenticate } from "../modules/access-tokens/access-token.service";
+import { auditSpecOf, type AuditSpec } from "../modules/audit/audit-events";
+import { openAuditScope } from "../modules/audit/audit-scope";
+import { clientIpOf } from "./authenticate";
+import { limitOfRoute, spendRateLimit, type Limit } from "./rate-limit";
+import { illFormedStringsError } from "./well-formed";
+
+/** What every request of one contract route goes through before ts-rest validates it; built once per route. */
+type RoutePlan = { isPublic: boolean; limit: Limit | undefined; audit: AuditSpec | undefined };
+
+const isRoute = (value: unknown): value is AppRoute =>
+  typeof value === "object" && value !== null && "method" in value && "path" in value;
+
+/** Each route of a contract with its `a.b.c` operation name. */
+export const routesOf = (router: AppRouter, prefix = ""): [AppRoute, string][] =>
+  Object.entries(router).flatMap(([key, value]) =>
+    isRoute(value) ? [[value, `${prefix}${key}`] as [AppRoute, string]] : routesOf(value, `${prefix}${key}.`),
+  );
+
+type TsRestRequest = Request & { tsRestRoute?: AppRoute };
+
+/**
+ * The one middleware ts-rest runs before each route's handler, in this order: the route's rate
+ * limit (counted before the credential is looked at), authentication (so 401/403 win over 422,
+ * reference §0.1), the audit scope of a recorded operation, and the well-formed-text rule (422).
+ * The plan of each route is decided when the app is built, so a request pays only for the steps
+ * its route has.
+ */
+export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler => {
+  const plans = new Map<AppRoute, RoutePlan>();
+  for (const [route, operation] of routesOf(contract)) {
+    plans.set(route, {
+      isPublic: (route.metadata as RouteMetadata | undefined)?.public === true,
+      limit: limitOfRoute(route),
+      audit: auditSpecOf(operation),
+    });
+  }
+
+  return (req, res, next) => {
+    const route = (req as TsRestRequest).tsRestRoute;
+    const plan = route && plans.get(route);
+    if (!plan) return next(new Error(`route ${req.method} ${req.path} has no entry plan`));
+    const enter = () => {
+      try {
+        const invalid = illFormedStringsError(req);
+        if (plan.audit) openAuditScope(deps, plan.audit, req, res, () => next(invalid));
+        else next(invalid);
+      } catch (error) {
+        next(error);
+      }
+    };
+    const authenticated = () => {
+      if (plan.isPublic) return enter();
+      authenticate(deps, req.headers.authorization, clientIpOf(req)).then((actor) => {
+        req.actor = actor;
+        enter();
+      }, next);
+    };
+    if (plan.limit) spendRateLimit(deps, plan.limit, req).then(authenticated, next);
+    else authenticated();
+  };
+};
