@@ -58,12 +58,31 @@ const jsonBodies: express.RequestHandler = (req, res, next) => {
   (LARGE_BODIES.test(req.path) ? largeJson : smallJson)(req, res, next);
 };
 
+/**
+ * `res.json` for this app: the body serialized and written with its length, without Express's
+ * generic `send` (which re-parses the content type to add a charset and runs ETag and freshness
+ * checks Keyward does not use: the v4 secret reads set and check their own ETag). 204 and 304
+ * answers carry no body; node leaves the body off a HEAD answer itself.
+ */
+function sendJson(this: express.Response, body: unknown) {
+  const json = JSON.stringify(body) as string | undefined;
+  if (json === undefined || this.statusCode === 204 || this.statusCode === 304) {
+    this.end();
+    return this;
+  }
+  if (!this.hasHeader("Content-Type")) this.setHeader("Content-Type", "application/json; charset=utf-8");
+  this.setHeader("Content-Length", Buffer.byteLength(json));
+  this.end(json);
+  return this;
+}
+
 /** The whole API as an Express app. Never listens: main.ts and the tests do. */
 export const createApp = (deps: AppDeps): Express => {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", deps.env.TRUST_PROXY.length > 0 ? deps.env.TRUST_PROXY : false);
+  app.response.json = sendJson;
   app.use(requestFront(deps));
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
   app.use(ACME_MOUNT, acmeRouter(deps));
