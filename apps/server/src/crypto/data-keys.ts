@@ -27,7 +27,10 @@ export const openWithDataKey = (key: Buffer, stored: string, associatedData: str
   const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, IV_BYTES));
   decipher.setAAD(Buffer.from(associatedData, "utf8"));
   decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+  const plaintext = decipher.update(raw.subarray(IV_BYTES + TAG_BYTES));
+  // GCM yields no bytes at the end; `final` only checks the tag (and throws when it does not match).
+  decipher.final();
+  return plaintext.toString("utf8");
 };
 
 /** An unwrapped data key with the two operations bound to it. */

@@ -60,7 +60,7 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
         enter();
       }, next);
     };
-    if (plan.limit) spendRateLimit(deps, plan.limit, req).then(authenticated, next);
+    if (plan.limit && plan.limit.perWindow(deps) > 0) spendRateLimit(deps, plan.limit, req).then(authenticated, next);
     else authenticated();
   };
 };
