@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
 import { benchSettings, formatRow, startKeyward } from "./keyward";
 import { spawnServer } from "./processes";
-import { ensureWrk, measure, type LoadResult } from "./wrk";
+import { ensureWrk, measure, measureInterleaved, median, type LoadResult } from "./wrk";
 import { summariseProfile } from "./profile";
 
 /** Fail a benchmark's setup loudly: figures measured against error responses mean nothing. */
@@ -11,11 +11,19 @@ export const setupOk = <T extends { status: number; body: unknown }>(res: T) => 
   return res.body as Extract<T, { status: 200 }>["body"];
 };
 
+/** What the baselines serve: the shape of GET /api/v1/identities/:id, from memory. */
+const BASELINE_PATHS = ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"];
+
+const percent = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`;
+
 /**
  * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
- * node:http server and the express + ts-rest ceiling measured in the same run; prints req/s,
- * p50/p99 and the ratios to both baselines. `prepare` creates what the endpoint reads and returns
- * its paths: requests go to each in turn, so concurrent requests read different rows.
+ * node:http server and the express + ts-rest ceiling. The three are measured in turn, round after
+ * round, and each ratio is the median of the rounds' own ratios: the machine's speed drifts between
+ * minutes, so only figures taken moments apart compare. Prints req/s, p50/p99, the server's CPU time
+ * per request and the ratios to both baselines (by req/s, and by CPU per request, which holds when
+ * wrk and PostgreSQL compete for the same cores). `prepare` creates what the endpoint reads and
+ * returns its paths: requests go to each in turn, so concurrent requests read different rows.
  */
 export const benchEndpoint = async (
   label: string,
@@ -28,68 +36,66 @@ export const benchEndpoint = async (
     await profileEndpoint(label, prepare, profileDir);
     return;
   }
-  const results: { label: string; result: LoadResult }[] = [];
-
-  for (const [name, script] of [
-    ["baseline: bare node:http", "bench/servers/bare.ts"],
-    ["baseline: express + ts-rest", "bench/servers/express-ts-rest.ts"],
-  ] as const) {
-    const server = await spawnServer(script);
-    results.push({
-      label: name,
-      result: await measure({
-        origin: server.url,
-        pid: server.pid,
-        paths: ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"],
-        ...settings,
-      }),
-    });
-    await server.stop();
-  }
-
-  for (const database of settings.databases) {
-    const target = await startKeyward(database);
-    try {
-      const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
-      const requests = Array.isArray(prepared) ? { paths: prepared } : prepared;
-      results.push({
-        label: `keyward ${label} (${database})`,
-        result: await measure({
-          origin: target.url,
-          pid: target.pid,
-          ...requests,
-          headers: { authorization: `Bearer ${target.adminToken}` },
-          ...settings,
-        }),
-      });
-    } finally {
-      await target.stop();
-    }
-  }
-
-  const bare = results[0]!.result.rps;
-  const ceiling = results[1]!.result.rps;
+  const bare = await spawnServer("bench/servers/bare.ts");
+  const ceiling = await spawnServer("bench/servers/express-ts-rest.ts");
   console.log(
-    `\n${settings.connections} connections, ${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1`,
+    `\n${settings.connections} connections, ${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1, baselines and Keyward in turn`,
   );
-  const ceilingCpu = results[1]!.result.cpuUs;
-  for (const { label: name, result } of results) {
-    // By CPU per request too: the share that holds when wrk and PostgreSQL compete for the same cores.
-    const byCpu =
-      ceilingCpu !== undefined && result.cpuUs !== undefined
-        ? `, ${((ceilingCpu / result.cpuUs) * 100).toFixed(1)}% by CPU per request`
-        : "";
-    console.log(
-      formatRow(
-        name,
-        result,
-        `${((result.rps / bare) * 100).toFixed(1)}% of bare, ${((result.rps / ceiling) * 100).toFixed(1)}% of express+ts-rest${byCpu}`,
-      ),
-    );
-  }
-  if (results.some(({ result }) => result.errors > 0)) {
-    console.error("some requests failed: the figures above are not valid");
-    process.exitCode = 1;
+  try {
+    for (const database of settings.databases) {
+      const target = await startKeyward(database);
+      try {
+        const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+        const requests = Array.isArray(prepared) ? { paths: prepared } : prepared;
+        const load = { connections: settings.connections, seconds: settings.seconds };
+        const [bareRuns, ceilingRuns, keywardRuns] = await measureInterleaved(
+          [
+            { origin: bare.url, pid: bare.pid, paths: BASELINE_PATHS, ...load },
+            { origin: ceiling.url, pid: ceiling.pid, paths: BASELINE_PATHS, ...load },
+            {
+              origin: target.url,
+              pid: target.pid,
+              ...requests,
+              headers: { authorization: `Bearer ${target.adminToken}` },
+              ...load,
+            },
+          ],
+          settings,
+        );
+        /** The median over rounds of a figure computed from one round's runs. */
+        const paired = (figure: (round: number) => number) => median(keywardRuns!.map((_, round) => figure(round)));
+        const typical = (runs: LoadResult[]) => {
+          const mid = median(runs.map((r) => r.rps));
+          return runs.find((r) => r.rps === mid)!;
+        };
+        const vsBare = (runs: LoadResult[]) => paired((r) => runs[r]!.rps / bareRuns![r]!.rps);
+        const vsCeiling = (runs: LoadResult[]) => paired((r) => runs[r]!.rps / ceilingRuns![r]!.rps);
+        const cpuVsCeiling = (runs: LoadResult[]) =>
+          paired((r) => (ceilingRuns![r]!.cpuUs ?? Number.NaN) / (runs[r]!.cpuUs ?? Number.NaN));
+        for (const [name, runs] of [
+          ["baseline: bare node:http", bareRuns!],
+          ["baseline: express + ts-rest", ceilingRuns!],
+          [`keyward ${label} (${database})`, keywardRuns!],
+        ] as const) {
+          console.log(
+            formatRow(
+              name,
+              typical(runs),
+              `${percent(vsBare(runs), 1)} of bare, ${percent(vsCeiling(runs), 1)} of express+ts-rest, ${percent(cpuVsCeiling(runs), 1)} by CPU per request`,
+            ),
+          );
+        }
+        if ([bareRuns!, ceilingRuns!, keywardRuns!].some((runs) => runs.some((r) => r.errors > 0))) {
+          console.error("some requests failed: the figures above are not valid");
+          process.exitCode = 1;
+        }
+      } finally {
+        await target.stop();
+      }
+    }
+  } finally {
+    await bare.stop();
+    await ceiling.stop();
   }
 };
 

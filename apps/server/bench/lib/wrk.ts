@@ -82,22 +82,45 @@ export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+type Target = LoadOptions & { pid?: number };
+
+/** One wrk run against a target, with the server's CPU time per request when its pid is known. */
+const runMeasured = async (target: Target): Promise<LoadResult> => {
+  const before = target.pid ? cpuTimeUs(target.pid) : 0;
+  const result = await runWrk(target);
+  if (target.pid && result.requests > 0) result.cpuUs = (cpuTimeUs(target.pid) - before) / result.requests;
+  return result;
+};
+
 /**
  * Warm up, then the median (by req/s) of `rounds` runs. With the server's `pid`, each run also
  * reports the server's CPU time per request: unlike req/s, it hardly moves when other work shares
  * the machine.
  */
-export const measure = async (
-  options: LoadOptions & { rounds: number; warmupSeconds: number; pid?: number },
-): Promise<LoadResult> => {
+export const measure = async (options: Target & { rounds: number; warmupSeconds: number }): Promise<LoadResult> => {
   await runWrk({ ...options, seconds: options.warmupSeconds });
   const results: LoadResult[] = [];
-  for (let i = 0; i < options.rounds; i += 1) {
-    const before = options.pid ? cpuTimeUs(options.pid) : 0;
-    const result = await runWrk(options);
-    if (options.pid && result.requests > 0) result.cpuUs = (cpuTimeUs(options.pid) - before) / result.requests;
-    results.push(result);
-  }
+  for (let i = 0; i < options.rounds; i += 1) results.push(await runMeasured(options));
   const mid = median(results.map((r) => r.rps));
   return results.find((r) => r.rps === mid)!;
 };
+
+/**
+ * Several targets measured in turn, round after round (A, B, C, A, B, C, ...), so each round's
+ * figures of one target can be compared with the others' taken moments apart: on a machine whose
+ * speed drifts between minutes, a ratio of figures measured minutes apart says little.
+ * Returns each target's runs, round by round.
+ */
+export const measureInterleaved = async (
+  targets: readonly Target[],
+  options: { rounds: number; warmupSeconds: number },
+): Promise<LoadResult[][]> => {
+  for (const target of targets) await runWrk({ ...target, seconds: options.warmupSeconds });
+  const runs: LoadResult[][] = targets.map(() => []);
+  for (let round = 0; round < options.rounds; round += 1) {
+    for (const [i, target] of targets.entries()) runs[i]!.push(await runMeasured(target));
+  }
+  return runs;
+};
+
+export { median };
