@@ -2,13 +2,18 @@ import { createApp } from "../../src/app";
 import { buildDeps } from "../../src/deps";
 import { loadEnv } from "../../src/env";
 import { createHttpServer } from "../../src/http/server";
+import { startJobs } from "../../src/jobs";
 
-/** Keyward itself, as main.ts builds it, announcing its port for the bench runner. */
+/**
+ * Keyward itself, as a worker of main.ts builds it — background jobs included, so read events are
+ * flushed to the audit log as in production — announcing its port for the bench runner.
+ */
 const env = loadEnv();
 const { deps, handle } = await buildDeps(env);
 const server = createHttpServer(createApp(deps), env);
+const stopJobs = startJobs(deps);
 server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);
 });
-process.on("SIGTERM", () => server.close(() => void handle.close().then(() => process.exit(0))));
+process.on("SIGTERM", () => server.close(() => void stopJobs().then(() => handle.close().then(() => process.exit(0)))));
