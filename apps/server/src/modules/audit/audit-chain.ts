@@ -27,14 +27,31 @@ export type ChainedContent = {
   prevHash: string;
 };
 
-/** JSON with object keys sorted at every level, so jsonb's own key order never changes a hash. */
+/**
+ * JSON with object keys sorted at every level, so jsonb's own key order never changes a hash. Built
+ * by concatenation (every audit event is hashed on its way in): keys in UTF-16 order, `undefined`
+ * members left out, `undefined` in an array written as null, like JSON.stringify.
+ */
 export const canonicalJson = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out += ",";
+      // A hole (never in JSON-born data) stays empty, as the chain has always written it.
+      if (i in value) out += canonicalJson(value[i]);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let out = "{";
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
 };
 
 /** SHA-256 over the previous hash and the canonical content: editing, removing or reordering shows. */
