@@ -49,14 +49,9 @@ const smallJson = express.json({ limit: "1mb" });
 const largeJson = express.json({ limit: "16mb" });
 const LARGE_BODIES = /^\/api\/v[34]\/secrets(\/|$)/i;
 
-/** JSON bodies, with the secret routes' larger bound; requests without a body only get `req.body = {}`. */
-const jsonBodies: express.RequestHandler = (req, res, next) => {
-  if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined) {
-    req.body ??= {};
-    return next();
-  }
+/** JSON bodies, with the secret routes' larger bound (the parser passes requests without a body straight on). */
+const jsonBodies: express.RequestHandler = (req, res, next) =>
   (LARGE_BODIES.test(req.path) ? largeJson : smallJson)(req, res, next);
-};
 
 /**
  * `res.json` for this app: the body serialized and written with its length, without Express's

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from "express";
-import type { AppRoute, AppRouter } from "@ts-rest/core";
+import { isAppRoute, type AppRoute, type AppRouter } from "@ts-rest/core";
 import type { RouteMetadata } from "@keyward/contract";
 import type { AppDeps } from "../context";
 import { authenticate } from "../modules/access-tokens/access-token.service";
@@ -12,13 +12,10 @@ import { illFormedStringsError } from "./well-formed";
 /** What every request of one contract route goes through before ts-rest validates it; built once per route. */
 type RoutePlan = { isPublic: boolean; limit: Limit | undefined; audit: AuditSpec | undefined };
 
-const isRoute = (value: unknown): value is AppRoute =>
-  typeof value === "object" && value !== null && "method" in value && "path" in value;
-
 /** Each route of a contract with its `a.b.c` operation name. */
 export const routesOf = (router: AppRouter, prefix = ""): [AppRoute, string][] =>
   Object.entries(router).flatMap(([key, value]) =>
-    isRoute(value) ? [[value, `${prefix}${key}`] as [AppRoute, string]] : routesOf(value, `${prefix}${key}.`),
+    isAppRoute(value) ? [[value, `${prefix}${key}`] as [AppRoute, string]] : routesOf(value, `${prefix}${key}.`),
   );
 
 type TsRestRequest = Request & { tsRestRoute?: AppRoute };
@@ -60,7 +57,8 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
         enter();
       }, next);
     };
-    if (plan.limit && plan.limit.perWindow(deps) > 0) spendRateLimit(deps, plan.limit, req).then(authenticated, next);
+    const perWindow = plan.limit?.perWindow(deps) ?? 0;
+    if (perWindow > 0) spendRateLimit(deps, plan.limit!, perWindow, req).then(authenticated, next);
     else authenticated();
   };
 };

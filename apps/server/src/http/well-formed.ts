@@ -8,66 +8,50 @@ const MAX_ISSUES = 10;
 
 type Path = (string | number)[];
 
+/** A value waiting to be looked at, with the way to it; paths are spelled out only for what is found. */
+type Frame = { value: unknown; key?: string | number; parent?: Frame };
+
+const pathTo = (frame: Frame): Path => {
+  const path: Path = [];
+  for (let at: Frame | undefined = frame; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+};
+
 /**
  * Paths of the strings (values or keys) in a parsed JSON value that are not well-formed Unicode.
  * Iterative, so a deeply nested body cannot overflow the stack.
  */
 export const illFormedStringPaths = (root: unknown): Path[] => {
   const found: Path[] = [];
-  const stack: [unknown, Path][] = [[root, []]];
+  const stack: Frame[] = [{ value: root }];
   while (stack.length > 0 && found.length < MAX_ISSUES) {
-    const [value, path] = stack.pop()!;
+    const frame = stack.pop()!;
+    const { value } = frame;
     if (typeof value === "string") {
-      if (LONE_SURROGATE.test(value)) found.push(path);
+      if (LONE_SURROGATE.test(value)) found.push(pathTo(frame));
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i -= 1) stack.push([value[i], [...path, i]]);
+      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], key: i, parent: frame });
     } else if (value !== null && typeof value === "object") {
-      for (const [key, child] of Object.entries(value).reverse()) {
-        if (LONE_SURROGATE.test(key)) found.push([...path, key]);
-        stack.push([child, [...path, key]]);
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i -= 1) {
+        const key = keys[i]!;
+        if (LONE_SURROGATE.test(key)) found.push([...pathTo(frame), key]);
+        stack.push({ value: (value as Record<string, unknown>)[key], key, parent: frame });
       }
     }
   }
   return found;
 };
 
-/** Whether any string (value or key) in a parsed JSON value is ill-formed; allocates only for containers. */
-const anyIllFormed = (root: unknown): boolean => {
-  if (typeof root === "string") return LONE_SURROGATE.test(root);
-  if (root === null || typeof root !== "object") return false;
-  const stack: object[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (Array.isArray(node)) {
-      for (const child of node as unknown[]) {
-        if (typeof child === "string") {
-          if (LONE_SURROGATE.test(child)) return true;
-        } else if (child !== null && typeof child === "object") stack.push(child);
-      }
-      continue;
-    }
-    for (const key in node) {
-      if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
-      if (LONE_SURROGATE.test(key)) return true;
-      const child = (node as Record<string, unknown>)[key];
-      if (typeof child === "string") {
-        if (LONE_SURROGATE.test(child)) return true;
-      } else if (child !== null && typeof child === "object") stack.push(child);
-    }
-  }
-  return false;
-};
-
 /**
  * One rule for every route: text that is not well-formed Unicode is refused with 422 before any
  * handler runs (a lone surrogate would otherwise be stored as U+FFFD or break a certificate encoder).
  * Checked after authentication, so 401/403 still come first; the error reports params, body, then
- * query. Undefined when all is well (the common case costs one walk and no path bookkeeping).
+ * query. Undefined when all is well.
  */
 export const illFormedStringsError = (req: Pick<Request, "params" | "body" | "query">): ZodError | undefined => {
-  if (!anyIllFormed(req.params) && !anyIllFormed(req.body) && !anyIllFormed(req.query)) return undefined;
   const issues: ZodIssue[] = [req.params, req.body, req.query].flatMap((part) =>
     illFormedStringPaths(part).map((path) => ({ code: ZodIssueCode.custom, path, message: MESSAGE })),
   );
-  return new ZodError(issues.slice(0, MAX_ISSUES));
+  return issues.length > 0 ? new ZodError(issues.slice(0, MAX_ISSUES)) : undefined;
 };

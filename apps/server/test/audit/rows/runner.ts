@@ -1,8 +1,8 @@
-import type { AppRoute, AppRouter } from "@ts-rest/core";
 import { contract } from "@keyward/contract";
 import type { AuditLog } from "@keyward/contract";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuditSpec } from "../../../src/modules/audit/audit-events";
+import { routesOf } from "../../../src/http/route-entry";
 import { getTestApp } from "../../helpers/app";
 import { createTenant, type Tenant } from "../../helpers/tenant";
 import { auditEvents } from "../helpers";
@@ -30,22 +30,12 @@ export type StepContext = {
 /** Sets up a fixture, performs the operation through `act`, and says what its event must hold. */
 export type Step = (c: StepContext) => Promise<Expected>;
 
-const isRoute = (value: unknown): value is AppRoute =>
-  typeof value === "object" && value !== null && "method" in value && "path" in value;
-
 /** The contract's operations, split like `MutatingOperation` / `ReadOperation`. */
-export const contractOperations = (mutating: boolean): string[] => {
-  const names: string[] = [];
-  const walk = (node: AppRouter, prefix: string) => {
-    for (const [key, value] of Object.entries(node)) {
-      if (isRoute(value)) {
-        if ((value.method !== "GET") === mutating) names.push(`${prefix}${key}`);
-      } else walk(value, `${prefix}${key}.`);
-    }
-  };
-  walk(contract, "");
-  return names.sort();
-};
+export const contractOperations = (mutating: boolean): string[] =>
+  routesOf(contract)
+    .filter(([route]) => (route.method !== "GET") === mutating)
+    .map(([, operation]) => operation)
+    .sort();
 
 /** 200 or fail with the body. */
 export const ok = <R extends { status: number; body: unknown }>(response: R): Extract<R, { status: 200 }>["body"] => {
