@@ -61,9 +61,10 @@ const lockDataDir = (dir: string): (() => void) => {
 
 /**
  * Prepared statements for pg: Kysely sends the same SQL text for the same query shape, so naming
- * each distinct DML text lets PostgreSQL plan it once per connection instead of on every request
- * (the identity read's plan costs more than its execution). Bounded, because pg keeps a prepared
- * statement for the life of its connection and `in (...)` lists make texts of many lengths.
+ * each distinct DML text lets PostgreSQL parse it once per connection instead of on every request
+ * (whether it also keeps the plan is PostgreSQL's choice, see `keepGenericPlan`). Bounded, because
+ * pg keeps a prepared statement for the life of its connection and `in (...)` lists make texts of
+ * many lengths.
  */
 const MAX_PREPARED_STATEMENTS = 500;
 const statementNames = new Map<string, string | null>();
@@ -80,25 +81,52 @@ const statementName = (text: string): string | undefined => {
 };
 
 /**
- * A client whose query failed because the server could not be reached (or did not answer in time)
- * may be mid-protocol: every later query on it fails at once (so a transaction's rollback does not
- * wait out a second timeout), and it is destroyed on release instead of going back to the pool.
+ * Statements of a fixed shape that look rows up by keys (`compiledOnce`, the batched lookups).
+ * PostgreSQL's default plan cache re-plans such a statement on every execution: with the keys as an
+ * array parameter, a custom plan for the one or few keys at hand always looks cheaper than the
+ * generic plan (which assumes ten), so the generic plan is never chosen. Planning the secret get's
+ * statement took longer than running it (a round trip of ~450 µs against ~200 µs with the plan
+ * kept). These statements run on connections with `plan_cache_mode = force_generic_plan`, planned
+ * once per connection; every other statement keeps PostgreSQL's choice, which matters where a
+ * parameter decides whether a partial index applies.
  */
-const preparingPool = (pool: pg.Pool, health: DbHealth): PostgresPool => ({
+const genericPlanTexts = new Set<string>();
+
+/** Run `text` with a plan kept per connection (see above); returns it for use in place. */
+export const keepGenericPlan = (text: string) => {
+  genericPlanTexts.add(text);
+  return text;
+};
+
+type Pools = { planned: pg.Pool; generic: pg.Pool };
+
+/**
+ * Kysely's connection: a pooled client taken on the first statement, from the pool that statement
+ * belongs to (a transaction's first statement is `begin`, so a transaction stays on one planned
+ * connection). A client whose query failed because the server could not be reached (or did not
+ * answer in time) may be mid-protocol: every later query on it fails at once (so a transaction's
+ * rollback does not wait out a second timeout), and it is destroyed on release instead of going
+ * back to the pool.
+ */
+const preparingPool = (pools: Pools, health: DbHealth): PostgresPool => ({
   connect: async (): Promise<PostgresPoolClient> => {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) health.failed(error);
-      throw error;
-    }
+    let client: Promise<pg.PoolClient> | undefined;
     let broken: unknown;
+    const checkout = async (pool: pg.Pool) => {
+      try {
+        return await pool.connect();
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) health.failed(error);
+        throw error;
+      }
+    };
     const query = async (text: string, values: unknown[]) => {
       if (broken) throw broken;
+      client ??= checkout(genericPlanTexts.has(text) ? pools.generic : pools.planned);
+      const connection = await client;
       const name = statementName(text);
       try {
-        const result = await client.query(name ? { name, text, values } : { text, values });
+        const result = await connection.query(name ? { name, text, values } : { text, values });
         health.succeeded();
         return result;
       } catch (error) {
@@ -115,11 +143,24 @@ const preparingPool = (pool: pg.Pool, health: DbHealth): PostgresPool => ({
     };
     return {
       query: query as unknown as PostgresPoolClient["query"],
-      release: () => client.release(broken ? (broken as Error) : undefined),
+      release: () => {
+        const taken = client;
+        client = undefined;
+        // A checkout that failed has nothing to give back.
+        void taken?.then(
+          (connection) => connection.release(broken ? (broken as Error) : undefined),
+          () => undefined,
+        );
+      },
     };
   },
-  end: () => pool.end(),
+  end: async () => {
+    await Promise.all([pools.planned.end(), pools.generic.end()]);
+  },
 });
+
+/** Connections for the generic-plan lookups beside `poolSize` planned ones: a quarter as many, at least one. */
+export const genericPoolSize = (poolSize: number) => Math.max(1, Math.ceil(poolSize / 4));
 
 export type OpenDatabaseOptions = {
   databaseUrl?: string;
@@ -146,24 +187,37 @@ export const openDatabase = async ({
 }: OpenDatabaseOptions): Promise<DatabaseHandle> => {
   const health = createDbHealth(logger);
   if (databaseUrl) {
-    const pool = new pg.Pool({
+    const settings = {
       connectionString: databaseUrl,
-      max: poolSize,
       connectionTimeoutMillis: connectTimeoutMs,
       // Server-side first (a clean cancel); the client's bound catches a server that does not answer at all.
       ...(statementTimeoutMs > 0
         ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 1_000 }
         : {}),
+    };
+    const pools: Pools = {
+      planned: new pg.Pool({ ...settings, max: poolSize }),
+      // Lookups are batched per event-loop turn: a few connections serve them all.
+      generic: new pg.Pool({ ...settings, max: genericPoolSize(poolSize) }),
+    };
+    pools.planned.on("error", () => undefined);
+    pools.generic.on("error", () => undefined);
+    pools.generic.on("connect", (client) => {
+      // Queued ahead of the statement the connection was taken for; a connection that failed here fails that too.
+      client.query("set plan_cache_mode = force_generic_plan").catch(() => undefined);
     });
-    pool.on("error", () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool, health) }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pools, health) }) });
     health.setProbe(() => pingDb(db));
     return {
       db,
       kind: "postgres",
       ping: () => pingDb(db),
       health,
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolStats: () => ({
+        total: pools.planned.totalCount + pools.generic.totalCount,
+        idle: pools.planned.idleCount + pools.generic.idleCount,
+        waiting: pools.planned.waitingCount + pools.generic.waitingCount,
+      }),
       close: async () => {
         health.closed();
         await db.destroy();

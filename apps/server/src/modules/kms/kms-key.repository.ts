@@ -1,6 +1,6 @@
 import { CompiledQuery, type Insertable } from "kysely";
 import { batchedLookup } from "../../db/batched-lookup";
-import type { Database } from "../../db/database";
+import { keepGenericPlan, type Database } from "../../db/database";
 import type { KmsKeyVersionsTable, KmsKeysTable } from "../../db/tables/kms";
 
 /** A key with what permission checks need of its project; never its material. */
@@ -41,20 +41,20 @@ export type KmsKeyWithMaterial = KmsKeyRow & {
  * The key, its project, and the sealed material of one version (the current one when the version
  * is null; absent when no such version exists) for many lookups in one statement of fixed text.
  */
-const keysWithMaterial = (db: Database, lookups: readonly string[]) => {
-  const parsed = lookups.map((l) => l.split(":"));
-  return db
-    .executeQuery<KmsKeyWithMaterial & { n: string | number; lookup: string }>(
-      CompiledQuery.raw(
-        `select q.n, k.id, k.project_id, k.name, k.description, k.key_usage, k.encryption_algorithm, k.is_disabled,
+const KEYS_WITH_MATERIAL =
+  keepGenericPlan(`select q.n, k.id, k.project_id, k.name, k.description, k.key_usage, k.encryption_algorithm, k.is_disabled,
       k.version, k.created_at, k.updated_at, p.org_id, p.type as project_type, p.permission_version,
       v.id as version_id, v.encrypted_material, v.public_key
     from unnest($1::uuid[], $2::int[]) with ordinality as q(key_id, version, n)
     join kms_keys k on k.id = q.key_id
     join projects p on p.id = k.project_id
-    left join kms_key_versions v on v.key_id = k.id and v.version = coalesce(q.version, k.version)`,
-        [parsed.map((p) => p[0]), parsed.map((p) => (p[1] ? Number(p[1]) : null))],
-      ),
+    left join kms_key_versions v on v.key_id = k.id and v.version = coalesce(q.version, k.version)`);
+
+const keysWithMaterial = (db: Database, lookups: readonly string[]) => {
+  const parsed = lookups.map((l) => l.split(":"));
+  return db
+    .executeQuery<KmsKeyWithMaterial & { n: string | number; lookup: string }>(
+      CompiledQuery.raw(KEYS_WITH_MATERIAL, [parsed.map((p) => p[0]), parsed.map((p) => (p[1] ? Number(p[1]) : null))]),
     )
     .then(({ rows }) => {
       // Each row names its lookup by its position in the batch; tagged in place, not copied.

@@ -1,6 +1,6 @@
 import { CompiledQuery, sql, type Transaction } from "kysely";
 import { batchedLookup } from "../../db/batched-lookup";
-import type { Database } from "../../db/database";
+import { keepGenericPlan, type Database } from "../../db/database";
 import type { DB } from "../../db/schema";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
 
@@ -100,21 +100,25 @@ const PLACE_JOINS = `left join environments e on e.project_id = p.id and e.slug 
     left join secrets s on s.folder_id = place.folder_id and s.key = q.key and s.type = 'shared'`;
 
 /**
- * Many gets by name in one statement of fixed text (one prepared plan): for each lookup the project
+ * Many gets by name in one statement of fixed text (one kept plan): for each lookup the project
  * row, the environment, the folder at the path (null when a segment is missing) and the shared
  * secret of that key in it; no row when the project does not exist.
  */
+const SECRETS_AT_PATHS = keepGenericPlan(`select q.n, ${PLACE_SELECT}
+    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as q(project_id, env, path, key, n)
+    join projects p on p.id = q.project_id
+    ${PLACE_JOINS}`);
+
 const secretsAtPaths = (db: Database, lookups: readonly string[]) => {
   const parts = lookups.map((l) => l.split("\u0000"));
   return db
     .executeQuery<PlaceRow & { n: string | number; lookup: string }>(
-      CompiledQuery.raw(
-        `select q.n, ${PLACE_SELECT}
-    from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) with ordinality as q(project_id, env, path, key, n)
-    join projects p on p.id = q.project_id
-    ${PLACE_JOINS}`,
-        [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]), parts.map((p) => p[3])],
-      ),
+      CompiledQuery.raw(SECRETS_AT_PATHS, [
+        parts.map((p) => p[0]),
+        parts.map((p) => p[1]),
+        parts.map((p) => p[2]),
+        parts.map((p) => p[3]),
+      ]),
     )
     .then(({ rows }) => {
       // Each row names its lookup by its position in the batch; tagged in place, not copied.
