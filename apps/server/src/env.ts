@@ -65,7 +65,7 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().default("127.0.0.1"),
   /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
-  /** PostgreSQL connections per process (each cluster worker has its own pool), plus a quarter as many for the kept-plan lookups. */
+  /** PostgreSQL connections per process (each cluster worker has its own pool), plus half as many for the kept-plan lookups. */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   /** How long a request waits for a database connection before it is answered 503. */
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),

@@ -159,8 +159,11 @@ const preparingPool = (pools: Pools, health: DbHealth): PostgresPool => ({
   },
 });
 
-/** Connections for the generic-plan lookups beside `poolSize` planned ones: a quarter as many, at least one. */
-export const genericPoolSize = (poolSize: number) => Math.max(1, Math.ceil(poolSize / 4));
+/**
+ * Connections for the generic-plan lookups beside `poolSize` planned ones: half as many, at least one
+ * (with fewer, batches queued for a connection under load and the privilege read got slower).
+ */
+export const genericPoolSize = (poolSize: number) => Math.max(1, Math.ceil(poolSize / 2));
 
 export type OpenDatabaseOptions = {
   databaseUrl?: string;
@@ -197,7 +200,6 @@ export const openDatabase = async ({
     };
     const pools: Pools = {
       planned: new pg.Pool({ ...settings, max: poolSize }),
-      // Lookups are batched per event-loop turn: a few connections serve them all.
       generic: new pg.Pool({ ...settings, max: genericPoolSize(poolSize) }),
     };
     pools.planned.on("error", () => undefined);
