@@ -37,16 +37,16 @@ describe("compiledOnce", () => {
       expect(await otherStatement()).toBe("auto");
     }
     // Inside a transaction the lookup runs on the transaction's connection and sees its writes.
-    await inTransaction(app.deps.db, async (trx) => {
+    const findName = compiledOnce((db, id: string) =>
+      db.selectFrom("organizations").select(["name"]).where("id", "=", id),
+    );
+    const rolledBack = inTransaction(app.deps.db, async (trx) => {
       await trx.updateTable("organizations").set({ name: "renamed in transaction" }).where("id", "=", orgId).execute();
-      const findName = compiledOnce((db, id: string) =>
-        db.selectFrom("organizations").select(["name"]).where("id", "=", id),
-      );
       expect(await findName(trx, orgId)).toEqual([{ name: "renamed in transaction" }]);
       expect((await planMode(trx, [orgId]))[0]?.mode).toBe("auto");
-      throw Object.assign(new Error("roll back"), { rollback: true });
-    }).catch((error: { rollback?: boolean }) => {
-      if (!error.rollback) throw error;
+      throw new Error("roll back");
     });
+    await expect(rolledBack).rejects.toThrow("roll back");
+    expect(await findName(app.deps.db, orgId)).not.toEqual([{ name: "renamed in transaction" }]);
   });
 });

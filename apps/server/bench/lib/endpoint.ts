@@ -14,7 +14,7 @@ export const setupOk = <T extends { status: number; body: unknown }>(res: T) => 
 /** What the baselines serve: the shape of GET /api/v1/identities/:id, from memory. */
 const BASELINE_PATHS = ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f"];
 
-const percent = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1)}%`;
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
 /**
  * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
@@ -81,7 +81,7 @@ export const benchEndpoint = async (
             formatRow(
               name,
               typical(runs),
-              `${percent(vsBare(runs), 1)} of bare, ${percent(vsCeiling(runs), 1)} of express+ts-rest, ${percent(cpuVsCeiling(runs), 1)} by CPU per request`,
+              `${percent(vsBare(runs))} of bare, ${percent(vsCeiling(runs))} of express+ts-rest, ${percent(cpuVsCeiling(runs))} by CPU per request`,
             ),
           );
         }

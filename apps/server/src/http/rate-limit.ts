@@ -34,9 +34,10 @@ export const limitOfRoute = (route: { method: string; path: string }): Limit | u
 
 /**
  * A fixed-window counter per (limit, client IP) in PostgreSQL, so every worker and instance counts
- * against one figure: one upsert per limited request (`perWindow` > 0: 0 turns a limit off). The client IP is the trusted-proxy-aware one.
- * Resolves when the request may go on, rejects with 429 past the limit; when the database cannot
- * count, the request goes on (and meets the outage itself, as a 503).
+ * against one figure: one upsert per limited request (the caller skips a limit whose `perWindow` is
+ * 0: that turns it off). The client IP is the trusted-proxy-aware one. Resolves when the request may
+ * go on, rejects with 429 past the limit; when the database cannot count, the request goes on (and
+ * meets the outage itself, as a 503).
  */
 export const spendRateLimit = async (deps: AppDeps, limit: Limit, perWindow: number, req: Request): Promise<void> => {
   const windowMs = deps.env.RATE_LIMIT_WINDOW_MS;
