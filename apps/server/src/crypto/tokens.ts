@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, scrypt as scryptCb, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -6,8 +6,8 @@ const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: n
 /** Opaque bearer secret: 256 random bits, prefixed so leaked tokens are recognisable in scans. */
 export const generateToken = (prefix = "kw") => `${prefix}_${randomBytes(32).toString("base64url")}`;
 
-/** Tokens are looked up by hash only; the plaintext is never stored. */
-export const hashToken = (token: string) => createHash("sha256").update(token).digest();
+/** Tokens are looked up by hash only; the plaintext is never stored. (One-shot `hash`: no Hash object per request.) */
+export const hashToken = (token: string) => hash("sha256", token, "buffer");
 
 /** Passwords (bootstrap admin) use scrypt with a per-password salt. */
 export const hashPassword = async (password: string) => {
@@ -26,7 +26,7 @@ export const verifyPassword = async (password: string, stored: string) => {
 
 /** Compare two secrets without leaking where they differ. */
 export const safeEqual = (a: string, b: string) => {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
+  const ha = hash("sha256", a, "buffer");
+  const hb = hash("sha256", b, "buffer");
   return timingSafeEqual(ha, hb);
 };

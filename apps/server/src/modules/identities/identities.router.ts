@@ -2,6 +2,7 @@ import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
+import { jsonOk } from "../../http/json-response";
 import { ok } from "../../http/respond";
 import {
   createOrgIdentity,
@@ -25,7 +26,7 @@ export const identitiesRouter = (deps: AppDeps) =>
     create: async ({ body, req, res }) => ok({ identity: await createOrgIdentity(contextOf(deps, req, res), body) }),
     list: async ({ query, req, res }) => ok(await listOrgIdentities(contextOf(deps, req, res), query)),
     get: async ({ params, req, res }) =>
-      ok({ identity: await getOrgIdentity(contextOf(deps, req, res), params.identityId) }),
+      jsonOk(res, { identity: await getOrgIdentity(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
       ok({ identity: await updateOrgIdentity(contextOf(deps, req, res), params.identityId, body) }),
     delete: async ({ params, req, res }) =>
@@ -39,7 +40,9 @@ export const projectIdentitiesRouter = (deps: AppDeps) =>
     list: async ({ params, query, req, res }) =>
       ok(await listProjectIdentities(contextOf(deps, req, res), params.projectId, query)),
     get: async ({ params, req, res }) =>
-      ok({ identity: await getProjectIdentity(contextOf(deps, req, res), params.projectId, params.identityId) }),
+      jsonOk(res, {
+        identity: await getProjectIdentity(contextOf(deps, req, res), params.projectId, params.identityId),
+      }),
     update: async ({ params, body, req, res }) =>
       ok({
         identity: await updateProjectIdentity(contextOf(deps, req, res), params.projectId, params.identityId, body),

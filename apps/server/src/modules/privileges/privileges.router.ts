@@ -2,6 +2,7 @@ import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
+import { jsonOk } from "../../http/json-response";
 import { ok } from "../../http/respond";
 import {
   createPrivilegeV1,
@@ -29,7 +30,7 @@ export const privilegesRouter = (deps: AppDeps) =>
       update: async ({ params, body, req, res }) =>
         ok({ privilege: await updatePrivilegeV2(contextOf(deps, req, res), params.id, body) }),
       get: async ({ params, req, res }) =>
-        ok({ privilege: await getPrivilegeV2(contextOf(deps, req, res), params.id) }),
+        jsonOk(res, { privilege: await getPrivilegeV2(contextOf(deps, req, res), params.id) }),
       delete: async ({ params, req, res }) =>
         ok({ privilege: await deletePrivilegeV2(contextOf(deps, req, res), params.id) }),
       getBySlug: async ({ params, query, req, res }) =>

@@ -3,7 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { jsonOk, jsonWithEtag } from "./json-response";
+import { jsonOk, jsonWithEtag } from "../../http/json-response";
 import { createSecretsBatch, deleteSecretsBatch, updateSecretsBatch } from "./secret-batch.service";
 import { getSecretById, getSecretByName } from "./secret-get.service";
 import { listSecrets } from "./secret-read.service";
