@@ -36,12 +36,10 @@ const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   );
 };
 
-const loadToken = async (deps: AppDeps, cacheKey: string, tokenHash: Buffer): Promise<AuthenticatedToken> => {
-  const cached = deps.tokenCache.get(cacheKey);
-  if (cached) return cached;
+const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<AuthenticatedToken> => {
   const row = await findTokenForAuth(deps.db, tokenHash);
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
-  const token: AuthenticatedToken = {
+  return {
     identityId: row.identity_id,
     identityName: row.name,
     orgId: row.org_id,
@@ -55,10 +53,10 @@ const loadToken = async (deps: AppDeps, cacheKey: string, tokenHash: Buffer): Pr
     issuedAt: new Date(row.last_renewed_at ?? row.created_at).getTime(),
     trustedIps: row.access_token_trusted_ips,
   };
-  // Tokens with a use limit are never served from the cache: each use is spent in the database.
-  if (token.numUsesLimit === 0) deps.tokenCache.set(cacheKey, token);
-  return token;
 };
+
+/** Tokens with a use limit are never served from the cache: each use is spent in the database. */
+const cacheable = (token: AuthenticatedToken) => token.numUsesLimit === 0;
 
 /**
  * Resolve a bearer header to an actor, checking revocation, TTL, trusted IPs and the use limit
@@ -72,7 +70,7 @@ export const authenticate = async (
   const bearer = bearerToken(authorization);
   if (bearer.length > 512) throw new UnauthorizedError("No identity access token found");
   const tokenHash = hashToken(bearer);
-  const token = await loadToken(deps, tokenHash.toString("base64"), tokenHash);
+  const token = await deps.tokenCache.load(tokenHash.toString("base64"), () => lookupToken(deps, tokenHash), cacheable);
   if (!isIpTrusted(clientIp, token.trustedIps)) {
     throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
   }

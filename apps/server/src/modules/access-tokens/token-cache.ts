@@ -5,25 +5,64 @@
 export type TokenCache<T> = {
   get: (key: string) => T | undefined;
   set: (key: string, value: T) => void;
+  /**
+   * The cached value, or else one lookup shared by every caller that misses while it runs (when an
+   * entry expires under load, the requests holding that token wait for one query, not one each).
+   * The result is kept when `keep` says so and no `clear` happened while it was being looked up: a
+   * lookup that raced a revocation may answer the callers already waiting, but never a later one.
+   */
+  load: (key: string, lookup: () => Promise<T>, keep: (value: T) => boolean) => Promise<T>;
   clear: () => void;
 };
 
 export const createTokenCache = <T>(now: () => number, ttlMs = 1_000, maxEntries = 10_000): TokenCache<T> => {
   const entries = new Map<string, { value: T; expiresAt: number }>();
+  const pending = new Map<string, Promise<T>>();
+  /** Bumped by `clear`: lookups begun before it neither fill the cache nor serve new callers. */
+  let generation = 0;
+  const get = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  };
+  const set = (key: string, value: T) => {
+    if (entries.size >= maxEntries) entries.clear();
+    entries.set(key, { value, expiresAt: now() + ttlMs });
+  };
   return {
-    get(key) {
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now()) {
-        entries.delete(key);
-        return undefined;
-      }
-      return entry.value;
+    get,
+    set,
+    load(key, lookup, keep) {
+      const cached = get(key);
+      if (cached !== undefined) return Promise.resolve(cached);
+      const running = pending.get(key);
+      if (running) return running;
+      const startedAt = generation;
+      const settle = () => {
+        if (pending.get(key) === shared) pending.delete(key);
+      };
+      const shared = lookup().then(
+        (value) => {
+          settle();
+          if (startedAt === generation && keep(value)) set(key, value);
+          return value;
+        },
+        (error: unknown) => {
+          settle();
+          throw error;
+        },
+      );
+      pending.set(key, shared);
+      return shared;
     },
-    set(key, value) {
-      if (entries.size >= maxEntries) entries.clear();
-      entries.set(key, { value, expiresAt: now() + ttlMs });
+    clear: () => {
+      entries.clear();
+      pending.clear();
+      generation += 1;
     },
-    clear: () => entries.clear(),
   };
 };
