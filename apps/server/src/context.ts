@@ -14,6 +14,7 @@ import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache
 import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
 import type { AuditBuffer } from "./modules/audit/audit-buffer";
+import type { RequestScope } from "./lib/request-scope";
 
 /** The authenticated caller: a machine identity holding an access token. */
 export type Actor = {
@@ -84,10 +85,15 @@ export type RequestContext = {
   actor: Actor;
   clientIp: string;
   reqId: string;
+  /** An audited request's scope: `inTransaction(ctx, …)` writes its event with the change. */
+  scope?: RequestScope;
 };
 
+/** What a change needs to commit with its event: the app, and the request's (or a job's) scope. */
+export type ChangeContext = Pick<RequestContext, "deps" | "scope">;
+
 /** What permission checks need: the app and the caller. */
-export type ActorContext = Pick<RequestContext, "deps" | "actor">;
+export type ActorContext = Pick<RequestContext, "deps" | "actor" | "scope">;
 
 /** A public route's context has no actor. */
 export type PublicContext = Omit<RequestContext, "actor">;

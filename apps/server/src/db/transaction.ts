@@ -1,24 +1,26 @@
 import type { Transaction } from "kysely";
 import type { Database } from "./database";
 import type { DB } from "./schema";
-import { requestScope } from "../lib/request-scope";
+import type { RequestScope, Scoped } from "../lib/request-scope";
 
 /** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
 export type Tx = Transaction<DB>;
 
 const pending = new WeakMap<Tx, (() => void)[]>();
+const scopes = new WeakMap<Tx, RequestScope>();
 
 /**
- * Run `work` in one transaction. Inside a request, the request's audit event is written in the same
- * transaction just before it commits (the last statements, so the chain lock is held briefly). Side
- * effects registered with `afterCommit` (cache drops, stream wake-ups) run once it has committed,
- * and never when it rolled back.
+ * Run `work` in one transaction. Given a request's (or a job's) context, the change's audit event
+ * is written in the same transaction just before it commits (the last statements, so the chain lock
+ * is held briefly). Side effects registered with `afterCommit` (cache drops, stream wake-ups) run
+ * once it has committed, and never when it rolled back.
  */
-export const inTransaction = async <T>(db: Database, work: (trx: Tx) => Promise<T>): Promise<T> => {
+export const inTransaction = async <T>(on: Database | Scoped<Database>, work: (trx: Tx) => Promise<T>): Promise<T> => {
   const callbacks: (() => void)[] = [];
-  const scope = requestScope.getStore();
+  const [db, scope] = "deps" in on ? [on.deps.db, on.scope] : [on, undefined];
   const result = await db.transaction().execute(async (trx) => {
     pending.set(trx, callbacks);
+    if (scope) scopes.set(trx, scope);
     const value = await work(trx);
     if (scope) await scope.beforeCommit(trx);
     return value;
@@ -26,6 +28,9 @@ export const inTransaction = async <T>(db: Database, work: (trx: Tx) => Promise<
   for (const callback of callbacks) callback();
   return result;
 };
+
+/** The scope a transaction was opened in (a request's or a job's change), if any. */
+export const scopeOfTransaction = (trx: Tx): RequestScope | undefined => scopes.get(trx);
 
 /**
  * Defer `callback` until the transaction of `trx` commits. The transaction must have been opened by

@@ -1,6 +1,7 @@
 import type { Request } from "express";
 import type { Actor, AppDeps, PublicContext, RequestContext } from "../context";
 import { normalizeIp } from "../lib/ip";
+import { scopeOfResponse } from "../lib/request-scope";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -23,7 +24,13 @@ export const contextOf = (
   res: { locals: Record<string, unknown> },
 ): RequestContext => {
   if (!req.actor) throw new Error("route needs authentication but no actor was resolved");
-  return { deps, actor: req.actor, clientIp: clientIpOf(req), reqId: res.locals.reqId as string };
+  return {
+    deps,
+    actor: req.actor,
+    clientIp: clientIpOf(req),
+    reqId: res.locals.reqId as string,
+    scope: scopeOfResponse(res),
+  };
 };
 
 export const publicContextOf = (
@@ -34,4 +41,5 @@ export const publicContextOf = (
   deps,
   clientIp: clientIpOf(req),
   reqId: res.locals.reqId as string,
+  scope: scopeOfResponse(res),
 });

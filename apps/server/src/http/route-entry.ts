@@ -44,8 +44,8 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
     const enter = () => {
       try {
         const invalid = illFormedStringsError(req);
-        if (plan.audit) openAuditScope(deps, plan.audit, req, res, () => next(invalid));
-        else next(invalid);
+        if (plan.audit) openAuditScope(deps, plan.audit, req, res);
+        next(invalid);
       } catch (error) {
         next(error);
       }

@@ -1,4 +1,4 @@
-import type { AppDeps, AuthenticatedToken, Actor } from "../../context";
+import type { AppDeps, AuthenticatedToken, Actor, ChangeContext } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
@@ -145,8 +145,9 @@ export const issueAccessToken = async (
   };
 };
 
-export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
-  const updated = await inTransaction(deps.db, async (trx) => {
+export const revokeAccessToken = async (ctx: ChangeContext, accessToken: string) => {
+  const { deps } = ctx;
+  const updated = await inTransaction(ctx, async (trx) => {
     const row = await trx
       .updateTable("identity_access_tokens")
       .set({ is_revoked: true, updated_at: new Date() })
@@ -155,7 +156,7 @@ export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
       .returning(["id", "identity_id", "auth_method"])
       .executeTakeFirst();
     // Whoever holds the token revokes it: the event names that identity.
-    if (row) noteAuditLogin(row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
+    if (row) noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
     return row;
   });
   deps.tokenCache.clear();
@@ -164,7 +165,8 @@ export const revokeAccessToken = async (deps: AppDeps, accessToken: string) => {
 };
 
 /** Restart the TTL from now, never past max TTL (periodic tokens have no max). */
-export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
+export const renewAccessToken = async (ctx: ChangeContext, accessToken: string) => {
+  const { deps } = ctx;
   const row = await findTokenByHash(deps.db, hashToken(accessToken));
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
   const now = deps.clock.now();
@@ -179,13 +181,13 @@ export const renewAccessToken = async (deps: AppDeps, accessToken: string) => {
       throw new UnauthorizedError("Failed to renew MI access token past its Max TTL expiration");
     }
   }
-  await inTransaction(deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await trx
       .updateTable("identity_access_tokens")
       .set({ last_renewed_at: new Date(now), updated_at: new Date(now) })
       .where("id", "=", row.id)
       .execute();
-    noteAuditLogin(row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
+    noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
   });
   deps.tokenCache.clear();
   return {
@@ -208,11 +210,11 @@ export const listIssuedTokens = async (
 export const findIssuedToken = (deps: AppDeps, orgId: string, tokenId: string, method: string) =>
   isUuid(tokenId) ? findTokenOfOrg(deps.db, orgId, tokenId, method) : Promise.resolve(undefined);
 
-export const renameIssuedToken = async (deps: AppDeps, tokenId: string, name: string | null) =>
-  toAccessTokenDto(await inTransaction(deps.db, (trx) => renameToken(trx, tokenId, name)));
+export const renameIssuedToken = async (ctx: ChangeContext, tokenId: string, name: string | null) =>
+  toAccessTokenDto(await inTransaction(ctx, (trx) => renameToken(trx, tokenId, name)));
 
 /** Revoked at once on this instance; other instances drop their cached row within a second. */
-export const revokeIssuedToken = async (deps: AppDeps, tokenId: string) => {
-  await inTransaction(deps.db, (trx) => markTokenRevoked(trx, tokenId));
-  deps.tokenCache.clear();
+export const revokeIssuedToken = async (ctx: ChangeContext, tokenId: string) => {
+  await inTransaction(ctx, (trx) => markTokenRevoked(trx, tokenId));
+  ctx.deps.tokenCache.clear();
 };

@@ -1,7 +1,6 @@
 import type { AppDeps } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { loop, type Job } from "../../jobs/job";
-import { requestScope } from "../../lib/request-scope";
 import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
 
 /** Read events waiting to be written; at most one flush interval of them is lost on a hard kill. */
@@ -34,9 +33,7 @@ export const flushAuditBuffer = (deps: AppDeps): Promise<void> => {
   const run = async () => {
     while (buffer.pending.length > 0) {
       const batch = buffer.pending.slice(0, BATCH);
-      await requestScope.exit(() =>
-        inTransaction(deps.db, (trx) => writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, batch)),
-      );
+      await inTransaction(deps.db, (trx) => writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, batch));
       buffer.pending.splice(0, batch.length);
     }
   };

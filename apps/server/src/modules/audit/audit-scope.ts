@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
-import type { AppDeps } from "../../context";
-import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
-import { requestScope, type RequestScope } from "../../lib/request-scope";
+import type { AppDeps, ChangeContext } from "../../context";
+import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
+import { attachScope, type RequestScope } from "../../lib/request-scope";
 import { auditOriginOf } from "./audit-protocol";
 import { failedLoginType, type AuditSpec } from "./audit-events";
 import type { AuditEventInput } from "./audit-writer";
@@ -23,8 +23,9 @@ export const authMethodIdKey = (method: string) =>
 type ErrorBody = { error?: unknown; message?: unknown } | undefined;
 
 /**
- * One audited request: what it is, who made it, and whether its event is written. It rides along
- * the request's asynchronous work, so the event lands in the change's own transaction.
+ * One audited request: what it is, who made it, and whether its event is written. Services get it in
+ * their context (`ctx.scope`) and hand it to `inTransaction`, so the event lands in the change's own
+ * transaction.
  */
 export class AuditScope implements RequestScope {
   private written = false;
@@ -141,53 +142,63 @@ export class AuditScope implements RequestScope {
 
   private writeAlone(event: AuditEventInput) {
     const retention = this.deps.env.AUDIT_LOG_RETENTION_DAYS;
-    return requestScope
-      .exit(() => inTransaction(this.deps.db, (trx) => writeAuditEvents(trx, retention, [event])))
-      .then(
-        () => undefined,
-        (error: unknown) =>
-          this.deps.logger.error({ err: error, event: event.type }, "audit event could not be written"),
-      );
+    return inTransaction(this.deps.db, (trx) => writeAuditEvents(trx, retention, [event])).then(
+      () => undefined,
+      (error: unknown) => this.deps.logger.error({ err: error, event: event.type }, "audit event could not be written"),
+    );
   }
 }
 
 /**
- * Opens the audit scope of a recorded operation and runs `next` inside it. Called after
- * authentication, so the actor is known; the event is written with the change, or when the
- * response is sent (reads, refused logins).
+ * Opens the audit scope of a recorded operation and attaches it to the response, where `contextOf`
+ * finds it. Called after authentication, so the actor is known; the event is written with the
+ * change, or when the response is sent (reads, refused logins).
  */
-export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res: Response, next: () => void) => {
+export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res: Response) => {
   const scope = new AuditScope(deps, spec, req);
   res.on("finish", () => void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody));
-  requestScope.run(scope, next);
+  attachScope(res, scope);
 };
 
-/** The audit scope of the current request, if it records an event. */
-export const currentAuditScope = (): AuditScope | undefined => {
-  const scope = requestScope.getStore();
+/**
+ * Where a request's scope is found: in its context, or, for a helper that is handed only the
+ * transaction, in the transaction the request opened.
+ */
+export type AuditTarget = { scope?: RequestScope } | Tx;
+
+const isTransaction = (target: AuditTarget): target is Tx => (target as Partial<Tx>).isTransaction === true;
+
+/** The audit scope of the request behind `target`, if it records an event. */
+export const currentAuditScope = (target: AuditTarget): AuditScope | undefined => {
+  const scope = isTransaction(target) ? scopeOfTransaction(target) : target.scope;
   return scope instanceof AuditScope ? scope : undefined;
 };
 
-/** Add what only the module knows (new ids, versions, names) to the current request's event. */
-export const noteAudit = (details: Parameters<AuditScope["note"]>[0]) => currentAuditScope()?.note(details);
+/** Add what only the module knows (new ids, versions, names) to the request's event. */
+export const noteAudit = (ctx: AuditTarget, details: Parameters<AuditScope["note"]>[0]) =>
+  currentAuditScope(ctx)?.note(details);
 
 /** The token-issuing path names who logged in; the login's event is written with the token. */
-export const noteAuditLogin = (identityId: string, authMethod: string, metadata: Record<string, unknown>) =>
-  currentAuditScope()?.noteLogin(identityId, authMethod, metadata);
+export const noteAuditLogin = (
+  ctx: AuditTarget,
+  identityId: string,
+  authMethod: string,
+  metadata: Record<string, unknown>,
+) => currentAuditScope(ctx)?.noteLogin(identityId, authMethod, metadata);
 
 /** Permission checks name the project an operation acts in. */
-export const noteAuditProject = (projectId: string) => currentAuditScope()?.noteProject(projectId);
+export const noteAuditProject = (ctx: AuditTarget, projectId: string) => currentAuditScope(ctx)?.noteProject(projectId);
 
 /**
- * A change made by the platform itself (a background job), written in the change's transaction. Inside
- * a request the request's own event covers the change, so nothing is added there.
+ * A change made by the platform itself (a background job), written in the change's transaction. In a
+ * transaction a request opened, the request's own event covers the change, so nothing is added there.
  */
 export const recordPlatformChange = async (
   trx: Tx,
   deps: AppDeps,
   event: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
 ) => {
-  if (currentAuditScope()) return;
+  if (currentAuditScope(trx)) return;
   await writePlatformEvent(trx, deps, event);
 };
 
@@ -232,6 +243,12 @@ class PlatformScope implements RequestScope {
   }
 }
 
-/** Run a job's change so that its platform event commits with it (as a request's event does). */
-export const asPlatformChange = <T>(deps: AppDeps, change: PlatformChange, work: () => Promise<T>): Promise<T> =>
-  requestScope.run(new PlatformScope(deps, change), work);
+/**
+ * Run a job's change so that its platform event commits with it (as a request's event does): `work`
+ * gets a context whose transactions (`inTransaction(scoped, …)`) write the event.
+ */
+export const asPlatformChange = <T>(
+  deps: AppDeps,
+  change: PlatformChange,
+  work: (ctx: ChangeContext) => Promise<T>,
+): Promise<T> => work({ deps, scope: new PlatformScope(deps, change) });

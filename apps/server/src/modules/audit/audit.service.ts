@@ -165,7 +165,7 @@ export const verifyAuditLogs = async (
 export const setProjectAuditRetention = async (ctx: RequestContext, projectId: string, days: number | null) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "edit", "settings");
-  noteAudit({ metadata: { auditLogsRetentionDays: days } });
-  await inTransaction(ctx.deps.db, (trx) => setProjectRetentionDays(trx, project.id, days));
+  noteAudit(ctx, { metadata: { auditLogsRetentionDays: days } });
+  await inTransaction(ctx, (trx) => setProjectRetentionDays(trx, project.id, days));
   return { projectId: project.id, auditLogsRetentionDays: days };
 };

@@ -143,7 +143,7 @@ export const permissionForProject = async <P extends ProjectKey>(
   requiredType?: ProjectType,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
-  noteAuditProject(project.id);
+  noteAuditProject(ctx, project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
   const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor.identityId);
@@ -172,7 +172,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
     notFound,
   );
   assertType(project, requiredType);
-  noteAuditProject(project.id);
+  noteAuditProject(ctx, project.id);
   return freshAbility(ctx, project, grants);
 };
 
@@ -206,7 +206,7 @@ export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string
   );
   deps.projectIdCache.set(actor.orgId, slug, project.id);
   assertType(project, requiredType);
-  noteAuditProject(project.id);
+  noteAuditProject(ctx, project.id);
   return freshAbility(ctx, project, grants);
 };
 

@@ -1,7 +1,6 @@
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
 import { noteAudit } from "../audit/audit-scope";
 import { randomBytes } from "node:crypto";
-import type { Database } from "../../db/database";
 import type { PublicContext, RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError } from "../../errors";
@@ -25,14 +24,14 @@ const orgSlug = (name: string) =>
  * An organization with an admin identity holding Token Auth (trusted everywhere, no expiry) and
  * one token, returned once.
  */
-export const createOrganizationWithAdmin = async (trx: Database, name: string, identityName: string) => {
+export const createOrganizationWithAdmin = async (trx: Tx, name: string, identityName: string) => {
   const organization = await trx
     .insertInto("organizations")
     .values({ name, slug: orgSlug(name) })
     .returning(["id", "name", "slug"])
     .executeTakeFirstOrThrow();
   // The event belongs to the organization it creates, not to the instance admin's.
-  noteAudit({ orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
+  noteAudit(trx, { orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
   const identity = await insertIdentity(trx, {
     org_id: organization.id,
     project_id: null,
@@ -61,7 +60,7 @@ export const bootstrapInstance = async (
 ) => {
   const passwordHash = await hashPassword(body.password);
   try {
-    return await inTransaction(ctx.deps.db, async (trx) => {
+    return await inTransaction(ctx, async (trx) => {
       const existing = await trx.selectFrom("instance_config").select("id").forUpdate().executeTakeFirst();
       if (existing) throw new BadRequestError("Instance has already been set up");
       const email = body.email.toLowerCase();
@@ -113,7 +112,5 @@ export const bootstrapInstance = async (
 
 export const createOrganization = async (ctx: RequestContext, body: { name: string }) => {
   if (!ctx.actor.isInstanceAdmin) throw new ForbiddenError("Only instance admins can create organizations");
-  return inTransaction(ctx.deps.db, (trx) =>
-    createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`),
-  );
+  return inTransaction(ctx, (trx) => createOrganizationWithAdmin(trx, body.name, `${body.name} Admin Identity`));
 };

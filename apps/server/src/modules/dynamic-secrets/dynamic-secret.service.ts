@@ -110,9 +110,9 @@ export const createDynamicSecret = async (
   await verifyConnection(ctx, provider, inputs);
 
   const id = randomUUID();
-  noteAudit({ metadata: { dynamicSecretId: id } });
+  noteAudit(ctx, { metadata: { dynamicSecretId: id } });
   try {
-    const row = await inTransaction(ctx.deps.db, (trx) =>
+    const row = await inTransaction(ctx, (trx) =>
       insertDynamicSecret(trx, {
         id,
         folder_id: folder.id,
@@ -186,9 +186,9 @@ export const updateDynamicSecretByName = async (
     provider.validate(inputs);
     await verifyConnection(ctx, provider, inputs);
   }
-  noteAudit({ metadata: { dynamicSecretId: secret.id } });
+  noteAudit(ctx, { metadata: { dynamicSecretId: secret.id } });
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       const updated = await updateDynamicSecret(trx, secret.id, {
         name: data.newName,
         encrypted_inputs: data.inputs ? encryptInputs(ctx, secret.id, inputs) : undefined,
@@ -225,8 +225,8 @@ export const deleteDynamicSecretByName = async (
   body: Scope & { isForced: boolean },
 ) => {
   const { secret } = await loadForAction(ctx, name, body, "delete-root-credential");
-  noteAudit({ metadata: { dynamicSecretId: secret.id } });
-  return inTransaction(ctx.deps.db, async (trx) => {
+  noteAudit(ctx, { metadata: { dynamicSecretId: secret.id } });
+  return inTransaction(ctx, async (trx) => {
     const deleted = await deleteDynamicSecretWithoutLeases(trx, secret.id);
     if (deleted) return toDynamicSecretDto(deleted);
     const kept = body.isForced

@@ -1,7 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { recordPlatformChange } from "../audit/audit-scope";
 import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../context";
+import type { AppDeps, ChangeContext } from "../../context";
 import { deleteDrainedDynamicSecrets, findProviderConfig } from "./dynamic-secret.repository";
 import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.scope";
 import { failpoint } from "./failpoint";
@@ -48,11 +48,12 @@ const retrySeconds = (deps: AppDeps, attempts: number) =>
  * credential is gone (or the caller forces it); a failure is recorded and retried with backoff.
  */
 export const revokeClaimedLease = async (
-  deps: AppDeps,
+  ctx: ChangeContext,
   lease: LeaseRow,
   token: string,
   options: { isForced?: boolean; secret?: LoadedSecret } = {},
 ): Promise<{ revoked: boolean; row: LeaseRow }> => {
+  const { deps } = ctx;
   let failure: string | undefined;
   failpoint(deps.env, "revoke-after-claim");
   const secret = options.secret ?? (await loadSecret(deps, lease.dynamic_secret_id));
@@ -73,7 +74,7 @@ export const revokeClaimedLease = async (
     if (givenUp)
       deps.logger.error({ leaseId: lease.id, reason: failure }, "gave up revoking a lease of a deleted dynamic secret");
     // In a transaction, so a revocation records its event with the change (the request's, or the platform's).
-    const deleted = await inTransaction(deps.db, async (trx) => {
+    const deleted = await inTransaction(ctx, async (trx) => {
       const row = await deleteClaimedLease(trx, lease.id, token);
       if (row) {
         const owner = await findDynamicSecretOwner(trx, lease.dynamic_secret_id);
@@ -97,7 +98,7 @@ export const revokeClaimedLease = async (
     { leaseId: lease.id, dynamicSecretId: lease.dynamic_secret_id, reason: failure },
     "lease revocation failed; will retry",
   );
-  const row = await inTransaction(deps.db, (trx) =>
+  const row = await inTransaction(ctx, (trx) =>
     recordFailedRevocation(trx, lease.id, token, failure, retrySeconds(deps, Math.max(1, lease.attempts))),
   );
   return { revoked: false, row: row ?? lease };
@@ -132,7 +133,7 @@ export const runRevocationPass = async (deps: AppDeps, options: { maxRounds?: nu
         try {
           let secret = secrets.get(lease.dynamic_secret_id);
           if (!secret) secrets.set(lease.dynamic_secret_id, (secret = loadSecret(deps, lease.dynamic_secret_id)));
-          const { revoked } = await revokeClaimedLease(deps, lease, token, { secret: await secret });
+          const { revoked } = await revokeClaimedLease({ deps }, lease, token, { secret: await secret });
           if (revoked)
             deps.metrics.leaseRevocationLag.observe(Math.max(0, Date.now() - lease.expire_at.getTime()) / 1e3);
           else deps.metrics.jobFailures.inc({ job: "lease-revocation" });

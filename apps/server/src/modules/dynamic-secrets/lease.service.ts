@@ -3,7 +3,6 @@ import { parseDuration } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUuid } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
-import { requestScope } from "../../lib/request-scope";
 import { noteAudit } from "../audit/audit-scope";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
@@ -89,16 +88,14 @@ const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) 
  * the limit together; "gone" or "deleting" when the secret was deleted (or marked) since it was read.
  */
 const insertLeaseIntent = (ctx: RequestContext, values: LeaseIntent, maxLeases: number) =>
-  // The request's event is written when the lease becomes active, not with the intent.
-  requestScope.exit(() =>
-    inTransaction(ctx.deps.db, async (trx) => {
-      const secret = await lockDynamicSecretForLeases(trx, values.dynamic_secret_id);
-      if (!secret) return "gone" as const;
-      if (secret.status === DELETING_STATUS) return "deleting" as const;
-      if ((await countLeasesOf(trx, values.dynamic_secret_id)) >= maxLeases) return "full" as const;
-      return insertLeaseRow(trx, values);
-    }),
-  );
+  // The request's event is written when the lease becomes active, not with the intent: no scope here.
+  inTransaction(ctx.deps.db, async (trx) => {
+    const secret = await lockDynamicSecretForLeases(trx, values.dynamic_secret_id);
+    if (!secret) return "gone" as const;
+    if (secret.status === DELETING_STATUS) return "deleting" as const;
+    if ((await countLeasesOf(trx, values.dynamic_secret_id)) >= maxLeases) return "full" as const;
+    return insertLeaseRow(trx, values);
+  });
 
 const undoCreation = async (
   ctx: RequestContext,
@@ -140,7 +137,7 @@ export const createLease = async (
 
   const { provider, inputs } = await loadInputs(ctx, secret);
   const leaseId = randomUUID();
-  noteAudit({ metadata: { leaseId, dynamicSecretId: secret.id } });
+  noteAudit(ctx, { metadata: { leaseId, dynamicSecretId: secret.id } });
   const username = renderUsername(
     secret.username_template,
     leaseEntityName(secret.entity_prefix, leaseId),
@@ -180,7 +177,7 @@ export const createLease = async (
   failpoint(ctx.deps.env, "lease-after-provider");
   const abandoned = new Error("abandoned");
   // The lease's event commits with its activation: a creation that is undone records nothing.
-  const lease = await inTransaction(ctx.deps.db, async (trx) => {
+  const lease = await inTransaction(ctx, async (trx) => {
     const row = await activateLease(trx, leaseId);
     if (!row) throw abandoned;
     return row;
@@ -235,10 +232,8 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
     if (error instanceof AppError) throw error;
     throw new BadRequestError(`Failed to renew lease from provider: ${errorText(error, provider, inputs)}`);
   }
-  noteAudit({ metadata: { dynamicSecretId: secret.id } });
-  return toLeaseDto(
-    (await inTransaction(ctx.deps.db, (trx) => releaseRenewal(trx, lease.id, token, expireAt))) ?? claimed,
-  );
+  noteAudit(ctx, { metadata: { dynamicSecretId: secret.id } });
+  return toLeaseDto((await inTransaction(ctx, (trx) => releaseRenewal(trx, lease.id, token, expireAt))) ?? claimed);
 };
 
 /** How long a revocation waits for a renewal in progress (its provider call) to finish. */
@@ -273,10 +268,10 @@ const claimForRevocation = async (ctx: RequestContext, leaseId: string, token: s
  */
 export const revokeLease = async (ctx: RequestContext, leaseId: string, body: Scope & { isForced: boolean }) => {
   const { lease } = await leaseInScope(ctx, leaseId, body);
-  noteAudit({ metadata: { dynamicSecretId: lease.dynamic_secret_id } });
+  noteAudit(ctx, { metadata: { dynamicSecretId: lease.dynamic_secret_id } });
   const token = randomUUID();
   const { claimed, pending } = await claimForRevocation(ctx, lease.id, token);
   if (!claimed) return toLeaseDto(pending ?? lease);
-  const { row } = await revokeClaimedLease(ctx.deps, claimed, token, { isForced: body.isForced });
+  const { row } = await revokeClaimedLease(ctx, claimed, token, { isForced: body.isForced });
   return toLeaseDto(row);
 };

@@ -65,7 +65,7 @@ export const createFolder = async (
   if (!env)
     throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
   try {
-    const folder = await inTransaction(ctx.deps.db, async (trx) => {
+    const folder = await inTransaction(ctx, async (trx) => {
       // The environment first, as deleting it does (then its folders): otherwise the two deadlock.
       if (!(await lockEnvironmentForKeyShare(trx, env.id))) throw folderPathNotFound("/", body.environment);
       const root = await findRootFolder(trx, env.id);
@@ -87,7 +87,7 @@ export const createFolder = async (
           name: body.name,
           description: body.description,
         }));
-      noteAudit({ metadata: { folderId: created.id } });
+      noteAudit(ctx, { metadata: { folderId: created.id } });
       return created;
     });
     return toFolderDto(folder);
@@ -148,7 +148,7 @@ export const updateFolder = async (
   assertCan(ability, "edit", "secret-folders", { environment: body.environment, secretPath: body.path });
   const { folder: parent } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   try {
-    const updated = await inTransaction(ctx.deps.db, async (trx) => {
+    const updated = await inTransaction(ctx, async (trx) => {
       await lockFolder(trx, parent.id);
       const folder = await findTarget(trx, parent.id, folderId);
       if (!folder) throw new NotFoundError(`Folder with ID '${folderId}' not found`);
@@ -169,7 +169,7 @@ export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: 
   assertCan(ability, "delete", "secret-folders", { environment: body.environment, secretPath: body.path });
   const env = await findEnvironmentBySlug(ctx.deps.db, project.id, body.environment);
   if (!env) throw new NotFoundError(`Environment with slug '${body.environment}' not found`);
-  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
+  const deleted = await inTransaction(ctx, async (trx) => {
     const root = await findRootFolder(trx, env.id);
     const parent = root ? await findFolderInEnv(trx, root.id, body.path) : undefined;
     if (!parent) throw folderPathNotFound(body.path, body.environment);

@@ -2,7 +2,7 @@ import { inTransaction } from "../../db/transaction";
 import type { Tx } from "../../db/transaction";
 import { currentAuditScope } from "../audit/audit-scope";
 import { DEFAULT_GATEWAY_HEARTBEAT_TTL, GATEWAY_ENROLLMENT_TOKEN_TTL } from "@keyward/contract";
-import type { AppDeps, PublicContext, RequestContext } from "../../context";
+import type { AppDeps, ChangeContext, PublicContext, RequestContext } from "../../context";
 import { generateToken, hashToken } from "../../crypto/tokens";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
@@ -41,7 +41,7 @@ export const mintEnrollmentToken = async (ctx: RequestContext, gatewayId: string
   assertCan(orgAbilityOf(ctx.actor), "edit-gateways", "gateway");
   const gateway = await requireGateway(ctx, gatewayId);
   const token = generateToken(ENROLLMENT_TOKEN_PREFIX);
-  const row = await inTransaction(ctx.deps.db, async (trx) => {
+  const row = await inTransaction(ctx, async (trx) => {
     // Checked under the row lock: a concurrent switch to AWS cannot leave a token behind.
     const locked = await lockGatewayAuthMethod(trx, gateway.id);
     if (!locked) throw new NotFoundError(`Gateway ${gateway.id} not found`);
@@ -68,7 +68,7 @@ export const revokeGatewayAccess = async (ctx: RequestContext, gatewayId: string
       "Identity-bound gateways cannot be revoked directly. Create a new gateway with AWS or Token auth instead.",
     );
   }
-  const deletedTokenCount = await inTransaction(ctx.deps.db, async (trx) => {
+  const deletedTokenCount = await inTransaction(ctx, async (trx) => {
     // The gateway row first, as deleting the gateway does (then its tokens): otherwise the two deadlock.
     if (!(await lockGatewayAuthMethod(trx, gateway.id))) throw new NotFoundError(`Gateway ${gateway.id} not found`);
     const enrollment = await deleteUnusedEnrollmentTokens(trx, gateway.id);
@@ -94,7 +94,7 @@ const enrollmentFailure = async (db: Database, tokenHash: Buffer) => {
 const loginWithToken = async (ctx: PublicContext, token: string) => {
   const tokenHash = hashToken(token);
   const accessToken = generateToken(ACCESS_TOKEN_PREFIX);
-  const gatewayId = await inTransaction(ctx.deps.db, async (trx) => {
+  const gatewayId = await inTransaction(ctx, async (trx) => {
     const spent = await spendEnrollmentToken(trx, tokenHash);
     if (!spent) return undefined;
     await noteGatewayActor(trx, spent.gateway_id);
@@ -122,7 +122,7 @@ const loginWithAws = async (ctx: PublicContext, gatewayId: string) => {
 
 /** A gateway's own calls are its events: the gateway is the actor, in its organization. */
 const noteGatewayActor = async (trx: Tx, gatewayId: string) => {
-  const scope = currentAuditScope();
+  const scope = currentAuditScope(trx);
   const gateway = scope && (await findGatewayAuthMethod(trx, gatewayId));
   if (gateway) {
     scope.noteActor(
@@ -163,8 +163,12 @@ export const authenticateGateway = async (
 };
 
 /** Liveness: the gateway is healthy until `heartbeatTTL` seconds after this heartbeat. */
-export const recordGatewayHeartbeat = async (deps: AppDeps, caller: GatewayCaller, body: { heartbeatTTL?: number }) => {
-  await inTransaction(deps.db, async (trx) => {
+export const recordGatewayHeartbeat = async (
+  ctx: ChangeContext,
+  caller: GatewayCaller,
+  body: { heartbeatTTL?: number },
+) => {
+  await inTransaction(ctx, async (trx) => {
     const result = await recordHeartbeat(
       trx,
       caller.gatewayId,

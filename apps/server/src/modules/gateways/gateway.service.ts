@@ -59,7 +59,7 @@ export const createGateway = async (
   const identityId = authMethod.method === "identity" ? (await requireIdentity(ctx, authMethod.identityId)).id : null;
   let gatewayId: string;
   try {
-    gatewayId = await inTransaction(ctx.deps.db, async (trx) => {
+    gatewayId = await inTransaction(ctx, async (trx) => {
       const { id } = await insertGateway(trx, {
         org_id: ctx.actor.orgId,
         name: body.name,
@@ -67,7 +67,7 @@ export const createGateway = async (
         identity_id: identityId,
       });
       if (authMethod.method === "aws") await upsertAwsConfig(trx, id, toAwsValues(authMethod));
-      noteAudit({ metadata: { gatewayId: id } });
+      noteAudit(ctx, { metadata: { gatewayId: id } });
       return id;
     });
   } catch (error) {
@@ -116,7 +116,7 @@ export const updateGateway = async (
   }
   if (body.name === undefined && !next) return loadGatewayDto(ctx.deps.db, ctx.actor.orgId, gatewayId);
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await updateGatewayRow(trx, gateway.id, { name: body.name, auth_method: next?.method });
       if (next?.method === "aws") {
         await upsertAwsConfig(trx, gateway.id, toAwsValues(next));
@@ -138,7 +138,7 @@ export const deleteGateway = async (ctx: RequestContext, gatewayId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "delete-gateways", "gateway");
   const dto = await loadGatewayDto(ctx.deps.db, ctx.actor.orgId, gateway.id);
   try {
-    await inTransaction(ctx.deps.db, (trx) => deleteGatewayRow(trx, gateway.id));
+    await inTransaction(ctx, (trx) => deleteGatewayRow(trx, gateway.id));
   } catch (error) {
     if (isForeignKeyViolation(error)) {
       throw new BadRequestError("Failed to delete gateway because it is attached to active resources");

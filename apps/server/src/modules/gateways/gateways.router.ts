@@ -4,6 +4,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { clientIpOf, contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
+import { scopeOfResponse } from "../../lib/request-scope";
 import {
   authenticateGateway,
   loginGateway,
@@ -42,6 +43,7 @@ export const gatewaysRouter = (deps: AppDeps) =>
     login: async ({ body, req, res }) => ok(await loginGateway(publicContextOf(deps, req, res), body)),
     heartbeat: {
       middleware: [gatewayAuth(deps)],
-      handler: async ({ body, res }) => ok(await recordGatewayHeartbeat(deps, gatewayCallerOf(res), body)),
+      handler: async ({ body, res }) =>
+        ok(await recordGatewayHeartbeat({ deps, scope: scopeOfResponse(res) }, gatewayCallerOf(res), body)),
     },
   });

@@ -44,7 +44,7 @@ const changingGroup = (
   group: GroupRow,
   change: (trx: RequestContext["deps"]["db"]) => Promise<boolean | void>,
 ) =>
-  inTransaction(ctx.deps.db, async (trx) => {
+  inTransaction(ctx, async (trx) => {
     await bumpPermissionVersionForGroup(trx, group.id);
     return change(trx);
   });

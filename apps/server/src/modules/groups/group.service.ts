@@ -62,9 +62,9 @@ export const createGroup = async (ctx: RequestContext, body: { name: string; slu
   }
   const slug = body.slug ?? slugFromName(body.name);
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       const inserted = await insertGroup(trx, { org_id: ctx.actor.orgId, name: body.name, slug, role: body.role });
-      noteAudit({ metadata: { groupId: inserted.id, slug } });
+      noteAudit(ctx, { metadata: { groupId: inserted.id, slug } });
       return inserted;
     });
     return toGroupDto(row);
@@ -107,7 +107,7 @@ export const updateGroup = async (
     }
   }
   try {
-    const updated = await inTransaction(ctx.deps.db, async (trx) => {
+    const updated = await inTransaction(ctx, async (trx) => {
       await bumpPermissionVersionForGroup(trx, group.id);
       return updateGroupRow(trx, group.id, { name: body.name, slug: body.slug, role: body.role });
     });
@@ -123,7 +123,7 @@ export const updateGroup = async (
 export const deleteGroup = async (ctx: RequestContext, groupId: string) => {
   assertCan(orgAbilityOf(ctx.actor), "delete", "groups");
   const group = await requireGroup(ctx, groupId);
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersionForGroup(trx, group.id);
     await deleteGroupRow(trx, group.id);
   });

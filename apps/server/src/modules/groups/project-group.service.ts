@@ -60,7 +60,7 @@ export const addGroupToProject = async (
     BOUNDARY,
   );
   try {
-    const membership = await inTransaction(ctx.deps.db, async (trx) => {
+    const membership = await inTransaction(ctx, async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
       return insertGroupMembershipWithRoles(trx, permission.project.id, group.id, grants);
     });
@@ -126,7 +126,7 @@ export const updateProjectGroup = async (
     grants.flatMap((g) => g.rules),
     BOUNDARY,
   );
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await replaceGroupMembershipRoles(trx, membership.id, grants);
   });
@@ -138,7 +138,7 @@ export const removeGroupFromProject = async (ctx: RequestContext, projectId: str
   assertCan(permission.ability, "delete", "groups");
   const membership = await requireMembership(ctx, permission, groupId);
   await assertCurrentRolesWithinActor(ctx, permission, membership.id);
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await deleteGroupMembership(trx, membership.id);
   });

@@ -65,7 +65,7 @@ export const createOrgIdentity = async (
 ) => {
   assertCan(getOrgPermission(ctx.actor, body.organizationId), "create", "identity");
   assertGrantableOrgRole(ctx, body.role);
-  const id = await inTransaction(ctx.deps.db, async (trx) => {
+  const id = await inTransaction(ctx, async (trx) => {
     const { id } = await insertIdentity(trx, {
       org_id: ctx.actor.orgId,
       project_id: null,
@@ -74,7 +74,7 @@ export const createOrgIdentity = async (
       has_delete_protection: body.hasDeleteProtection,
     });
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
-    noteAudit({ metadata: { identityId: id } });
+    noteAudit(ctx, { metadata: { identityId: id } });
     return id;
   });
   return loadIdentityDto(ctx, id);
@@ -120,7 +120,7 @@ export const updateOrgIdentity = async (
     name: body.name,
     metadata: body.metadata,
   });
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, {
       name: body.name,
@@ -141,8 +141,8 @@ export const deleteIdentity = async (ctx: RequestContext, identityId: string) =>
     throw new BadRequestError("The instance admin identity cannot be deleted");
   }
   const dto = await loadIdentityDto(ctx, identityId);
-  noteAudit({ metadata: { identityId, name: dto.name } });
-  await inTransaction(ctx.deps.db, (trx) => deleteIdentityRow(trx, identityId));
+  noteAudit(ctx, { metadata: { identityId, name: dto.name } });
+  await inTransaction(ctx, (trx) => deleteIdentityRow(trx, identityId));
   ctx.deps.tokenCache.clear();
   return dto;
 };

@@ -31,7 +31,7 @@ export const createProjectIdentity = async (
 ) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "identity");
-  const id = await inTransaction(ctx.deps.db, async (trx) => {
+  const id = await inTransaction(ctx, async (trx) => {
     const { id } = await insertIdentity(trx, {
       org_id: ctx.actor.orgId,
       project_id: project.id,
@@ -43,7 +43,7 @@ export const createProjectIdentity = async (
       { role: "no-access", customRoleId: null, isTemporary: false },
     ]);
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
-    noteAudit({ metadata: { identityId: id } });
+    noteAudit(ctx, { metadata: { identityId: id } });
     return id;
   });
   return loadIdentityDto(ctx, id);
@@ -89,7 +89,7 @@ export const updateProjectIdentity = async (
     name: body.name,
     metadata: body.metadata,
   });
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     if (body.name !== undefined || body.metadata) await bumpPermissionVersionForIdentity(trx, identityId);
     await updateIdentityRow(trx, identityId, { name: body.name, has_delete_protection: body.hasDeleteProtection });
     if (body.metadata) await replaceIdentityMetadata(trx, identityId, body.metadata);

@@ -77,7 +77,7 @@ export const createKmsKey = async (ctx: ActorContext, body: CreateKmsKeyBody) =>
   assertCan(ability, "create", "cmek");
   const { material, publicKey } = await generateMaterial(body.encryptionAlgorithm);
   try {
-    return await inTransaction(ctx.deps.db, async (trx) => {
+    return await inTransaction(ctx, async (trx) => {
       const dataKey = await ensureProjectKey(ctx.deps, trx, project.id);
       const { id } = await insertKey(trx, {
         project_id: project.id,
@@ -87,7 +87,7 @@ export const createKmsKey = async (ctx: ActorContext, body: CreateKmsKeyBody) =>
         encryption_algorithm: body.encryptionAlgorithm,
       });
       await addKeyVersion(trx, dataKey, { keyId: id, version: 1, versionId: randomUUID(), material, publicKey });
-      noteAudit({ metadata: { keyId: id } });
+      noteAudit(ctx, { metadata: { keyId: id } });
       return toKmsKeyDto((await findKeyById(trx, id))!);
     });
   } catch (error) {
@@ -127,7 +127,7 @@ export const updateKmsKey = async (ctx: ActorContext, keyId: string, body: Updat
   const row = await loadKey(ctx, keyId, (id) => findKeyById(ctx.deps.db, id), false);
   await assertKeyPermission(ctx, row, "edit");
   try {
-    return await inTransaction(ctx.deps.db, async (trx) => {
+    return await inTransaction(ctx, async (trx) => {
       const updated = await updateKey(trx, row.id, {
         name: body.name,
         description: body.description,
@@ -146,8 +146,8 @@ export const updateKmsKey = async (ctx: ActorContext, keyId: string, body: Updat
 export const deleteKmsKey = async (ctx: ActorContext, keyId: string) => {
   const row = await loadKey(ctx, keyId, (id) => findKeyById(ctx.deps.db, id), false);
   await assertKeyPermission(ctx, row, "delete");
-  noteAudit({ metadata: { name: row.name } });
-  const deleted = await inTransaction(ctx.deps.db, (trx) => deleteKey(trx, row.id));
+  noteAudit(ctx, { metadata: { name: row.name } });
+  const deleted = await inTransaction(ctx, (trx) => deleteKey(trx, row.id));
   if (!deleted) throw keyNotFound(keyId, false);
   return toKmsKeyDto(row);
 };

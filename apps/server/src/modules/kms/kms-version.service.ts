@@ -21,7 +21,7 @@ export const rotateKmsKey = async (ctx: ActorContext, keyId: string) => {
   if (row.is_disabled) throw new BadRequestError("Key is disabled");
   const { material } = await generateMaterial(row.encryption_algorithm);
   try {
-    return await inTransaction(ctx.deps.db, async (trx) => {
+    return await inTransaction(ctx, async (trx) => {
       const dataKey = await ensureProjectKey(ctx.deps, trx, row.project_id);
       const bumped = await bumpKeyVersion(trx, row.id);
       if (!bumped) throw keyNotFound(keyId, false);

@@ -62,7 +62,7 @@ export const renewCa = async (ctx: RequestContext, caId: string, body: { notAfte
   );
   const certificatePem = certificate.toString("pem");
   const chain = parent ? joinPem(parent.certificate_pem, parent.certificate_chain_pem) : "";
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     if (!(await lockCa(trx, ca.id))) throw caNotFound(caId);
     await updateCaCertificate(trx, ca.id, {
       serial_number: serialNumber,

@@ -134,9 +134,9 @@ export const createCa = async (
     },
     signer,
   );
-  noteAudit({ metadata: { caId: id } });
+  noteAudit(ctx, { metadata: { caId: id } });
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       const inserted = await insertCa(trx, {
         id,
         project_id: project.id,
@@ -220,7 +220,7 @@ export const updateCaStatusOrName = async (
   assertCan(ability, "edit", SUBJECT, { name: ca.name });
   if (body.name !== undefined && body.name !== ca.name) assertCan(ability, "edit", SUBJECT, { name: body.name });
   try {
-    return toCaDto(await inTransaction(ctx.deps.db, (trx) => updateCa(trx, ca.id, body)));
+    return toCaDto(await inTransaction(ctx, (trx) => updateCa(trx, ca.id, body)));
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(body.name ?? ca.name);
     throw error;
@@ -238,7 +238,7 @@ export const deleteCa = async (ctx: RequestContext, caId: string) => {
   const dependents = await countCaDependents(ctx.deps.db, ca.id);
   if (dependents.children > 0 || dependents.profiles > 0) throw inUse(ca.name);
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await revokeCertificatesOfCa(trx, ca.id, new Date());
       await deleteCaRow(trx, ca.id);
     });

@@ -32,7 +32,7 @@ export const runAutoRenewPass = async (deps: AppDeps, now = new Date()) => {
           type: "automated-renew-certificate",
           metadata: { certificateId: id, profileId: source.profile_id, commonName: source.common_name },
         },
-        () => renewFromSource(deps, source, { kind: store_key ? "generate" : "same" }),
+        (change) => renewFromSource(change, source, { kind: store_key ? "generate" : "same" }),
       );
       renewed += 1;
     } catch (error) {

@@ -93,7 +93,7 @@ export const issueCertificate = async (ctx: RequestContext, body: IssueCertifica
     friendlyName: body.friendlyName ?? commonName,
     storeKey: storesPrivateKey(apiConfig?.settings),
   });
-  noteAudit({ metadata: { certificateId: prepared.id } });
-  await inTransaction(ctx.deps.db, (trx) => insertCertificate(trx, prepared.values));
+  noteAudit(ctx, { metadata: { certificateId: prepared.id } });
+  await inTransaction(ctx, (trx) => insertCertificate(trx, prepared.values));
   return issuedDto(prepared);
 };

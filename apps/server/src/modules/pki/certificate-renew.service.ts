@@ -1,6 +1,6 @@
 import { inTransaction, type Tx } from "../../db/transaction";
 import { classifyAltName, splitAltNames, type CertKeyAlgorithm, type RenewCertificateBody } from "@keyward/contract";
-import type { AppDeps, RequestContext } from "../../context";
+import type { ChangeContext, RequestContext } from "../../context";
 import { BadRequestError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { UNSUPPORTED_KEY, issuedDto } from "./certificate-issue.service";
@@ -48,13 +48,14 @@ export type RenewKey =
  * renewals of one certificate never both succeed.
  */
 export const renewFromSource = async (
-  deps: AppDeps,
+  ctx: ChangeContext,
   source: RenewalSource,
   key: RenewKey,
   now = new Date(),
   /** Writes the renewal's audit event in its transaction, for callers outside the contract (EST). */
   record?: (trx: Tx, prepared: PreparedCertificate) => Promise<void>,
 ) => {
+  const { deps } = ctx;
   if (source.status !== "active") throw new BadRequestError("A revoked certificate cannot be renewed");
   if (source.renewed_by_id) throw alreadyRenewed();
   const found = source.profile_id ? await findProfileById(deps.db, source.profile_id) : undefined;
@@ -84,8 +85,8 @@ export const renewFromSource = async (
     storeKey: storesPrivateKey(apiConfig?.settings),
     renewedFromId: source.id,
   });
-  noteAudit({ metadata: { renewedCertificateId: prepared.id } });
-  await inTransaction(deps.db, async (trx) => {
+  noteAudit(ctx, { metadata: { renewedCertificateId: prepared.id } });
+  await inTransaction(ctx, async (trx) => {
     if (!(await lockRenewable(trx, source.id))) throw alreadyRenewed();
     await insertCertificate(trx, prepared.values);
     await markRenewed(trx, source.id, prepared.id, now);
@@ -109,7 +110,7 @@ export const renewCertificate = async (ctx: RequestContext, certificateId: strin
     if (!keyAlgorithm) throw new BadRequestError(UNSUPPORTED_KEY);
     key = { kind: "csr", csr, keyAlgorithm };
   }
-  const prepared = await renewFromSource(ctx.deps, source, key);
+  const prepared = await renewFromSource(ctx, source, key);
   const dto = issuedDto(prepared);
   return body.removeRootsFromChain ? { ...dto, certificateChain: withoutRoots(dto.certificateChain) } : dto;
 };

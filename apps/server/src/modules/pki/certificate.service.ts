@@ -122,7 +122,7 @@ export const revokeCertificate = async (ctx: RequestContext, certificateId: stri
   assertCan(ability, "delete", SUBJECT, permissionObject(certificate));
   const revoked =
     certificate.status === "active"
-      ? await inTransaction(ctx.deps.db, (trx) => revokeCertificateRow(trx, certificate.id, reason, new Date()))
+      ? await inTransaction(ctx, (trx) => revokeCertificateRow(trx, certificate.id, reason, new Date()))
       : undefined;
   if (!revoked) throw new BadRequestError("The certificate is already revoked");
   return {

@@ -52,7 +52,7 @@ export const revealEabSecret = async (ctx: RequestContext, profileId: string) =>
 export const rotateEabSecret = async (ctx: RequestContext, profileId: string) => {
   const { profile, config } = await loadAcmeConfig(ctx, profileId, "rotate-acme-eab-secret");
   const secret = newEabSecret();
-  await inTransaction(ctx.deps.db, (trx) =>
+  await inTransaction(ctx, (trx) =>
     updateEnrollmentConfig(
       trx,
       config.id,

@@ -102,7 +102,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
   assertDefaultsFitIssuer(body.defaults, ca);
   const prepared = prepareConfig(body.enrollmentType, body);
   try {
-    const profileId = await inTransaction(ctx.deps.db, async (trx) => {
+    const profileId = await inTransaction(ctx, async (trx) => {
       const { id } = await insertProfile(trx, {
         project_id: project.id,
         ca_id: ca?.id ?? null,
@@ -114,7 +114,7 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
         external_configs: body.externalConfigs ? JSON.stringify(body.externalConfigs) : null,
       });
       if (prepared) await insertEnrollmentConfig(trx, newConfigRow(ctx, id, body.enrollmentType, prepared));
-      noteAudit({ metadata: { profileId: id } });
+      noteAudit(ctx, { metadata: { profileId: id } });
       return id;
     });
     return profileDto(ctx, profileId);
@@ -177,7 +177,7 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
   const prepared =
     body[CONFIG_KEY[type]] !== undefined ? prepareConfig(type, body, stored?.has_secret ?? false) : undefined;
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await updateProfileRow(trx, profile.id, {
         ...(body.slug !== undefined ? { slug: body.slug } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
@@ -209,6 +209,6 @@ export const deleteProfile = async (ctx: RequestContext, profileId: string) => {
   const { profile, ability } = await loadProfile(ctx, profileId);
   assertCan(ability, "delete", SUBJECT, { slug: profile.slug });
   const dto = (await toProfileDtos(ctx.deps, [profile]))[0]!;
-  await inTransaction(ctx.deps.db, (trx) => deleteProfileRow(trx, profile.id));
+  await inTransaction(ctx, (trx) => deleteProfileRow(trx, profile.id));
   return dto;
 };

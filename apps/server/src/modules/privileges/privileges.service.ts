@@ -93,7 +93,7 @@ const changingPermissions = <T>(
   projectId: string,
   write: (trx: RequestContext["deps"]["db"]) => Promise<T>,
 ) =>
-  inTransaction(ctx.deps.db, async (trx) => {
+  inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [projectId]);
     return write(trx);
   });
@@ -122,7 +122,7 @@ export const createPrivilege = async (
           identity_id: input.identityId,
           permissions: input.rules,
         });
-        noteAudit({ metadata: { privilegeId: row.id, identityId: input.identityId, slug } });
+        noteAudit(ctx, { metadata: { privilegeId: row.id, identityId: input.identityId, slug } });
         return row;
       });
     } catch (error) {
@@ -145,7 +145,7 @@ export const updatePrivilege = async (
   // The privilege's stored rules count even while it is inactive: re-timing an expired privilege
   // would otherwise revive rules the caller does not hold.
   const granted = input.rules ?? (row.permissions as PermissionRule[]);
-  noteAudit({ metadata: { privilegeId: row.id, identityId: row.identity_id, slug: input.slug ?? row.slug } });
+  noteAudit(ctx, { metadata: { privilegeId: row.id, identityId: row.identity_id, slug: input.slug ?? row.slug } });
   assertWithinBoundary(permission.ability, [...target.rules, ...granted], "Failed to update additional privileges");
   try {
     return await changingPermissions(ctx, row.project_id, (trx) =>
@@ -171,7 +171,7 @@ export const deletePrivilege = async (
     [...(target?.rules ?? []), ...(row.permissions as PermissionRule[])],
     "Failed to delete additional privileges",
   );
-  noteAudit({ metadata: { privilegeId: row.id, identityId: row.identity_id, slug: row.slug } });
+  noteAudit(ctx, { metadata: { privilegeId: row.id, identityId: row.identity_id, slug: row.slug } });
   await changingPermissions(ctx, row.project_id, (trx) => deletePrivilegeRow(trx, row.id));
   return row;
 };

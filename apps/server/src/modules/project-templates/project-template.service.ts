@@ -85,7 +85,7 @@ export const createProjectTemplate = async (ctx: RequestContext, body: CreatePro
   const assigned = rolesOf([body.users, body.groups, body.identities, body.projectManagedIdentities]);
   assertTemplateWithinAuthor(ctx, roles, assigned, "Failed to create project template");
   try {
-    const id = await inTransaction(ctx.deps.db, async (trx) => {
+    const id = await inTransaction(ctx, async (trx) => {
       const row = await insertTemplate(trx, {
         org_id: ctx.actor.orgId,
         name: body.name,
@@ -96,7 +96,7 @@ export const createProjectTemplate = async (ctx: RequestContext, body: CreatePro
         project_managed_identities: body.projectManagedIdentities.length > 0 ? body.projectManagedIdentities : null,
       });
       await replaceTemplateMembers(trx, row.id, members);
-      noteAudit({ metadata: { templateId: row.id } });
+      noteAudit(ctx, { metadata: { templateId: row.id } });
       return row.id;
     });
     return loadDto(ctx, id);
@@ -176,7 +176,7 @@ export const updateProjectTemplate = async (
     throw nameTaken(body.name);
   }
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await updateTemplateRow(trx, row.id, {
         name: body.name,
         description: body.description,
@@ -198,7 +198,7 @@ export const deleteProjectTemplate = async (ctx: RequestContext, templateId: str
   assertCan(orgAbilityOf(ctx.actor), "delete", "project-templates");
   refuseDefault(templateId, "deleted");
   const dto = await loadDto(ctx, templateId);
-  noteAudit({ metadata: { name: dto.name } });
-  await inTransaction(ctx.deps.db, (trx) => deleteTemplateRow(trx, dto.id));
+  noteAudit(ctx, { metadata: { name: dto.name } });
+  await inTransaction(ctx, (trx) => deleteTemplateRow(trx, dto.id));
   return dto;
 };

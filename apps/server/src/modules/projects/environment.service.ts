@@ -35,7 +35,7 @@ export const createEnvironment = async (
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "create", "environments");
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       await lockProject(trx, project.id);
       const { count } = await trx
         .selectFrom("environments")
@@ -55,7 +55,7 @@ export const createEnvironment = async (
         .returning(ENVIRONMENT_COLUMNS)
         .executeTakeFirstOrThrow();
       await insertRootFolder(trx, created.id);
-      noteAudit({ metadata: { environmentId: created.id } });
+      noteAudit(ctx, { metadata: { environmentId: created.id } });
       return created;
     });
     return { message: "Successfully created environment", environment: toEnvironmentDto(row) };
@@ -93,7 +93,7 @@ export const updateEnvironment = async (
   assertCan(ability, "edit", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       await lockProject(trx, project.id);
       const env = await requireEnvironment(ctx, project.id, found.id, trx);
       if (body.position !== undefined && body.position !== env.position) {
@@ -131,7 +131,7 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "environments");
   const found = await requireEnvironment(ctx, project.id, environmentId);
-  const env = await inTransaction(ctx.deps.db, async (trx) => {
+  const env = await inTransaction(ctx, async (trx) => {
     await lockProject(trx, project.id);
     const env = await requireEnvironment(ctx, project.id, found.id, trx);
     await trx.deleteFrom("environments").where("id", "=", env.id).execute();

@@ -77,7 +77,7 @@ export const addIdentityMembership = async (
     "Failed to assign role to identity",
   );
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
       await insertMembershipWithRoles(trx, permission.project.id, identity.id, grants);
     });
@@ -135,7 +135,7 @@ export const updateIdentityMembership = async (
     grants.flatMap((g) => g.rules),
     "Failed to update role of identity",
   );
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await replaceMembershipRoles(trx, membership.id, grants);
   });
@@ -149,7 +149,7 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   const membership = await findMembership(ctx, permission, identityId);
   await assertTargetWithinActor(ctx, identityId, "Failed to delete more privileged identity");
   const [dto] = await toMembershipDtos(ctx, [membership]);
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
   });

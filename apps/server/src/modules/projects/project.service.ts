@@ -35,7 +35,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
   const slug = body.slug ?? slugFromName(body.projectName);
   const environments = template?.environments ?? (body.type === "secret-manager" ? DEFAULT_ENVIRONMENTS : []);
   try {
-    const projectId = await inTransaction(ctx.deps.db, async (trx) => {
+    const projectId = await inTransaction(ctx, async (trx) => {
       const project = await insertProject(trx, {
         org_id: ctx.actor.orgId,
         name: body.projectName,
@@ -55,7 +55,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
         { role: "admin", customRoleId: null, isTemporary: false },
       ]);
       if (template) await applyProjectTemplate(ctx, trx, project.id, template);
-      noteAudit({ projectId: project.id, projectName: project.name, metadata: { projectId: project.id, slug } });
+      noteAudit(ctx, { projectId: project.id, projectName: project.name, metadata: { projectId: project.id, slug } });
       return project.id;
     });
     return getProjectDto(ctx, projectId);
@@ -90,8 +90,8 @@ export const deleteProject = async (ctx: RequestContext, projectId: string) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, "delete", "workspace");
   const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
-  noteAudit({ projectName: project.name, metadata: { name: project.name, slug: project.slug } });
-  await inTransaction(ctx.deps.db, (trx) => trx.deleteFrom("projects").where("id", "=", project.id).execute());
+  noteAudit(ctx, { projectName: project.name, metadata: { name: project.name, slug: project.slug } });
+  await inTransaction(ctx, (trx) => trx.deleteFrom("projects").where("id", "=", project.id).execute());
   // Identities owned by the project went with it; their tokens must stop at once.
   ctx.deps.tokenCache.clear();
   return dto;

@@ -58,7 +58,7 @@ export const createRole = async (ctx: RequestContext, projectId: string, body: R
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "create", "role");
   assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to create role");
-  const row = await inTransaction(ctx.deps.db, async (trx) => {
+  const row = await inTransaction(ctx, async (trx) => {
     const inserted = await insertRole(trx, {
       project_id: permission.project.id,
       name: body.name,
@@ -66,7 +66,7 @@ export const createRole = async (ctx: RequestContext, projectId: string, body: R
       description: body.description ?? null,
       permissions: body.permissions as PermissionRule[],
     });
-    noteAudit({ metadata: { roleId: inserted.id } });
+    noteAudit(ctx, { metadata: { roleId: inserted.id } });
     return inserted;
   }).catch(rethrowDuplicate);
   return toRoleDto(row);
@@ -101,7 +101,7 @@ export const updateRole = async (ctx: RequestContext, projectId: string, roleId:
   const role = await requireRole(ctx, permission, roleId);
   if (body.permissions)
     assertWithinBoundary(permission.ability, body.permissions as PermissionRule[], "Failed to update role");
-  const row = await inTransaction(ctx.deps.db, async (trx) => {
+  const row = await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
     return updateRoleRow(trx, role.id, {
       name: body.name,
@@ -120,7 +120,7 @@ export const deleteRole = async (ctx: RequestContext, projectId: string, roleId:
   assertCan(permission.ability, "delete", "role");
   const role = await requireRole(ctx, permission, roleId);
   try {
-    await inTransaction(ctx.deps.db, async (trx) => {
+    await inTransaction(ctx, async (trx) => {
       await bumpPermissionVersion(trx, [permission.project.id]);
       if (await isRoleInUse(trx, role.id)) throw new BadRequestError(ROLE_IN_USE);
       await deleteRoleRow(trx, role.id);

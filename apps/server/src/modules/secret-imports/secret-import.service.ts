@@ -83,7 +83,7 @@ export const createSecretImport = async (
   const { env, folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   const source = await resolveSource(ctx, project.id, body.import.environment, body.import.path);
   const target = { envId: env.id, path: body.path, folderId: folder.id };
-  const id = await inTransaction(ctx.deps.db, async (trx) => {
+  const id = await inTransaction(ctx, async (trx) => {
     await lockProjectImports(trx, project.id);
     if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
     await assertAcceptableSource(trx, project.id, target, source);
@@ -94,7 +94,7 @@ export const createSecretImport = async (
       import_path: source.path,
       position,
     });
-    noteAudit({ metadata: { secretImportId: inserted.id } });
+    noteAudit(ctx, { metadata: { secretImportId: inserted.id } });
     return inserted.id;
   }).catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
@@ -137,7 +137,7 @@ export const updateSecretImport = async (
     source = await resolveSource(ctx, project.id, sourceEnv.slug, sourcePath);
   }
   const target = { envId: env.id, path: body.path, folderId: folder.id };
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     if (source) await lockProjectImports(trx, project.id);
     await lockFolder(trx, folder.id);
     const current = await findImport(trx, folder.id, existing.id);
@@ -165,7 +165,7 @@ export const deleteSecretImport = async (
   const { ability, project } = await getProjectPermission(ctx, body.workspaceId, SECRET_MANAGER);
   assertCan(ability, "delete", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
-  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
+  const deleted = await inTransaction(ctx, async (trx) => {
     await lockFolder(trx, folder.id);
     const row = isUuid(importId) ? await findImport(trx, folder.id, importId) : undefined;
     if (!row) throw new NotFoundError(`Secret import with folder ID '${importId}' not found`);

@@ -1,4 +1,4 @@
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type AuditTarget } from "../audit/audit-scope";
 import type { RequestContext } from "../../context";
 import { BadRequestError, PermissionDeniedError } from "../../errors";
 import type { Ability, PermissionObject } from "../../permissions";
@@ -56,18 +56,18 @@ export const assertSecretAction = (
 type AuditPlace = { environment?: string; secretPath?: string };
 
 /** Secret events name where they happened, with the request's defaults applied (reference B.5 metadata). */
-export const notePlace = (place: AuditPlace) => {
+export const notePlace = (ctx: AuditTarget, place: AuditPlace) => {
   const metadata: Record<string, string> = {};
   if (place.environment !== undefined) metadata.environment = place.environment;
   if (place.secretPath !== undefined) metadata.secretPath = place.secretPath;
-  noteAudit({ metadata });
+  noteAudit(ctx, { metadata });
 };
 
 export type ProjectRef = { workspaceId?: string; projectId?: string; workspaceSlug?: string; projectSlug?: string };
 
 /** The project a request names (by id or, on v3, by slug) and the caller's ability in it; undefined when none is named. */
 export const projectPermissionOf = async (ctx: RequestContext, ref: ProjectRef & AuditPlace) => {
-  notePlace(ref);
+  notePlace(ctx, ref);
   const id = ref.projectId ?? ref.workspaceId;
   if (id !== undefined) return getProjectPermission(ctx, id, SECRET_MANAGER);
   const slug = ref.workspaceSlug ?? ref.projectSlug;

@@ -72,7 +72,7 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
   const keys = body.secrets.map((s) => s.secretKey);
   const repeated = duplicates(keys);
   if (repeated.length > 0) throw new BadRequestError(`Secret already exist: ${repeated.join(",")}`);
-  const created = await inTransaction(ctx.deps.db, async (trx) => {
+  const created = await inTransaction(ctx, async (trx) => {
     const existing = await lockSecretsByKeys(trx, folderId, keys);
     if (existing.length > 0) throw new BadRequestError(`Secret already exist: ${existing.map((r) => r.key).join(",")}`);
     const tagsOf = await tagsByIds(trx, project.id, body.secrets);
@@ -109,7 +109,7 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
       new Set(keys),
     );
     const rows = await insertNewSecrets(ctx, trx, await ensureProjectKey(ctx.deps, trx, project.id), states);
-    noteAudit({ metadata: { secrets: rows.map(auditEntryOf) } });
+    noteAudit(ctx, { metadata: { secrets: rows.map(auditEntryOf) } });
     return rows;
   }).catch(asKeyConflict(`Secret already exist: ${keys.join(",")}`));
   return created.map((secret) => toSecretRaw(secret, place, secret.value()));
@@ -154,7 +154,7 @@ export const updateSecretsBatch = async (
     const repeated = duplicates(byPath.get(path)!.map((i) => i.secretKey));
     if (repeated.length > 0) throw new BadRequestError(`Secret already exist: ${repeated.join(",")}`);
   }
-  const results = await inTransaction(ctx.deps.db, async (trx) => {
+  const results = await inTransaction(ctx, async (trx) => {
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const tagsOf = await tagsByIds(trx, project.id, body.secrets);
     const out: { secret: ReturnType<typeof plainOf>; secretPath: string; value?: string }[] = [];
@@ -242,7 +242,7 @@ export const updateSecretsBatch = async (
       for (const secret of await insertNewSecrets(ctx, trx, key, creates)) out.push({ secret, secretPath: path });
     }
     await rewriteDependents(ctx, trx, key, ability, project.id, renamed, new Set(out.map((o) => o.secret.id)));
-    noteAudit({ metadata: { secrets: out.map((o) => auditEntryOf(o.secret)) } });
+    noteAudit(ctx, { metadata: { secrets: out.map((o) => auditEntryOf(o.secret)) } });
     return out;
   }).catch(asKeyConflict(`Secret with new name already exists: ${body.secrets.map((s) => s.newSecretName).join(",")}`));
   return results.map(({ secret, secretPath }) => {
@@ -275,7 +275,7 @@ export const deleteSecretsBatch = async (
   for (const item of body.secrets) refusePersonal(item.type, "delete");
   const keys = [...new Set(body.secrets.map((s) => s.secretKey))];
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
-  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
+  const deleted = await inTransaction(ctx, async (trx) => {
     const rows = await lockSecretsByKeys(trx, folderId, keys);
     if (rows.length !== keys.length)
       throw new NotFoundError(`One or more secrets does not exist: ${rows.map((r) => r.key).join(",")}`);
@@ -299,7 +299,7 @@ export const deleteSecretsBatch = async (
       key,
       secrets.map((s, i) => ({ state: stateOf(s), version: rows[i]!.version })),
     );
-    noteAudit({ metadata: { secrets: secrets.map(auditEntryOf) } });
+    noteAudit(ctx, { metadata: { secrets: secrets.map(auditEntryOf) } });
     return secrets;
   });
   return deleted.map((secret) => {

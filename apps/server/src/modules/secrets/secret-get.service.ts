@@ -85,7 +85,7 @@ export const getSecretByName = async (
     }
   }
   const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];
-  notePlace({ environment, secretPath: query.secretPath });
+  notePlace(ctx, { environment, secretPath: query.secretPath });
   assertCanDescribe(ability, secretObject(environment, query.secretPath, name, tagsOf(found)));
   const expand = query.expandSecretReferences && query.viewSecretValue;
 

@@ -70,7 +70,7 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
   const { project, ability, folderId } = await writeScope(ctx, body);
   refusePersonal(body.type, "create");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
-  const [created] = await inTransaction(ctx.deps.db, async (trx) => {
+  const [created] = await inTransaction(ctx, async (trx) => {
     if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     const tags = await resolveTagIds(trx, project.id, body.tagIds ?? []);
     assertSecretAction(
@@ -98,7 +98,7 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
       tags: tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
     };
     const rows = await insertNewSecrets(ctx, trx, key, [state]);
-    noteAudit({ metadata: { secretId: rows[0]?.id, secretVersion: rows[0]?.version } });
+    noteAudit(ctx, { metadata: { secretId: rows[0]?.id, secretVersion: rows[0]?.version } });
     return rows;
   }).catch(asKeyConflict("Secret already exist"));
   return toSecretRaw(created!, place, body.secretValue);
@@ -113,7 +113,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   if (newName !== undefined) SecretNameSchema.parse(newName);
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   const objectOf = (key: string, tags: string[]) => secretObject(body.environment, body.secretPath, key, tags);
-  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+  const updated = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError(`Secret with name ${name} not found`);
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
@@ -154,7 +154,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
       await rewriteDependents(ctx, trx, key, ability, project.id, [moved], new Set([row.id]));
     }
     const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
-    noteAudit({ metadata: { secretId: plain.id, secretVersion: plain.version } });
+    noteAudit(ctx, { metadata: { secretId: plain.id, secretVersion: plain.version } });
     return plain;
   }).catch(asKeyConflict("Secret with the new name already exist"));
   return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };
@@ -169,7 +169,7 @@ export const deleteSecret = async (
   const { project, ability, folderId } = await writeScope(ctx, body);
   refusePersonal(body.type, "delete");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
-  const deleted = await inTransaction(ctx.deps.db, async (trx) => {
+  const deleted = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError("Secret not found");
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
@@ -177,7 +177,7 @@ export const deleteSecret = async (
     assertSecretAction(ability, "delete", secretObject(body.environment, body.secretPath, name, tagSlugs(secret)));
     await deleteSecretRows(trx, folderId, [name]);
     await recordDeletions(ctx, trx, key, [{ state: stateOf(secret), version: row.version }]);
-    noteAudit({ metadata: { secretId: secret.id, secretVersion: row.version } });
+    noteAudit(ctx, { metadata: { secretId: secret.id, secretVersion: row.version } });
     return secret;
   });
   const readable = canReadValue(ability, secretObject(body.environment, body.secretPath, name, tagSlugs(deleted)));

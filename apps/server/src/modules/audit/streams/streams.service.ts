@@ -84,7 +84,7 @@ export const createAuditLogStream = async (
   assertProvider(provider);
   await ping(ctx, credentials.url, credentials.headers);
   const signingSecret = randomBytes(32).toString("base64url");
-  const id = await inTransaction(ctx.deps.db, async (trx) => {
+  const id = await inTransaction(ctx, async (trx) => {
     const { id } = await insertStream(trx, {
       org_id: ctx.actor.orgId,
       provider,
@@ -102,7 +102,7 @@ export const createAuditLogStream = async (
       })
       .where("id", "=", id)
       .execute();
-    noteAudit({ metadata: { logStreamId: id, provider, url: credentials.url } });
+    noteAudit(ctx, { metadata: { logStreamId: id, provider, url: credentials.url } });
     return id;
   });
   return { auditLogStream: toDto((await findStream(ctx.deps.db, ctx.actor.orgId, id))!), signingSecret };
@@ -122,13 +122,13 @@ export const updateAuditLogStream = async (
     (JSON.parse(ctx.deps.secretBox.decrypt(secrets.encrypted_headers, `audit-stream:${id}:headers`)) as StreamHeader[]);
   const url = credentials.url ?? existing.url;
   await ping(ctx, url, headers);
-  await inTransaction(ctx.deps.db, async (trx) => {
+  await inTransaction(ctx, async (trx) => {
     await updateStream(trx, existing.id, {
       url,
       header_names: headers.map((h) => h.key),
       encrypted_headers: sealHeaders(ctx, existing.id, headers),
     });
-    noteAudit({ metadata: { url } });
+    noteAudit(ctx, { metadata: { url } });
   });
   return { auditLogStream: toDto((await findStream(ctx.deps.db, ctx.actor.orgId, id))!) };
 };
@@ -136,6 +136,6 @@ export const updateAuditLogStream = async (
 export const deleteAuditLogStream = async (ctx: RequestContext, provider: string, id: string) => {
   authorize(ctx, "delete");
   const existing = await streamOf(ctx, provider, id);
-  await inTransaction(ctx.deps.db, (trx) => deleteStream(trx, existing.id));
+  await inTransaction(ctx, (trx) => deleteStream(trx, existing.id));
   return { auditLogStream: toDto({ ...existing, pending: "0" }) };
 };

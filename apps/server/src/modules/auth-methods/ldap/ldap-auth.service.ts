@@ -190,5 +190,5 @@ export const clearLdapLockouts = async (ctx: RequestContext, identityId: string)
     LDAP_SPEC,
     "The identity does not have ldap auth",
   );
-  return { deleted: await inTransaction(ctx.deps.db, (trx) => clearLockouts(trx, current.id, new Date())) };
+  return { deleted: await inTransaction(ctx, (trx) => clearLockouts(trx, current.id, new Date())) };
 };

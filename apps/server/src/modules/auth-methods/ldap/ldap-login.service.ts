@@ -62,6 +62,6 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
     if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, config, lockoutKey);
 
     await succeedLogin(ctx, config, lockoutKey);
-    return inTransaction(ctx.deps.db, async (trx) => (await loginResponse(trx, config)).response);
+    return inTransaction(ctx, async (trx) => (await loginResponse(trx, config)).response);
   },
 );

@@ -26,7 +26,7 @@ export const loginWithOidc = failingIfRemovedMeanwhile(
       claimMetadataMapping: config.claim_metadata_mapping,
     });
 
-    return inTransaction(ctx.deps.db, async (trx) => {
+    return inTransaction(ctx, async (trx) => {
       const { response, tokenId } = await loginResponse(trx, config);
       if (Object.keys(mapped).length > 0) await insertTokenClaims(trx, tokenId, "oidc-auth", mapped);
       return response;

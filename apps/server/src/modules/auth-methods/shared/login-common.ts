@@ -1,6 +1,6 @@
 import { authMethodIdKey, noteAuditLogin } from "../../audit/audit-scope";
 import type { PublicContext } from "../../../context";
-import type { Database } from "../../../db/database";
+import type { Tx } from "../../../db/transaction";
 import { isForeignKeyViolation } from "../../../db/errors";
 import { UnauthorizedError } from "../../../errors";
 import { issueAccessToken, type AuthConfigForIssue } from "../../access-tokens/access-token.service";
@@ -58,16 +58,16 @@ export const succeedLogin = (ctx: PublicContext, config: LockoutConfig, key: str
 
 /** The login response: the token and its lifetimes, never the token row. */
 export const loginResponse = async (
-  db: Database,
+  trx: Tx,
   config: AuthConfigForIssue,
   options: { clientSecretId?: string | null } = {},
 ) => {
   const { accessToken, expiresIn, accessTokenMaxTTL, tokenType, tokenData } = await issueAccessToken(
-    db,
+    trx,
     config,
     options,
   );
-  noteAuditLogin(config.identity_id, config.method, {
+  noteAuditLogin(trx, config.identity_id, config.method, {
     identityId: config.identity_id,
     identityAccessTokenId: tokenData.id,
     [authMethodIdKey(config.method)]: config.id,

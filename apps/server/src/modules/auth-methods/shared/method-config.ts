@@ -41,7 +41,7 @@ export const insertMethodConfig = async <E>(
   insertExtension: (trx: Database, configId: string) => Promise<E>,
 ) => {
   try {
-    return await inTransaction(ctx.deps.db, async (trx) => {
+    return await inTransaction(ctx, async (trx) => {
       const config = await insertAuthConfig(trx, identityId, spec.method, values);
       return { config, extension: await insertExtension(trx, config.id) };
     });
@@ -58,7 +58,7 @@ export const updateMethodConfig = async <E>(
   values: AuthConfigValues,
   updateExtension: (trx: Database) => Promise<E>,
 ) => {
-  return inTransaction(ctx.deps.db, async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     afterCommit(trx, () => ctx.deps.tokenCache.clear());
     return { config: await updateAuthConfig(trx, current.id, values), extension: await updateExtension(trx) };
   });
@@ -66,7 +66,7 @@ export const updateMethodConfig = async <E>(
 
 /** The method's row, its lockouts and every token it issued go with the common row (cascade). */
 export const deleteMethodConfig = async (ctx: RequestContext, configId: string) => {
-  await inTransaction(ctx.deps.db, (trx) => deleteAuthConfig(trx, configId));
+  await inTransaction(ctx, (trx) => deleteAuthConfig(trx, configId));
   ctx.deps.tokenCache.clear();
 };
 

@@ -29,7 +29,7 @@ export const PUBLIC_KEY_ALGORITHMS = [
 
 /** Issue the token through the one issuing path and record what the login verified. */
 export const issueWorkloadToken = (ctx: PublicContext, config: AuthConfigForIssue, claims: Record<string, unknown>) =>
-  inTransaction(ctx.deps.db, async (trx) => {
+  inTransaction(ctx, async (trx) => {
     const { response, tokenId } = await loginResponse(trx, config);
     await insertVerifiedClaims(trx, tokenId, config.method, claims);
     return response;

@@ -40,9 +40,7 @@ export const attachTokenAuth = async (ctx: RequestContext, identityId: string, b
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", LABEL);
   const values = toAuthConfigValues(body);
   try {
-    return toAuthConfigDto(
-      await inTransaction(ctx.deps.db, (trx) => insertAuthConfig(trx, identity.id, METHOD, values)),
-    );
+    return toAuthConfigDto(await inTransaction(ctx, (trx) => insertAuthConfig(trx, identity.id, METHOD, values)));
   } catch (error) {
     if (isUniqueViolation(error)) throw new BadRequestError("Failed to add Token Auth to already configured identity");
     throw error;
@@ -59,7 +57,7 @@ export const getTokenAuth = async (ctx: RequestContext, identityId: string) => {
 export const updateTokenAuth = async (ctx: RequestContext, identityId: string, body: Partial<CommonInput>) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", LABEL);
   const current = await requireConfig(ctx, identity.id, notAttached);
-  const updated = await inTransaction(ctx.deps.db, (trx) =>
+  const updated = await inTransaction(ctx, (trx) =>
     updateAuthConfig(trx, current.id, mergeAuthConfigValues(current, body)),
   );
   ctx.deps.tokenCache.clear();
@@ -69,7 +67,7 @@ export const updateTokenAuth = async (ctx: RequestContext, identityId: string, b
 export const revokeTokenAuth = async (ctx: RequestContext, identityId: string) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", LABEL);
   const current = await requireConfig(ctx, identity.id, notAttached);
-  await inTransaction(ctx.deps.db, (trx) => deleteAuthConfig(trx, current.id));
+  await inTransaction(ctx, (trx) => deleteAuthConfig(trx, current.id));
   ctx.deps.tokenCache.clear();
   return toAuthConfigDto(current);
 };
@@ -77,9 +75,9 @@ export const revokeTokenAuth = async (ctx: RequestContext, identityId: string) =
 export const createTokenAuthToken = async (ctx: RequestContext, identityId: string, body: { name?: string }) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "create-token", LABEL);
   const config = await requireConfig(ctx, identity.id, notAttached);
-  return inTransaction(ctx.deps.db, async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     const issued = await issueAccessToken(trx, config, { name: body.name ?? null });
-    noteAudit({ metadata: { tokenId: issued.tokenData.id } });
+    noteAudit(ctx, { metadata: { tokenId: issued.tokenData.id } });
     return issued;
   });
 };
@@ -102,14 +100,14 @@ const requireTokenOfOrg = async (ctx: RequestContext, tokenId: string) => {
 export const updateTokenAuthToken = async (ctx: RequestContext, tokenId: string, body: { name?: string }) => {
   const token = await requireTokenOfOrg(ctx, tokenId);
   await authorizeAuthMethodOperation(ctx, token.identity_id, "create-token", LABEL);
-  noteAudit({ metadata: { identityId: token.identity_id } });
-  return { token: await renameIssuedToken(ctx.deps, token.id, body.name ?? null) };
+  noteAudit(ctx, { metadata: { identityId: token.identity_id } });
+  return { token: await renameIssuedToken(ctx, token.id, body.name ?? null) };
 };
 
 export const revokeTokenAuthTokenById = async (ctx: RequestContext, tokenId: string) => {
   const token = await requireTokenOfOrg(ctx, tokenId);
   await authorizeAuthMethodOperation(ctx, token.identity_id, "revoke", LABEL);
-  noteAudit({ metadata: { identityId: token.identity_id } });
-  await revokeIssuedToken(ctx.deps, token.id);
+  noteAudit(ctx, { metadata: { identityId: token.identity_id } });
+  await revokeIssuedToken(ctx, token.id);
   return { message: "Successfully revoked access token" };
 };

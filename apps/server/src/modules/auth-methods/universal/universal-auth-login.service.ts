@@ -45,7 +45,7 @@ export const loginWithUniversalAuth = failingIfRemovedMeanwhile(
       await revokeClientSecretRow(ctx.deps.db, secret.id);
       throw new UnauthorizedError("Access denied due to expired client secret");
     }
-    const issued = await inTransaction(ctx.deps.db, async (trx) => {
+    const issued = await inTransaction(ctx, async (trx) => {
       if (!(await lockAuthConfigForKeyShare(trx, config.id))) return null;
       if (!(await spendClientSecretUse(trx, secret.id))) return null;
       return (await loginResponse(trx, config, { clientSecretId: secret.id })).response;

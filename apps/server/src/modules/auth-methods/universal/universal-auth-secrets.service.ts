@@ -83,7 +83,7 @@ export const createClientSecret = async (
 ) => {
   const { config } = await authorizeSecretOperation(ctx, identityId, "create");
   const clientSecret = randomBytes(32).toString("hex");
-  const row = await inTransaction(ctx.deps.db, async (trx) => {
+  const row = await inTransaction(ctx, async (trx) => {
     const inserted = await insertClientSecret(trx, {
       auth_config_id: config.id,
       description: body.description,
@@ -92,7 +92,7 @@ export const createClientSecret = async (
       client_secret_num_uses_limit: body.numUsesLimit,
       client_secret_ttl: body.ttl,
     });
-    noteAudit({ metadata: { clientSecretId: inserted.id } });
+    noteAudit(ctx, { metadata: { clientSecretId: inserted.id } });
     return inserted;
   });
   return { clientSecret, clientSecretData: toClientSecretDto(row) };
@@ -118,7 +118,7 @@ export const getClientSecret = async (ctx: RequestContext, identityId: string, s
 export const revokeClientSecret = async (ctx: RequestContext, identityId: string, secretId: string) => {
   const { config } = await authorizeSecretOperation(ctx, identityId, "revoke");
   const row = await requireSecret(ctx, config.id, identityId, secretId);
-  const revoked = await inTransaction(ctx.deps.db, (trx) => revokeClientSecretRow(trx, row.id));
+  const revoked = await inTransaction(ctx, (trx) => revokeClientSecretRow(trx, row.id));
   if (!revoked) throw new NotFoundError(`Failed to find client secret with ID ${secretId}`);
   return { clientSecretData: toClientSecretDto(revoked) };
 };

@@ -99,5 +99,5 @@ export const revokeUniversalAuth = (ctx: RequestContext, identityId: string) =>
 
 export const clearUniversalAuthLockouts = async (ctx: RequestContext, identityId: string) => {
   const current = await authorizeMethodConfig(ctx, identityId, "update", UA_SPEC, UA_NOT_ATTACHED);
-  return { deleted: await inTransaction(ctx.deps.db, (trx) => clearLockouts(trx, current.id, new Date())) };
+  return { deleted: await inTransaction(ctx, (trx) => clearLockouts(trx, current.id, new Date())) };
 };

@@ -102,7 +102,7 @@ export const newAccount = async (ctx: AcmeContext, body: unknown): Promise<AcmeR
   }
   try {
     const bound = payload.externalAccountBinding !== undefined;
-    const account = await inTransaction(ctx.deps.db, async (trx) => {
+    const account = await inTransaction(ctx, async (trx) => {
       const created = await insertAccount(trx, {
         profile_id: ctx.profile.id,
         thumbprint,
@@ -140,7 +140,7 @@ export const postAccount = async (ctx: AcmeContext, accountId: string, body: unk
   }
   const deactivate = payload.status === "deactivated";
   const contact = payload.contact !== undefined ? JSON.stringify(contactsOf(payload)) : undefined;
-  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+  const updated = await inTransaction(ctx, async (trx) => {
     const row = await updateAccount(trx, account.id, {
       ...(contact !== undefined ? { contact } : {}),
       ...(deactivate ? { status: "deactivated" as const } : {}),
@@ -197,7 +197,7 @@ export const keyChange = async (ctx: AcmeContext, body: unknown): Promise<AcmeRe
       contentType: "application/problem+json",
     };
   }
-  const updated = await inTransaction(ctx.deps.db, async (trx) => {
+  const updated = await inTransaction(ctx, async (trx) => {
     const row = await updateAccount(trx, account.id, { jwk: JSON.stringify(newJwk), thumbprint });
     await recordAcmeChange(trx, ctx, account.id, "change-acme-account-key", {
       previousThumbprint: account.thumbprint,

@@ -84,7 +84,7 @@ const challengeMetadata = (challenge: ChallengeRef) => ({
  * authorization is valid, invalid as soon as one fails), in one transaction under the order's lock.
  */
 const recordOutcome = async (ctx: AcmeContext, challenge: ChallengeRef, outcome: Outcome) =>
-  inTransaction(ctx.deps.db, async (trx) => {
+  inTransaction(ctx, async (trx) => {
     const order = await lockOrder(trx, challenge.order_id, ["pending"]);
     const moved = await moveChallenge(
       trx,
@@ -121,7 +121,7 @@ export const postChallenge = async (ctx: AcmeContext, challengeId: string, body:
   if (!found || found.account_id !== account.id) throw notFound("Challenge");
   const respond = verified.payload !== undefined;
   if (respond && found.authz_status === "pending") {
-    const owned = await inTransaction(ctx.deps.db, async (trx) => {
+    const owned = await inTransaction(ctx, async (trx) => {
       const taken =
         found.status === "pending"
           ? await moveChallenge(trx, found.id, "pending", "processing")

@@ -86,7 +86,7 @@ export const newOrder = async (ctx: AcmeContext, body: unknown): Promise<AcmeRep
   const identifiers = identifiersOf(payload);
   const skip = ctx.settings.skipDnsOwnershipVerification;
   const expiresAt = new Date(Date.now() + ORDER_LIFETIME_MS);
-  const order = await inTransaction(ctx.deps.db, async (trx) => {
+  const order = await inTransaction(ctx, async (trx) => {
     const created = await insertOrder(trx, {
       account_id: account.id,
       status: skip ? "ready" : "pending",
@@ -204,7 +204,7 @@ export const finalizeOrder = async (ctx: AcmeContext, orderId: string, body: unk
     if (error instanceof AppError) throw badCsr(error.message);
     throw error;
   }
-  const finalized = await inTransaction(ctx.deps.db, async (trx) => {
+  const finalized = await inTransaction(ctx, async (trx) => {
     if (!(await lockOrder(trx, order.id, ["ready"]))) return false;
     await insertCertificate(trx, prepared.values);
     await setOrderStatus(trx, order.id, { status: "valid", certificate_id: prepared.id });

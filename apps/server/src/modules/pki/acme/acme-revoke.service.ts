@@ -68,7 +68,7 @@ export const revokeCert = async (ctx: AcmeContext, body: unknown): Promise<AcmeR
   }
   const revoked =
     row.status === "active"
-      ? await inTransaction(ctx.deps.db, async (trx) => {
+      ? await inTransaction(ctx, async (trx) => {
           const done = await revokeCertificateRow(trx, row.id, reason, new Date());
           if (done) {
             await recordAcmeChange(trx, ctx, verified.account?.id ?? null, "revoke-acme-certificate", {

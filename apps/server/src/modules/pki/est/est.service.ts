@@ -217,7 +217,8 @@ export const simpleReenroll = async (
         renewedFromCertificateId: source.id,
         renewedFromSerialNumber: old.serialNumber.toLowerCase(),
       });
-    return (await renewFromSource(deps, source, { kind: "csr", csr, keyAlgorithm }, new Date(), record)).certificate;
+    return (await renewFromSource({ deps }, source, { kind: "csr", csr, keyAlgorithm }, new Date(), record))
+      .certificate;
   } catch (error) {
     throw asEstError(error);
   }

@@ -67,12 +67,12 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
   if (!ids.every(isUuid)) throw new BadRequestError("Invalid secrets");
   const pendingKeys: string[] = [];
 
-  return inTransaction(ctx.deps.db, async (trx) => {
+  return inTransaction(ctx, async (trx) => {
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const sources = (await lockFolderSecretsByIds(trx, sourceId, ids)).map((row) => openSecretRow(key, row));
     if (sources.length !== ids.length) throw new BadRequestError("Invalid secrets");
     for (const secret of sources) assertMayTakeFrom(ability, from, secret);
-    noteAudit({
+    noteAudit(ctx, {
       metadata: {
         secretKeys: sources.map((s) => s.key),
         secretIds: ids,

@@ -53,9 +53,9 @@ export const getTagBySlug = async (ctx: RequestContext, projectId: string, slug:
 export const createTag = async (ctx: RequestContext, projectId: string, body: { slug: string; color: string }) => {
   const project = await permission(ctx, projectId, "create");
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       const inserted = await insertTag(trx, { project_id: project.id, slug: body.slug, color: body.color });
-      noteAudit({ metadata: { tagId: inserted.id } });
+      noteAudit(ctx, { metadata: { tagId: inserted.id } });
       return inserted;
     });
     return toTagDto(row);
@@ -74,7 +74,7 @@ export const updateProjectTag = async (
   const project = await permission(ctx, projectId, "edit");
   if (!isUuid(tagId) || !(await findTag(ctx.deps.db, project.id, { id: tagId }))) throw tagNotFound(tagId);
   try {
-    const row = await inTransaction(ctx.deps.db, async (trx) => {
+    const row = await inTransaction(ctx, async (trx) => {
       const updated = await updateTag(trx, tagId, body);
       if (!updated) throw tagNotFound(tagId);
       return updated;
@@ -90,10 +90,10 @@ export const updateProjectTag = async (
 export const deleteProjectTag = async (ctx: RequestContext, projectId: string, tagId: string) => {
   const project = await permission(ctx, projectId, "delete");
   if (!isUuid(tagId) || !(await findTag(ctx.deps.db, project.id, { id: tagId }))) throw tagNotFound(tagId);
-  const row = await inTransaction(ctx.deps.db, async (trx) => {
+  const row = await inTransaction(ctx, async (trx) => {
     const deleted = await deleteTag(trx, tagId);
     if (!deleted) throw tagNotFound(tagId);
-    noteAudit({ metadata: { slug: deleted.slug } });
+    noteAudit(ctx, { metadata: { slug: deleted.slug } });
     return deleted;
   });
   return toTagDto(row);

@@ -82,7 +82,7 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
       key,
       tags.map((t) => t.slug),
     );
-  const restored = await inTransaction(ctx.deps.db, async (trx) => {
+  const restored = await inTransaction(ctx, async (trx) => {
     const row = await lockSecretById(trx, secretId);
     if (!row) throw secretNotFound(secretId);
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
@@ -105,7 +105,7 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
     };
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
     const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
-    noteAudit({
+    noteAudit(ctx, {
       metadata: {
         secretKey: plain.key,
         environment: place.env_slug,
