@@ -245,7 +245,7 @@ class PlatformScope implements RequestScope {
 
 /**
  * Run a job's change so that its platform event commits with it (as a request's event does): `work`
- * gets a context whose transactions (`inTransaction(scoped, …)`) write the event.
+ * gets a context whose transactions (`inTransaction(ctx, …)`) write the event.
  */
 export const asPlatformChange = <T>(
   deps: AppDeps,
