@@ -8,14 +8,18 @@ declare global {
   namespace Express {
     interface Request {
       actor?: Actor;
+      /** The caller's address as `clientIpOf` resolved it (trusted proxies applied), once per request. */
+      clientIp?: string;
     }
   }
 }
 
 /** The parts of a request the context needs; ts-rest's typed request satisfies it. */
-type RequestLike = Pick<Request, "actor" | "ip" | "socket">;
+type RequestLike = Pick<Request, "actor" | "ip" | "socket" | "clientIp">;
 
-export const clientIpOf = (req: RequestLike) => normalizeIp(req.ip ?? req.socket.remoteAddress ?? "");
+/** Resolved on first use (authentication, the context, the rate limit and the audit event each ask). */
+export const clientIpOf = (req: RequestLike) =>
+  (req.clientIp ??= normalizeIp(req.ip ?? req.socket.remoteAddress ?? ""));
 
 /** The service-facing view of an authenticated request. */
 export const contextOf = (
