@@ -9,6 +9,9 @@ export const generateToken = (prefix = "kw") => `${prefix}_${randomBytes(32).toS
 /** Tokens are looked up by hash only; the plaintext is never stored. (One-shot `hash`: no Hash object per request.) */
 export const hashToken = (token: string) => hash("sha256", token, "buffer");
 
+/** The same hash as text, for in-memory keys: `Buffer.from(text, "base64")` is `hashToken`'s value. */
+export const tokenHashText = (token: string) => hash("sha256", token, "base64");
+
 /** Passwords (bootstrap admin) use scrypt with a per-password salt. */
 export const hashPassword = async (password: string) => {
   const salt = randomBytes(16);

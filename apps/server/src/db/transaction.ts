@@ -1,10 +1,13 @@
 import type { Transaction } from "kysely";
 import type { Database } from "./database";
 import type { DB } from "./schema";
-import type { RequestScope, Scoped } from "../lib/request-scope";
+import type { RequestScope } from "../lib/request-scope";
 
 /** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
 export type Tx = Transaction<DB>;
+
+/** A request's or a job's context (`ChangeContext`): its database, and the scope whose event commits with the change. */
+type ChangeTarget = { deps: { db: Database }; scope?: RequestScope };
 
 const pending = new WeakMap<Tx, (() => void)[]>();
 const scopes = new WeakMap<Tx, RequestScope>();
@@ -15,7 +18,7 @@ const scopes = new WeakMap<Tx, RequestScope>();
  * is held briefly). Side effects registered with `afterCommit` (cache drops, stream wake-ups) run
  * once it has committed, and never when it rolled back.
  */
-export const inTransaction = async <T>(on: Database | Scoped<Database>, work: (trx: Tx) => Promise<T>): Promise<T> => {
+export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: Tx) => Promise<T>): Promise<T> => {
   const callbacks: (() => void)[] = [];
   const [db, scope] = "deps" in on ? [on.deps.db, on.scope] : [on, undefined];
   const result = await db.transaction().execute(async (trx) => {

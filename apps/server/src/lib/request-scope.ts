@@ -10,9 +10,6 @@ export interface RequestScope {
   beforeCommit(trx: Tx): Promise<void>;
 }
 
-/** Anything that names a database and, inside a request or a job's change, the scope of that change. */
-export type Scoped<D> = { deps: { db: D }; scope?: RequestScope };
-
 const KEY = "changeScope";
 
 /** The route entry attaches an audited request's scope to its response; `contextOf` hands it to services. */

@@ -1,5 +1,5 @@
 import type { AppDeps, AuthenticatedToken, Actor, ChangeContext } from "../../context";
-import { generateToken, hashToken } from "../../crypto/tokens";
+import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
 import { isIpTrusted } from "../../lib/ip";
@@ -69,8 +69,9 @@ export const authenticate = async (
 ): Promise<Actor> => {
   const bearer = bearerToken(authorization);
   if (bearer.length > 512) throw new UnauthorizedError("No identity access token found");
-  const tokenHash = hashToken(bearer);
-  const token = await deps.tokenCache.load(tokenHash.toString("base64"), () => lookupToken(deps, tokenHash), cacheable);
+  // The hash as text keys the cache; its bytes are needed only when the row is looked up.
+  const key = tokenHashText(bearer);
+  const token = await deps.tokenCache.load(key, () => lookupToken(deps, Buffer.from(key, "base64")), cacheable);
   if (!isIpTrusted(clientIp, token.trustedIps)) {
     throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
   }
