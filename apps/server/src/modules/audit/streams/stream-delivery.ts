@@ -108,9 +108,11 @@ const deliverStream = async (deps: AppDeps, streamId: string) => {
       return;
     }
     const ids = rows.map((row) => row.outboxId);
+    // The stream row first, then its outbox rows: the order a stream's deletion (and its cascade)
+    // takes them, so the two can never wait on each other in a cycle.
     await inTransaction(deps.db, async (trx) => {
-      await deleteDelivered(trx, streamId, ids);
       await markHealthy(trx, streamId);
+      await deleteDelivered(trx, streamId, ids);
     });
     stream.attempts = 0;
   }
