@@ -1,6 +1,7 @@
 import type { DataKey } from "../../crypto/data-keys";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
 import type { SecretRow, TagRef } from "./secret.repository";
+import type { VersionRow } from "./versions/version.repository";
 
 /**
  * Associated data per row and column (ARCHITECTURE §10): a ciphertext copied to another secret,
@@ -52,31 +53,96 @@ export const sealMetadata = (
     m.isEncrypted ? { ...m, value: key.seal(m.value, secretAad(table, rowId, `metadata:${m.key}`)) } : { ...m },
   );
 
-export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret => {
-  let value: string | undefined;
-  let comment: string | undefined;
-  return {
-    id: row.id,
-    folderId: row.folder_id,
-    key: row.key,
-    type: row.type,
-    version: row.version,
-    // Opened on first read: references and permission checks never need it.
-    get comment() {
-      return (comment ??= key.open(row.encrypted_comment, secretAad("secrets", row.id, "comment")));
-    },
-    skipMultilineEncoding: row.skip_multiline_encoding,
-    reminderNote: row.reminder_note,
-    reminderRepeatDays: row.reminder_repeat_days,
-    metadata: openMetadata(key, "secrets", row.id, row.metadata),
-    tags: row.tags,
-    actorId: row.actor_id,
-    actorType: row.actor_type,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    value: () => (value ??= key.open(row.encrypted_value, secretAad("secrets", row.id, "value"))),
-  };
-};
+/** The columns a secret row and a version row share: what opening one needs. */
+type SealedSecret = Pick<
+  SecretRow,
+  | "id"
+  | "folder_id"
+  | "key"
+  | "type"
+  | "version"
+  | "encrypted_value"
+  | "encrypted_comment"
+  | "skip_multiline_encoding"
+  | "reminder_note"
+  | "reminder_repeat_days"
+  | "metadata"
+  | "tags"
+  | "actor_id"
+  | "actor_type"
+  | "created_at"
+>;
+
+/**
+ * A stored row opened under its project's data key. A class rather than an object literal: a
+ * literal with a getter takes V8's slow path (~0.8 µs against ~0.07 µs each, and a list opens
+ * hundreds). The comment opens on first read and the value on first call: references and
+ * permission checks never need either.
+ */
+class OpenedSecret implements PlainSecret {
+  readonly folderId: string;
+  readonly key: string;
+  readonly type: string;
+  readonly version: number;
+  readonly skipMultilineEncoding: boolean;
+  readonly reminderNote: string | null;
+  readonly reminderRepeatDays: number | null;
+  readonly metadata: MetadataEntry[];
+  readonly tags: TagRef[];
+  readonly actorId: string | null;
+  readonly actorType: string | null;
+  readonly createdAt: Date | string;
+  readonly #dataKey: DataKey;
+  readonly #table: "secrets" | "secret_versions";
+  readonly #row: SealedSecret;
+  #value: string | undefined;
+  #comment: string | undefined;
+
+  constructor(
+    dataKey: DataKey,
+    table: "secrets" | "secret_versions",
+    row: SealedSecret,
+    readonly id: string,
+    readonly updatedAt: Date | string,
+  ) {
+    this.#dataKey = dataKey;
+    this.#table = table;
+    this.#row = row;
+    this.folderId = row.folder_id;
+    this.key = row.key;
+    this.type = row.type;
+    this.version = row.version;
+    this.skipMultilineEncoding = row.skip_multiline_encoding;
+    this.reminderNote = row.reminder_note;
+    this.reminderRepeatDays = row.reminder_repeat_days;
+    this.metadata = openMetadata(dataKey, table, row.id, row.metadata);
+    this.tags = row.tags;
+    this.actorId = row.actor_id;
+    this.actorType = row.actor_type;
+    this.createdAt = row.created_at;
+  }
+
+  get comment() {
+    return (this.#comment ??= this.#dataKey.open(
+      this.#row.encrypted_comment,
+      secretAad(this.#table, this.#row.id, "comment"),
+    ));
+  }
+
+  value() {
+    return (this.#value ??= this.#dataKey.open(
+      this.#row.encrypted_value,
+      secretAad(this.#table, this.#row.id, "value"),
+    ));
+  }
+}
+
+export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret =>
+  new OpenedSecret(key, "secrets", row, row.id, row.updated_at);
+
+/** A version row read as a secret: `id` is the secret's unless given (reads by name with `version=N`). */
+export const openVersionRow = (key: DataKey, row: VersionRow, id = row.secret_id): PlainSecret =>
+  new OpenedSecret(key, "secret_versions", row, id, row.created_at);
 
 /** Value, comment and metadata sealed for one secret row. */
 export const sealSecretFields = (
@@ -103,5 +169,3 @@ export const sealAllFields = (
   encrypted_comment: key.seal(fields.comment, secretAad("secrets", rowId, "comment")),
   metadata: sealMetadata(key, "secrets", rowId, fields.metadata),
 });
-
-export { openMetadata };

@@ -18,12 +18,11 @@ import {
   type ProjectRef,
   notePlace,
 } from "./secret-access";
-import type { PlainSecret } from "./secret-crypto";
+import { openVersionRow, type PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
 import { findFolderPlace, findSecretAtPath, findSecretWithPlace, type FolderAndSecret } from "./secret.repository";
 import type { Ability } from "../../permissions";
 import { createSecretSource } from "./secret-source";
-import { openVersionRow } from "./versions/version-crypto";
 import { findVersionByKey } from "./versions/version.repository";
 
 export type GetQuery = ProjectRef & {

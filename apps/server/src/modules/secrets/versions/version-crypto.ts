@@ -1,33 +1,7 @@
 import type { DataKey } from "../../../crypto/data-keys";
-import { openMetadata, sealMetadata, secretAad, type MetadataEntry, type PlainSecret } from "../secret-crypto";
-import type { VersionInsert, VersionRow } from "./version.repository";
+import { sealMetadata, secretAad, type MetadataEntry } from "../secret-crypto";
+import type { VersionInsert } from "./version.repository";
 import { newVersionId } from "./version.repository";
-
-/** A version row read as a secret: `id` is the secret's (reads by name with `version=N`). */
-export const openVersionRow = (key: DataKey, row: VersionRow, id = row.secret_id): PlainSecret => {
-  let value: string | undefined;
-  let comment: string | undefined;
-  return {
-    id,
-    folderId: row.folder_id,
-    key: row.key,
-    type: row.type,
-    version: row.version,
-    get comment() {
-      return (comment ??= key.open(row.encrypted_comment, secretAad("secret_versions", row.id, "comment")));
-    },
-    skipMultilineEncoding: row.skip_multiline_encoding,
-    reminderNote: row.reminder_note,
-    reminderRepeatDays: row.reminder_repeat_days,
-    metadata: openMetadata(key, "secret_versions", row.id, row.metadata),
-    tags: row.tags,
-    actorId: row.actor_id,
-    actorType: row.actor_type,
-    createdAt: row.created_at,
-    updatedAt: row.created_at,
-    value: () => (value ??= key.open(row.encrypted_value, secretAad("secret_versions", row.id, "value"))),
-  };
-};
 
 /** The state a version records, in plaintext; sealed here under the version row's own associated data. */
 export type VersionState = {

@@ -9,11 +9,10 @@ import { findProjectById } from "../../authz/project-access.repository";
 import { SECRET_MANAGER } from "../../folders/folder.service";
 import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
 import { assertSecretAction, canReadValue, secretObject } from "../secret-access";
-import { openSecretRow } from "../secret-crypto";
+import { openSecretRow, openVersionRow } from "../secret-crypto";
 import { toSecretRaw } from "../secret.dto";
 import { plainOf, stateOf, writeSecretUpdate, asKeyConflict, type SecretState } from "../secret-persist";
 import { findFolderPlace, findSecretByKey, lockSecretById } from "../secret.repository";
-import { openVersionRow } from "./version-crypto";
 import { findLatestVersion, findVersion, listVersions } from "./version.repository";
 
 const secretNotFound = (id: string) => new NotFoundError(`Secret with ID '${id}' not found`);
