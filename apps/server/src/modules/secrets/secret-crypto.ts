@@ -30,7 +30,7 @@ export type PlainSecret = {
   createdAt: Date | string;
   updatedAt: Date | string;
   /** Decrypts at most once; values the caller may not see are never decrypted. */
-  value: () => string;
+  value(): string;
 };
 
 const openMetadata = (
@@ -54,24 +54,7 @@ export const sealMetadata = (
   );
 
 /** The columns a secret row and a version row share: what opening one needs. */
-type SealedSecret = Pick<
-  SecretRow,
-  | "id"
-  | "folder_id"
-  | "key"
-  | "type"
-  | "version"
-  | "encrypted_value"
-  | "encrypted_comment"
-  | "skip_multiline_encoding"
-  | "reminder_note"
-  | "reminder_repeat_days"
-  | "metadata"
-  | "tags"
-  | "actor_id"
-  | "actor_type"
-  | "created_at"
->;
+type SealedSecret = Omit<SecretRow, "user_id" | "updated_at">;
 
 /**
  * A stored row opened under its project's data key. A class rather than an object literal: a
