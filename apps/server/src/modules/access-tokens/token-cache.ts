@@ -3,8 +3,6 @@
  * A revocation seen by this instance clears it at once; other instances see it within a second.
  */
 export type TokenCache<T> = {
-  /** The cached value, if fresh; nothing is looked up. */
-  get: (key: string) => T | undefined;
   /**
    * The cached value, or else one lookup shared by every caller that misses while it runs (when an
    * entry expires under load, the requests holding that token wait for one query, not one each).
@@ -34,7 +32,6 @@ export const createTokenCache = <T>(now: () => number, ttlMs = 1_000, maxEntries
     entries.set(key, { value, expiresAt: now() + ttlMs });
   };
   return {
-    get,
     load(key, lookup, keep) {
       const cached = get(key);
       if (cached !== undefined) return Promise.resolve(cached);
