@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { generateDataKey, openWithDataKey, sealWithDataKey } from "../../src/crypto/data-keys";
+import {
+  generateDataKey,
+  openPartsWithDataKey,
+  openWithDataKey,
+  sealPartsWithDataKey,
+  sealWithDataKey,
+} from "../../src/crypto/data-keys";
 
 const flip = (stored: string, byte: number) => {
   const raw = Buffer.from(stored.slice(3), "base64");
@@ -31,6 +37,36 @@ describe("data-key sealing", () => {
     expect(() => openWithDataKey(generateDataKey(), stored, aad)).toThrow();
     expect(() => openWithDataKey(key, stored.replace("d1:", "d2:"), aad)).toThrow(
       "unknown data-key ciphertext version",
+    );
+  });
+
+  it("seals several parts in one ciphertext and opens them apart, empty and multi-byte ones included", () => {
+    const fieldsAad = aad.replace(":value", ":fields");
+    for (const parts of [
+      ["s3cret", "a comment"],
+      ["", ""],
+      ["ünïcødé ✓ 🔑", ""],
+      ["x".repeat(100_000), "y"],
+      ["one"],
+      ["a", "b", "c"],
+    ]) {
+      const stored = sealPartsWithDataKey(key, parts, fieldsAad);
+      expect(stored.startsWith("d1:")).toBe(true);
+      expect(openPartsWithDataKey(key, stored, fieldsAad, parts.length)).toEqual(parts);
+    }
+  });
+
+  it("refuses parts under another row, column or key, or altered, or opened as another count", () => {
+    const fieldsAad = aad.replace(":value", ":fields");
+    const stored = sealPartsWithDataKey(key, ["s3cret", "comment"], fieldsAad);
+    expect(() => openPartsWithDataKey(key, stored, aad, 2)).toThrow();
+    expect(() => openPartsWithDataKey(generateDataKey(), stored, fieldsAad, 2)).toThrow();
+    for (const byte of [0, 12, 28, 40])
+      expect(() => openPartsWithDataKey(key, flip(stored, byte), fieldsAad, 2)).toThrow();
+    expect(() => openPartsWithDataKey(key, stored, fieldsAad, 3)).toThrow("malformed sealed parts");
+    // A single-field ciphertext under the same associated data is not read as parts.
+    expect(() => openPartsWithDataKey(key, sealWithDataKey(key, "s3cret", fieldsAad), fieldsAad, 2)).toThrow(
+      "malformed sealed parts",
     );
   });
 });

@@ -1,6 +1,8 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { expectOk } from "../helpers/tenant";
+import { findProjectKey } from "../../src/modules/project-keys/project-key.service";
+import { secretAad } from "../../src/modules/secrets/secret-crypto";
 import { createFolder, createSecretsScope, putSecret } from "./helpers";
 
 const RAW = "/api/v3/secrets/raw";
@@ -103,24 +105,99 @@ describe("secrets integrity", () => {
     await http.patch(`${RAW}/HIDDEN`, { workspaceId: projectId, environment: "dev", secretValue: `${marker}-2` });
     const db = tenant.app.deps.db;
     const dump = await sql<{ row: string }>`
-      select row_to_json(t)::text as row from (
-        select * from secrets union all select id, folder_id, key, type, user_id, version, encrypted_value,
-          encrypted_comment, skip_multiline_encoding, reminder_note, reminder_repeat_days, metadata, actor_id,
-          actor_type, created_at, created_at from secret_versions) t`.execute(db);
+      select row_to_json(s)::text as row from secrets s
+      union all select row_to_json(v)::text from secret_versions v`.execute(db);
     const keys = await sql<{ row: string }>`select row_to_json(k)::text as row from project_data_keys k`.execute(db);
     const text = [...dump.rows, ...keys.rows].map((r) => r.row).join("\n");
     expect(text).toContain("HIDDEN");
     expect(text).not.toContain(marker);
+    // Value and comment in one ciphertext per row, secrets and versions alike.
+    const forms = await sql<{ fields: boolean; value: boolean; comment: boolean }>`
+      select encrypted_fields is not null as fields, encrypted_value is not null as value,
+        encrypted_comment is not null as comment from secrets where id = ${secret.id}
+      union all select encrypted_fields is not null, encrypted_value is not null, encrypted_comment is not null
+        from secret_versions where secret_id = ${secret.id}`.execute(db);
+    expect(forms.rows).toHaveLength(3);
+    expect(forms.rows.every((r) => r.fields && !r.value && !r.comment)).toBe(true);
     // A ciphertext copied onto another row does not decrypt there.
     const other = await putSecret(http, projectId, "OTHER", "other");
     await db
       .updateTable("secrets")
-      .set({ encrypted_value: sql`(select encrypted_value from secrets where id = ${secret.id})` })
+      .set({ encrypted_fields: sql`(select encrypted_fields from secrets where id = ${secret.id})` })
       .where("id", "=", other.id)
       .execute();
     const read = await http.get(`${RAW}/OTHER`, { workspaceId: projectId, environment: "dev" });
     expect(read.status).toBe(500);
     expect(JSON.stringify(read.body)).not.toContain(marker);
+    // A row holds exactly one form.
+    for (const change of [{ encrypted_value: sql<string>`encrypted_fields` }, { encrypted_fields: null }])
+      await expect(db.updateTable("secrets").set(change).where("id", "=", secret.id).execute()).rejects.toThrow(
+        /secrets_one_sealed_form/,
+      );
+  });
+
+  it("reads rows sealed in the older two-ciphertext form and rewrites them in the new form", async () => {
+    const { http, projectId, tenant } = await createSecretsScope();
+    const secret = await putSecret(http, projectId, "OLD", "old-value", { secretComment: "old comment" });
+    const { deps } = tenant.app;
+    const key = (await findProjectKey(deps, projectId))!;
+    // As rows were written before migration 0022: one ciphertext for the value, one for the comment.
+    await deps.db
+      .updateTable("secrets")
+      .set({
+        encrypted_fields: null,
+        encrypted_value: key.seal("old-value", secretAad("secrets", secret.id, "value")),
+        encrypted_comment: key.seal("old comment", secretAad("secrets", secret.id, "comment")),
+      })
+      .where("id", "=", secret.id)
+      .execute();
+    const version = await deps.db
+      .selectFrom("secret_versions")
+      .select("id")
+      .where("secret_id", "=", secret.id)
+      .executeTakeFirstOrThrow();
+    await deps.db
+      .updateTable("secret_versions")
+      .set({
+        encrypted_fields: null,
+        encrypted_value: key.seal("old-value", secretAad("secret_versions", version.id, "value")),
+        encrypted_comment: key.seal("old comment", secretAad("secret_versions", version.id, "comment")),
+      })
+      .where("id", "=", version.id)
+      .execute();
+    const q = { workspaceId: projectId, environment: "dev" };
+    const got = await http.get(`${RAW}/OLD`, q);
+    expect(got.body.secret).toMatchObject({ secretValue: "old-value", secretComment: "old comment", version: 1 });
+    const listed = await http.get("/api/v4/secrets", { projectId, environment: "dev" });
+    expect(listed.body.secrets).toEqual([
+      expect.objectContaining({ secretKey: "OLD", secretValue: "old-value", secretComment: "old comment" }),
+    ]);
+    const v1 = await http.get(`${RAW}/OLD`, { ...q, version: "1" });
+    expect(v1.body.secret).toMatchObject({ secretValue: "old-value", secretComment: "old comment" });
+    // A reference to it expands from the older form too.
+    await putSecret(http, projectId, "REF", "${OLD}-ref");
+    const expanded = await http.get(`${RAW}/REF`, { ...q, expandSecretReferences: "true" });
+    expect(expanded.body.secret.secretValue).toBe("old-value-ref");
+
+    // The next write re-seals the row (and records its version) in the new form, the comment kept.
+    expect((await http.patch(`${RAW}/OLD`, { ...q, secretValue: "new-value" })).status).toBe(200);
+    const row = await deps.db
+      .selectFrom("secrets")
+      .select(["encrypted_fields", "encrypted_value", "encrypted_comment"])
+      .where("id", "=", secret.id)
+      .executeTakeFirstOrThrow();
+    expect(row.encrypted_fields).toMatch(/^d1:/);
+    expect([row.encrypted_value, row.encrypted_comment]).toEqual([null, null]);
+    const after = await http.get(`${RAW}/OLD`, q);
+    expect(after.body.secret).toMatchObject({ secretValue: "new-value", secretComment: "old comment", version: 2 });
+    const history = await tenant.admin.secretVersions.list({
+      params: { secretId: secret.id },
+      query: { offset: 0, limit: 20 },
+    });
+    expect(expectOk(history).secretVersions.map((v) => [v.version, v.secretValue, v.secretComment])).toEqual([
+      [2, "new-value", "old comment"],
+      [1, "old-value", "old comment"],
+    ]);
   });
 
   it("refuses values over 1 MiB and names that are too long with 422", async () => {

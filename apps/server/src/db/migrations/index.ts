@@ -13,6 +13,7 @@ import * as m0017 from "./0017-workload-logins";
 import * as m0018 from "./0018-kms";
 import * as m0019 from "./0019-audit-log";
 import * as m0021 from "./0021-runtime";
+import * as m0022 from "./0022-secret-fields";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   "0018-kms": m0018,
   "0019-audit-log": m0019,
   "0021-runtime": m0021,
+  "0022-secret-fields": m0022,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

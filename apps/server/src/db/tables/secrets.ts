@@ -28,8 +28,11 @@ export interface SecretsTable {
   type: string;
   user_id: string | null;
   version: Generated<number>;
-  encrypted_value: string;
-  encrypted_comment: string;
+  /** Value and comment sealed together (see secret-crypto.ts); null on rows in the older form. */
+  encrypted_fields: string | null;
+  /** The older form, one ciphertext each; null once the row is rewritten. */
+  encrypted_value: string | null;
+  encrypted_comment: string | null;
   skip_multiline_encoding: boolean;
   reminder_note: string | null;
   reminder_repeat_days: number | null;
@@ -53,8 +56,11 @@ export interface SecretVersionsTable {
   key: string;
   type: string;
   user_id: string | null;
-  encrypted_value: string;
-  encrypted_comment: string;
+  /** Value and comment sealed together (see secret-crypto.ts); null on rows in the older form. */
+  encrypted_fields: string | null;
+  /** The older form, one ciphertext each; null once the row is rewritten. */
+  encrypted_value: string | null;
+  encrypted_comment: string | null;
   skip_multiline_encoding: boolean;
   reminder_note: string | null;
   reminder_repeat_days: number | null;

@@ -3,12 +3,13 @@ import type { StoredSecretMetadata } from "../../db/tables/secrets";
 import type { SecretRow, TagRef } from "./secret.repository";
 import type { VersionRow } from "./versions/version.repository";
 
+type Table = "secrets" | "secret_versions";
+
 /**
  * Associated data per row and column (ARCHITECTURE §10): a ciphertext copied to another secret,
  * another version or another column no longer decrypts.
  */
-export const secretAad = (table: "secrets" | "secret_versions", rowId: string, column: string) =>
-  `${table}:${rowId}:${column}`;
+export const secretAad = (table: Table, rowId: string, column: string) => `${table}:${rowId}:${column}`;
 
 export type MetadataEntry = { key: string; value: string; isEncrypted: boolean };
 
@@ -33,19 +34,14 @@ export type PlainSecret = {
   value(): string;
 };
 
-const openMetadata = (
-  key: DataKey,
-  table: "secrets" | "secret_versions",
-  rowId: string,
-  stored: StoredSecretMetadata[],
-) =>
+const openMetadata = (key: DataKey, table: Table, rowId: string, stored: StoredSecretMetadata[]) =>
   stored.map((m) =>
     m.isEncrypted ? { ...m, value: key.open(m.value, secretAad(table, rowId, `metadata:${m.key}`)) } : { ...m },
   );
 
 export const sealMetadata = (
   key: DataKey,
-  table: "secrets" | "secret_versions",
+  table: Table,
   rowId: string,
   entries: readonly MetadataEntry[],
 ): StoredSecretMetadata[] =>
@@ -56,11 +52,31 @@ export const sealMetadata = (
 /** The columns a secret row and a version row share: what opening one needs. */
 type SealedSecret = Omit<SecretRow, "user_id" | "updated_at">;
 
+/** A row's sealed value, in either form: see migration 0022. */
+type SealedValue = Pick<SecretRow, "id" | "encrypted_fields" | "encrypted_value">;
+
+/** The database holds every row in exactly one form (a check constraint); this names a broken row. */
+const column = (stored: string | null) => {
+  if (stored === null) throw new Error("secret row holds neither sealed form");
+  return stored;
+};
+
+/** Value then comment, in one ciphertext bound to the row. */
+const openFields = (key: DataKey, table: Table, row: Pick<SecretRow, "id" | "encrypted_fields">) =>
+  key.openParts(column(row.encrypted_fields), secretAad(table, row.id, "fields"), 2) as [string, string];
+
+/** A secret row's value alone (reference scans); on a row in the new form the comment is opened and dropped. */
+export const openSecretValue = (key: DataKey, row: SealedValue) =>
+  row.encrypted_fields === null
+    ? key.open(column(row.encrypted_value), secretAad("secrets", row.id, "value"))
+    : openFields(key, "secrets", row)[0];
+
 /**
  * A stored row opened under its project's data key. A class rather than an object literal: a
  * literal with a getter takes V8's slow path (~0.8 µs against ~0.07 µs each, and a list opens
- * hundreds). The comment opens on first read and the value on first call: references and
- * permission checks never need either.
+ * hundreds). Value and comment open on first use of either (one ciphertext holds both; rows in
+ * the older form open each column alone): references and permission checks need neither, and a
+ * value the caller may not read never leaves this object.
  */
 class OpenedSecret implements PlainSecret {
   readonly folderId: string;
@@ -76,14 +92,14 @@ class OpenedSecret implements PlainSecret {
   readonly actorType: string | null;
   readonly createdAt: Date | string;
   readonly #dataKey: DataKey;
-  readonly #table: "secrets" | "secret_versions";
+  readonly #table: Table;
   readonly #row: SealedSecret;
   #value: string | undefined;
   #comment: string | undefined;
 
   constructor(
     dataKey: DataKey,
-    table: "secrets" | "secret_versions",
+    table: Table,
     row: SealedSecret,
     readonly id: string,
     readonly updatedAt: Date | string,
@@ -106,17 +122,27 @@ class OpenedSecret implements PlainSecret {
   }
 
   get comment() {
-    return (this.#comment ??= this.#dataKey.open(
-      this.#row.encrypted_comment,
-      secretAad(this.#table, this.#row.id, "comment"),
-    ));
+    if (this.#comment === undefined) {
+      if (this.#row.encrypted_fields === null)
+        this.#comment = this.#dataKey.open(
+          column(this.#row.encrypted_comment),
+          secretAad(this.#table, this.#row.id, "comment"),
+        );
+      else [this.#value, this.#comment] = openFields(this.#dataKey, this.#table, this.#row);
+    }
+    return this.#comment;
   }
 
   value() {
-    return (this.#value ??= this.#dataKey.open(
-      this.#row.encrypted_value,
-      secretAad(this.#table, this.#row.id, "value"),
-    ));
+    if (this.#value === undefined) {
+      if (this.#row.encrypted_fields === null)
+        this.#value = this.#dataKey.open(
+          column(this.#row.encrypted_value),
+          secretAad(this.#table, this.#row.id, "value"),
+        );
+      else [this.#value, this.#comment] = openFields(this.#dataKey, this.#table, this.#row);
+    }
+    return this.#value;
   }
 }
 
@@ -127,28 +153,18 @@ export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret =>
 export const openVersionRow = (key: DataKey, row: VersionRow, id = row.secret_id): PlainSecret =>
   new OpenedSecret(key, "secret_versions", row, id, row.created_at);
 
-/** Value, comment and metadata sealed for one secret row. */
-export const sealSecretFields = (
+/**
+ * Value, comment and metadata sealed for a new or rewritten row (of either table), always in the
+ * one-ciphertext form: the older form's columns are cleared.
+ */
+export const sealFields = (
   key: DataKey,
-  rowId: string,
-  fields: { value?: string; comment?: string; metadata?: readonly MetadataEntry[] },
-) => ({
-  ...(fields.value !== undefined
-    ? { encrypted_value: key.seal(fields.value, secretAad("secrets", rowId, "value")) }
-    : {}),
-  ...(fields.comment !== undefined
-    ? { encrypted_comment: key.seal(fields.comment, secretAad("secrets", rowId, "comment")) }
-    : {}),
-  ...(fields.metadata !== undefined ? { metadata: sealMetadata(key, "secrets", rowId, fields.metadata) } : {}),
-});
-
-/** All three sealed, for a new row or a full rewrite. */
-export const sealAllFields = (
-  key: DataKey,
+  table: Table,
   rowId: string,
   fields: { value: string; comment: string; metadata: readonly MetadataEntry[] },
 ) => ({
-  encrypted_value: key.seal(fields.value, secretAad("secrets", rowId, "value")),
-  encrypted_comment: key.seal(fields.comment, secretAad("secrets", rowId, "comment")),
-  metadata: sealMetadata(key, "secrets", rowId, fields.metadata),
+  encrypted_fields: key.sealParts([fields.value, fields.comment], secretAad(table, rowId, "fields")),
+  encrypted_value: null,
+  encrypted_comment: null,
+  metadata: sealMetadata(key, table, rowId, fields.metadata),
 });

@@ -6,7 +6,7 @@ import type { DB } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import type { MetadataEntry, PlainSecret } from "./secret-crypto";
-import { sealAllFields } from "./secret-crypto";
+import { sealFields } from "./secret-crypto";
 import { insertSecrets, replaceTagLinks, updateSecretRow, type TagRef } from "./secret.repository";
 import { sealVersion, type VersionState } from "./versions/version-crypto";
 import { insertVersions } from "./versions/version.repository";
@@ -95,7 +95,7 @@ export const insertNewSecrets = async (
       id: s.id,
       folder_id: s.folderId,
       key: s.key,
-      ...sealAllFields(key, s.id, s),
+      ...sealFields(key, "secrets", s.id, s),
       skip_multiline_encoding: s.skipMultilineEncoding,
       reminder_note: s.reminderNote,
       reminder_repeat_days: s.reminderRepeatDays,
@@ -121,12 +121,9 @@ export const writeSecretUpdate = async (
   before: SecretState,
   after: SecretState,
 ) => {
-  const sealed = sealAllFields(key, after.id, after);
   const row = await updateSecretRow(trx, after.id, {
     key: after.key,
-    encrypted_value: sealed.encrypted_value,
-    encrypted_comment: sealed.encrypted_comment,
-    metadata: sealed.metadata,
+    ...sealFields(key, "secrets", after.id, after),
     skip_multiline_encoding: after.skipMultilineEncoding,
     reminder_note: after.reminderNote,
     reminder_repeat_days: after.reminderRepeatDays,

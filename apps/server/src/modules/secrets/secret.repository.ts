@@ -6,7 +6,7 @@ import type { StoredSecretMetadata } from "../../db/tables/secrets";
 
 export type TagRef = { id: string; slug: string; color: string | null };
 
-/** A secret row as stored: value and comment are ciphertexts (see secret-crypto.ts). */
+/** A secret row as stored: value and comment are sealed, in one of two forms (see secret-crypto.ts). */
 export type SecretRow = {
   id: string;
   folder_id: string;
@@ -14,8 +14,9 @@ export type SecretRow = {
   type: string;
   user_id: string | null;
   version: number;
-  encrypted_value: string;
-  encrypted_comment: string;
+  encrypted_fields: string | null;
+  encrypted_value: string | null;
+  encrypted_comment: string | null;
   skip_multiline_encoding: boolean;
   reminder_note: string | null;
   reminder_repeat_days: number | null;
@@ -27,8 +28,8 @@ export type SecretRow = {
   tags: TagRef[];
 };
 
-const ROW_COLUMNS_SQL = `s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value, s.encrypted_comment,
-  s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
+const ROW_COLUMNS_SQL = `s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_fields, s.encrypted_value,
+  s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id, s.actor_type,
   s.created_at, s.updated_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
     from secret_tag_links l join secret_tags t on t.id = l.tag_id where l.secret_id = s.id), '[]'::json) as tags`;
@@ -48,8 +49,8 @@ export const resolveFolder = async (db: Database, projectId: string, environment
 /** Timestamps leave as the ISO strings the API sends (milliseconds, UTC), not as Dates to format again. */
 const isoColumn = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-const PLAIN_COLUMNS = sql.raw(`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_value,
-  s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id,
+const PLAIN_COLUMNS = sql.raw(`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_fields,
+  s.encrypted_value, s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id,
   s.actor_type, ${isoColumn("s.created_at")} as created_at, ${isoColumn("s.updated_at")} as updated_at`);
 
 /**
@@ -274,8 +275,9 @@ export type SecretInsert = {
   id: string;
   folder_id: string;
   key: string;
-  encrypted_value: string;
-  encrypted_comment: string;
+  encrypted_fields: string;
+  encrypted_value: null;
+  encrypted_comment: null;
   skip_multiline_encoding: boolean;
   reminder_note: string | null;
   reminder_repeat_days: number | null;
@@ -295,6 +297,7 @@ export type SecretChange = Partial<
   Pick<
     SecretInsert,
     | "key"
+    | "encrypted_fields"
     | "encrypted_value"
     | "encrypted_comment"
     | "skip_multiline_encoding"

@@ -7,7 +7,8 @@ import { ROW_COLUMNS, type SecretRow, type TagRef } from "../secret.repository";
 export type PlacedSecretRow = {
   id: string;
   key: string;
-  encrypted_value: string;
+  encrypted_fields: string | null;
+  encrypted_value: string | null;
   env_slug: string;
   path: string;
   tags: TagRef[];
@@ -29,7 +30,7 @@ export const listProjectSecretsWithPlace = async (db: Database, projectId: strin
         t.depth + 1
       from secret_folders c join tree t on c.parent_id = t.id where t.depth < 64
     )
-    select s.id, s.key, s.encrypted_value, e.slug as env_slug, tree.path,
+    select s.id, s.key, s.encrypted_fields, s.encrypted_value, e.slug as env_slug, tree.path,
       coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
         from secret_tag_links l join secret_tags t on t.id = l.tag_id where l.secret_id = s.id), '[]'::json) as tags
     from secrets s join tree on tree.id = s.folder_id join environments e on e.id = tree.env_id

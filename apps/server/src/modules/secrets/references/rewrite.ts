@@ -3,7 +3,7 @@ import type { DataKey } from "../../../crypto/data-keys";
 import type { Tx } from "../../../db/transaction";
 import type { Ability } from "../../../permissions";
 import { secretObject } from "../secret-access";
-import { openSecretRow, secretAad } from "../secret-crypto";
+import { openSecretRow, openSecretValue } from "../secret-crypto";
 import { stateOf, writeSecretUpdate } from "../secret-persist";
 import { listProjectSecretsWithPlace, lockSecretsByIds } from "./project-references.repository";
 import { REFERENCE, parseReference } from "./reference-syntax";
@@ -59,7 +59,7 @@ export const rewriteDependents = async (
   for (const row of await listProjectSecretsWithPlace(trx, projectId)) {
     if (exclude.has(row.id)) continue;
     const origin = { environment: row.env_slug, secretPath: row.path };
-    const value = key.open(row.encrypted_value, secretAad("secrets", row.id, "value"));
+    const value = openSecretValue(key, row);
     if (rewriteReferences(value, origin, moved) === undefined) continue;
     const tags = row.tags.map((t) => t.slug);
     if (ability.can("edit", "secrets", secretObject(origin.environment, origin.secretPath, row.key, tags)))

@@ -11,7 +11,7 @@ import {
   secretObject,
   type ProjectRef,
 } from "../secret-access";
-import { secretAad, type PlainSecret } from "../secret-crypto";
+import { openSecretValue, type PlainSecret } from "../secret-crypto";
 import { findSecretAtPath } from "../secret.repository";
 import { createSecretSource } from "../secret-source";
 import { expandSecretValue, referenceForbidden } from "./expand";
@@ -95,7 +95,7 @@ export const getReferenceDependencyTree = async (ctx: RequestContext, name: stri
   for (const secret of key ? await listProjectSecretsWithPlace(ctx.deps.db, project.id) : []) {
     const at = { environment: secret.env_slug, secretPath: secret.path, key: secret.key };
     if (!canDescribe(ability, secretObject(at.environment, at.secretPath, at.key, slugs(secret)))) continue;
-    const value = key!.open(secret.encrypted_value, secretAad("secrets", secret.id, "value"));
+    const value = openSecretValue(key!, secret);
     const targets = new Set(referencesIn(value, at).map((r) => placeId(r)));
     for (const target of targets) referrers.set(target, [...(referrers.get(target) ?? []), at]);
   }

@@ -1,5 +1,5 @@
 import type { DataKey } from "../../../crypto/data-keys";
-import { sealMetadata, secretAad, type MetadataEntry } from "../secret-crypto";
+import { sealFields, type MetadataEntry } from "../secret-crypto";
 import type { VersionInsert } from "./version.repository";
 import { newVersionId } from "./version.repository";
 
@@ -29,12 +29,10 @@ export const sealVersion = (key: DataKey, state: VersionState): VersionInsert =>
     folder_id: state.folderId,
     version: state.version,
     key: state.key,
-    encrypted_value: key.seal(state.value, secretAad("secret_versions", id, "value")),
-    encrypted_comment: key.seal(state.comment, secretAad("secret_versions", id, "comment")),
+    ...sealFields(key, "secret_versions", id, state),
     skip_multiline_encoding: state.skipMultilineEncoding,
     reminder_note: state.reminderNote,
     reminder_repeat_days: state.reminderRepeatDays,
-    metadata: sealMetadata(key, "secret_versions", id, state.metadata),
     tag_ids: [...state.tagIds],
     is_deleted: state.isDeleted ?? false,
     actor_id: state.actorId,

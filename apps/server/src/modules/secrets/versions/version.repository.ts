@@ -12,8 +12,9 @@ export type VersionRow = {
   version: number;
   key: string;
   type: string;
-  encrypted_value: string;
-  encrypted_comment: string;
+  encrypted_fields: string | null;
+  encrypted_value: string | null;
+  encrypted_comment: string | null;
   skip_multiline_encoding: boolean;
   reminder_note: string | null;
   reminder_repeat_days: number | null;
@@ -27,8 +28,8 @@ export type VersionRow = {
   tags: TagRef[];
 };
 
-const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.encrypted_value, v.encrypted_comment,
-  v.skip_multiline_encoding, v.reminder_note, v.reminder_repeat_days, v.metadata, v.tag_ids, v.is_deleted,
+const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.encrypted_fields, v.encrypted_value,
+  v.encrypted_comment, v.skip_multiline_encoding, v.reminder_note, v.reminder_repeat_days, v.metadata, v.tag_ids, v.is_deleted,
   v.actor_id, v.actor_type, v.created_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
     from secret_tags t where t.id::text in (select jsonb_array_elements_text(v.tag_ids))), '[]'::json) as tags`;
