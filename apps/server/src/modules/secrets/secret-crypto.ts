@@ -13,7 +13,7 @@ export const secretAad = (table: Table, rowId: string, column: string) => `${tab
 
 export type MetadataEntry = { key: string; value: string; isEncrypted: boolean };
 
-/** A secret as services see it: the comment and metadata decrypted, the value decrypted on demand. */
+/** A secret as services see it: metadata decrypted, the comment and the value on first use. */
 export type PlainSecret = {
   id: string;
   folderId: string;
@@ -30,7 +30,7 @@ export type PlainSecret = {
   actorType: string | null;
   createdAt: Date | string;
   updatedAt: Date | string;
-  /** Decrypts at most once; values the caller may not see are never decrypted. */
+  /** Opens at most once; called only where the caller may read the value (nothing else returns it). */
   value(): string;
 };
 
