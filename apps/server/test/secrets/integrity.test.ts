@@ -142,29 +142,24 @@ describe("secrets integrity", () => {
     const { deps } = tenant.app;
     const key = (await findProjectKey(deps, projectId))!;
     // As rows were written before migration 0022: one ciphertext for the value, one for the comment.
-    await deps.db
-      .updateTable("secrets")
-      .set({
-        encrypted_fields: null,
-        encrypted_value: key.seal("old-value", secretAad("secrets", secret.id, "value")),
-        encrypted_comment: key.seal("old comment", secretAad("secrets", secret.id, "comment")),
-      })
-      .where("id", "=", secret.id)
-      .execute();
+    const toOlderForm = async (table: "secrets" | "secret_versions", id: string) => {
+      await deps.db
+        .updateTable(table)
+        .set({
+          encrypted_fields: null,
+          encrypted_value: key.seal("old-value", secretAad(table, id, "value")),
+          encrypted_comment: key.seal("old comment", secretAad(table, id, "comment")),
+        })
+        .where("id", "=", id)
+        .execute();
+    };
+    await toOlderForm("secrets", secret.id);
     const version = await deps.db
       .selectFrom("secret_versions")
       .select("id")
       .where("secret_id", "=", secret.id)
       .executeTakeFirstOrThrow();
-    await deps.db
-      .updateTable("secret_versions")
-      .set({
-        encrypted_fields: null,
-        encrypted_value: key.seal("old-value", secretAad("secret_versions", version.id, "value")),
-        encrypted_comment: key.seal("old comment", secretAad("secret_versions", version.id, "comment")),
-      })
-      .where("id", "=", version.id)
-      .execute();
+    await toOlderForm("secret_versions", version.id);
     const q = { workspaceId: projectId, environment: "dev" };
     const got = await http.get(`${RAW}/OLD`, q);
     expect(got.body.secret).toMatchObject({ secretValue: "old-value", secretComment: "old comment", version: 1 });

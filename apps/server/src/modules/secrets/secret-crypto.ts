@@ -122,27 +122,24 @@ class OpenedSecret implements PlainSecret {
   }
 
   get comment() {
-    if (this.#comment === undefined) {
-      if (this.#row.encrypted_fields === null)
-        this.#comment = this.#dataKey.open(
-          column(this.#row.encrypted_comment),
-          secretAad(this.#table, this.#row.id, "comment"),
-        );
-      else [this.#value, this.#comment] = openFields(this.#dataKey, this.#table, this.#row);
-    }
-    return this.#comment;
+    return this.#comment ?? this.#open("comment");
   }
 
   value() {
-    if (this.#value === undefined) {
-      if (this.#row.encrypted_fields === null)
-        this.#value = this.#dataKey.open(
-          column(this.#row.encrypted_value),
-          secretAad(this.#table, this.#row.id, "value"),
-        );
-      else [this.#value, this.#comment] = openFields(this.#dataKey, this.#table, this.#row);
+    return this.#value ?? this.#open("value");
+  }
+
+  /** A row in the one-ciphertext form opens both fields at once; one in the older form the one asked for. */
+  #open(field: "value" | "comment"): string {
+    const row = this.#row;
+    if (row.encrypted_fields === null) {
+      const opened = this.#dataKey.open(column(row[`encrypted_${field}`]), secretAad(this.#table, row.id, field));
+      if (field === "value") this.#value = opened;
+      else this.#comment = opened;
+      return opened;
     }
-    return this.#value;
+    [this.#value, this.#comment] = openFields(this.#dataKey, this.#table, row);
+    return field === "value" ? this.#value : this.#comment;
   }
 }
 
