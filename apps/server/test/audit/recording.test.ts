@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName } from "../helpers/tenant";
+import { bufferAuditEvent, flushAuditBuffer } from "../../src/modules/audit/audit-buffer";
 import { auditEvents, auditEventsWhen, eventTypes } from "./helpers";
 
 describe("audit log: what is recorded", () => {
@@ -46,6 +47,35 @@ describe("audit log: what is recorded", () => {
     expectOk(await tenant.admin.secretsV4.list({ query: { projectId: project.id, environment: "dev" } }));
     const types = eventTypes(await auditEvents(tenant, { projectId: project.id }));
     expect(types).toEqual(expect.arrayContaining(["get-secret", "get-secrets", "create-secret"]));
+  });
+
+  it("gives way to requests between the batches of a large flush", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const { deps } = tenant.app;
+    const marker = uniqueName("flush");
+    const events = 450;
+    for (let i = 0; i < events; i += 1)
+      bufferAuditEvent(deps, {
+        orgId: tenant.orgId,
+        projectId: project.id,
+        actor: { type: "identity", id: tenant.adminIdentityId, metadata: { identityId: tenant.adminIdentityId } },
+        type: "get-secret",
+        metadata: { marker, i },
+        ipAddress: "127.0.0.1",
+        userAgent: null,
+        createdAt: new Date(),
+      });
+    // What the event loop sees once the flush has started: I/O and timers run before it ends.
+    let pendingWhenLoopRan: number | undefined;
+    const flushing = flushAuditBuffer(deps);
+    setImmediate(() => {
+      pendingWhenLoopRan = deps.auditBuffer.pending.length;
+    });
+    await flushing;
+    expect(pendingWhenLoopRan).toBeGreaterThan(0);
+    const written = await auditEvents(tenant, { projectId: project.id, eventType: "get-secret" });
+    expect(written.filter((e) => (e.event.metadata as { marker?: string }).marker === marker)).toHaveLength(events);
   });
 
   it("writes no event for a change that was rolled back", async () => {
