@@ -12,14 +12,11 @@ const TAG_BYTES = 16;
 
 export const generateDataKey = () => randomBytes(DATA_KEY_BYTES);
 
-const sealBytes = (key: Buffer, plaintext: Buffer | string, associatedData: string): string => {
+const sealBytes = (key: Buffer, plaintext: Buffer, associatedData: string): string => {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
   cipher.setAAD(Buffer.from(associatedData, "utf8"));
-  const body = Buffer.concat([
-    typeof plaintext === "string" ? cipher.update(plaintext, "utf8") : cipher.update(plaintext),
-    cipher.final(),
-  ]);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
 };
 
@@ -37,7 +34,7 @@ const openBytes = (key: Buffer, stored: string, associatedData: string): Buffer 
 };
 
 export const sealWithDataKey = (key: Buffer, plaintext: string, associatedData: string): string =>
-  sealBytes(key, plaintext, associatedData);
+  sealBytes(key, Buffer.from(plaintext, "utf8"), associatedData);
 
 export const openWithDataKey = (key: Buffer, stored: string, associatedData: string): string =>
   openBytes(key, stored, associatedData).toString("utf8");
@@ -65,8 +62,7 @@ export const openPartsWithDataKey = (key: Buffer, stored: string, associatedData
   const plaintext = openBytes(key, stored, associatedData);
   const parts: string[] = [];
   let at = 0;
-  while (at < plaintext.length) {
-    if (at + LENGTH_BYTES > plaintext.length) break;
+  while (at + LENGTH_BYTES <= plaintext.length) {
     const end = at + LENGTH_BYTES + plaintext.readUInt32BE(at);
     if (end > plaintext.length) break;
     parts.push(plaintext.toString("utf8", at + LENGTH_BYTES, end));

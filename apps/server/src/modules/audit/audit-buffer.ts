@@ -31,6 +31,9 @@ export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
  * Between batches the loop gives way to the event loop: on PGlite a query settles in microtasks, so
  * without it a second's worth of events (ten batches at 2k reads/s) ran as one stretch of ~250 ms in
  * which no request was even read (p99 of the secret get on PGlite: 250 ms with it, ~50 ms without).
+ * The PGlite driver's own turn (pglite-dialect.ts) comes inside a batch's transaction, while it holds
+ * the one connection; this one comes between transactions, so requests read meanwhile take the
+ * connection before the next batch (without it, with the driver's turn alone: p99 ~65 ms).
  */
 export const flushAuditBuffer = (deps: AppDeps): Promise<void> => {
   const buffer = deps.auditBuffer;
