@@ -1,6 +1,10 @@
+import fc from "fast-check";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { inTransaction } from "../../src/db/transaction";
+import { bufferAuditEvent, flushAuditBuffer } from "../../src/modules/audit/audit-buffer";
 import { pruneAuditLogs } from "../../src/modules/audit/audit-retention";
+import { writeAuditEvents, type AuditEventInput } from "../../src/modules/audit/audit-writer";
 import { startTestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { auditEvents } from "./helpers";
@@ -80,6 +84,76 @@ describe("audit log: tamper evidence", () => {
     );
     expect(rows.map((r) => Number(r.seq))).toEqual(rows.map((_, i) => i + 1));
     expect(await verify(tenant, project.id)).toMatchObject({ valid: true, checked: rows.length });
+  });
+
+  it("stores every field of an event as hashed, whatever its metadata, and the verifier agrees", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const { deps } = tenant.app;
+    const leaf = fc.oneof(
+      fc.string({ unit: "binary" }),
+      fc.string().map((s) => `${s}\u0000${s}`),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.date({ min: new Date(0), max: new Date(4e12) }),
+    );
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("node"), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit: "binary" }), tie("node"), { maxKeys: 4 }),
+      ),
+    })).node;
+    const metadata = fc.sample(fc.dictionary(fc.string({ unit: "binary" }), value, { maxKeys: 6 }), {
+      numRuns: 40,
+      seed: 15,
+    });
+    const start = Date.UTC(2026, 0, 1);
+    const events: AuditEventInput[] = metadata.map((m, i) => ({
+      orgId: tenant.orgId,
+      projectId: project.id,
+      projectName: i % 4 === 0 ? `renamed "${i}"` : undefined,
+      actor: { type: "identity", id: tenant.adminIdentityId, metadata: { identityId: tenant.adminIdentityId, n: i } },
+      type: "get-secret",
+      metadata: { ...m, index: i },
+      ipAddress: i % 2 ? "2001:db8::1" : null,
+      userAgent: i % 3 ? "InfisicalNodeSDK/5.0" : null,
+      createdAt: new Date(start + i),
+    }));
+    // Half buffered as reads are, half written in a transaction as changes are.
+    for (const event of events.slice(0, 20)) bufferAuditEvent(deps, event);
+    await flushAuditBuffer(deps);
+    await inTransaction(deps.db, (trx) => writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, events.slice(20)));
+
+    const { rows } = await sql<{
+      project_name: string;
+      actor_metadata: unknown;
+      event_metadata: { index: number };
+      ip_address: string | null;
+      user_agent_type: string;
+      created_at: Date;
+      expires_at: Date;
+    }>`select * from audit_logs where chain_id = ${project.id} and event_type = 'get-secret' order by seq`.execute(
+      deps.db,
+    );
+    expect(rows.map((r) => r.event_metadata.index)).toEqual(events.map((_, i) => i));
+    rows.forEach((row, i) => {
+      const event = events[i]!;
+      // What jsonb gives back is what JSON would: NUL removed, dates as text, undefined members gone.
+      const expected = JSON.parse(JSON.stringify(event.metadata).replaceAll("\\u0000", "")) as unknown;
+      expect(row.event_metadata).toEqual(expected);
+      expect(row.actor_metadata).toEqual(event.actor.metadata);
+      expect(row.project_name).toBe(event.projectName ?? project.name);
+      expect(row.ip_address).toBe(event.ipAddress);
+      expect(row.user_agent_type).toBe(event.userAgent ? "InfisicalNodeSDK" : "other");
+      expect(row.created_at.getTime()).toBe(event.createdAt.getTime());
+      expect(row.expires_at.getTime() - row.created_at.getTime()).toBe(deps.env.AUDIT_LOG_RETENTION_DAYS * 86_400_000);
+    });
+    expect(await verify(tenant, project.id)).toMatchObject({ valid: true });
   });
 
   it("prunes an expired prefix and the rest still verifies from its anchor", async () => {

@@ -1,25 +1,30 @@
 import type { AppDeps } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { loop, type Job } from "../../jobs/job";
-import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
+import {
+  prepareAuditEvent,
+  writePreparedAuditEvents,
+  type AuditEventInput,
+  type PreparedAuditEvent,
+} from "./audit-writer";
 
 /** Read events waiting to be written; at most one flush interval of them is lost on a hard kill. */
-export type AuditBuffer = { pending: AuditEventInput[]; dropped: number; flushing?: Promise<void> };
+export type AuditBuffer = { pending: PreparedAuditEvent[]; dropped: number; flushing?: Promise<void> };
 
 export const createAuditBuffer = (): AuditBuffer => ({ pending: [], dropped: 0 });
 
 /** Beyond this many waiting events (the database is down for long), the oldest are dropped and counted. */
 const MAX_PENDING = 200_000;
 /**
- * Events per transaction. Hashing an event into its chain is synchronous work (about 10 µs): a small
- * batch keeps each flush step from holding the event loop for more than a few milliseconds, so
- * requests arriving meanwhile do not queue behind it.
+ * Events per transaction. Linking and hashing an event into its chain is synchronous work (a few µs:
+ * its canonical JSON was written when it was buffered): a batch keeps each flush step from holding
+ * the event loop for more than a millisecond or two, so requests arriving meanwhile do not queue behind it.
  */
 const BATCH = 200;
 
 export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
   const buffer = deps.auditBuffer;
-  buffer.pending.push(event);
+  buffer.pending.push(prepareAuditEvent(event));
   if (buffer.pending.length > MAX_PENDING) {
     buffer.pending.splice(0, buffer.pending.length - MAX_PENDING);
     buffer.dropped += 1;
@@ -41,7 +46,7 @@ export const flushAuditBuffer = (deps: AppDeps): Promise<void> => {
   const run = async () => {
     while (buffer.pending.length > 0) {
       const batch = buffer.pending.slice(0, BATCH);
-      await inTransaction(deps.db, (trx) => writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, batch));
+      await inTransaction(deps.db, (trx) => writePreparedAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, batch));
       buffer.pending.splice(0, batch.length);
       if (buffer.pending.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }

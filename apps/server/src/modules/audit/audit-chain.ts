@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { AuditLogsTable } from "../../db/tables/audit";
 
 /** The hash a chain starts from (and the anchor of a chain nothing was pruned from). */
 export const GENESIS_HASH = "0".repeat(64);
@@ -55,28 +56,53 @@ export const canonicalJson = (value: unknown): string => {
 };
 
 /** SHA-256 over the previous hash and the canonical content: editing, removing or reordering shows. */
+export const hashChained = (prevHash: string, canonicalContent: string): string =>
+  createHash("sha256").update(prevHash).update("\n").update(canonicalContent).digest("hex");
+
+/**
+ * The hash of a stored event, recomputed from its fields by the verifier. The writer hashes the same
+ * text without building this array: it joins the canonical JSON of each item (audit-writer.ts).
+ */
 export const eventHash = (event: ChainedContent): string =>
-  createHash("sha256")
-    .update(event.prevHash)
-    .update("\n")
-    .update(
-      canonicalJson([
-        event.id,
-        event.orgId,
-        event.projectId,
-        event.projectName,
-        event.chainId,
-        event.seq,
-        event.actorType,
-        event.actorId,
-        event.actorMetadata,
-        event.eventType,
-        event.eventMetadata,
-        event.ipAddress,
-        event.userAgent,
-        event.userAgentType,
-        event.createdAt.toISOString(),
-        event.expiresAt ? event.expiresAt.toISOString() : null,
-      ]),
-    )
-    .digest("hex");
+  hashChained(
+    event.prevHash,
+    canonicalJson([
+      event.id,
+      event.orgId,
+      event.projectId,
+      event.projectName,
+      event.chainId,
+      event.seq,
+      event.actorType,
+      event.actorId,
+      event.actorMetadata,
+      event.eventType,
+      event.eventMetadata,
+      event.ipAddress,
+      event.userAgent,
+      event.userAgentType,
+      event.createdAt.toISOString(),
+      event.expiresAt ? event.expiresAt.toISOString() : null,
+    ]),
+  );
+
+/** The hashed view of a stored row, as the verifier reads it back. */
+export const toChained = (row: Omit<AuditLogsTable, "hash">) => ({
+  id: row.id,
+  orgId: row.org_id,
+  projectId: row.project_id,
+  projectName: row.project_name,
+  chainId: row.chain_id,
+  seq: String(row.seq),
+  actorType: row.actor_type,
+  actorId: row.actor_id,
+  actorMetadata: row.actor_metadata,
+  eventType: row.event_type,
+  eventMetadata: row.event_metadata,
+  ipAddress: row.ip_address,
+  userAgent: row.user_agent,
+  userAgentType: row.user_agent_type,
+  createdAt: new Date(row.created_at),
+  expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+  prevHash: row.prev_hash,
+});

@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import type { Tx } from "../../db/transaction";
-import type { AuditLogsTable } from "../../db/tables/audit";
 import { GENESIS_HASH } from "./audit-chain";
 
 export type ChainHead = {
@@ -38,20 +37,21 @@ export const lockChainHead = async (
 
 /**
  * Append events to a locked chain, queue them for every stream of their organization, and move the
- * head: one statement. The rows travel as one JSON document (a batch holds up to thousands of
- * events: one parameter instead of eighteen per event), expanded by the database.
+ * head: one statement. The events travel as one JSON document (a batch holds up to thousands of
+ * events: one parameter instead of eighteen per event), an array of `[content, prev_hash, hash]`
+ * where `content` is the very array the hash covers, read back by position.
  */
-export const appendToChain = async (
-  trx: Tx,
-  chainId: string,
-  rows: AuditLogsTable[],
-  head: { seq: string; hash: string },
-) => {
-  // The writer builds every row with exactly the table's columns.
-  const columns = sql.join(Object.keys(rows[0]!).map((column) => sql.ref(column)));
-  await sql`with ins as (
-      insert into audit_logs (${columns})
-      select ${columns} from jsonb_populate_recordset(null::audit_logs, ${JSON.stringify(rows)}::jsonb)
+export const appendToChain = async (trx: Tx, chainId: string, events: string, head: { seq: string; hash: string }) => {
+  await sql`with ev as (
+      select e->0 as c, e->>1 as prev_hash, e->>2 as hash from jsonb_array_elements(${events}::jsonb) e),
+    ins as (
+      insert into audit_logs (id, org_id, project_id, project_name, chain_id, seq, actor_type, actor_id,
+        actor_metadata, event_type, event_metadata, ip_address, user_agent, user_agent_type, created_at,
+        expires_at, prev_hash, hash)
+      select (c->>0)::uuid, (c->>1)::uuid, (c->>2)::uuid, c->>3, (c->>4)::uuid, (c->>5)::bigint, c->>6, c->>7,
+        c->8, c->>9, c->10, c->>11, c->>12, c->>13, (c->>14)::timestamptz,
+        (c->>15)::timestamptz, prev_hash, hash
+      from ev
       returning id, org_id, seq),
     queued as (
       insert into audit_log_outbox (stream_id, event_id)

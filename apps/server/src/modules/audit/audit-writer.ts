@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AuditActorType } from "@keyward/contract";
 import type { Tx } from "../../db/transaction";
-import type { AuditLogsTable } from "../../db/tables/audit";
-import { eventHash, UNSCOPED_CHAIN_ID } from "./audit-chain";
+import { canonicalJson, hashChained, UNSCOPED_CHAIN_ID } from "./audit-chain";
 import { appendToChain, lockChainHead } from "./audit-write.repository";
 import { userAgentTypeOf } from "./user-agent";
 
@@ -50,71 +49,86 @@ const plain = (value: Record<string, unknown>): Record<string, unknown> => {
 };
 
 /**
+ * An event as it waits for its place in a chain: what the chain hash covers, except the fields only
+ * the chain head decides (project name, sequence number, expiry), already written as the canonical
+ * JSON `eventHash` reads. Read events wait up to a flush interval in this form: two strings instead
+ * of an object tree per event for the garbage collector to carry, and no second serialisation at
+ * flush time (the hashed text is what the database is sent).
+ */
+export type PreparedAuditEvent = {
+  chainId: string;
+  orgId: string | null;
+  projectId: string | null;
+  projectName: string | null | undefined;
+  createdAt: number;
+  /** `id, orgId, projectId` of the hashed array, comma-separated. */
+  lead: string;
+  /** `actorType` … `createdAt` of the hashed array, comma-separated. */
+  body: string;
+};
+
+const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+
+export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent => {
+  const chainId = chainOf(event);
+  return {
+    chainId,
+    orgId: event.orgId,
+    projectId: event.projectId,
+    projectName: event.projectName,
+    createdAt: event.createdAt.getTime(),
+    lead: `${json(randomUUID())},${json(event.orgId)},${json(event.projectId)}`,
+    body: [
+      json(event.actor.type),
+      json(event.actor.id),
+      canonicalJson(plain(event.actor.metadata)),
+      json(event.type),
+      canonicalJson(plain(event.metadata)),
+      json(event.ipAddress),
+      json(event.userAgent),
+      json(userAgentTypeOf(event.userAgent)),
+      json(event.createdAt.toISOString()),
+    ].join(","),
+  };
+};
+
+/**
  * Write events inside `trx`: per chain (in a fixed order, so two writers never wait on each other
  * in a cycle) lock the head, link and hash the events, insert them with their stream deliveries.
  */
-export const writeAuditEvents = async (trx: Tx, defaultRetentionDays: number, events: AuditEventInput[]) => {
-  const byChain = new Map<string, AuditEventInput[]>();
+export const writeAuditEvents = (trx: Tx, defaultRetentionDays: number, events: AuditEventInput[]) =>
+  writePreparedAuditEvents(trx, defaultRetentionDays, events.map(prepareAuditEvent));
+
+export const writePreparedAuditEvents = async (
+  trx: Tx,
+  defaultRetentionDays: number,
+  events: readonly PreparedAuditEvent[],
+) => {
+  const byChain = new Map<string, PreparedAuditEvent[]>();
   for (const event of events) {
-    const chainId = chainOf(event);
-    const list = byChain.get(chainId);
+    const list = byChain.get(event.chainId);
     if (list) list.push(event);
-    else byChain.set(chainId, [event]);
+    else byChain.set(event.chainId, [event]);
   }
   for (const chainId of [...byChain.keys()].sort()) {
     const chainEvents = byChain.get(chainId)!;
     const first = chainEvents[0]!;
     const head = await lockChainHead(trx, chainId, first.orgId, first.projectId);
-    const retentionDays = Math.min(head.projectRetentionDays ?? defaultRetentionDays, defaultRetentionDays);
+    const retentionMs = Math.min(head.projectRetentionDays ?? defaultRetentionDays, defaultRetentionDays) * DAY_MS;
+    const chainJson = json(chainId);
     let seq = BigInt(head.seq);
     let prevHash = head.hash;
-    const rows: AuditLogsTable[] = chainEvents.map((event) => {
+    // Each element: [the hashed array, prev_hash, hash] (audit-write.repository.ts reads it by position).
+    const elements = chainEvents.map((event) => {
       seq += 1n;
-      const row = {
-        id: randomUUID(),
-        org_id: event.orgId,
-        project_id: event.projectId,
-        project_name: event.projectName ?? head.projectName,
-        chain_id: chainId,
-        seq: seq.toString(),
-        actor_type: event.actor.type,
-        actor_id: event.actor.id,
-        actor_metadata: plain(event.actor.metadata),
-        event_type: event.type,
-        event_metadata: plain(event.metadata),
-        ip_address: event.ipAddress,
-        user_agent: event.userAgent,
-        user_agent_type: userAgentTypeOf(event.userAgent),
-        created_at: event.createdAt,
-        expires_at: new Date(event.createdAt.getTime() + retentionDays * DAY_MS),
-        prev_hash: prevHash,
-        hash: "",
-      };
-      row.hash = eventHash(toChained(row));
-      prevHash = row.hash;
-      return row;
+      const hashed =
+        `[${event.lead},${json(event.projectName ?? head.projectName)},${chainJson},${json(seq.toString())},` +
+        `${event.body},${json(new Date(event.createdAt + retentionMs).toISOString())}]`;
+      const hash = hashChained(prevHash, hashed);
+      const element = `[${hashed},${json(prevHash)},${json(hash)}]`;
+      prevHash = hash;
+      return element;
     });
-    await appendToChain(trx, chainId, rows, { seq: seq.toString(), hash: prevHash });
+    await appendToChain(trx, chainId, `[${elements.join(",")}]`, { seq: seq.toString(), hash: prevHash });
   }
 };
-
-/** The hashed view of a stored row (shared by the writer and the verifier). */
-export const toChained = (row: Omit<AuditLogsTable, "hash">) => ({
-  id: row.id,
-  orgId: row.org_id,
-  projectId: row.project_id,
-  projectName: row.project_name,
-  chainId: row.chain_id,
-  seq: String(row.seq),
-  actorType: row.actor_type,
-  actorId: row.actor_id,
-  actorMetadata: row.actor_metadata,
-  eventType: row.event_type,
-  eventMetadata: row.event_metadata,
-  ipAddress: row.ip_address,
-  userAgent: row.user_agent,
-  userAgentType: row.user_agent_type,
-  createdAt: new Date(row.created_at),
-  expiresAt: row.expires_at ? new Date(row.expires_at) : null,
-  prevHash: row.prev_hash,
-});

@@ -15,8 +15,7 @@ import {
   setProjectRetentionDays,
 } from "./audit.repository";
 import type { AuditLogRow } from "./audit.repository";
-import { eventHash } from "./audit-chain";
-import { toChained } from "./audit-writer";
+import { eventHash, toChained } from "./audit-chain";
 import { noteAudit } from "./audit-scope";
 
 /** Actor types whose metadata names an id, so `actor` can filter them (reference B.2). */
