@@ -70,6 +70,12 @@ export const benchEndpoint = async (
         };
         const vsBare = (runs: LoadResult[]) => paired((r) => runs[r]!.rps / bareRuns![r]!.rps);
         const vsCeiling = (runs: LoadResult[]) => paired((r) => runs[r]!.rps / ceilingRuns![r]!.rps);
+        /** How far the rounds' own ratios to the ceiling spread: the machine's noise, next to the median. */
+        const ceilingSpread = (runs: LoadResult[]) => {
+          const ratios = runs.map((run, r) => run.rps / ceilingRuns![r]!.rps);
+          const [low, high] = [Math.min(...ratios), Math.max(...ratios)];
+          return high - low < 0.0005 ? "" : ` (rounds ${percent(low)}–${percent(high)})`;
+        };
         const cpuVsCeiling = (runs: LoadResult[]) =>
           paired((r) => (ceilingRuns![r]!.cpuUs ?? Number.NaN) / (runs[r]!.cpuUs ?? Number.NaN));
         for (const [name, runs] of [
@@ -81,7 +87,8 @@ export const benchEndpoint = async (
             formatRow(
               name,
               typical(runs),
-              `${percent(vsBare(runs))} of bare, ${percent(vsCeiling(runs))} of express+ts-rest, ${percent(cpuVsCeiling(runs))} by CPU per request`,
+              `${percent(vsBare(runs))} of bare, ${percent(vsCeiling(runs))} of express+ts-rest${ceilingSpread(runs)}, ` +
+                `${percent(cpuVsCeiling(runs))} by CPU per request`,
             ),
           );
         }
