@@ -49,6 +49,32 @@ describe("audit log: what is recorded", () => {
     expect(types).toEqual(expect.arrayContaining(["get-secret", "get-secrets", "create-secret"]));
   });
 
+  it("drops an event whose metadata cannot be serialised, without throwing or blocking the others", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const { deps } = tenant.app;
+    const marker = uniqueName("cycle");
+    const event = (metadata: Record<string, unknown>) => ({
+      orgId: tenant.orgId,
+      projectId: project.id,
+      actor: { type: "identity" as const, id: tenant.adminIdentityId, metadata: {} },
+      type: "get-secret",
+      metadata,
+      ipAddress: null,
+      userAgent: null,
+      createdAt: new Date(),
+    });
+    const cyclic: Record<string, unknown> = { marker };
+    cyclic.self = cyclic;
+    const pendingBefore = deps.auditBuffer.pending.length;
+    expect(() => bufferAuditEvent(deps, event(cyclic))).not.toThrow();
+    expect(deps.auditBuffer.pending).toHaveLength(pendingBefore);
+    bufferAuditEvent(deps, event({ marker }));
+    await flushAuditBuffer(deps);
+    const written = await auditEvents(tenant, { projectId: project.id, eventType: "get-secret" });
+    expect(written.filter((e) => (e.event.metadata as { marker?: string }).marker === marker)).toHaveLength(1);
+  });
+
   it("gives way to requests between the batches of a large flush", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);

@@ -24,7 +24,17 @@ const BATCH = 200;
 
 export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
   const buffer = deps.auditBuffer;
-  buffer.pending.push(prepareAuditEvent(event));
+  let prepared: PreparedAuditEvent;
+  try {
+    prepared = prepareAuditEvent(event);
+  } catch (error) {
+    // Metadata that cannot be serialised (a cycle) could never be written: it must neither throw into
+    // the response's finish handler nor stay in the buffer to fail every flush.
+    deps.logger.error({ err: error, event: event.type }, "audit event could not be recorded");
+    buffer.dropped += 1;
+    return;
+  }
+  buffer.pending.push(prepared);
   if (buffer.pending.length > MAX_PENDING) {
     buffer.pending.splice(0, buffer.pending.length - MAX_PENDING);
     buffer.dropped += 1;
