@@ -1,4 +1,11 @@
-import { createServer, STATUS_CODES, type RequestListener, type Server } from "node:http";
+import {
+  createServer,
+  IncomingMessage,
+  ServerResponse,
+  STATUS_CODES,
+  type RequestListener,
+  type Server,
+} from "node:http";
 import type { Socket } from "node:net";
 import type { Env } from "../env";
 import { newRequestId } from "./request-id";
@@ -53,16 +60,46 @@ const answerClientError = (error: Error & { code?: string }, socket: Socket) => 
   setTimeout(() => socket.destroy(), 1_000).unref();
 };
 
+type ExpressLike = RequestListener & { request?: object; response?: object };
+
+/**
+ * Node's request and response classes, with Express's prototypes from the start. Express's init
+ * middleware gives every request and response the app's prototype with `Object.setPrototypeOf`;
+ * on an object built with another prototype that is a slow reshaping, and V8 then keeps each
+ * request's objects alive through young-generation collections until the next full one. Measured
+ * on a bare Express app at 32 connections: 10k -> 18.5k req/s, scavenge pauses 2.8 -> 0.2 ms,
+ * 2.9 MB -> 7 KB surviving each scavenge. Built with the app's prototypes, Express finds nothing
+ * to change. Node 20 defines both classes as plain functions, so they are called, not subclassed
+ * (a subclass's instances would have the subclass's prototype, and Express would reshape them).
+ */
+const expressMessageClasses = (app: ExpressLike) => {
+  const { request, response } = app;
+  if (!request || !response) return {};
+  function KeywardRequest(this: IncomingMessage, socket: Socket) {
+    Reflect.apply(IncomingMessage, this, [socket]);
+  }
+  KeywardRequest.prototype = request;
+  function KeywardResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
+    Reflect.apply(ServerResponse, this, [req, options]);
+  }
+  KeywardResponse.prototype = response;
+  return {
+    IncomingMessage: KeywardRequest as unknown as typeof IncomingMessage,
+    ServerResponse: KeywardResponse as unknown as typeof ServerResponse,
+  };
+};
+
 /**
  * The HTTP server every entry point uses (main.ts, the tests, the bench), so all get the same
  * timeouts and the same JSON answer to requests node's parser rejects. A client that sends its
  * headers or body slowly is cut off after the headers / request timeout, and an idle keep-alive
  * connection after the keep-alive timeout.
  */
-export const createHttpServer = (app: RequestListener, env: ServerTimeouts): Server => {
+export const createHttpServer = (app: ExpressLike, env: ServerTimeouts): Server => {
   const headersTimeout = env.HTTP_HEADERS_TIMEOUT_MS;
   const server = createServer(
     {
+      ...expressMessageClasses(app),
       headersTimeout,
       requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
       // How often node looks for connections past those timeouts (its default, 30 s, would let them linger).
