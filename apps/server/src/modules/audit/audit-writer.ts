@@ -67,8 +67,6 @@ export type PreparedAuditEvent = {
   body: string;
 };
 
-const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
-
 export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent => {
   const chainId = chainOf(event);
   return {
@@ -77,18 +75,20 @@ export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent =>
     projectId: event.projectId,
     projectName: event.projectName,
     createdAt: event.createdAt.getTime(),
-    lead: `${json(randomUUID())},${json(event.orgId)},${json(event.projectId)}`,
+    lead: [randomUUID(), event.orgId, event.projectId].map(canonicalJson).join(","),
     body: [
-      json(event.actor.type),
-      json(event.actor.id),
-      canonicalJson(plain(event.actor.metadata)),
-      json(event.type),
-      canonicalJson(plain(event.metadata)),
-      json(event.ipAddress),
-      json(event.userAgent),
-      json(userAgentTypeOf(event.userAgent)),
-      json(event.createdAt.toISOString()),
-    ].join(","),
+      event.actor.type,
+      event.actor.id,
+      plain(event.actor.metadata),
+      event.type,
+      plain(event.metadata),
+      event.ipAddress,
+      event.userAgent,
+      userAgentTypeOf(event.userAgent),
+      event.createdAt.toISOString(),
+    ]
+      .map(canonicalJson)
+      .join(","),
   };
 };
 
@@ -115,17 +115,16 @@ export const writePreparedAuditEvents = async (
     const first = chainEvents[0]!;
     const head = await lockChainHead(trx, chainId, first.orgId, first.projectId);
     const retentionMs = Math.min(head.projectRetentionDays ?? defaultRetentionDays, defaultRetentionDays) * DAY_MS;
-    const chainJson = json(chainId);
     let seq = BigInt(head.seq);
     let prevHash = head.hash;
     // Each element: [the hashed array, prev_hash, hash] (audit-write.repository.ts reads it by position).
     const elements = chainEvents.map((event) => {
       seq += 1n;
-      const hashed =
-        `[${event.lead},${json(event.projectName ?? head.projectName)},${chainJson},${json(seq.toString())},` +
-        `${event.body},${json(new Date(event.createdAt + retentionMs).toISOString())}]`;
+      const placed = [event.projectName ?? head.projectName, chainId, seq.toString()].map(canonicalJson).join(",");
+      const expiresAt = canonicalJson(new Date(event.createdAt + retentionMs).toISOString());
+      const hashed = `[${event.lead},${placed},${event.body},${expiresAt}]`;
       const hash = hashChained(prevHash, hashed);
-      const element = `[${hashed},${json(prevHash)},${json(hash)}]`;
+      const element = `[${hashed},${canonicalJson(prevHash)},${canonicalJson(hash)}]`;
       prevHash = hash;
       return element;
     });
