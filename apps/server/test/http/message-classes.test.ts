@@ -1,9 +1,10 @@
-import { IncomingMessage, ServerResponse, type RequestListener, type Server } from "node:http";
+import { IncomingMessage, ServerResponse, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/env";
 import { createHttpServer } from "../../src/http/server";
+import { hasFastProperties } from "../helpers/v8-layout";
 
 const listen = async (server: Server) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -13,9 +14,11 @@ const listen = async (server: Server) => {
 describe("the HTTP server's request and response objects", () => {
   let server: Server | undefined;
   afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    const open = server;
     server = undefined;
+    if (!open) return;
+    open.closeAllConnections();
+    await new Promise((resolve) => open.close(resolve));
   });
 
   it("are built with the Express app's prototypes, so Express never reshapes them", async () => {
@@ -23,27 +26,34 @@ describe("the HTTP server's request and response objects", () => {
     app.get("/probe", (req, res) => {
       res.status(201).json({ path: req.path, host: req.get("host") !== undefined });
     });
-    const seen: { request: boolean; response: boolean; node: boolean }[] = [];
-    // What node hands the listener, before Express's init middleware has run.
-    const listener = Object.assign(
-      ((req, res) => {
-        seen.push({
-          request: Object.getPrototypeOf(req) === app.request,
-          response: Object.getPrototypeOf(res) === app.response,
-          node: req instanceof IncomingMessage && res instanceof ServerResponse,
-        });
-        app(req, res);
-      }) as RequestListener,
-      { request: app.request, response: app.response },
-    );
-    server = createHttpServer(listener, loadEnv({}));
+    server = createHttpServer(app, loadEnv({}));
+    const seen: { request: boolean; response: boolean; node: boolean; fast: boolean }[] = [];
+    // What node hands the app, before Express's init middleware has run.
+    server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+      seen.push({
+        request: Object.getPrototypeOf(req) === app.request,
+        response: Object.getPrototypeOf(res) === app.response,
+        node: req instanceof IncomingMessage && res instanceof ServerResponse,
+        fast: hasFastProperties(req) && hasFastProperties(res),
+      });
+    });
     const base = await listen(server);
     for (let i = 0; i < 3; i += 1) {
       const res = await fetch(`${base}/probe`);
       expect(res.status).toBe(201);
       expect(await res.json()).toEqual({ path: "/probe", host: true });
     }
-    expect(seen).toEqual(Array.from({ length: 3 }, () => ({ request: true, response: true, node: true })));
+    expect(seen).toEqual(Array.from({ length: 3 }, () => ({ request: true, response: true, node: true, fast: true })));
+  });
+
+  it("keep Express's own members and methods behind the app's prototypes", () => {
+    const app = express();
+    server = createHttpServer(app, loadEnv({}));
+    expect((app.request as { app?: unknown }).app).toBe(app);
+    expect((app.response as { app?: unknown }).app).toBe(app);
+    expect(typeof (app.response as unknown as Record<string, unknown>).json).toBe("function");
+    expect(typeof (app.request as unknown as Record<string, unknown>).get).toBe("function");
+    expect(Object.create(app.response)).toBeInstanceOf(ServerResponse);
   });
 
   it("are node's own for a listener that is not an Express app", async () => {
