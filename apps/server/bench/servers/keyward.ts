@@ -3,11 +3,13 @@ import { buildDeps } from "../../src/deps";
 import { loadEnv } from "../../src/env";
 import { createHttpServer } from "../../src/http/server";
 import { startJobs } from "../../src/jobs";
+import { tuneV8 } from "../../src/runtime/v8-tuning";
 
 /**
  * Keyward itself, as a worker of main.ts builds it — background jobs included, so read events are
  * flushed to the audit log as in production — announcing its port for the bench runner.
  */
+tuneV8();
 const env = loadEnv();
 const { deps, handle } = await buildDeps(env);
 const server = createHttpServer(createApp(deps), env);

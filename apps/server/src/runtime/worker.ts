@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { createHttpServer } from "../http/server";
 import { startJobs } from "../jobs";
 import { startMetricsServer } from "../http/metrics-server";
+import { tuneV8 } from "./v8-tuning";
 
 const IDLE_GRACE_MS = 1_000;
 
@@ -17,6 +18,7 @@ const IDLE_GRACE_MS = 1_000;
  * finish (up to SHUTDOWN_TIMEOUT_MS), and only then stops its jobs and closes the database.
  */
 export const runServer = async (env: Env) => {
+  tuneV8();
   const { deps, handle } = await buildDeps(env);
   const server = createHttpServer(createApp(deps), env);
   const stopJobs = startJobs(deps);
