@@ -14,10 +14,12 @@ import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache
 import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
 import type { AuditBuffer } from "./modules/audit/audit-buffer";
+import type { AuditActor } from "./modules/audit/audit-writer";
 import type { RequestScope } from "./lib/request-scope";
 
 /** The authenticated caller: a machine identity holding an access token. */
-export type Actor = {
+/** Who made a request. One frozen object per cached token, shared by the requests it serves. */
+export type Actor = Readonly<{
   identityId: string;
   identityName: string;
   orgId: string;
@@ -27,10 +29,12 @@ export type Actor = {
   tokenId: string;
   authMethod: string;
   isInstanceAdmin: boolean;
-};
+}>;
 
 /** A token row as authentication needs it; cached for at most a second. */
-export type AuthenticatedToken = Actor & {
+export type AuthenticatedToken = {
+  /** Handed to every request the cached token serves. */
+  actor: Actor;
   ttl: number;
   numUsesLimit: number;
   issuedAt: number;
@@ -71,6 +75,8 @@ export type AppDeps = {
   kmsMaterial: KmsMaterialCache;
   /** Read events waiting for the audit-flush job (changes write theirs in their own transaction). */
   auditBuffer: AuditBuffer;
+  /** Each caller's audit actor with its serialised form, once per `Actor` (so once per cached token). */
+  auditActors: WeakMap<Actor, AuditActor>;
   /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
   keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
   /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */

@@ -65,6 +65,7 @@ export const buildDeps = async (
     dataKeys: createDataKeyCache(),
     kmsMaterial: createKmsMaterialCache(),
     auditBuffer: createAuditBuffer(),
+    auditActors: new WeakMap(),
     keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

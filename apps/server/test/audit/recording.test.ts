@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName } from "../helpers/tenant";
+import { authenticate } from "../../src/modules/access-tokens/access-token.service";
 import { bufferAuditEvent, flushAuditBuffer } from "../../src/modules/audit/audit-buffer";
 import { auditEvents, auditEventsWhen, eventTypes } from "./helpers";
 
@@ -47,6 +48,36 @@ describe("audit log: what is recorded", () => {
     expectOk(await tenant.admin.secretsV4.list({ query: { projectId: project.id, environment: "dev" } }));
     const types = eventTypes(await auditEvents(tenant, { projectId: project.id }));
     expect(types).toEqual(expect.arrayContaining(["get-secret", "get-secrets", "create-secret"]));
+  });
+
+  it("gives the reads of each token their own actor, shared and frozen across that token's requests", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const reader = await createIdentity(tenant, { projectId: project.id, projectRole: "viewer" });
+    const first = await authenticate(tenant.app.deps, `Bearer ${reader.token}`, "127.0.0.1");
+    const second = await authenticate(tenant.app.deps, `Bearer ${reader.token}`, "127.0.0.1");
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(first).toMatchObject({ identityId: reader.id, orgId: tenant.orgId, authMethod: "token-auth" });
+
+    expectOk(
+      await tenant.admin.secretsV4.create({
+        params: { secretName: "SHARED_READ" },
+        body: { projectId: project.id, environment: "dev", secretValue: "v" },
+      }),
+    );
+    const read = { params: { secretName: "SHARED_READ" }, query: { projectId: project.id, environment: "dev" } };
+    // Interleaved, so a cached actor of one token would show up in the other's events.
+    for (let i = 0; i < 3; i += 1) {
+      expectOk(await reader.client.secretsV4.get(read));
+      expectOk(await tenant.admin.secretsV4.get(read));
+    }
+    const reads = await auditEvents(tenant, { projectId: project.id, eventType: "get-secret" });
+    const actors = reads.map((e) => (e.actor.metadata as { identityId?: string }).identityId);
+    expect(actors.filter((id) => id === reader.id)).toHaveLength(3);
+    expect(actors.filter((id) => id === tenant.adminIdentityId)).toHaveLength(3);
+    for (const event of reads)
+      expect(event.actor).toMatchObject({ type: "identity", metadata: { authMethod: "token-auth" } });
   });
 
   it("drops an event whose metadata cannot be serialised, without throwing or blocking the others", async () => {

@@ -40,14 +40,16 @@ const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<Authentica
   const row = await findTokenForAuth(deps.db, tokenHash);
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
   return {
-    identityId: row.identity_id,
-    identityName: row.name,
-    orgId: row.org_id,
-    orgRole: row.org_role,
-    identityProjectId: row.project_id,
-    tokenId: row.id,
-    authMethod: row.auth_method,
-    isInstanceAdmin: row.is_instance_admin,
+    actor: Object.freeze({
+      identityId: row.identity_id,
+      identityName: row.name,
+      orgId: row.org_id,
+      orgRole: row.org_role,
+      identityProjectId: row.project_id,
+      tokenId: row.id,
+      authMethod: row.auth_method,
+      isInstanceAdmin: row.is_instance_admin,
+    }),
     ttl: row.access_token_ttl,
     numUsesLimit: row.access_token_num_uses_limit,
     issuedAt: new Date(row.last_renewed_at ?? row.created_at).getTime(),
@@ -78,12 +80,11 @@ export const authenticate = async (
   if (token.ttl > 0 && deps.clock.now() > expiresAt(token)) {
     throw new UnauthorizedError("Failed to renew MI access token due to TTL expiration");
   }
-  if (token.numUsesLimit > 0 && !(await spendTokenUse(deps.db, token.tokenId))) {
+  if (token.numUsesLimit > 0 && !(await spendTokenUse(deps.db, token.actor.tokenId))) {
     throw new UnauthorizedError("Unable to renew because access token number of uses limit reached");
   }
-  noteTokenUse(deps, token.tokenId);
-  const { ttl: _ttl, numUsesLimit: _limit, issuedAt: _issued, trustedIps: _ips, ...actor } = token;
-  return actor;
+  noteTokenUse(deps, token.actor.tokenId);
+  return token.actor;
 };
 
 export const toAccessTokenDto = (row: TokenRow) => ({

@@ -64,7 +64,8 @@ const take = (target: Record<string, unknown>, source: unknown, all: boolean) =>
   for (const [key, value] of Object.entries(source as Record<string, unknown>)) {
     if (!all && !NAMING_KEYS.includes(key)) continue;
     const plain = scalar(value);
-    if (plain !== undefined) target[key] = plain;
+    // A path's `secretName` is recorded as `secretKey`, the name events use for a secret.
+    if (plain !== undefined) target[key === "secretName" && typeof plain === "string" ? "secretKey" : key] = plain;
   }
 };
 
@@ -80,10 +81,6 @@ export const requestMetadata = (req: Pick<Request, "params" | "query" | "body">)
   const body = req.body as Record<string, unknown> | undefined;
   const project = body?.projectId ?? body?.workspaceId ?? req.query?.projectId ?? req.query?.workspaceId;
   if (typeof project === "string") metadata.projectId = project;
-  if (typeof metadata.secretName === "string") {
-    metadata.secretKey = metadata.secretName;
-    delete metadata.secretName;
-  }
   if (typeof metadata.secretPath === "string" && metadata.secretPath.length > 1) {
     metadata.secretPath = metadata.secretPath.replace(/\/+$/, "") || "/";
   }

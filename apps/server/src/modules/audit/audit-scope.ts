@@ -1,11 +1,11 @@
 import type { Request, Response } from "express";
-import type { AppDeps, ChangeContext } from "../../context";
+import type { Actor as RequestActor, AppDeps, ChangeContext } from "../../context";
 import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
 import { attachScope, type RequestScope } from "../../lib/request-scope";
 import { auditOriginOf } from "./audit-protocol";
 import { failedLoginType, type AuditSpec } from "./audit-events";
 import type { AuditEventInput } from "./audit-writer";
-import { writeAuditEvents } from "./audit-writer";
+import { actorText, writeAuditEvents } from "./audit-writer";
 import { requestMetadata } from "./audit-request";
 import { bufferAuditEvent } from "./audit-buffer";
 import { findLoginSubject } from "./audit.repository";
@@ -21,6 +21,27 @@ export const authMethodIdKey = (method: string) =>
     .join("")}AuthId`;
 
 type ErrorBody = { error?: unknown; message?: unknown } | undefined;
+
+const PLATFORM_ACTOR: Actor = Object.freeze({ type: "platform", id: null, metadata: Object.freeze({}) });
+
+/**
+ * The audit actor of an authenticated caller with its serialised form, built once per `Actor` (one
+ * per cached token) and frozen: the requests of one token share it, and read events do not
+ * serialise the same actor again and again.
+ */
+const auditActorOf = (deps: AppDeps, actor: RequestActor): Actor => {
+  let audit = deps.auditActors.get(actor);
+  if (!audit) {
+    const fields = {
+      type: "identity" as const,
+      id: actor.identityId,
+      metadata: Object.freeze({ identityId: actor.identityId, name: actor.identityName, authMethod: actor.authMethod }),
+    };
+    audit = Object.freeze({ ...fields, text: actorText(fields) });
+    deps.auditActors.set(actor, audit);
+  }
+  return audit;
+};
 
 /**
  * One audited request: what it is, who made it, and whether its event is written. Services get it in
@@ -45,15 +66,8 @@ export class AuditScope implements RequestScope {
   ) {
     this.metadata = requestMetadata(req);
     ({ ipAddress: this.ipAddress, userAgent: this.userAgent } = auditOriginOf(req));
-    const actor = req.actor;
-    this.orgId = actor?.orgId ?? null;
-    this.actor = actor
-      ? {
-          type: "identity",
-          id: actor.identityId,
-          metadata: { identityId: actor.identityId, name: actor.identityName, authMethod: actor.authMethod },
-        }
-      : { type: "platform", id: null, metadata: {} };
+    this.orgId = req.actor?.orgId ?? null;
+    this.actor = req.actor ? auditActorOf(deps, req.actor) : PLATFORM_ACTOR;
   }
 
   /** The project whose permission the operation checked first: its event belongs to that project. */

@@ -5,13 +5,24 @@ import { canonicalJson, hashChained, UNSCOPED_CHAIN_ID } from "./audit-chain";
 import { appendToChain, lockChainHead } from "./audit-write.repository";
 import { userAgentTypeOf } from "./user-agent";
 
+/**
+ * Who an event names. `text`, when given, is `actorType, actorId, actorMetadata` of the hashed array
+ * already serialised (audit-scope.ts writes it once per caller's token); it must match the fields.
+ */
+export type AuditActor = {
+  type: AuditActorType;
+  id: string | null;
+  metadata: Record<string, unknown>;
+  text?: string;
+};
+
 /** One event as a module or the request scope describes it, before it is chained. */
 export type AuditEventInput = {
   orgId: string | null;
   projectId: string | null;
   /** Known by the caller when the project is gone by commit time (its deletion). */
   projectName?: string | null;
-  actor: { type: AuditActorType; id: string | null; metadata: Record<string, unknown> };
+  actor: AuditActor;
   type: string;
   metadata: Record<string, unknown>;
   ipAddress: string | null;
@@ -67,8 +78,20 @@ export type PreparedAuditEvent = {
   body: string;
 };
 
+/** `actorType, actorId, actorMetadata` of the hashed array, comma-separated. */
+export const actorText = (actor: AuditActor) =>
+  actor.text ?? [actor.type, actor.id, plain(actor.metadata)].map(canonicalJson).join(",");
+
 export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent => {
   const chainId = chainOf(event);
+  const rest = [
+    event.type,
+    plain(event.metadata),
+    event.ipAddress,
+    event.userAgent,
+    userAgentTypeOf(event.userAgent),
+    event.createdAt.toISOString(),
+  ];
   return {
     chainId,
     orgId: event.orgId,
@@ -76,19 +99,7 @@ export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent =>
     projectName: event.projectName,
     createdAt: event.createdAt.getTime(),
     lead: [randomUUID(), event.orgId, event.projectId].map(canonicalJson).join(","),
-    body: [
-      event.actor.type,
-      event.actor.id,
-      plain(event.actor.metadata),
-      event.type,
-      plain(event.metadata),
-      event.ipAddress,
-      event.userAgent,
-      userAgentTypeOf(event.userAgent),
-      event.createdAt.toISOString(),
-    ]
-      .map(canonicalJson)
-      .join(","),
+    body: `${actorText(event.actor)},${rest.map(canonicalJson).join(",")}`,
   };
 };
 
