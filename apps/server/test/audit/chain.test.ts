@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { inTransaction } from "../../src/db/transaction";
 import { bufferAuditEvent, flushAuditBuffer } from "../../src/modules/audit/audit-buffer";
 import { pruneAuditLogs } from "../../src/modules/audit/audit-retention";
+import { hashChained } from "../../src/modules/audit/audit-chain";
 import { writeAuditEvents, type AuditEventInput } from "../../src/modules/audit/audit-writer";
 import { startTestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
@@ -22,6 +24,17 @@ const createSecrets = async (tenant: Tenant, projectId: string, names: string[])
 
 const verify = async (tenant: Tenant, projectId?: string) =>
   expectOk(await tenant.admin.auditLogs.verify({ query: projectId ? { projectId } : {} }));
+
+describe("audit chain hash", () => {
+  it("is SHA-256 of the previous hash, a newline and the content, as chains written before were hashed", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ unit: "grapheme" }), (prev, content) => {
+        const stepwise = createHash("sha256").update(prev).update("\n").update(content).digest("hex");
+        expect(hashChained(prev, content)).toBe(stepwise);
+      }),
+    );
+  });
+});
 
 describe("audit log: tamper evidence", () => {
   it("verifies an untouched chain and points at an edited event", async () => {

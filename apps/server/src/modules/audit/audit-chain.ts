@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AuditLogsTable } from "../../db/tables/audit";
 
 /** The hash a chain starts from (and the anchor of a chain nothing was pruned from). */
@@ -57,7 +57,8 @@ export const canonicalJson = (value: unknown): string => {
 
 /** SHA-256 over the previous hash and the canonical content: editing, removing or reordering shows. */
 export const hashChained = (prevHash: string, canonicalContent: string): string =>
-  createHash("sha256").update(prevHash).update("\n").update(canonicalContent).digest("hex");
+  // One-shot: half the cost of a Hash object for an event's ~1 KB (every read event is hashed at flush).
+  hash("sha256", `${prevHash}\n${canonicalContent}`, "hex");
 
 /**
  * The hash of a stored event, recomputed from its fields by the verifier. The writer hashes the same
