@@ -17,8 +17,10 @@ import type { AuditBuffer } from "./modules/audit/audit-buffer";
 import type { AuditActor } from "./modules/audit/audit-writer";
 import type { RequestScope } from "./lib/request-scope";
 
-/** The authenticated caller: a machine identity holding an access token. */
-/** Who made a request. One frozen object per cached token, shared by the requests it serves. */
+/**
+ * The authenticated caller: a machine identity holding an access token. One frozen object per cached
+ * token, shared by the requests it serves.
+ */
 export type Actor = Readonly<{
   identityId: string;
   identityName: string;

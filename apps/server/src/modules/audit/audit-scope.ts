@@ -1,16 +1,14 @@
 import type { Request, Response } from "express";
-import type { Actor as RequestActor, AppDeps, ChangeContext } from "../../context";
+import type { Actor, AppDeps, ChangeContext } from "../../context";
 import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
 import { attachScope, type RequestScope } from "../../lib/request-scope";
 import { auditOriginOf } from "./audit-protocol";
 import { failedLoginType, type AuditSpec } from "./audit-events";
-import type { AuditEventInput } from "./audit-writer";
+import type { AuditActor, AuditEventInput } from "./audit-writer";
 import { actorText, writeAuditEvents } from "./audit-writer";
 import { requestMetadata } from "./audit-request";
 import { bufferAuditEvent } from "./audit-buffer";
 import { findLoginSubject } from "./audit.repository";
-
-type Actor = AuditEventInput["actor"];
 
 /** `universal-auth` -> `identityUniversalAuthId` (reference B.5 login metadata). */
 export const authMethodIdKey = (method: string) =>
@@ -22,14 +20,14 @@ export const authMethodIdKey = (method: string) =>
 
 type ErrorBody = { error?: unknown; message?: unknown } | undefined;
 
-const PLATFORM_ACTOR: Actor = Object.freeze({ type: "platform", id: null, metadata: Object.freeze({}) });
+const PLATFORM_ACTOR: AuditActor = Object.freeze({ type: "platform", id: null, metadata: Object.freeze({}) });
 
 /**
  * The audit actor of an authenticated caller with its serialised form, built once per `Actor` (one
  * per cached token) and frozen: the requests of one token share it, and read events do not
  * serialise the same actor again and again.
  */
-const auditActorOf = (deps: AppDeps, actor: RequestActor): Actor => {
+const auditActorOf = (deps: AppDeps, actor: Actor): AuditActor => {
   let audit = deps.auditActors.get(actor);
   if (!audit) {
     const fields = {
@@ -53,7 +51,7 @@ export class AuditScope implements RequestScope {
   private projectId: string | null = null;
   private projectName: string | null | undefined;
   private orgId: string | null;
-  private actor: Actor;
+  private actor: AuditActor;
   private login: { identityId: string; authMethod: string } | undefined;
   private readonly metadata: Record<string, unknown>;
   private readonly ipAddress: string;
@@ -82,7 +80,7 @@ export class AuditScope implements RequestScope {
     if (details.orgId) this.orgId = details.orgId;
   }
 
-  noteActor(actor: Actor, orgId: string | null) {
+  noteActor(actor: AuditActor, orgId: string | null) {
     this.actor = actor;
     this.orgId = orgId;
   }
