@@ -80,12 +80,24 @@ type ExpressLike = RequestListener & { request?: object; response?: object };
  */
 const expressMessageClasses = (app: ExpressLike) => {
   if (!app.request || !app.response) return {};
+  let classes = adopted.get(app);
+  if (!classes) {
+    classes = adoptMessageClasses(app, app.request, app.response);
+    adopted.set(app, classes);
+  }
+  return classes;
+};
+
+const adoptMessageClasses = (app: ExpressLike, request: object, response: object) => {
   class KeywardRequest extends IncomingMessage {}
   class KeywardResponse extends ServerResponse {}
-  app.request = adoptPrototype(KeywardRequest.prototype, app.request);
-  app.response = adoptPrototype(KeywardResponse.prototype, app.response);
+  app.request = adoptPrototype(KeywardRequest.prototype, request);
+  app.response = adoptPrototype(KeywardResponse.prototype, response);
   return { IncomingMessage: KeywardRequest, ServerResponse: KeywardResponse };
 };
+
+/** Once per app: every server of one app builds its messages with the same classes (and prototypes). */
+const adopted = new WeakMap<ExpressLike, ReturnType<typeof adoptMessageClasses>>();
 
 /** `target` takes the place of `current`: the same chain behind it and the same own members (Express's `app`). */
 const adoptPrototype = (target: object, current: object) => {

@@ -56,6 +56,25 @@ describe("the HTTP server's request and response objects", () => {
     expect(Object.create(app.response)).toBeInstanceOf(ServerResponse);
   });
 
+  it("are the same classes for every server of one app", async () => {
+    const app = express();
+    app.get("/probe", (_req, res) => res.json({ ok: true }));
+    const first = createHttpServer(app, loadEnv({}));
+    const [request, response] = [app.request, app.response];
+    server = createHttpServer(app, loadEnv({}));
+    expect(app.request).toBe(request);
+    expect(app.response).toBe(response);
+    let prototypes: [unknown, unknown] | undefined;
+    server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+      prototypes = [Object.getPrototypeOf(req), Object.getPrototypeOf(res)];
+    });
+    const base = await listen(server);
+    expect(await (await fetch(`${base}/probe`)).json()).toEqual({ ok: true });
+    expect(prototypes?.[0]).toBe(request);
+    expect(prototypes?.[1]).toBe(response);
+    first.close();
+  });
+
   it("are node's own for a listener that is not an Express app", async () => {
     let prototypes: [unknown, unknown] | undefined;
     server = createHttpServer((req, res) => {
