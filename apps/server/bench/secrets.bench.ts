@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { KeywardClient } from "@keyward/client";
 import { benchEndpoint, setupOk } from "./lib/endpoint";
+import { spawnServer } from "./lib/processes";
 
 const SECRETS = 100;
 const IMPORTS = 3;
@@ -65,9 +69,30 @@ await benchEndpoint(`GET v4 secret by name (64 names)`, async (admin) => {
   );
 });
 
+/**
+ * Beside the list, its floors (servers/list-floor.ts): the same response body built, serialised,
+ * tagged and sent by node:http with no database, framework or permission check, once opening each
+ * secret's sealed value and comment as Keyward does, once from values held in clear. What the
+ * sealed floor reaches of the ceiling bounds what any list that keeps its values sealed per row can
+ * reach; the gap between the floors is what decryption costs.
+ */
 await benchEndpoint(`GET v4 list (${SECRETS} secrets + ${IMPORTS} imports)`, async (admin) => {
   const projectId = await prepareFolder(admin);
-  return [
-    `/api/v4/secrets?projectId=${projectId}&environment=dev&secretPath=%2Fapp&includeImports=true&expandSecretReferences=true`,
-  ];
+  const query = {
+    projectId,
+    environment: "dev",
+    secretPath: "/app",
+    includeImports: "true",
+    expandSecretReferences: "true",
+  } as const;
+  const bodyFile = join(mkdtempSync(join(tmpdir(), "keyward-floor-")), "list.json");
+  writeFileSync(bodyFile, JSON.stringify(setupOk(await admin.secretsV4.list({ query }))));
+  const floor = await spawnServer("bench/servers/list-floor.ts", { FLOOR_BODY: bodyFile });
+  return {
+    paths: [`/api/v4/secrets?${new URLSearchParams(query).toString()}`],
+    baselines: [
+      { label: "list floor, sealed per row", server: floor, paths: ["/sealed"] },
+      { label: "list floor, values in clear", server: floor, paths: ["/plain"] },
+    ],
+  };
 });

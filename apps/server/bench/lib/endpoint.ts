@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
 import { benchSettings, formatRow, startKeyward } from "./keyward";
-import { spawnServer } from "./processes";
+import { spawnServer, type Spawned } from "./processes";
 import { ensureWrk, measure, measureInterleaved, median, type LoadResult } from "./wrk";
 import { summariseProfile } from "./profile";
 
@@ -17,18 +17,28 @@ const BASELINE_PATHS = ["/api/v1/identities/6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
 /**
- * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
- * node:http server and the express + ts-rest ceiling. The three are measured in turn, round after
- * round, and each ratio is the median of the rounds' own ratios: the machine's speed drifts between
- * minutes, so only figures taken moments apart compare. Prints req/s, p50/p99, the server's CPU time
- * per request and the ratios to both baselines (by req/s, and by CPU per request, which holds when
- * wrk and PostgreSQL compete for the same cores). `prepare` creates what the endpoint reads and
- * returns its paths: requests go to each in turn, so concurrent requests read different rows.
+ * A baseline of one endpoint's own (a list's floor, say): a server `prepare` started for the data it
+ * made, measured in the same rounds as the rest; the runner stops it.
  */
-export const benchEndpoint = async (
-  label: string,
-  prepare: (admin: KeywardClient) => Promise<string[] | { paths: string[]; postBodies: string[] }>,
-) => {
+export type ExtraBaseline = { label: string; server: Spawned; paths: string[] };
+
+/** Each server once: baselines may share one (two routes of a floor, say). */
+const stopBaselines = (baselines: readonly ExtraBaseline[]) =>
+  Promise.all([...new Set(baselines.map(({ server }) => server))].map((server) => server.stop()));
+
+type Prepared = string[] | { paths: string[]; postBodies?: string[]; baselines?: ExtraBaseline[] };
+
+/**
+ * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
+ * node:http server and the express + ts-rest ceiling (and any baselines of the endpoint's own). All
+ * are measured in turn, round after round, and each ratio is the median of the rounds' own ratios:
+ * the machine's speed drifts between minutes, so only figures taken moments apart compare. Prints
+ * req/s, p50/p99, the server's CPU time per request and the ratios to both baselines (by req/s, and
+ * by CPU per request, which holds when wrk and PostgreSQL compete for the same cores). `prepare`
+ * creates what the endpoint reads and returns its paths: requests go to each in turn, so concurrent
+ * requests read different rows.
+ */
+export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<Prepared>) => {
   ensureWrk();
   const settings = benchSettings();
   const profileDir = process.env.BENCH_PROFILE;
@@ -46,9 +56,9 @@ export const benchEndpoint = async (
       const target = await startKeyward(database);
       try {
         const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
-        const requests = Array.isArray(prepared) ? { paths: prepared } : prepared;
+        const { baselines = [], ...requests } = Array.isArray(prepared) ? { paths: prepared } : prepared;
         const load = { connections: settings.connections, seconds: settings.seconds };
-        const [bareRuns, ceilingRuns, keywardRuns] = await measureInterleaved(
+        const [bareRuns, ceilingRuns, keywardRuns, ...extraRuns] = await measureInterleaved(
           [
             { origin: bare.url, pid: bare.pid, paths: BASELINE_PATHS, ...load },
             { origin: ceiling.url, pid: ceiling.pid, paths: BASELINE_PATHS, ...load },
@@ -59,9 +69,10 @@ export const benchEndpoint = async (
               headers: { authorization: `Bearer ${target.adminToken}` },
               ...load,
             },
+            ...baselines.map(({ server, paths }) => ({ origin: server.url, pid: server.pid, paths, ...load })),
           ],
           settings,
-        );
+        ).finally(() => stopBaselines(baselines));
         /** The median over rounds of a figure computed from one round's runs. */
         const paired = (figure: (round: number) => number) => median(keywardRuns!.map((_, round) => figure(round)));
         const typical = (runs: LoadResult[]) => {
@@ -81,6 +92,7 @@ export const benchEndpoint = async (
         for (const [name, runs] of [
           ["baseline: bare node:http", bareRuns!],
           ["baseline: express + ts-rest", ceilingRuns!],
+          ...baselines.map(({ label: name }, i) => [`baseline: ${name}`, extraRuns[i]!] as const),
           [`keyward ${label} (${database})`, keywardRuns!],
         ] as const) {
           console.log(
@@ -92,7 +104,12 @@ export const benchEndpoint = async (
             ),
           );
         }
-        if ([bareRuns!, ceilingRuns!, keywardRuns!].some((runs) => runs.some((r) => r.errors > 0))) {
+        baselines.forEach(({ label: name }, i) =>
+          console.log(
+            `  keyward / ${name}: ${percent(paired((r) => keywardRuns![r]!.rps / extraRuns[i]![r]!.rps))} by req/s`,
+          ),
+        );
+        if ([bareRuns!, ceilingRuns!, keywardRuns!, ...extraRuns].some((runs) => runs.some((r) => r.errors > 0))) {
           console.error("some requests failed: the figures above are not valid");
           process.exitCode = 1;
         }
@@ -120,7 +137,8 @@ const profileEndpoint = async (label: string, prepare: Parameters<typeof benchEn
   });
   try {
     const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
-    const requests = Array.isArray(prepared) ? { paths: prepared } : prepared;
+    const { baselines = [], ...requests } = Array.isArray(prepared) ? { paths: prepared } : prepared;
+    await stopBaselines(baselines);
     const result = await measure({
       origin: target.url,
       pid: target.pid,

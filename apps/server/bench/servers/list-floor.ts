@@ -1,0 +1,59 @@
+import { hash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { openPartsWithDataKey, sealPartsWithDataKey } from "../../src/crypto/data-keys";
+
+/**
+ * The floor of a secret list: the least a server must do per request to send a given list
+ * response. The body Keyward sent (a JSON file named by FLOOR_BODY) is held in memory, and each
+ * request builds it anew, serialises it, tags it (a strong ETag, as v4 reads carry) and sends it
+ * over node:http. No database, no framework, no authentication, no permission check.
+ *
+ * - `/sealed`: each secret's value and comment are held sealed as Keyward seals them (one
+ *   AES-256-GCM ciphertext per secret, bound to its row) and opened on every request: the floor of
+ *   any list that keeps values encrypted at rest, per row, and caches no plaintext.
+ * - `/plain`: the same without opening anything (values held in clear): what the list would cost
+ *   if decryption were free.
+ */
+type Secret = Record<string, unknown> & { id: string; secretValue: string; secretComment: string };
+type ListBody = { secrets: Secret[]; imports: (Record<string, unknown> & { secrets: Secret[] })[] };
+
+const template = JSON.parse(readFileSync(process.env.FLOOR_BODY!, "utf8")) as ListBody;
+const key = randomBytes(32);
+
+const sealed = (secret: Secret) => {
+  const aad = `secrets:${secret.id}:fields`;
+  return { secret, aad, stored: sealPartsWithDataKey(key, [secret.secretValue, secret.secretComment], aad) };
+};
+const folder = template.secrets.map(sealed);
+const imports = template.imports.map((group) => ({ group, secrets: group.secrets.map(sealed) }));
+
+const open = ({ secret, aad, stored }: ReturnType<typeof sealed>): Secret => {
+  const [secretValue, secretComment] = openPartsWithDataKey(key, stored, aad, 2) as [string, string];
+  return { ...secret, secretValue, secretComment };
+};
+const copy = ({ secret }: ReturnType<typeof sealed>): Secret => ({ ...secret });
+
+const build = (each: (item: ReturnType<typeof sealed>) => Secret): ListBody => ({
+  secrets: folder.map(each),
+  imports: imports.map(({ group, secrets }) => ({ ...group, secrets: secrets.map(each) })),
+});
+
+const server = createServer((req, res) => {
+  if (req.url !== "/sealed" && req.url !== "/plain") {
+    res.writeHead(404).end();
+    return;
+  }
+  const json = Buffer.from(JSON.stringify(build(req.url === "/sealed" ? open : copy)));
+  res.writeHead(200, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": json.length,
+    etag: `"${hash("sha256", json, "base64url").slice(0, 32)}"`,
+  });
+  res.end(json);
+});
+server.listen(0, "127.0.0.1", () => {
+  const address = server.address();
+  console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);
+});
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
