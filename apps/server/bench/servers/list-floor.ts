@@ -1,12 +1,14 @@
-import { hash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { openPartsWithDataKey, sealPartsWithDataKey } from "../../src/crypto/data-keys";
+import { strongEtag } from "../../src/http/json-response";
+import { secretAad } from "../../src/modules/secrets/secret-crypto";
 
 /**
  * The floor of a secret list: the least a server must do per request to send a given list
  * response. The body Keyward sent (a JSON file named by FLOOR_BODY) is held in memory, and each
- * request builds it anew, serialises it, tags it (a strong ETag, as v4 reads carry) and sends it
+ * request builds it anew, serialises it, tags it (the strong ETag v4 reads carry) and sends it
  * over node:http. No database, no framework, no authentication, no permission check.
  *
  * - `/sealed`: each secret's value and comment are held sealed as Keyward seals them (one
@@ -21,20 +23,22 @@ type ListBody = { secrets: Secret[]; imports: (Record<string, unknown> & { secre
 const template = JSON.parse(readFileSync(process.env.FLOOR_BODY!, "utf8")) as ListBody;
 const key = randomBytes(32);
 
-const sealed = (secret: Secret) => {
-  const aad = `secrets:${secret.id}:fields`;
+type Sealed = { secret: Secret; aad: string; stored: string };
+
+const sealed = (secret: Secret): Sealed => {
+  const aad = secretAad("secrets", secret.id, "fields");
   return { secret, aad, stored: sealPartsWithDataKey(key, [secret.secretValue, secret.secretComment], aad) };
 };
 const folder = template.secrets.map(sealed);
 const imports = template.imports.map((group) => ({ group, secrets: group.secrets.map(sealed) }));
 
-const open = ({ secret, aad, stored }: ReturnType<typeof sealed>): Secret => {
+const open = ({ secret, aad, stored }: Sealed): Secret => {
   const [secretValue, secretComment] = openPartsWithDataKey(key, stored, aad, 2) as [string, string];
   return { ...secret, secretValue, secretComment };
 };
-const copy = ({ secret }: ReturnType<typeof sealed>): Secret => ({ ...secret });
+const copy = ({ secret }: Sealed): Secret => ({ ...secret });
 
-const build = (each: (item: ReturnType<typeof sealed>) => Secret): ListBody => ({
+const build = (each: (item: Sealed) => Secret): ListBody => ({
   secrets: folder.map(each),
   imports: imports.map(({ group, secrets }) => ({ ...group, secrets: secrets.map(each) })),
 });
@@ -48,7 +52,7 @@ const server = createServer((req, res) => {
   res.writeHead(200, {
     "content-type": "application/json; charset=utf-8",
     "content-length": json.length,
-    etag: `"${hash("sha256", json, "base64url").slice(0, 32)}"`,
+    etag: strongEtag(json),
   });
   res.end(json);
 });
