@@ -1,9 +1,11 @@
+import { createServer } from "node:http";
 import express from "express";
 import { initContract } from "@ts-rest/core";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import { IdentitySchema } from "@keyward/contract";
 import { z } from "zod";
 import { IDENTITY_FIXTURE } from "./fixture";
+import { listenForBench } from "./announce";
 
 /** Baseline and framework ceiling: express + ts-rest with request and response validation, no database. */
 const c = initContract();
@@ -26,8 +28,4 @@ createExpressEndpoints(
   app,
   { responseValidation: true, logInitialization: false },
 );
-const server = app.listen(0, "127.0.0.1", () => {
-  const address = server.address();
-  console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
+listenForBench(createServer(app));

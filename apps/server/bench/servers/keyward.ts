@@ -4,6 +4,7 @@ import { loadEnv } from "../../src/env";
 import { createHttpServer } from "../../src/http/server";
 import { startJobs } from "../../src/jobs";
 import { tuneV8 } from "../../src/runtime/v8-tuning";
+import { listenForBench } from "./announce";
 
 /**
  * Keyward itself, as a worker of main.ts builds it — background jobs included, so read events are
@@ -14,8 +15,4 @@ const env = loadEnv();
 const { deps, handle } = await buildDeps(env);
 const server = createHttpServer(createApp(deps), env);
 const stopJobs = startJobs(deps);
-server.listen(0, "127.0.0.1", () => {
-  const address = server.address();
-  console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);
-});
-process.on("SIGTERM", () => server.close(() => void stopJobs().then(() => handle.close().then(() => process.exit(0)))));
+listenForBench(server, () => stopJobs().then(() => handle.close()));

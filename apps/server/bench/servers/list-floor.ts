@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import { openPartsWithDataKey, sealPartsWithDataKey } from "../../src/crypto/data-keys";
 import { strongEtag } from "../../src/http/json-response";
 import { secretAad } from "../../src/modules/secrets/secret-crypto";
+import { listenForBench } from "./announce";
 
 /**
  * The floor of a secret list: the least a server must do per request to send a given list
@@ -56,8 +57,4 @@ const server = createServer((req, res) => {
   });
   res.end(json);
 });
-server.listen(0, "127.0.0.1", () => {
-  const address = server.address();
-  console.log(`listening ${typeof address === "object" && address ? address.port : 0}`);
-});
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
+listenForBench(server);
