@@ -21,8 +21,9 @@ import {
 import { openVersionRow, type PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
 import { findFolderPlace, findSecretAtPath, findSecretWithPlace, type FolderAndSecret } from "./secret.repository";
-import type { Ability } from "../../permissions";
+import type { Ability, PermissionObject } from "../../permissions";
 import { createSecretSource } from "./secret-source";
+import { currentObjectOf } from "./versions/version-access";
 import { findVersionByKey } from "./versions/version.repository";
 
 export type GetQuery = ProjectRef & {
@@ -74,11 +75,15 @@ export const getSecretByName = async (
 
   // Machine identities own no personal secrets: a personal lookup finds nothing (reference §9).
   let found: PlainSecret | undefined;
+  // An old version is read under the secret's classification now as well as then: a grant narrowed
+  // by a later tag, rename or move narrows its history too.
+  let current: PermissionObject | undefined;
   if (query.type === "shared") {
     if (query.version !== undefined) {
       const row = await findVersionByKey(ctx.deps.db, folderId, name, query.version);
       const key = row ? await source.dataKey() : undefined;
       if (row && key) found = openVersionRow(key, row);
+      if (row) current = await currentObjectOf(ctx.deps.db, row.secret_id);
     } else if (place.secret) {
       [found] = await source.open([place.secret]);
     }
@@ -86,6 +91,7 @@ export const getSecretByName = async (
   const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];
   notePlace(ctx, { environment, secretPath: query.secretPath });
   assertCanDescribe(ability, secretObject(environment, query.secretPath, name, tagsOf(found)));
+  if (current) assertCanDescribe(ability, current);
   const expand = query.expandSecretReferences && query.viewSecretValue;
 
   if (!found && (query.includeImports ?? query.include_imports ?? false)) {
@@ -131,7 +137,10 @@ export const getSecretByName = async (
 
   const placeOf = { projectId: project.id, environment, secretPath: query.secretPath };
   if (!query.viewSecretValue) return toSecretRead(found, placeOf, { hidden: true });
-  if (!canReadValue(ability, secretObject(environment, query.secretPath, name, tagsOf(found))))
+  if (
+    !canReadValue(ability, secretObject(environment, query.secretPath, name, tagsOf(found))) ||
+    (current && !canReadValue(ability, current))
+  )
     throw readForbidden(name, false);
   const value = expand
     ? await expandSecretValue(

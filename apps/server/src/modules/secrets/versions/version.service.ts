@@ -26,7 +26,13 @@ const versionScope = async (ctx: RequestContext, secretId: string) => {
   const project = await findProjectById(ctx.deps.db, place.project_id);
   if (!project || project.org_id !== ctx.actor.orgId) throw secretNotFound(secretId);
   const { ability } = await permissionForProject(ctx, project, SECRET_MANAGER);
-  return { place, project, ability };
+  const current = secretObject(
+    place.env_slug,
+    place.path,
+    latest.key,
+    latest.tags.map((t) => t.slug),
+  );
+  return { place, project, ability, current };
 };
 
 /** GET /api/v1/secret/:id/secret-versions (reference §8.1): newest first, values masked without read-value. */
@@ -35,7 +41,7 @@ export const listSecretVersions = async (
   secretId: string,
   page: { offset: number; limit: number },
 ): Promise<SecretVersion[]> => {
-  const { place, project, ability } = await versionScope(ctx, secretId);
+  const { place, project, ability, current } = await versionScope(ctx, secretId);
   if (!ability.can("read", "secret-rollback") && !ability.can("read", "commits"))
     throw new ForbiddenError("You do not have permission to read secret versions");
   const rows = await listVersions(ctx.deps.db, secretId, page.offset, page.limit);
@@ -44,15 +50,18 @@ export const listSecretVersions = async (
   const dtoPlace = { projectId: project.id, environment: place.env_slug, secretPath: place.path };
   return rows.map((row) => {
     const version = openVersionRow(key, row, row.id);
-    const readable = canReadValue(
-      ability,
-      secretObject(
-        place.env_slug,
-        place.path,
-        row.key,
-        row.tags.map((t) => t.slug),
-      ),
-    );
+    // A value is shown only to who may read it under the secret's classification then and now.
+    const readable =
+      canReadValue(ability, current) &&
+      canReadValue(
+        ability,
+        secretObject(
+          place.env_slug,
+          place.path,
+          row.key,
+          row.tags.map((t) => t.slug),
+        ),
+      );
     return {
       ...toSecretRaw(version, dtoPlace, readable ? version.value() : SECRET_VALUE_HIDDEN_MASK),
       secretId: row.secret_id,
