@@ -53,6 +53,28 @@ export const assertSecretAction = (
   if (!ability.can(action, "secrets", object)) throw denied(ability, action);
 };
 
+/**
+ * A write is judged on what it stores: the name and tags of the state as it will be written, in the
+ * folder it will be written to. Checking a name or tags taken from elsewhere in the request would let
+ * a caller store under something it was never checked against.
+ */
+export const assertMayStore = (
+  ability: Ability,
+  action: "create" | "edit",
+  at: { environment: string; secretPath: string },
+  state: { key: string; tags: readonly { slug: string }[] },
+) =>
+  assertSecretAction(
+    ability,
+    action,
+    secretObject(
+      at.environment,
+      at.secretPath,
+      state.key,
+      state.tags.map((t) => t.slug),
+    ),
+  );
+
 type AuditPlace = { environment?: string; secretPath?: string };
 
 /** Secret events name where they happened, with the request's defaults applied (reference B.5 metadata). */

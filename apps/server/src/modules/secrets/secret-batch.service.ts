@@ -8,6 +8,7 @@ import { rewriteDependents, type Relocation } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
 import {
+  assertMayStore,
   assertSecretAction,
   canReadValue,
   refusePersonal,
@@ -76,31 +77,19 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
     const existing = await lockSecretsByKeys(trx, folderId, keys);
     if (existing.length > 0) throw new BadRequestError(`Secret already exist: ${existing.map((r) => r.key).join(",")}`);
     const tagsOf = await tagsByIds(trx, project.id, body.secrets);
-    const states = body.secrets.map((item): SecretState => {
-      const tags = tagsOf(item.tagIds ?? []);
-      assertSecretAction(
-        ability,
-        "create",
-        secretObject(
-          body.environment,
-          body.secretPath,
-          item.secretKey,
-          tags.map((t) => t.slug),
-        ),
-      );
-      return {
-        id: newSecretId(),
-        folderId,
-        key: item.secretKey,
-        value: item.secretValue,
-        comment: item.secretComment,
-        skipMultilineEncoding: item.skipMultilineEncoding ?? false,
-        reminderNote: null,
-        reminderRepeatDays: null,
-        metadata: item.secretMetadata ?? [],
-        tags,
-      };
-    });
+    const states = body.secrets.map((item): SecretState => ({
+      id: newSecretId(),
+      folderId,
+      key: item.secretKey,
+      value: item.secretValue,
+      comment: item.secretComment,
+      skipMultilineEncoding: item.skipMultilineEncoding ?? false,
+      reminderNote: null,
+      reminderRepeatDays: null,
+      metadata: item.secretMetadata ?? [],
+      tags: tagsOf(item.tagIds ?? []),
+    }));
+    for (const state of states) assertMayStore(ability, "create", place, state);
     await validateReferences(
       states.map((s) => s.value),
       place,
@@ -162,13 +151,7 @@ export const updateSecretsBatch = async (
     for (const path of [...byPath.keys()].sort()) {
       const items = byPath.get(path)!;
       const folderId = folders.get(path)!;
-      const objectOf = (k: string, tags: { slug: string }[]) =>
-        secretObject(
-          body.environment,
-          path,
-          k,
-          tags.map((t) => t.slug),
-        );
+      const at = { environment: body.environment, secretPath: path };
       const rows = await lockSecretsByKeys(
         trx,
         folderId,
@@ -199,9 +182,7 @@ export const updateSecretsBatch = async (
         const row = found.get(item.secretKey);
         const newTags = item.tagIds !== undefined ? tagsOf(item.tagIds) : undefined;
         if (!row) {
-          const tags = newTags ?? [];
-          assertSecretAction(ability, "create", objectOf(item.secretKey, tags));
-          creates.push({
+          const created: SecretState = {
             id: newSecretId(),
             folderId,
             key: item.newSecretName ?? item.secretKey,
@@ -211,15 +192,19 @@ export const updateSecretsBatch = async (
             reminderNote: item.secretReminderNote ?? null,
             reminderRepeatDays: item.secretReminderRepeatDays ?? null,
             metadata: item.secretMetadata ?? [],
-            tags,
-          });
+            tags: newTags ?? [],
+          };
+          assertMayStore(ability, "create", at, created);
+          // Addressed by one key and stored under another: the caller must be able to create both.
+          if (created.key !== item.secretKey)
+            assertMayStore(ability, "create", at, { ...created, key: item.secretKey });
+          creates.push(created);
           continue;
         }
         const before = stateOf(openSecretRow(key, row));
-        assertSecretAction(ability, "edit", objectOf(item.secretKey, before.tags));
+        assertMayStore(ability, "edit", at, before);
         const tags = newTags ?? before.tags;
-        if (newTags) assertSecretAction(ability, "edit", objectOf(item.secretKey, tags));
-        if (item.newSecretName) assertSecretAction(ability, "edit", objectOf(item.newSecretName, tags));
+        if (newTags) assertMayStore(ability, "edit", at, { key: before.key, tags });
         const after: SecretState = {
           ...before,
           key: item.newSecretName ?? before.key,
@@ -232,9 +217,9 @@ export const updateSecretsBatch = async (
           metadata: item.secretMetadata ?? before.metadata,
           tags,
         };
+        assertMayStore(ability, "edit", at, after);
         const written = await writeSecretUpdate(ctx, trx, key, before, after);
         if (after.key !== before.key) {
-          const at = { environment: body.environment, secretPath: path };
           renamed.push({ from: { ...at, key: before.key }, to: { ...at, key: after.key } });
         }
         out.push({ secret: plainOf(after, { ...written, created_at: row.created_at }, ctx), secretPath: path });

@@ -9,6 +9,7 @@ import { rewriteDependents } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
 import {
+  assertMayStore,
   assertSecretAction,
   canReadValue,
   refusePersonal,
@@ -73,18 +74,6 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
   const [created] = await inTransaction(ctx, async (trx) => {
     if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     const tags = await resolveTagIds(trx, project.id, body.tagIds ?? []);
-    assertSecretAction(
-      ability,
-      "create",
-      secretObject(
-        body.environment,
-        body.secretPath,
-        name,
-        tags.map((t) => t.slug),
-      ),
-    );
-    await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
-    const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const state: SecretState = {
       id: newSecretId(),
       folderId,
@@ -97,6 +86,9 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
       metadata: body.secretMetadata ?? [],
       tags: tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
     };
+    assertMayStore(ability, "create", place, state);
+    await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
+    const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const rows = await insertNewSecrets(ctx, trx, key, [state]);
     noteAudit(ctx, { metadata: { secretId: rows[0]?.id, secretVersion: rows[0]?.version } });
     return rows;
@@ -112,13 +104,12 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   const newName = body.newSecretName !== undefined && body.newSecretName !== name ? body.newSecretName : undefined;
   if (newName !== undefined) SecretNameSchema.parse(newName);
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
-  const objectOf = (key: string, tags: string[]) => secretObject(body.environment, body.secretPath, key, tags);
   const updated = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError(`Secret with name ${name} not found`);
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const before = stateOf(openSecretRow(key, row));
-    assertSecretAction(ability, "edit", objectOf(name, tagSlugs(before)));
+    assertMayStore(ability, "edit", place, before);
     let tags = before.tags;
     if (body.tagIds !== undefined) {
       tags = (await resolveTagIds(trx, project.id, body.tagIds)).map((t) => ({
@@ -126,15 +117,10 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
         slug: t.slug,
         color: t.color,
       }));
-      assertSecretAction(ability, "edit", objectOf(name, tagSlugs({ tags })));
+      assertMayStore(ability, "edit", place, { key: before.key, tags });
     }
-    if (newName !== undefined) {
-      if (await findSecretByKey(trx, folderId, newName))
-        throw new BadRequestError("Secret with the new name already exist");
-      assertSecretAction(ability, "edit", objectOf(newName, tagSlugs({ tags })));
-    }
-    if (body.secretValue !== undefined)
-      await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
+    if (newName !== undefined && (await findSecretByKey(trx, folderId, newName)))
+      throw new BadRequestError("Secret with the new name already exist");
     const after: SecretState = {
       ...before,
       key: newName ?? name,
@@ -147,6 +133,9 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
       metadata: body.secretMetadata ?? before.metadata,
       tags,
     };
+    assertMayStore(ability, "edit", place, after);
+    if (body.secretValue !== undefined)
+      await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
     if (newName !== undefined) {
       const at = { environment: body.environment, secretPath: body.secretPath };
