@@ -3,10 +3,18 @@ import { ZodError, ZodIssueCode, type ZodIssue } from "zod";
 
 /** A lone UTF-16 surrogate: with the `u` flag a proper pair is one code point and does not match. */
 const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
 const MESSAGE = "Must be well-formed Unicode text (it contains a lone surrogate)";
 const MAX_ISSUES = 10;
 
 type Path = (string | number)[];
+
+/** True when `text` holds no lone surrogate (PostgreSQL refuses one in jsonb; encoders replace it). */
+export const isWellFormedText = (text: string) => !LONE_SURROGATE.test(text);
+
+/** `text` with each lone surrogate replaced by U+FFFD, as a UTF-8 encoder writes it. */
+export const toWellFormedText = (text: string) =>
+  isWellFormedText(text) ? text : text.replace(LONE_SURROGATES, "\uFFFD");
 
 /** A value waiting to be looked at, with the way to it; paths are spelled out only for what is found. */
 type Frame = { value: unknown; key?: string | number; parent?: Frame };

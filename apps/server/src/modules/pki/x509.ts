@@ -5,6 +5,7 @@ import { AsnConvert } from "@peculiar/asn1-schema";
 import { CRLNumber, CRLReason, CRLReasons, id_ce_cRLNumber, id_ce_cRLReasons } from "@peculiar/asn1-x509";
 import * as x509 from "@peculiar/x509";
 import type { CertKeyAlgorithm, SignatureAlgorithm } from "@keyward/contract";
+import { isWellFormedText } from "../../http/well-formed";
 
 type CryptoKey = webcrypto.CryptoKey;
 const crypto = webcrypto;
@@ -224,6 +225,13 @@ export const csrAltNames = (csr: x509.Pkcs10CertificateRequest) =>
   csr.extensions.find(
     (e): e is x509.SubjectAlternativeNameExtension => e instanceof x509.SubjectAlternativeNameExtension,
   )?.names.items ?? [];
+
+/**
+ * True when the texts a CSR asks for (subject and alternative names) are well-formed Unicode: a
+ * BMPString is UTF-16 on the wire and decodes a lone surrogate as it is.
+ */
+export const csrTextIsWellFormed = (csr: x509.Pkcs10CertificateRequest) =>
+  isWellFormedText(csr.subject) && csrAltNames(csr).every((name) => isWellFormedText(name.value));
 
 /** The first value of an attribute of a name, e.g. the CN. */
 export const nameAttribute = (name: x509.Name, attribute: string) => name.getField(attribute)[0];

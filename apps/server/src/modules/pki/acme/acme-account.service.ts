@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { decodeProtectedHeader, flattenedVerify, type JWK } from "jose";
+import { flattenedVerify, type JWK } from "jose";
 import { isUniqueViolation } from "../../../db/errors";
 import { inTransaction } from "../../../db/transaction";
 import { findConfigSecret } from "../profile.repository";
@@ -7,6 +7,8 @@ import {
   accountOf,
   accountUrl,
   asFlattenedJws,
+  decodeHeader,
+  decodeJsonPayload,
   thumbprintOf,
   verifyAcmeJws,
   verifyWithJwk,
@@ -49,13 +51,7 @@ const HMAC_ALGORITHMS = ["HS256", "HS384", "HS512"];
 /** RFC 8555 §7.3.4: the EAB JWS is an HMAC (profile id as kid) over the account key, for this URL. */
 const verifyEab = async (ctx: AcmeContext, eab: unknown, accountJwk: JWK) => {
   const jws = asFlattenedJws(eab);
-  const header = (() => {
-    try {
-      return decodeProtectedHeader(jws);
-    } catch {
-      throw malformed("The externalAccountBinding header is not valid");
-    }
-  })();
+  const header = decodeHeader(jws, "The externalAccountBinding header");
   if (typeof header.alg !== "string" || !HMAC_ALGORITHMS.includes(header.alg))
     throw badSignatureAlgorithm(HMAC_ALGORITHMS);
   if (header.kid !== ctx.profile.id) throw unauthorized("The external account binding key id is unknown");
@@ -70,12 +66,7 @@ const verifyEab = async (ctx: AcmeContext, eab: unknown, accountJwk: JWK) => {
   } catch {
     throw unauthorized("The external account binding signature does not verify");
   }
-  let bound: JWK;
-  try {
-    bound = JSON.parse(Buffer.from(payload).toString("utf8")) as JWK;
-  } catch {
-    throw malformed("The external account binding payload is not a JWK");
-  }
+  const bound = decodeJsonPayload(payload, "The external account binding payload") as JWK;
   const [a, b] = await Promise.all([thumbprintOf(bound), thumbprintOf(accountJwk)]).catch(() => {
     throw malformed("The external account binding payload is not a JWK");
   });
@@ -159,13 +150,7 @@ export const keyChange = async (ctx: AcmeContext, body: unknown): Promise<AcmeRe
   const verified = await verifyAcmeJws(ctx, body, "kid");
   const account = accountOf(verified);
   const inner = asFlattenedJws(verified.payload);
-  const header = (() => {
-    try {
-      return decodeProtectedHeader(inner);
-    } catch {
-      throw malformed("The inner JWS header is not valid");
-    }
-  })();
+  const header = decodeHeader(inner, "The inner JWS header");
   if (typeof header.alg !== "string" || !ACCOUNT_KEY_ALGORITHMS.includes(header.alg)) {
     throw badSignatureAlgorithm(ACCOUNT_KEY_ALGORITHMS);
   }
@@ -178,12 +163,10 @@ export const keyChange = async (ctx: AcmeContext, body: unknown): Promise<AcmeRe
     throw malformed("The new key must be a public key");
   }
   const innerPayload = await verifyWithJwk(inner, newJwk, header.alg, [header.alg]);
-  let change: { account?: unknown; oldKey?: JWK };
-  try {
-    change = JSON.parse(Buffer.from(innerPayload.payload).toString("utf8")) as typeof change;
-  } catch {
-    throw malformed("The inner JWS payload is not JSON");
-  }
+  const change = (decodeJsonPayload(innerPayload.payload, "The inner JWS payload") ?? {}) as {
+    account?: unknown;
+    oldKey?: JWK;
+  };
   if (change.account !== accountUrl(ctx, account.id)) throw malformed("The inner payload names another account");
   const oldThumbprint = change.oldKey ? await thumbprintOf(change.oldKey).catch(() => "") : "";
   if (oldThumbprint !== account.thumbprint) throw malformed("oldKey is not the account's current key");

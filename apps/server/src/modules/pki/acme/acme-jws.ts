@@ -1,5 +1,6 @@
 import { calculateJwkThumbprint, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from "jose";
 import type { AppDeps } from "../../../context";
+import { illFormedStringPaths, toWellFormedText } from "../../../http/well-formed";
 import type { ProfileRow } from "../profile.repository";
 import type { AuditOrigin } from "../../audit/audit-protocol";
 import { consumeNonce } from "./acme-nonce";
@@ -80,13 +81,42 @@ export const verifyWithJwk = async (jws: FlattenedJws, jwk: JWK, alg: string, al
   }
 };
 
-const parsePayload = (payload: Uint8Array): unknown => {
-  if (payload.length === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.from(payload).toString("utf8"));
-  } catch {
-    throw malformed("The JWS payload is not JSON");
+/**
+ * Every JSON part of an ACME request (protected headers and payloads, the outer JWS and the ones
+ * nested in external account binding and key change) is decoded by the two functions below, so one
+ * rule holds for all: JSON, and well-formed text. A lone surrogate (`\ud800` in the JSON) would
+ * otherwise reach a jsonb column, which refuses it.
+ */
+const wellFormed = <T>(value: T, what: string): T => {
+  const [path] = illFormedStringPaths(value);
+  if (path) {
+    const at = path.length > 0 ? ` at ${toWellFormedText(path.join("."))}` : "";
+    throw malformed(`${what} is not well-formed Unicode text (it contains a lone surrogate${at})`);
   }
+  return value;
+};
+
+/** A JWS payload as JSON; undefined when empty (POST-as-GET). */
+export const decodeJsonPayload = (payload: Uint8Array, what = "The JWS payload"): unknown => {
+  if (payload.length === 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload).toString("utf8"));
+  } catch {
+    throw malformed(`${what} is not JSON`);
+  }
+  return wellFormed(value, what);
+};
+
+/** A JWS's protected header, unverified (the signature is checked with the key it names). */
+export const decodeHeader = (jws: FlattenedJws, what = "The JWS protected header") => {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(jws);
+  } catch {
+    throw malformed(`${what} is not valid`);
+  }
+  return wellFormed(header, what);
 };
 
 /**
@@ -100,12 +130,7 @@ export const verifyAcmeJws = async (
   keyKind: "jwk" | "kid" | "either",
 ): Promise<VerifiedJws> => {
   const jws = asFlattenedJws(body);
-  let header: VerifiedJws["header"];
-  try {
-    header = decodeProtectedHeader(jws) as VerifiedJws["header"];
-  } catch {
-    throw malformed("The JWS protected header is not valid");
-  }
+  const header = decodeHeader(jws) as VerifiedJws["header"];
   if (typeof header.alg !== "string" || !ACCOUNT_KEY_ALGORITHMS.includes(header.alg)) {
     throw badSignatureAlgorithm(ACCOUNT_KEY_ALGORITHMS);
   }
@@ -130,7 +155,7 @@ export const verifyAcmeJws = async (
   }
   const verified = await verifyWithJwk(jws, jwk, header.alg, [header.alg]);
   if (typeof header.nonce !== "string" || !(await consumeNonce(ctx.deps.db, header.nonce))) throw badNonce();
-  return { header, payload: parsePayload(verified.payload), jwk, account };
+  return { header, payload: decodeJsonPayload(verified.payload), jwk, account };
 };
 
 /** The account of a kid-signed request (verifyAcmeJws with "kid" always sets it). */

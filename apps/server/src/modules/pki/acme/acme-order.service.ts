@@ -5,7 +5,7 @@ import type { CertKeyAlgorithm } from "@keyward/contract";
 import { AppError } from "../../../errors";
 import { findCertificatePem, insertCertificate } from "../certificate.repository";
 import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate } from "../issuance";
-import { csrAltNames, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+import { csrAltNames, csrTextIsWellFormed, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
 import type { AcmeReply } from "./acme-account.service";
 import { accountOf, verifyAcmeJws, type AcmeContext } from "./acme-jws";
 import {
@@ -156,6 +156,8 @@ const checkCsr = async (ctx: AcmeContext, order: AcmeOrderRow, encoded: unknown)
     throw badCsr("The CSR is not a DER PKCS#10 request");
   }
   if (!(await csr.verify().catch(() => false))) throw badCsr("The CSR's signature does not verify");
+  if (!csrTextIsWellFormed(csr))
+    throw badCsr("The CSR's subject or alternative names are not well-formed Unicode text");
   const keyAlgorithm: CertKeyAlgorithm | undefined = keyAlgorithmOfPublicKey(csr.publicKey);
   if (!keyAlgorithm) throw badCsr("The CSR's key must be RSA 2048/3072/4096 or EC P-256/P-384/P-521");
   const required = defaultsOf(ctx.profile).keyAlgorithm;

@@ -11,7 +11,7 @@ import { findCertificateOfProfileBySerial, findRenewalSource, insertCertificate 
 import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate, type PreparedCertificate } from "../issuance";
 import { joinPem } from "../pki-access";
 import { findConfigSecret, findProfileById, type ProfileRow } from "../profile.repository";
-import { csrAltNames, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+import { csrAltNames, csrTextIsWellFormed, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
 
 /** An EST failure: the HTTP status and a short plain-text reason (RFC 7030 §4.2.3). */
 export class EstError extends Error {
@@ -87,6 +87,9 @@ const parseCsr = async (body: string) => {
     throw new EstError(400, "The body is not a base64 PKCS#10 request");
   }
   if (!(await csr.verify().catch(() => false))) throw new EstError(400, "The CSR's signature does not verify");
+  if (!csrTextIsWellFormed(csr)) {
+    throw new EstError(400, "The CSR's subject or alternative names are not well-formed Unicode text");
+  }
   const keyAlgorithm: CertKeyAlgorithm | undefined = keyAlgorithmOfPublicKey(csr.publicKey);
   if (!keyAlgorithm) throw new EstError(400, "The CSR's key must be RSA 2048/3072/4096 or EC P-256/P-384/P-521");
   return { csr, keyAlgorithm };
