@@ -49,6 +49,13 @@ export class PermissionBoundaryError extends AppError {
   }
 }
 
+/** Well-formed input whose processing would exceed a bound (expansion size, nodes of a tree). */
+export class UnprocessableEntityError extends AppError {
+  constructor(message: string) {
+    super(422, "UnprocessableEntity", message);
+  }
+}
+
 export class TooManyRequestsError extends AppError {
   constructor(retryAfterSeconds: number) {
     super(429, "TooManyRequests", "Too many requests; please retry later");

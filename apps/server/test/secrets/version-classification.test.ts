@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { Conditions } from "../../src/permissions/types";
 import { createSecretsScope, expectOk, identityWithRules, putSecret, type SecretsScope } from "./helpers";
 
 const RAW = "/api/v3/secrets/raw";
 const V4 = "/api/v4/secrets";
 const query = { offset: 0, limit: 20 };
 
-const readEverythingBut = (scope: SecretsScope, denied: Record<string, unknown>) =>
+const readEverythingBut = (scope: SecretsScope, denied: Conditions) =>
   identityWithRules(scope, [
     { subject: "secret-rollback", action: ["read"], inverted: false },
     { subject: "secrets", action: ["describeSecret", "readValue"], inverted: false },

@@ -7,7 +7,7 @@ import { permissionForFetchedProject, permissionForProject } from "../authz/proj
 import { findProjectById } from "../authz/project-access.repository";
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
-import { expandSecretValue } from "./references/expand";
+import { createExpander } from "./references/expand";
 import {
   assertCanDescribe,
   canDescribe,
@@ -118,17 +118,12 @@ export const getSecretByName = async (
       if (!query.viewSecretValue) return toSecretRead(secret!, placeOf, { hidden: true });
       if (!canReadValue(ability, object)) throw readForbidden(name, true);
       const value = expand
-        ? await expandSecretValue(
-            secret!.value(),
-            {
-              environment: match.environment,
-              secretPath: match.secretPath,
-              key: name,
-              skipMultilineEncoding: secret!.skipMultilineEncoding,
-            },
-            ability,
-            source.load,
-          )
+        ? await createExpander(ability, source.load).expand(secret!.value(), {
+            environment: match.environment,
+            secretPath: match.secretPath,
+            key: name,
+            skipMultilineEncoding: secret!.skipMultilineEncoding,
+          })
         : secret!.value();
       return toSecretRead(secret!, placeOf, { hidden: false, value });
     }
@@ -143,12 +138,12 @@ export const getSecretByName = async (
   )
     throw readForbidden(name, false);
   const value = expand
-    ? await expandSecretValue(
-        found.value(),
-        { environment, secretPath: query.secretPath, key: name, skipMultilineEncoding: found.skipMultilineEncoding },
-        ability,
-        source.load,
-      )
+    ? await createExpander(ability, source.load).expand(found.value(), {
+        environment,
+        secretPath: query.secretPath,
+        key: name,
+        skipMultilineEncoding: found.skipMultilineEncoding,
+      })
     : found.value();
   return toSecretRead(found, placeOf, { hidden: false, value });
 };

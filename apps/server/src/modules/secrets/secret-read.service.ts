@@ -3,7 +3,7 @@ import type { RequestContext } from "../../context";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
-import { expandSecretValue } from "./references/expand";
+import { createExpander, type Expander } from "./references/expand";
 import { hasReference } from "./references/reference-syntax";
 import {
   assertMayDescribeSomeSecrets,
@@ -78,18 +78,11 @@ const expandAll = async <T>(jobs: (() => T | Promise<T>)[]) => {
 const visibleValue = (
   secret: PlainSecret,
   place: { environment: string; secretPath: string },
-  ability: Ability,
-  source: SecretSource,
-  expand: boolean,
+  expander: Expander | undefined,
 ): string | Promise<string> => {
   const value = secret.value();
-  return expand && hasReference(value)
-    ? expandSecretValue(
-        value,
-        { ...place, key: secret.key, skipMultilineEncoding: secret.skipMultilineEncoding },
-        ability,
-        source.load,
-      )
+  return expander && hasReference(value)
+    ? expander.expand(value, { ...place, key: secret.key, skipMultilineEncoding: secret.skipMultilineEncoding })
     : value;
 };
 
@@ -105,6 +98,7 @@ const importResults = async (
   groups: readonly ImportGroup[],
   ability: Ability,
   source: SecretSource,
+  expander: Expander | undefined,
   query: { viewSecretValue: boolean; expandSecretReferences: boolean },
 ): Promise<SecretImportResult[]> => {
   const out: SecretImportResult[] = [];
@@ -128,9 +122,8 @@ const importResults = async (
       opened.map((secret, i) => () => {
         const { environment, secretPath } = kept[i]!;
         if (!query.viewSecretValue) return toImportedSecret(secret, environment, { hidden: true });
-        return withValue(
-          visibleValue(secret, { environment, secretPath }, ability, source, query.expandSecretReferences),
-          (value) => toImportedSecret(secret, environment, { hidden: false, value }),
+        return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
+          toImportedSecret(secret, environment, { hidden: false, value }),
         );
       }),
     );
@@ -193,6 +186,8 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     }
     return true;
   });
+  // One expander for the whole answer: a secret referenced from many places is expanded once.
+  const expander = query.expandSecretReferences ? createExpander(ability, source.load) : undefined;
   let opened = await source.open(selected);
   if (query.metadataFilter?.length) opened = opened.filter((s) => matchesMetadata(s, query.metadataFilter!));
 
@@ -202,13 +197,12 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
         const secretPath = pathOf.get(secret.folderId)!;
         const placeOf = { projectId: project.id, environment, secretPath };
         if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
-        return withValue(
-          visibleValue(secret, { environment, secretPath }, ability, source, query.expandSecretReferences),
-          (value) => toSecretRead(secret, placeOf, { hidden: false, value }),
+        return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
+          toSecretRead(secret, placeOf, { hidden: false, value }),
         );
       }),
     ),
-    importResults(groups, ability, source, query),
+    importResults(groups, ability, source, expander, query),
   ]);
   return { secrets, imports };
 };

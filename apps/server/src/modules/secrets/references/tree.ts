@@ -1,6 +1,6 @@
 import type { SecretDependencyNode, SecretReferenceNode } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
-import { ForbiddenError, NotFoundError } from "../../../errors";
+import { ForbiddenError, NotFoundError, UnprocessableEntityError } from "../../../errors";
 import { folderPathNotFound } from "../../folders/folder.service";
 import { findProjectKey } from "../../project-keys/project-key.service";
 import {
@@ -14,14 +14,12 @@ import {
 import { openSecretValue, type PlainSecret } from "../secret-crypto";
 import { findSecretAtPath } from "../secret.repository";
 import { createSecretSource } from "../secret-source";
-import { expandSecretValue, referenceForbidden } from "./expand";
+import { createExpander, placeId, referenceForbidden, type Origin } from "./expand";
 import { listProjectSecretsWithPlace } from "./project-references.repository";
 import { MAX_REFERENCE_DEPTH, referencesIn } from "./reference-syntax";
 
 export type TreeQuery = ProjectRef & { environment: string; secretPath: string };
-type Place = { environment: string; secretPath: string; key: string };
-
-const placeId = (p: Place) => `${p.environment}\u0000${p.secretPath}\u0000${p.key}`;
+type Place = Origin;
 const slugs = (secret: { tags: { slug: string }[] }) => secret.tags.map((t) => t.slug);
 
 /** The project, the caller's ability and the secret a tree starts from (404 for a missing folder or secret). */
@@ -33,11 +31,27 @@ const rootOf = async (ctx: RequestContext, name: string, query: TreeQuery) => {
   return { project, ability, row: place.secret };
 };
 
+/** The most nodes a tree answer holds; a larger graph answers 422. */
+export const MAX_TREE_NODES = 10_000;
+
+/** Counts the nodes of one tree answer against MAX_TREE_NODES. */
+const nodeBudget = (name: string) => {
+  let nodes = 0;
+  return () => {
+    nodes += 1;
+    if (nodes > MAX_TREE_NODES)
+      throw new UnprocessableEntityError(
+        `The reference tree of secret '${name}' has more than ${MAX_TREE_NODES} nodes; read the secrets it references one at a time`,
+      );
+  };
+};
+
 /**
  * GET /api/v4/secrets/:name/secret-reference-tree: the secrets the value references, each with its
- * own stored value and references (depth ≤ 10; a secret already on the path is shown without
- * children), and the fully expanded value. Every secret in it needs read-value permission, as for
- * an expansion.
+ * own stored value and references (depth ≤ 10), and the fully expanded value. Each secret's
+ * references are shown once, where it first appears depth-first; later it appears as a leaf, as
+ * does a secret already on the path. Every secret in it needs read-value permission, as for an
+ * expansion.
  */
 export const getSecretReferenceTree = async (ctx: RequestContext, name: string, query: TreeQuery) => {
   const { project, ability, row } = await rootOf(ctx, name, query);
@@ -49,41 +63,46 @@ export const getSecretReferenceTree = async (ctx: RequestContext, name: string, 
       `Unable to get secret reference tree for secret with key '${name}', because you don't have permission to view secret value.`,
     );
 
-  const build = async (secret: PlainSecret, at: Place, depth: number, chain: Set<string>) => {
+  const count = nodeBudget(name);
+  const shown = new Set([placeId(origin)]);
+  const build = async (secret: PlainSecret, at: Place, depth: number) => {
+    count();
     const node: SecretReferenceNode = { ...at, value: secret.value(), children: [] };
     if (depth >= MAX_REFERENCE_DEPTH) return node;
     for (const ref of referencesIn(secret.value(), at)) {
       const place = { environment: ref.environment, secretPath: ref.secretPath, key: ref.key };
       const target = (await source.load(ref.environment, ref.secretPath))?.get(ref.key);
       if (!target) {
+        count();
         node.children.push({ ...place, children: [] });
         continue;
       }
       if (!canReadValue(ability, secretObject(place.environment, place.secretPath, place.key, slugs(target))))
         throw referenceForbidden(place, origin);
       const id = placeId(place);
-      node.children.push(
-        chain.has(id)
-          ? { ...place, value: target.value(), children: [] }
-          : await build(target, place, depth + 1, new Set([...chain, id])),
-      );
+      if (shown.has(id)) {
+        count();
+        node.children.push({ ...place, value: target.value(), children: [] });
+      } else {
+        shown.add(id);
+        node.children.push(await build(target, place, depth + 1));
+      }
     }
     return node;
   };
-  const tree = await build(root!, origin, 0, new Set([placeId(origin)]));
-  const value = await expandSecretValue(
-    root!.value(),
-    { ...origin, skipMultilineEncoding: root!.skipMultilineEncoding },
-    ability,
-    source.load,
-  );
+  const tree = await build(root!, origin, 0);
+  const value = await createExpander(ability, source.load).expand(root!.value(), {
+    ...origin,
+    skipMultilineEncoding: root!.skipMultilineEncoding,
+  });
   return { tree, value };
 };
 
 /**
  * GET /api/v4/secrets/:name/reference-dependency-tree: the secrets whose values reference this one,
- * then those referencing them, and so on (depth ≤ 10, each secret once per path). Secrets the
- * caller may not describe are left out with everything above them.
+ * then those referencing them, and so on (depth ≤ 10); each secret's referrers are shown once,
+ * where it first appears depth-first, and later as a leaf. Secrets the caller may not describe are
+ * left out with everything above them.
  */
 export const getReferenceDependencyTree = async (ctx: RequestContext, name: string, query: TreeQuery) => {
   const { project, ability, row } = await rootOf(ctx, name, query);
@@ -97,20 +116,31 @@ export const getReferenceDependencyTree = async (ctx: RequestContext, name: stri
     if (!canDescribe(ability, secretObject(at.environment, at.secretPath, at.key, slugs(secret)))) continue;
     const value = openSecretValue(key!, secret);
     const targets = new Set(referencesIn(value, at).map((r) => placeId(r)));
-    for (const target of targets) referrers.set(target, [...(referrers.get(target) ?? []), at]);
+    for (const target of targets) {
+      const list = referrers.get(target);
+      if (list) list.push(at);
+      else referrers.set(target, [at]);
+    }
   }
   const order = (p: Place) => [p.environment, p.secretPath, p.key].join("\u0000");
   for (const list of referrers.values()) list.sort((x, y) => (order(x) < order(y) ? -1 : 1));
-  const build = (at: Place, depth: number, chain: Set<string>): SecretDependencyNode => ({
-    ...at,
-    children:
-      depth >= MAX_REFERENCE_DEPTH
-        ? []
-        : (referrers.get(placeId(at)) ?? []).map((next) =>
-            chain.has(placeId(next))
-              ? { ...next, children: [] }
-              : build(next, depth + 1, new Set([...chain, placeId(next)])),
-          ),
-  });
-  return { tree: build(origin, 0, new Set([placeId(origin)])) };
+  const count = nodeBudget(name);
+  const shown = new Set([placeId(origin)]);
+  const build = (at: Place, depth: number): SecretDependencyNode => {
+    count();
+    const node: SecretDependencyNode = { ...at, children: [] };
+    if (depth >= MAX_REFERENCE_DEPTH) return node;
+    for (const next of referrers.get(placeId(at)) ?? []) {
+      const id = placeId(next);
+      if (shown.has(id)) {
+        count();
+        node.children.push({ ...next, children: [] });
+      } else {
+        shown.add(id);
+        node.children.push(build(next, depth + 1));
+      }
+    }
+    return node;
+  };
+  return { tree: build(origin, 0) };
 };
