@@ -1,7 +1,7 @@
 import { noteAudit, type AuditTarget } from "../audit/audit-scope";
 import type { RequestContext } from "../../context";
 import { BadRequestError, PermissionDeniedError } from "../../errors";
-import type { Ability, PermissionObject } from "../../permissions";
+import { matchConditions, type Ability, type PermissionObject } from "../../permissions";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { SECRET_MANAGER } from "../folders/folder.service";
 
@@ -74,6 +74,30 @@ export const assertMayStore = (
       state.tags.map((t) => t.slug),
     ),
   );
+
+const isFolderField = (field: string) => field === "environment" || field === "secretPath";
+
+/**
+ * May the caller `action` some secret in this folder at all? Decided from the folder alone, before any
+ * secret there is read: an allow rule counts when its conditions on the folder hold (those on names,
+ * tags or metadata might hold for some secret), a forbid rule only when it has no other conditions.
+ */
+export const assertMayActIn = (
+  ability: Ability,
+  action: "create" | "edit" | "delete",
+  at: { environment: string; secretPath: string },
+) => {
+  const folder = { environment: at.environment, secretPath: at.secretPath };
+  let allowed = false;
+  for (const rule of ability.rulesFor(action, "secrets")) {
+    const fields = Object.entries(rule.conditions ?? {});
+    const onFolder = Object.fromEntries(fields.filter(([field]) => isFolderField(field)));
+    if (!matchConditions(onFolder, folder)) continue;
+    if (!rule.inverted) allowed = true;
+    else if (fields.every(([field]) => isFolderField(field))) throw denied(ability, action);
+  }
+  if (!allowed) throw denied(ability, action);
+};
 
 type AuditPlace = { environment?: string; secretPath?: string };
 

@@ -10,7 +10,10 @@ import { rewriteDependents } from "../references/rewrite";
 import {
   assertCanDescribe,
   assertCanReadValue,
+  assertMayActIn,
+  assertMayStore,
   assertSecretAction,
+  canReadValue,
   requireProjectPermission,
   secretObject,
 } from "../secret-access";
@@ -42,10 +45,12 @@ const folderOrThrow = async (
   return place.folder_id;
 };
 
+type Place = { environment: string; secretPath: string };
+
 const slugs = (secret: { tags: { slug: string }[] }) => secret.tags.map((t) => t.slug);
 
 /** Moving takes a secret away (delete), so it must be fully visible there: describe and read its value. */
-const assertMayTakeFrom = (ability: Ability, at: { environment: string; secretPath: string }, secret: PlainSecret) => {
+const assertMayTakeFrom = (ability: Ability, at: Place, secret: PlainSecret) => {
   const object = secretObject(at.environment, at.secretPath, secret.key, slugs(secret));
   assertSecretAction(ability, "delete", object);
   assertCanReadValue(ability, object);
@@ -53,14 +58,26 @@ const assertMayTakeFrom = (ability: Ability, at: { environment: string; secretPa
 };
 
 /**
+ * A destination secret the caller cannot read is never "the same" as the one moved, whatever its
+ * value: comparing would answer, through which error comes back, whether a guessed value is right.
+ */
+const holdsSameValue = (ability: Ability, to: Place, current: PlainSecret, moved: PlainSecret) =>
+  canReadValue(ability, secretObject(to.environment, to.secretPath, current.key, slugs(current))) &&
+  current.value() === moved.value();
+
+/**
  * POST /api/v4/secrets/move (reference §5.4): in one transaction, each selected secret is created
  * in the destination folder (or overwrites a different value there when allowed), removed from the
- * source, versions recorded on both sides, and references to its old place follow it.
+ * source, versions recorded on both sides, and references to its old place follow it. Rights on
+ * both sides are checked before anything in the destination is looked at.
  */
 export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) => {
   const { project, ability } = await requireProjectPermission(ctx, body);
   const from = { environment: body.sourceEnvironment, secretPath: body.sourceSecretPath };
   const to = { environment: body.destinationEnvironment, secretPath: body.destinationSecretPath };
+  assertMayActIn(ability, "delete", from);
+  assertMayActIn(ability, "create", to);
+  assertMayActIn(ability, "edit", to);
   const sourceId = await folderOrThrow(ctx, project.id, from.environment, from.secretPath, "Source");
   const destinationId = await folderOrThrow(ctx, project.id, to.environment, to.secretPath, "Destination");
   const ids = [...new Set(body.secretIds)];
@@ -71,7 +88,12 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const sources = (await lockFolderSecretsByIds(trx, sourceId, ids)).map((row) => openSecretRow(key, row));
     if (sources.length !== ids.length) throw new BadRequestError("Invalid secrets");
-    for (const secret of sources) assertMayTakeFrom(ability, from, secret);
+    for (const secret of sources) {
+      assertMayTakeFrom(ability, from, secret);
+      // Stored in the destination under its own name and tags, whether created or written over a namesake.
+      assertMayStore(ability, "create", to, secret);
+      assertMayStore(ability, "edit", to, secret);
+    }
     noteAudit(ctx, {
       metadata: {
         secretKeys: sources.map((s) => s.key),
@@ -93,19 +115,14 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
       ).map((row) => [row.key, openSecretRow(key, row)]),
     );
     const creates = sources.filter((s) => !existing.has(s.key));
-    const overwrites = sources.filter((s) => existing.has(s.key) && existing.get(s.key)!.value() !== s.value());
+    const overwrites = sources.filter(
+      (s) => existing.has(s.key) && !holdsSameValue(ability, to, existing.get(s.key)!, s),
+    );
     if (overwrites.length > 0 && !body.shouldOverwrite)
       throw new BadRequestError(existsMessage + overwrites.map((s) => s.key).join(","));
     if (creates.length + overwrites.length === 0)
       throw new BadRequestError("Selected secrets already exist in the destination.");
-    for (const secret of [...creates, ...overwrites]) {
-      const object = secretObject(to.environment, to.secretPath, secret.key, slugs(secret));
-      assertSecretAction(ability, "create", object);
-      assertSecretAction(ability, "edit", object);
-      const current = existing.get(secret.key);
-      if (current)
-        assertSecretAction(ability, "edit", secretObject(to.environment, to.secretPath, current.key, slugs(current)));
-    }
+    for (const secret of overwrites) assertMayStore(ability, "edit", to, existing.get(secret.key)!);
 
     pendingKeys.push(...creates.map((s) => s.key));
     const created: SecretState[] = creates.map((s) => ({ ...stateOf(s), id: newSecretId(), folderId: destinationId }));
