@@ -161,4 +161,30 @@ describe("secret tags (reference §8.3)", () => {
     });
     expect(res).toMatchObject({ status: 404, body: { message: "Tag not found. Found " } });
   });
+
+  it("reads tag ids in any letter case, on single and batch writes", async () => {
+    const { tenant, projectId, http } = await createSecretsScope();
+    const tag = expectOk(
+      await tenant.admin.secretTags.projects.create({ params: { projectId }, body: { slug: "mixed", color: "" } }),
+    ).tag;
+    const tagIds = [tag.id.toUpperCase(), tag.id];
+    const base = { projectId, environment: "dev", secretPath: "/" };
+    const batch = await http.post("/api/v4/secrets/batch", {
+      ...base,
+      secrets: [{ secretKey: "B", secretValue: "v", tagIds }],
+    });
+    expect(batch.status).toBe(200);
+    const single = await http.post("/api/v4/secrets/S", { ...base, secretValue: "v", tagIds });
+    expect(single.status).toBe(200);
+    const upsert = await http.patch("/api/v4/secrets/batch", {
+      ...base,
+      mode: "upsert",
+      secrets: [{ secretKey: "U", secretValue: "v", tagIds }],
+    });
+    expect(upsert.status).toBe(200);
+    for (const key of ["B", "S", "U"]) {
+      const got = await http.get(`/api/v4/secrets/${key}`, base);
+      expect((got.body.secret.tags as { id: string }[]).map((t) => t.id)).toEqual([tag.id]);
+    }
+  });
 });

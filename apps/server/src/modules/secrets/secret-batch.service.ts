@@ -31,7 +31,7 @@ import {
 } from "./secret-persist";
 import { deleteSecretRows, lockSecretsByKeys, resolveFolder } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
-import { writeScope } from "./secret-write.service";
+import { canonicalIds, writeScope } from "./secret-write.service";
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
 type TagFields = { tagIds?: string[] };
@@ -48,13 +48,9 @@ const toRefs = (rows: { id: string; slug: string; color: string | null }[]) =>
 
 /** Every tag named by the items, looked up once; 404 when any is missing. */
 const tagsByIds = async (trx: Parameters<typeof resolveTagIds>[0], projectId: string, items: readonly TagFields[]) => {
-  const rows = await resolveTagIds(
-    trx,
-    projectId,
-    items.flatMap((i) => i.tagIds ?? []),
-  );
+  const rows = await resolveTagIds(trx, projectId, canonicalIds(items.flatMap((i) => i.tagIds ?? [])));
   const byId = new Map(toRefs(rows).map((t) => [t.id, t]));
-  return (ids: readonly string[]) => [...new Set(ids)].map((id) => byId.get(id)!);
+  return (ids: readonly string[]) => canonicalIds(ids).map((id) => byId.get(id)!);
 };
 
 export type BatchCreateItem = {

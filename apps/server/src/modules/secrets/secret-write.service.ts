@@ -57,6 +57,9 @@ export type UpdateBody = Scope & {
   secretReminderNote?: string | null;
 };
 
+/** Ids as stored: a UUID may arrive in upper case, and must find (and count as) the same tag. */
+export const canonicalIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+
 const tagSlugs = (state: { tags: { slug: string }[] }) => state.tags.map((t) => t.slug);
 
 /** The project, the caller's ability and the folder a write names (404 on a missing folder). */
@@ -73,7 +76,7 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   const [created] = await inTransaction(ctx, async (trx) => {
     if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
-    const tags = await resolveTagIds(trx, project.id, body.tagIds ?? []);
+    const tags = await resolveTagIds(trx, project.id, canonicalIds(body.tagIds ?? []));
     const state: SecretState = {
       id: newSecretId(),
       folderId,
@@ -112,7 +115,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
     assertMayStore(ability, "edit", place, before);
     let tags = before.tags;
     if (body.tagIds !== undefined) {
-      tags = (await resolveTagIds(trx, project.id, body.tagIds)).map((t) => ({
+      tags = (await resolveTagIds(trx, project.id, canonicalIds(body.tagIds))).map((t) => ({
         id: t.id,
         slug: t.slug,
         color: t.color,
