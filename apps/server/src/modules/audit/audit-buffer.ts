@@ -3,6 +3,7 @@ import { inTransaction } from "../../db/transaction";
 import { loop, type Job } from "../../jobs/job";
 import {
   prepareAuditEvent,
+  reducedAuditEvent,
   writePreparedAuditEvents,
   type AuditEventInput,
   type PreparedAuditEvent,
@@ -22,15 +23,29 @@ const MAX_PENDING = 200_000;
  */
 const BATCH = 200;
 
+/**
+ * Metadata that cannot be serialised (a cycle) could never be written: it must neither throw into
+ * the response's finish handler nor stay in the buffer to fail every flush. The event is kept
+ * without it, marked so.
+ */
+const prepareOrReduce = (deps: AppDeps, event: AuditEventInput): PreparedAuditEvent | undefined => {
+  try {
+    return prepareAuditEvent(event);
+  } catch {
+    deps.logger.warn({ event: event.type }, "audit event recorded without its metadata: it cannot be serialised");
+  }
+  try {
+    return prepareAuditEvent(reducedAuditEvent(event));
+  } catch (error) {
+    deps.logger.error({ err: error, event: event.type }, "audit event could not be recorded");
+    return undefined;
+  }
+};
+
 export const bufferAuditEvent = (deps: AppDeps, event: AuditEventInput) => {
   const buffer = deps.auditBuffer;
-  let prepared: PreparedAuditEvent;
-  try {
-    prepared = prepareAuditEvent(event);
-  } catch (error) {
-    // Metadata that cannot be serialised (a cycle) could never be written: it must neither throw into
-    // the response's finish handler nor stay in the buffer to fail every flush.
-    deps.logger.error({ err: error, event: event.type }, "audit event could not be recorded");
+  const prepared = prepareOrReduce(deps, event);
+  if (!prepared) {
     buffer.dropped += 1;
     return;
   }

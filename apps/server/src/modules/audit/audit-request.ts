@@ -53,8 +53,16 @@ const NAMING_KEYS: readonly string[] = [
 const MAX_TEXT = 256;
 const MAX_ITEMS = 1000;
 
+/** At most MAX_TEXT UTF-16 units, cut between code points: half a surrogate pair is not storable text. */
+const shortened = (text: string) => {
+  if (text.length <= MAX_TEXT) return text;
+  const last = text.charCodeAt(MAX_TEXT - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? MAX_TEXT - 1 : MAX_TEXT;
+  return `${text.slice(0, end)}…`;
+};
+
 const scalar = (value: unknown): string | number | boolean | undefined => {
-  if (typeof value === "string") return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
+  if (typeof value === "string") return shortened(value);
   if (typeof value === "number" || typeof value === "boolean") return value;
   return undefined;
 };

@@ -1,11 +1,12 @@
 import type { Request, Response } from "express";
 import type { Actor, AppDeps, ChangeContext } from "../../context";
 import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
+import { toWellFormedText } from "../../http/well-formed";
 import { attachScope, type RequestScope } from "../../lib/request-scope";
 import { auditOriginOf } from "./audit-protocol";
 import { failedLoginType, type AuditSpec } from "./audit-events";
 import type { AuditActor, AuditEventInput } from "./audit-writer";
-import { actorText, writeAuditEvents } from "./audit-writer";
+import { actorText, reducedAuditEvent, writeAuditEvents } from "./audit-writer";
 import { requestMetadata } from "./audit-request";
 import { bufferAuditEvent } from "./audit-buffer";
 import { findLoginSubject } from "./audit.repository";
@@ -132,34 +133,75 @@ export class AuditScope implements RequestScope {
       if (!this.due()) return;
       // A change that used no transaction of its own: still recorded, right after it.
       this.deps.logger.warn({ event: this.spec.type }, "audit event written after its change, not with it");
-      return this.writeAlone(this.event(this.spec.type));
+      return writeAuditEventAlone(this.deps, this.event(this.spec.type));
     }
     if (this.spec.mode !== "login") return;
     const message = typeof errorBody?.message === "string" ? errorBody.message : "The request was not valid";
     const reasonCode = typeof errorBody?.error === "string" ? errorBody.error : String(status);
-    return this.writeFailedLogin(reasonCode, message);
+    return this.writeFailedLogin(reasonCode, message, invalidFieldsOf(status, errorBody));
   }
 
-  private async writeFailedLogin(reasonCode: string, message: string) {
-    const clientId = typeof this.metadata.clientId === "string" ? this.metadata.clientId : undefined;
-    const claimed = typeof this.metadata.identityId === "string" ? this.metadata.identityId : undefined;
+  private async writeFailedLogin(reasonCode: string, message: string, invalidFields: string[]) {
+    // A field the request's validation refused is not recorded as if it named something.
+    const named = (key: string) => {
+      const value = this.metadata[key];
+      return typeof value === "string" && !invalidFields.includes(key) ? value : undefined;
+    };
+    const clientId = named("clientId");
+    const claimed = named("identityId");
     const subject = await findLoginSubject(this.deps.db, { identityId: claimed, clientId }).catch(() => undefined);
     if (subject) {
       this.actor = { type: "identity", id: subject.id, metadata: { identityId: subject.id, name: subject.name } };
       this.orgId = subject.orgId;
     }
-    const metadata = { identityId: subject?.id ?? null, ...(clientId ? { clientId } : {}), reasonCode, message };
-    await this.writeAlone(this.event(failedLoginType(this.spec.type), metadata));
-  }
-
-  private writeAlone(event: AuditEventInput) {
-    const retention = this.deps.env.AUDIT_LOG_RETENTION_DAYS;
-    return inTransaction(this.deps.db, (trx) => writeAuditEvents(trx, retention, [event])).then(
-      () => undefined,
-      (error: unknown) => this.deps.logger.error({ err: error, event: event.type }, "audit event could not be written"),
-    );
+    const metadata = {
+      identityId: subject?.id ?? null,
+      ...(clientId ? { clientId } : {}),
+      reasonCode,
+      message,
+      ...(invalidFields.length > 0 ? { invalidFields } : {}),
+    };
+    await writeAuditEventAlone(this.deps, this.event(failedLoginType(this.spec.type), metadata));
   }
 }
+
+const MAX_INVALID_FIELDS = 10;
+const MAX_FIELD_NAME = 128;
+
+/** The top-level request fields (body, params or query) a 422's validation issues name. */
+const invalidFieldsOf = (status: number, errorBody: ErrorBody): string[] => {
+  if (status !== 422 || !Array.isArray(errorBody?.message)) return [];
+  const fields = new Set<string>();
+  for (const issue of errorBody.message as { path?: unknown }[]) {
+    const [field] = Array.isArray(issue?.path) ? (issue.path as unknown[]) : [];
+    if (typeof field === "string") fields.add(toWellFormedText(field.slice(0, MAX_FIELD_NAME)));
+  }
+  return [...fields].slice(0, MAX_INVALID_FIELDS);
+};
+
+/**
+ * An event in a transaction of its own (a refused login, a change made without a transaction). If
+ * it cannot be written whole, it is written without its metadata, marked so: an event is never
+ * dropped, and a request cannot keep itself out of the audit log with what it sends.
+ */
+const writeAuditEventAlone = async (deps: AppDeps, event: AuditEventInput) => {
+  const retention = deps.env.AUDIT_LOG_RETENTION_DAYS;
+  const write = (chained: AuditEventInput) =>
+    inTransaction(deps.db, (trx) => writeAuditEvents(trx, retention, [chained]));
+  try {
+    await write(event);
+    return;
+  } catch (error) {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    deps.logger.warn(
+      { event: event.type, code: typeof code === "string" ? code : undefined },
+      "audit event could not be written whole; writing it without its metadata",
+    );
+  }
+  await write(reducedAuditEvent(event)).catch((error: unknown) =>
+    deps.logger.error({ err: error, event: event.type }, "audit event could not be written"),
+  );
+};
 
 /**
  * Opens the audit scope of a recorded operation and attaches it to the response, where `contextOf`

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AuditActorType } from "@keyward/contract";
 import type { Tx } from "../../db/transaction";
+import { toWellFormedText } from "../../http/well-formed";
 import { canonicalJson, hashChained, UNSCOPED_CHAIN_ID } from "./audit-chain";
 import { appendToChain, lockChainHead } from "./audit-write.repository";
 import { userAgentTypeOf } from "./user-agent";
@@ -37,12 +38,18 @@ export const chainOf = (event: Pick<AuditEventInput, "orgId" | "projectId">) =>
   event.projectId ?? event.orgId ?? UNSCOPED_CHAIN_ID;
 
 /**
+ * Text as jsonb can hold it: no NUL characters, and each lone surrogate (which JSON writes as an
+ * escape jsonb refuses) replaced by U+FFFD. What is hashed is what is stored, so chains still verify.
+ */
+const storableText = (text: string) => toWellFormedText(text.includes("\0") ? text.replaceAll("\0", "") : text);
+
+/**
  * Metadata as it will read back from jsonb: no undefined, no Date objects, no functions, no NaN, and
- * no NUL characters (jsonb cannot hold them; an event must never make its change fail). A copy, not a
- * JSON round trip: every read event passes here.
+ * only storable text (an event must never make its change fail). A copy, not a JSON round trip:
+ * every read event passes here.
  */
 const plainValue = (item: unknown): unknown => {
-  if (typeof item === "string") return item.includes("\0") ? item.replaceAll("\0", "") : item;
+  if (typeof item === "string") return storableText(item);
   if (typeof item === "number") return Number.isFinite(item) ? item : null;
   if (item === null || typeof item !== "object") return typeof item === "function" ? undefined : item;
   if (item instanceof Date) return item.toJSON();
@@ -54,7 +61,7 @@ const plain = (value: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = plainValue(value[key]);
-    if (item !== undefined) out[key.includes("\0") ? key.replaceAll("\0", "") : key] = item;
+    if (item !== undefined) out[storableText(key)] = item;
   }
   return out;
 };
@@ -84,12 +91,13 @@ export const actorText = (actor: AuditActor) =>
 
 export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent => {
   const chainId = chainOf(event);
+  const userAgent = typeof event.userAgent === "string" ? storableText(event.userAgent) : event.userAgent;
   const rest = [
     event.type,
     plain(event.metadata),
-    event.ipAddress,
-    event.userAgent,
-    userAgentTypeOf(event.userAgent),
+    typeof event.ipAddress === "string" ? storableText(event.ipAddress) : event.ipAddress,
+    userAgent,
+    userAgentTypeOf(userAgent),
     event.createdAt.toISOString(),
   ];
   return {
@@ -102,6 +110,15 @@ export const prepareAuditEvent = (event: AuditEventInput): PreparedAuditEvent =>
     body: `${actorText(event.actor)},${rest.map(canonicalJson).join(",")}`,
   };
 };
+
+/**
+ * The event without its metadata, for when the full one cannot be written: who did what, from where,
+ * and a marker that the details were left out. An event is never dropped for its metadata.
+ */
+export const reducedAuditEvent = (event: AuditEventInput): AuditEventInput => ({
+  ...event,
+  metadata: { metadataReduced: true },
+});
 
 /**
  * Write events inside `trx`: per chain (in a fixed order, so two writers never wait on each other
