@@ -1,4 +1,17 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { cliEnv } from "./env";
 
@@ -21,12 +34,51 @@ export const readProfile = (): Profile | undefined => {
   }
 };
 
-/** Written with mode 0600 in a 0700 folder: the file holds a bearer token. */
+/** Our own config folder (a directory, not a link, owned by this user) is closed to others. */
+const closeOwnFolder = (dir: string) => {
+  const stat = lstatSync(dir);
+  if (stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+};
+
+/** The profile file's own entry, without following a link; undefined when there is none. */
+const entryOf = (path: string) => {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+};
+
+/**
+ * Written with mode 0600 in a 0700 folder: the file holds a bearer token. It is a new file, created
+ * exclusively beside the profile and renamed over it, so the token never goes through a link or
+ * into a file someone else opened; a profile.json that is a symbolic link is refused, not followed.
+ */
 export const writeProfile = (profile: Profile) => {
   const dir = cliEnv().configDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  writeFileSync(profilePath(), `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(profilePath(), 0o600);
+  closeOwnFolder(dir);
+  const path = profilePath();
+  if (entryOf(path)?.isSymbolicLink()) {
+    throw new CliError(`${path} is a symbolic link; remove it (or replace it with a regular file) and log in again`);
+  }
+  const temporary = join(dir, `.profile.json.${process.pid}.${randomBytes(6).toString("hex")}`);
+  try {
+    const fd = openSync(temporary, "wx", 0o600);
+    try {
+      // The creation mode is narrowed by the umask; the file must be readable by its owner.
+      fchmodSync(fd, 0o600);
+      writeFileSync(fd, `${JSON.stringify(profile, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 };
 
 export const removeProfile = () => {
