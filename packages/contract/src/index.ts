@@ -32,6 +32,7 @@ import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
 
 export * from "./common";
+export * from "./empty-query";
 export * from "./duration";
 export * from "./base64";
 export * from "./permission-catalog";

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from "express";
 import { isAppRoute, type AppRoute, type AppRouter } from "@ts-rest/core";
-import type { RouteMetadata } from "@keyward/contract";
+import { emptyOptionalQueryDropper, type RouteMetadata } from "@keyward/contract";
 import type { AppDeps } from "../context";
 import { authenticate } from "../modules/access-tokens/access-token.service";
 import { auditSpecOf, type AuditSpec } from "../modules/audit/audit-events";
@@ -10,7 +10,12 @@ import { limitOfRoute, spendRateLimit, type Limit } from "./rate-limit";
 import { illFormedStringsError } from "./well-formed";
 
 /** What every request of one contract route goes through before ts-rest validates it; built once per route. */
-type RoutePlan = { isPublic: boolean; limit: Limit | undefined; audit: AuditSpec | undefined };
+type RoutePlan = {
+  isPublic: boolean;
+  limit: Limit | undefined;
+  audit: AuditSpec | undefined;
+  dropEmptyQuery: ((query: Record<string, unknown>) => void) | undefined;
+};
 
 /** Each route of a contract with its `a.b.c` operation name. */
 export const routesOf = (router: AppRouter, prefix = ""): [AppRoute, string][] =>
@@ -23,7 +28,8 @@ type TsRestRequest = Request & { tsRestRoute?: AppRoute };
 /**
  * The one middleware ts-rest runs before each route's handler, in this order: the route's rate
  * limit (counted before the credential is looked at), authentication (so 401/403 win over 422,
- * reference §0.1), the audit scope of a recorded operation, and the well-formed-text rule (422).
+ * reference §0.1), the audit scope of a recorded operation, optional query parameters sent empty
+ * dropped (they mean "not sent"), and the well-formed-text rule (422).
  * The plan of each route is decided when the app is built, so a request pays only for the steps
  * its route has.
  */
@@ -34,6 +40,7 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
       isPublic: (route.metadata as RouteMetadata | undefined)?.public === true,
       limit: limitOfRoute(route),
       audit: auditSpecOf(operation),
+      dropEmptyQuery: emptyOptionalQueryDropper(route),
     });
   }
 
@@ -43,6 +50,7 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
     if (!plan) return next(new Error(`route ${req.method} ${req.path} has no entry plan`));
     const enter = () => {
       try {
+        plan.dropEmptyQuery?.(req.query);
         const invalid = illFormedStringsError(req);
         if (plan.audit) openAuditScope(deps, plan.audit, req, res);
         next(invalid);
