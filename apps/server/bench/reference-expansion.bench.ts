@@ -1,6 +1,7 @@
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
 import { setupOk } from "./lib/endpoint";
 import { benchSettings, startKeyward } from "./lib/keyward";
+import { denseLayers, referenceLine, repeatedChain } from "../test/helpers/reference-graphs";
 
 /**
  * Reference expansion and trees on the graphs that grow with the paths through them rather than
@@ -23,21 +24,6 @@ const writeAll = async (admin: KeywardClient, projectId: string, secrets: Record
     );
 };
 
-const chain = (k: number) =>
-  Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`L${i}`, i === 10 ? "v" : `\${L${i + 1}}`.repeat(k)]));
-
-const layers = (width: number) => {
-  const out: Record<string, string> = { BOTTOM: "b" };
-  for (let layer = 0; layer < 10; layer += 1)
-    for (let j = 0; j < width; j += 1)
-      out[`N${layer}_${j}`] =
-        layer === 0 ? "${BOTTOM}" : Array.from({ length: width }, (_, i) => `\${N${layer - 1}_${i}}`).join("-");
-  return out;
-};
-
-const next = (n: number) =>
-  Object.fromEntries(Array.from({ length: n }, (_, i) => [`C${i}`, i === n - 1 ? "end" : `\${C${i + 1}}`]));
-
 for (const database of benchSettings().databases) {
   const target = await startKeyward(database);
   const admin = createKeywardClient({ baseUrl: target.url, token: target.adminToken });
@@ -55,12 +41,12 @@ for (const database of benchSettings().databases) {
   try {
     // Each graph with the secret at its top (expanded, reference tree) and at its bottom (dependency tree).
     const graphs: [string, Record<string, string>, string, string][] = [
-      ["chain k=3", chain(3), "L0", "L10"],
-      ["chain k=4", chain(4), "L0", "L10"],
-      ["chain k=5", chain(5), "L0", "L10"],
-      ["layers of 3", layers(3), "N9_0", "BOTTOM"],
-      ["layers of 4", layers(4), "N9_0", "BOTTOM"],
-      ["1,000 each referencing the next", next(1000), "C0", "C999"],
+      ["chain k=3", repeatedChain(3), "L0", "L10"],
+      ["chain k=4", repeatedChain(4), "L0", "L10"],
+      ["chain k=5", repeatedChain(5), "L0", "L10"],
+      ["layers of 3", denseLayers(3), "N9_0", "BOTTOM"],
+      ["layers of 4", denseLayers(4), "N9_0", "BOTTOM"],
+      ["1,000 each referencing the next", referenceLine(1000), "C0", "C999"],
     ];
     for (const [label, secrets, top, bottom] of graphs) {
       const { project } = setupOk(await admin.projects.create({ body: { projectName: `bench-${label}` } }));

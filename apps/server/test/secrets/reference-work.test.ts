@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KeywardClient } from "@keyward/client";
+import { denseLayers, referenceLine, repeatedChain } from "../helpers/reference-graphs";
 import { createSecretsScope, expectOk, identityWithRules, type SecretsScope } from "./helpers";
 
 /** Writes secrets into dev:/ in one batch (references between them count as existing). */
@@ -18,22 +19,6 @@ const writeAll = async (
       },
     }),
   );
-
-/** L10 = "v"; for i = 9…0, Li is "${L(i+1)}" repeated k times: L0 expands to k^10 characters. */
-const repeatedChain = (k: number) =>
-  Object.fromEntries(
-    Array.from({ length: 11 }, (_, i) => [`L${i}`, i === 10 ? "v" : `\${L${i + 1}}`.repeat(k)] as const),
-  );
-
-/** Ten layers of `width` secrets, each referencing every secret of the layer below, over one bottom secret. */
-const layers = (width: number) => {
-  const out: Record<string, string> = { BOTTOM: "b" };
-  for (let layer = 0; layer < 10; layer += 1)
-    for (let j = 0; j < width; j += 1)
-      out[`N${layer}_${j}`] =
-        layer === 0 ? "${BOTTOM}" : Array.from({ length: width }, (_, i) => `\${N${layer - 1}_${i}}`).join("-");
-  return out;
-};
 
 const getQuery = (scope: SecretsScope) => ({
   projectId: scope.projectId,
@@ -113,10 +98,7 @@ describe("reference expansion costs work in the distinct references, not in the 
   it("lists 1,000 secrets each referencing the next with the depth-bounded values", async () => {
     const scope = await createSecretsScope();
     const n = 1000;
-    await writeAll(
-      scope,
-      Object.fromEntries(Array.from({ length: n }, (_, i) => [`C${i}`, i === n - 1 ? "end" : `\${C${i + 1}}`])),
-    );
+    await writeAll(scope, referenceLine(n));
     const list = expectOk(
       await scope.tenant.admin.secretsV4.list({
         query: { projectId: scope.projectId, environment: "dev", secretPath: "/", expandSecretReferences: "true" },
@@ -175,7 +157,7 @@ describe("reference trees show each secret once", () => {
 
   it("dependency tree of the bottom of ten dense layers holds each referrer once", async () => {
     const scope = await createSecretsScope();
-    await writeAll(scope, layers(4));
+    await writeAll(scope, denseLayers(4));
     const res = expectOk(
       await scope.tenant.admin.secretReferences.dependencyTree({
         params: { secretName: "BOTTOM" },
