@@ -41,6 +41,7 @@ import { auditLogStreamsRouter } from "./modules/audit/streams/streams.router";
 import { bucketedRoutes } from "./http/route-buckets";
 import { requestFront } from "./http/request-front";
 import { routeEntry } from "./http/route-entry";
+import { loginForms } from "./http/login-forms";
 
 const s = initServer();
 
@@ -83,6 +84,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
   app.use(jsonBodies);
+  app.use(loginForms(contract));
 
   // Built, and its generator loaded, on the first request for it: a worker that never serves it never holds it.
   let openApi: unknown;
