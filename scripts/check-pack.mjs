@@ -104,6 +104,15 @@ export const bad: ProjectPermissionRule = { subject: "secrets", action: "lease" 
       ]);
     }
   });
+  check("both packages are Apache-2.0 and carry the licence text", () => {
+    for (const name of ["@keyward/client", "@keyward/cli"]) {
+      const installed = join(dir, "node_modules", name);
+      const { license } = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+      if (license !== "Apache-2.0") throw new Error(`${name}: license ${license}`);
+      if (!readFileSync(join(installed, "LICENSE"), "utf8").startsWith("Apache License"))
+        throw new Error(`${name}: no LICENSE`);
+    }
+  });
   check("keyward binary", () => {
     const out = run(join(dir, "node_modules/.bin/keyward"), ["--help"]);
     if (!out.includes("Usage: keyward")) throw new Error(out);
