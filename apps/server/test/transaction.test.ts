@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { migrationProvider } from "../src/db/migrations";
-import { afterCommit, inTransaction } from "../src/db/transaction";
+import { afterCommit, CONFLICT_RETRIES, inTransaction } from "../src/db/transaction";
 import { getTestApp } from "./helpers/app";
 import { createTenant, uniqueName } from "./helpers/tenant";
 
@@ -39,6 +39,82 @@ describe("inTransaction and afterCommit", () => {
       /inTransaction/,
     );
   });
+});
+
+/** What PostgreSQL throws at the victim of a deadlock (code 40P01), without staging one. */
+const deadlockVictim = () => Object.assign(new Error("deadlock detected"), { code: "40P01" });
+
+describe("inTransaction after a deadlock or a serialization failure", () => {
+  it("runs the transaction again: only the attempt that commits is written and sees its side effects", async () => {
+    const { deps } = await getTestApp();
+    const tenant = await createTenant();
+    const seen: string[] = [];
+    let attempts = 0;
+    const result = await inTransaction(deps.db, async (trx) => {
+      attempts += 1;
+      const name = uniqueName(`attempt-${attempts}`);
+      await trx.updateTable("organizations").set({ name }).where("id", "=", tenant.orgId).execute();
+      afterCommit(trx, () => seen.push(name));
+      if (attempts === 1) throw deadlockVictim();
+      if (attempts === 2) throw Object.assign(new Error("could not serialize access"), { code: "40001" });
+      return name;
+    });
+    expect(attempts).toBe(3);
+    expect(seen).toEqual([result]);
+    const org = await deps.db
+      .selectFrom("organizations")
+      .select("name")
+      .where("id", "=", tenant.orgId)
+      .executeTakeFirstOrThrow();
+    expect(org.name).toBe(result);
+  });
+
+  it("gives up after a bounded number of retries, and never retries other errors", async () => {
+    const { deps } = await getTestApp();
+    let attempts = 0;
+    await expect(
+      inTransaction(deps.db, async () => {
+        attempts += 1;
+        throw deadlockVictim();
+      }),
+    ).rejects.toMatchObject({ code: "40P01" });
+    expect(attempts).toBe(CONFLICT_RETRIES + 1);
+
+    attempts = 0;
+    await expect(
+      inTransaction(deps.db, async () => {
+        attempts += 1;
+        throw Object.assign(new Error("duplicate key"), { code: "23505" });
+      }),
+    ).rejects.toMatchObject({ code: "23505" });
+    expect(attempts).toBe(1);
+  });
+
+  it("two transactions locking two rows in opposite orders both commit (PostgreSQL)", async (ctx) => {
+    const { deps } = await getTestApp();
+    // PGlite has one connection: the two would run one after the other and never meet.
+    if (deps.dbKind !== "postgres") return ctx.skip();
+    const [first, second] = [await createTenant(), await createTenant()];
+    let attempts = 0;
+    let locked = 0;
+    let bothLocked: () => void = () => undefined;
+    const meet = new Promise<void>((resolve) => (bothLocked = resolve));
+    const rename = (order: string[], name: string) =>
+      inTransaction(deps.db, async (trx) => {
+        attempts += 1;
+        await trx.updateTable("organizations").set({ name }).where("id", "=", order[0]!).execute();
+        // Only the first attempts wait for each other: each then holds the row the other wants next.
+        if (attempts <= 2 && ++locked === 2) bothLocked();
+        if (attempts <= 2) await meet;
+        await trx.updateTable("organizations").set({ name }).where("id", "=", order[1]!).execute();
+      });
+    await Promise.all([
+      rename([first.orgId, second.orgId], uniqueName("a")),
+      rename([second.orgId, first.orgId], uniqueName("b")),
+    ]);
+    // PostgreSQL aborted one of the two as the deadlock's victim, and it ran again.
+    expect(attempts).toBe(3);
+  }, 20_000);
 });
 
 describe("migration registry", () => {

@@ -6,6 +6,15 @@ export const isUniqueViolation = (error: unknown, constraint?: string) => {
   return e?.code === "23505" && (constraint === undefined || e.constraint === constraint);
 };
 
+/**
+ * deadlock_detected or serialization_failure: PostgreSQL rolled the whole transaction back to let
+ * another finish, and running it again may well succeed.
+ */
+export const isTransientConflict = (error: unknown) => {
+  const code = (error as PgError)?.code;
+  return code === "40P01" || code === "40001";
+};
+
 export const isForeignKeyViolation = (error: unknown) => (error as PgError)?.code === "23503";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

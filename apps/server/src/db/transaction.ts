@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import type { Database } from "./database";
 import type { DB } from "./schema";
 import type { RequestScope } from "../lib/request-scope";
+import { isTransientConflict } from "./errors";
 
 /** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
 export type Tx = Transaction<DB>;
@@ -12,24 +13,46 @@ type ChangeTarget = { deps: { db: Database }; scope?: RequestScope };
 const pending = new WeakMap<Tx, (() => void)[]>();
 const scopes = new WeakMap<Tx, RequestScope>();
 
+/** Transactions PostgreSQL aborted for a deadlock or a serialization failure run again, this many times at most. */
+export const CONFLICT_RETRIES = 3;
+/** Upper bound of the first retry's random wait; it doubles for each further retry. */
+const RETRY_BACKOFF_MS = 10;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Run `work` in one transaction. Given a request's (or a job's) context, the change's audit event
  * is written in the same transaction just before it commits (the last statements, so the chain lock
  * is held briefly). Side effects registered with `afterCommit` (cache drops, stream wake-ups) run
  * once it has committed, and never when it rolled back.
+ *
+ * A transaction PostgreSQL rolled back as the victim of a deadlock (or a serialization failure)
+ * runs again from the start, up to CONFLICT_RETRIES times after a short random wait: nothing of it
+ * was written, and a valid change must not fail because another ran beside it. So `work` runs once
+ * per attempt and must do nothing outside the transaction but note things (the audit event's
+ * details) and register `afterCommit` callbacks; the callbacks of a rolled-back attempt are dropped.
  */
 export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: Tx) => Promise<T>): Promise<T> => {
-  const callbacks: (() => void)[] = [];
   const [db, scope] = "deps" in on ? [on.deps.db, on.scope] : [on, undefined];
-  const result = await db.transaction().execute(async (trx) => {
-    pending.set(trx, callbacks);
-    if (scope) scopes.set(trx, scope);
-    const value = await work(trx);
-    if (scope) await scope.beforeCommit(trx);
-    return value;
-  });
-  for (const callback of callbacks) callback();
-  return result;
+  for (let retry = 0; ; retry += 1) {
+    const callbacks: (() => void)[] = [];
+    let result: T;
+    try {
+      result = await db.transaction().execute(async (trx) => {
+        pending.set(trx, callbacks);
+        if (scope) scopes.set(trx, scope);
+        const value = await work(trx);
+        if (scope) await scope.beforeCommit(trx);
+        return value;
+      });
+    } catch (error) {
+      if (retry >= CONFLICT_RETRIES || !isTransientConflict(error)) throw error;
+      await pause(Math.random() * RETRY_BACKOFF_MS * 2 ** retry);
+      continue;
+    }
+    for (const callback of callbacks) callback();
+    return result;
+  }
 };
 
 /** The scope a transaction was opened in (a request's or a job's change), if any. */
