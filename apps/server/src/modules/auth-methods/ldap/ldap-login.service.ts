@@ -4,14 +4,7 @@ import { NotFoundError, UnauthorizedError } from "../../../errors";
 import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
 import { findLdapLoginConfig } from "./ldap-auth.repository";
 import { openLdapSecrets } from "./ldap-auth.service";
-import {
-  assertNotLockedOut,
-  failLogin,
-  failingIfRemovedMeanwhile,
-  loginResponse,
-  releaseAttempt,
-  succeedLogin,
-} from "../shared/login-common";
+import { beginLogin, failLogin, failingIfRemovedMeanwhile, loginResponse, succeedLogin } from "../shared/login-common";
 
 /** Every required field must be present on the user with one of its comma-separated values. */
 const hasAllowedFields = (user: LdapUser, allowed: { key: string; value: string }[] | null) =>
@@ -30,8 +23,7 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
   async (ctx: PublicContext, body: { identityId: string; username: string; password: string }) => {
     const config = await findLdapLoginConfig(ctx.deps.db, body.identityId);
     if (!config) throw new NotFoundError(`LDAP auth with ID '${body.identityId}' not found`);
-    const lockoutKey = body.username.trim().toLowerCase();
-    await assertNotLockedOut(ctx, config, lockoutKey);
+    const attempt = await beginLogin(ctx, config, body.username.trim().toLowerCase());
 
     const secrets = openLdapSecrets(ctx, config.id, config);
     let user: LdapUser | null;
@@ -56,12 +48,11 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
         { identityId: config.identity_id, reason: (error as Error).name },
         "LDAP login could not reach the directory",
       );
-      await releaseAttempt(ctx, config, lockoutKey);
       throw new UnauthorizedError("LDAP authentication failed");
     }
-    if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, config, lockoutKey);
+    if (!user || !hasAllowedFields(user, config.allowed_fields)) return failLogin(ctx, attempt);
 
-    await succeedLogin(ctx, config, lockoutKey);
+    await succeedLogin(ctx, attempt);
     return inTransaction(ctx, async (trx) => (await loginResponse(trx, config)).response);
   },
 );

@@ -7,18 +7,28 @@ import type { Database } from "../../../db/database";
  */
 export type LockoutSettings = { threshold: number; durationSeconds: number; counterResetSeconds: number };
 
+/** The row's lock has ended, or its counting window has passed without a lock. */
 const STALE = (
   nowIso: string,
 ) => sql<boolean>`((identity_auth_lockouts.locked_until is not null and identity_auth_lockouts.locked_until <= ${nowIso}::timestamptz)
     or (identity_auth_lockouts.locked_until is null and identity_auth_lockouts.window_expires_at <= ${nowIso}::timestamptz))`;
 
+/** The key's lockout row as a login sees it when it starts: absent, counting, or locked at `now`. */
+export const findLockoutState = (db: Database, configId: string, key: string, now: Date) =>
+  db
+    .selectFrom("identity_auth_lockouts")
+    .select(sql<boolean>`(locked_until is not null and locked_until > ${now.toISOString()}::timestamptz)`.as("locked"))
+    .where("auth_config_id", "=", configId)
+    .where("lockout_key", "=", key)
+    .executeTakeFirst();
+
 /**
- * Take one attempt before the credential is checked, in one atomic upsert, so parallel guesses can
- * never exceed the threshold (checking first and counting after let every in-flight guess through).
- * A stale counter (its window or its lock over) restarts at 1. Answers false while the key is
- * locked or every attempt of the window is taken.
+ * Count one wrong credential and lock the key once the count reaches the threshold, in a single
+ * upsert: parallel failures each see the count the one before them left, so the lock engages at the
+ * threshold and the count never ends below it. A stale counter restarts at 1; a lock in force is
+ * kept as it is (a failure does not extend it).
  */
-export const reserveLoginAttempt = async (
+export const recordLoginFailure = async (
   db: Database,
   configId: string,
   key: string,
@@ -27,65 +37,43 @@ export const reserveLoginAttempt = async (
 ) => {
   const nowIso = now.toISOString();
   const windowEnd = new Date(now.getTime() + settings.counterResetSeconds * 1000).toISOString();
+  const lockEnd = new Date(now.getTime() + settings.durationSeconds * 1000).toISOString();
+  const firstLock = settings.threshold <= 1 ? lockEnd : null;
   const stale = STALE(nowIso);
-  const row = await db
+  return db
     .insertInto("identity_auth_lockouts")
     .values({
       auth_config_id: configId,
       lockout_key: key,
       failed_attempts: 1,
       window_expires_at: windowEnd,
-      locked_until: null,
+      locked_until: firstLock,
     })
     .onConflict((oc) =>
-      oc
-        .columns(["auth_config_id", "lockout_key"])
-        .doUpdateSet({
-          failed_attempts: sql`(case when ${stale} then 1 else identity_auth_lockouts.failed_attempts + 1 end)`,
-          locked_until: sql`(case when ${stale} then null else identity_auth_lockouts.locked_until end)`,
-          window_expires_at: sql`${windowEnd}::timestamptz`,
-        })
-        .where(
-          sql<boolean>`(${stale} or (identity_auth_lockouts.locked_until is null and identity_auth_lockouts.failed_attempts < ${settings.threshold}))`,
-        ),
+      oc.columns(["auth_config_id", "lockout_key"]).doUpdateSet({
+        failed_attempts: sql`(case when ${stale} then 1 else identity_auth_lockouts.failed_attempts + 1 end)`,
+        locked_until: sql`(case
+          when ${stale} then ${firstLock}::timestamptz
+          when identity_auth_lockouts.locked_until is not null then identity_auth_lockouts.locked_until
+          when identity_auth_lockouts.failed_attempts + 1 >= ${settings.threshold} then ${lockEnd}::timestamptz
+          else null end)`,
+        window_expires_at: sql`${windowEnd}::timestamptz`,
+      }),
     )
-    .returning("failed_attempts")
-    .executeTakeFirst();
-  return row !== undefined;
+    .returning(["failed_attempts", "locked_until"])
+    .executeTakeFirstOrThrow();
 };
 
-/** A reserved attempt failed: once the attempts reach the threshold, lock for `durationSeconds`. */
-export const lockIfThresholdReached = (
-  db: Database,
-  configId: string,
-  key: string,
-  settings: LockoutSettings,
-  now: Date,
-) =>
-  db
-    .updateTable("identity_auth_lockouts")
-    .set({ locked_until: new Date(now.getTime() + settings.durationSeconds * 1000).toISOString() })
-    .where("auth_config_id", "=", configId)
-    .where("lockout_key", "=", key)
-    .where("failed_attempts", ">=", settings.threshold)
-    .where("locked_until", "is", null)
-    .execute();
-
-/** Give back a reserved attempt that never checked the credential (the directory was unreachable). */
-export const releaseLoginAttempt = (db: Database, configId: string, key: string) =>
-  db
-    .updateTable("identity_auth_lockouts")
-    .set({ failed_attempts: sql`greatest(failed_attempts - 1, 0)` })
-    .where("auth_config_id", "=", configId)
-    .where("lockout_key", "=", key)
-    .where("locked_until", "is", null)
-    .execute();
-
-export const clearLockout = (db: Database, configId: string, key: string) =>
+/**
+ * A right credential clears the failure count, but not a lock in force: parallel failures may have
+ * locked the key while this login ran, and that lock must hold for the logins after it.
+ */
+export const clearLoginFailures = (db: Database, configId: string, key: string, now: Date) =>
   db
     .deleteFrom("identity_auth_lockouts")
     .where("auth_config_id", "=", configId)
     .where("lockout_key", "=", key)
+    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<=", now.toISOString())]))
     .execute();
 
 /** Drop every lockout of a config; answers how many were active. */

@@ -4,13 +4,7 @@ import type { Tx } from "../../../db/transaction";
 import { isForeignKeyViolation } from "../../../db/errors";
 import { UnauthorizedError } from "../../../errors";
 import { issueAccessToken, type AuthConfigForIssue } from "../../access-tokens/access-token.service";
-import {
-  clearLockout,
-  lockIfThresholdReached,
-  releaseLoginAttempt,
-  reserveLoginAttempt,
-  type LockoutSettings,
-} from "./lockout.repository";
+import { clearLoginFailures, findLockoutState, recordLoginFailure, type LockoutSettings } from "./lockout.repository";
 
 export const INVALID_CREDENTIALS = "Invalid credentials";
 const LOCKED = "This identity auth method is temporarily locked, please try again later";
@@ -29,32 +23,34 @@ const settingsOf = (config: LockoutConfig): LockoutSettings => ({
   counterResetSeconds: config.lockout_counter_reset_seconds,
 });
 
+/** A login under way: the key it counts against and whether that key had failures when it began. */
+export type LoginAttempt = { config: LockoutConfig; key: string; hadFailures: boolean };
+
 /**
- * Take one attempt of the lockout budget before the credential is checked (atomically, so N
- * parallel guesses never get past a threshold below N); refused while locked.
+ * Refused only when the key is locked as the login begins. The credential is checked after this and
+ * only a wrong one counts, so valid logins in parallel never lock each other out.
  */
-export const assertNotLockedOut = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
-  if (
-    config.lockout_enabled &&
-    !(await reserveLoginAttempt(ctx.deps.db, config.id, key, settingsOf(config), new Date()))
-  ) {
-    throw new UnauthorizedError(LOCKED);
+export const beginLogin = async (ctx: PublicContext, config: LockoutConfig, key: string): Promise<LoginAttempt> => {
+  const state = await findLockoutState(ctx.deps.db, config.id, key, new Date(ctx.deps.clock.now()));
+  if (config.lockout_enabled && state?.locked) throw new UnauthorizedError(LOCKED);
+  return { config, key, hadFailures: state !== undefined };
+};
+
+/** A wrong credential: counted (locking the key at the threshold) and answered as "Invalid credentials". */
+export const failLogin = async (ctx: PublicContext, attempt: LoginAttempt): Promise<never> => {
+  const { config, key } = attempt;
+  if (config.lockout_enabled) {
+    await recordLoginFailure(ctx.deps.db, config.id, key, settingsOf(config), new Date(ctx.deps.clock.now()));
   }
-};
-
-/** The credential was never checked (the directory was unreachable): the attempt is given back. */
-export const releaseAttempt = async (ctx: PublicContext, config: LockoutConfig, key: string) => {
-  if (config.lockout_enabled) await releaseLoginAttempt(ctx.deps.db, config.id, key);
-};
-
-/** A wrong credential: its reserved attempt stays counted (locking at the threshold), answered as "Invalid credentials". */
-export const failLogin = async (ctx: PublicContext, config: LockoutConfig, key: string): Promise<never> => {
-  if (config.lockout_enabled) await lockIfThresholdReached(ctx.deps.db, config.id, key, settingsOf(config), new Date());
   throw new UnauthorizedError(INVALID_CREDENTIALS);
 };
 
-export const succeedLogin = (ctx: PublicContext, config: LockoutConfig, key: string) =>
-  clearLockout(ctx.deps.db, config.id, key);
+/** A right credential clears the key's failure count (a key without one costs no write). */
+export const succeedLogin = async (ctx: PublicContext, attempt: LoginAttempt) => {
+  if (attempt.hadFailures) {
+    await clearLoginFailures(ctx.deps.db, attempt.config.id, attempt.key, new Date(ctx.deps.clock.now()));
+  }
+};
 
 /** The login response: the token and its lifetimes, never the token row. */
 export const loginResponse = async (

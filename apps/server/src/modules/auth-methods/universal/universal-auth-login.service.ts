@@ -7,7 +7,7 @@ import { isIpTrusted } from "../../../lib/ip";
 import { lockAuthConfigForKeyShare } from "../shared/auth-config.repository";
 import {
   INVALID_CREDENTIALS,
-  assertNotLockedOut,
+  beginLogin,
   failLogin,
   failingIfRemovedMeanwhile,
   loginResponse,
@@ -31,12 +31,11 @@ export const loginWithUniversalAuth = failingIfRemovedMeanwhile(
     if (!isIpTrusted(ctx.clientIp, config.client_secret_trusted_ips)) {
       throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
     }
-    const lockoutKey = body.clientId.toLowerCase();
-    await assertNotLockedOut(ctx, config, lockoutKey);
+    const attempt = await beginLogin(ctx, config, body.clientId.toLowerCase());
 
     const secret = await findActiveClientSecretByHash(ctx.deps.db, config.id, hashToken(body.clientSecret));
-    if (!secret) return failLogin(ctx, config, lockoutKey);
-    await succeedLogin(ctx, config, lockoutKey);
+    if (!secret) return failLogin(ctx, attempt);
+    await succeedLogin(ctx, attempt);
 
     if (
       secret.client_secret_ttl > 0 &&
