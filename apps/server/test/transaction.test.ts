@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { migrationProvider } from "../src/db/migrations";
 import { afterCommit, CONFLICT_RETRIES, inTransaction } from "../src/db/transaction";
+import { sql } from "kysely";
 import { getTestApp } from "./helpers/app";
-import { createTenant, uniqueName } from "./helpers/tenant";
+import { createProject, createTenant, expectOk, uniqueName } from "./helpers/tenant";
+import { withTrigger } from "./helpers/triggers";
 
 describe("inTransaction and afterCommit", () => {
   it("runs side effects once the change is committed, and never for a rolled-back one", async () => {
@@ -88,6 +90,50 @@ describe("inTransaction after a deadlock or a serialization failure", () => {
       }),
     ).rejects.toMatchObject({ code: "23505" });
     expect(attempts).toBe(1);
+  });
+
+  it("a request whose transaction is once a deadlock's victim succeeds, with its change and one audit event", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const { role } = expectOk(
+      await tenant.admin.roles.create({
+        params: { projectId: project.id },
+        body: { slug: uniqueName("r"), name: "R", permissions: [] },
+      }),
+    );
+    const db = tenant.app.deps.db;
+    // A sequence is not transactional: it counts attempts across the rollback of the first.
+    const attempts = `s_${uniqueName("attempts").replace(/-/g, "_")}`;
+    await sql.raw(`create sequence ${attempts}`).execute(db);
+    const drop = await withTrigger(
+      db,
+      "project_roles",
+      "before update",
+      `if old.id = '${role.id}' and nextval('${attempts}') = 1 then
+         raise exception 'deadlock detected' using errcode = '40P01';
+       end if;
+       return new;`,
+    );
+    const updates = () =>
+      db
+        .selectFrom("audit_logs")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("project_id", "=", project.id)
+        .where("event_type", "=", "update-project-role")
+        .executeTakeFirstOrThrow();
+    try {
+      const res = await tenant.admin.roles.update({
+        params: { projectId: project.id, roleId: role.id },
+        body: { name: "Renamed" },
+      });
+      expect(expectOk(res).role.name).toBe("Renamed");
+    } finally {
+      await drop();
+    }
+    const { rows } = await sql<{ n: string }>`select last_value::text as n from ${sql.raw(attempts)}`.execute(db);
+    await sql.raw(`drop sequence ${attempts}`).execute(db);
+    expect(rows[0]!.n).toBe("2");
+    expect(Number((await updates()).n)).toBe(1);
   });
 
   it("two transactions locking two rows in opposite orders both commit (PostgreSQL)", async (ctx) => {
