@@ -37,6 +37,12 @@ export const ProjectSchema = z.object({
   updatedAt: TimestampSchema,
 });
 
+/** A project list's `type` filter: `all` (what the MCP server sends by default) or absent means every type. */
+const ProjectListQuery = z.object({ type: z.union([ProjectTypeSchema, z.literal("all")]).optional() });
+
+/** A slug to look up: any text, so a malformed one is simply not found. */
+const ProjectSlugParams = z.object({ slug: z.string().trim().min(1).max(255) });
+
 const CreateProjectBody = z.object({
   projectName: z.string().trim().min(1).max(64),
   projectDescription: z.string().trim().max(256).optional(),
@@ -79,9 +85,33 @@ export const projectsContract = c.router({
   list: {
     method: "GET",
     path: "/api/v1/projects",
-    query: z.object({ type: ProjectTypeSchema.optional() }),
+    query: ProjectListQuery,
     responses: { 200: z.object({ projects: z.array(ProjectSchema) }) },
     summary: "Projects the caller is a member of",
+  },
+  /** `infisical init` writes each item's `_id` into .infisical.json; the MCP server filters by `type`. */
+  listWorkspaces: {
+    method: "GET",
+    path: "/api/v1/workspace",
+    query: ProjectListQuery,
+    responses: { 200: z.object({ workspaces: z.array(ProjectSchema.extend({ _id: z.string() })) }) },
+    summary: "Projects the caller is a member of (legacy path)",
+  },
+  /** The agent's listSecretsByProjectSlug and the operator resolve a slug here. */
+  getBySlug: {
+    method: "GET",
+    path: "/api/v1/projects/slug/:slug",
+    pathParams: ProjectSlugParams,
+    responses: { 200: ProjectSchema },
+    summary: "Read a project by slug; the project is the whole body",
+  },
+  /** The Kubernetes operator resolves an InfisicalSecret's projectSlug here. */
+  getBySlugV2: {
+    method: "GET",
+    path: "/api/v2/workspace/:slug",
+    pathParams: ProjectSlugParams,
+    responses: { 200: ProjectSchema },
+    summary: "Read a project by slug (legacy path); the project is the whole body",
   },
   get: {
     method: "GET",

@@ -6,7 +6,7 @@ import { noteAudit } from "../audit/audit-scope";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";
-import { getProjectPermission } from "../authz/project-access";
+import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
 import { insertRootFolder } from "../folders/folder.service";
 import { insertMembershipWithRoles } from "./membership.repository";
@@ -72,8 +72,20 @@ export const getProjectDto = async (ctx: RequestContext, projectId: string) => {
   return toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
 };
 
+/** A member of the project reads it; anyone else gets 403, and a slug of another organization 404. */
+export const getProjectDtoBySlug = async (ctx: RequestContext, slug: string) => {
+  const { project } = await getProjectPermissionBySlug(ctx, slug);
+  return toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
+};
+
+/** The projects the caller is a member of; a `type` of `all` filters nothing. */
 export const listProjects = async (ctx: RequestContext, type?: string) => {
-  const projects = await listProjectsOfIdentity(ctx.deps.db, ctx.actor.orgId, ctx.actor.identityId, type);
+  const projects = await listProjectsOfIdentity(
+    ctx.deps.db,
+    ctx.actor.orgId,
+    ctx.actor.identityId,
+    type === "all" ? undefined : type,
+  );
   const environments = await listEnvironments(
     ctx.deps.db,
     projects.map((p) => p.id),

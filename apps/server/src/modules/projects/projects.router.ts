@@ -16,7 +16,7 @@ import {
   listIdentityMemberships,
   updateIdentityMembership,
 } from "./membership.service";
-import { createProject, deleteProject, getProjectDto, listProjects } from "./project.service";
+import { createProject, deleteProject, getProjectDto, getProjectDtoBySlug, listProjects } from "./project.service";
 
 const s = initServer();
 
@@ -25,6 +25,12 @@ export const projectsRouter = (deps: AppDeps) =>
     createV2: async ({ body, req, res }) => ok({ project: await createProject(contextOf(deps, req, res), body) }),
     create: async ({ body, req, res }) => ok({ project: await createProject(contextOf(deps, req, res), body) }),
     list: async ({ query, req, res }) => ok({ projects: await listProjects(contextOf(deps, req, res), query.type) }),
+    listWorkspaces: async ({ query, req, res }) =>
+      ok({
+        workspaces: (await listProjects(contextOf(deps, req, res), query.type)).map((p) => ({ ...p, _id: p.id })),
+      }),
+    getBySlug: async ({ params, req, res }) => ok(await getProjectDtoBySlug(contextOf(deps, req, res), params.slug)),
+    getBySlugV2: async ({ params, req, res }) => ok(await getProjectDtoBySlug(contextOf(deps, req, res), params.slug)),
     get: async ({ params, req, res }) =>
       ok({ project: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
     delete: async ({ params, req, res }) =>
