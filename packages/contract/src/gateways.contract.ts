@@ -110,6 +110,8 @@ export const GatewaySchema = z.object({
 export type Gateway = z.infer<typeof GatewaySchema>;
 
 const GatewayName = z.string().trim().min(1).max(64);
+const EnrollmentTokenSchema = z.string().trim().min(1).max(512);
+const HeartbeatBody = z.object({ heartbeatTTL: z.number().int().min(1).max(MAX_GATEWAY_HEARTBEAT_TTL).optional() });
 const GatewayParams = z.object({ gatewayId: z.string().trim().uuid() });
 
 export const gatewaysContract = c.router({
@@ -169,7 +171,7 @@ export const gatewaysContract = c.router({
     path: "/api/v3/gateways/login",
     metadata: { public: true },
     body: z.discriminatedUnion("method", [
-      z.object({ method: z.literal("token"), token: z.string().trim().min(1).max(512) }),
+      z.object({ method: z.literal("token"), token: EnrollmentTokenSchema }),
       z.object({
         method: z.literal("aws"),
         gatewayId: z.string().trim().uuid(),
@@ -188,8 +190,27 @@ export const gatewaysContract = c.router({
     path: "/api/v3/gateways/heartbeat",
     // Authenticated by a gateway access token (or a linked identity's token), not by identity auth.
     metadata: { public: true },
-    body: z.object({ heartbeatTTL: z.number().int().min(1).max(MAX_GATEWAY_HEARTBEAT_TTL).optional() }),
+    body: HeartbeatBody,
     responses: { 200: MessageSchema },
     summary: "Report that the calling gateway is alive",
+  },
+  /** The enrolment route deployed Infisical gateway CLIs still call; it shares `login`'s handler. */
+  tokenAuthEnroll: {
+    method: "POST",
+    path: "/api/v3/gateways/token-auth/enroll",
+    metadata: { public: true },
+    body: z.object({ token: EnrollmentTokenSchema }),
+    responses: rateLimited({ 200: z.object({ accessToken: z.string(), gatewayId: z.string() }) }),
+    summary:
+      "Deprecated: login with an enrolment token (the Infisical gateway CLI's route); use /api/v3/gateways/login",
+  },
+  /** The heartbeat route of the Infisical gateway CLI (sent without a body); it shares `heartbeat`'s handler. */
+  heartbeatV2: {
+    method: "POST",
+    path: "/api/v2/gateways/heartbeat",
+    metadata: { public: true },
+    body: HeartbeatBody,
+    responses: { 200: MessageSchema },
+    summary: "Report that the calling gateway is alive (the Infisical gateway CLI's route)",
   },
 });

@@ -11,7 +11,7 @@ const LIMITS: Limit[] = [
   {
     name: "login",
     method: "POST",
-    path: /^\/api\/v\d+\/(auth\/[a-z-]+-auth\/login|gateways\/login)\/?$/,
+    path: /^\/api\/v\d+\/(auth\/[a-z-]+-auth\/login|gateways\/login|gateways\/token-auth\/enroll)\/?$/,
     perWindow: (deps) => deps.env.RATE_LIMIT_LOGIN,
   },
   {

@@ -141,6 +141,8 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "gateways.revoke": change("revoke-gateway"),
   "gateways.login": change("login-gateway"),
   "gateways.heartbeat": change("gateway-heartbeat"),
+  "gateways.tokenAuthEnroll": change("login-gateway"),
+  "gateways.heartbeatV2": change("gateway-heartbeat"),
   "certificateAuthorities.create": change("create-certificate-authority"),
   "certificateAuthorities.update": change("update-certificate-authority"),
   "certificateAuthorities.delete": change("delete-certificate-authority"),

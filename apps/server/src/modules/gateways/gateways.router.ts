@@ -29,6 +29,12 @@ const gatewayAuth =
 
 const gatewayCallerOf = (res: Response) => res.locals.gatewayCaller as GatewayCaller;
 
+const heartbeatRoute = (deps: AppDeps) => ({
+  middleware: [gatewayAuth(deps)],
+  handler: async ({ body, res }: { body: { heartbeatTTL?: number }; res: Response }) =>
+    ok(await recordGatewayHeartbeat({ deps, scope: scopeOfResponse(res) }, gatewayCallerOf(res), body)),
+});
+
 export const gatewaysRouter = (deps: AppDeps) =>
   s.router(contract.gateways, {
     create: async ({ body, req, res }) => ok(await createGateway(contextOf(deps, req, res), body)),
@@ -41,9 +47,8 @@ export const gatewaysRouter = (deps: AppDeps) =>
       ok(await mintEnrollmentToken(contextOf(deps, req, res), params.gatewayId)),
     revoke: async ({ params, req, res }) => ok(await revokeGatewayAccess(contextOf(deps, req, res), params.gatewayId)),
     login: async ({ body, req, res }) => ok(await loginGateway(publicContextOf(deps, req, res), body)),
-    heartbeat: {
-      middleware: [gatewayAuth(deps)],
-      handler: async ({ body, res }) =>
-        ok(await recordGatewayHeartbeat({ deps, scope: scopeOfResponse(res) }, gatewayCallerOf(res), body)),
-    },
+    tokenAuthEnroll: async ({ body, req, res }) =>
+      ok(await loginGateway(publicContextOf(deps, req, res), { method: "token", token: body.token })),
+    heartbeat: heartbeatRoute(deps),
+    heartbeatV2: heartbeatRoute(deps),
   });

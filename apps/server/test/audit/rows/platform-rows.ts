@@ -104,6 +104,25 @@ export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
       metadata: { gatewayId: gateway.id },
     };
   },
+  "gateways.tokenAuthEnroll": async ({ tenant, act }) => {
+    const gateway = await createTokenGateway(tenant);
+    const { token } = ok(await tenant.admin.gateways.mintEnrollmentToken({ params: { gatewayId: gateway.id } }));
+    ok(await act(() => tenant.anonymous.gateways.tokenAuthEnroll({ body: { token } })));
+    return {
+      projectId: null,
+      actor: { type: "machine", metadata: { gatewayId: gateway.id, name: gateway.name } },
+      metadata: { gatewayId: gateway.id },
+    };
+  },
+  "gateways.heartbeatV2": async ({ tenant, act }) => {
+    const { gateway, client } = await enrolGateway(tenant);
+    ok(await act(() => client.gateways.heartbeatV2({ body: {} })));
+    return {
+      projectId: null,
+      actor: { type: "machine", metadata: { gatewayId: gateway.id, name: gateway.name } },
+      metadata: { gatewayId: gateway.id },
+    };
+  },
   "kms.create": async ({ tenant, act }) => {
     const project = ok(
       await tenant.admin.projects.create({ body: { projectName: uniqueName("kms"), type: "kms" } }),
