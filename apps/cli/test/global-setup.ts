@@ -21,7 +21,8 @@ const waitForPort = (child: ChildProcess) =>
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /"port":(\d+)[^\n]*keyward listening/.exec(output);
+      // The line that says the server listens: "keyward listening" or "keyward serving <url>".
+      const match = /"port":(\d+)[^\n]*keyward (?:listening|serving)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(Number(match[1]));
