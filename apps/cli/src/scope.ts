@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import type { KeywardClient } from "@keyward/client";
-import { call } from "./api";
+import { call, type Api } from "./api";
 
 export type ScopeOptions = {
   projectId: string;
@@ -26,10 +25,10 @@ export const withScope = (command: Command, { multiPath = true } = {}) =>
 export const pathsOf = (scope: ScopeOptions) => (scope.path && scope.path.length > 0 ? scope.path : ["/"]);
 
 /** Key → value for the scope: imports merged under the folder's own secrets, as the Infisical CLI does. */
-export const fetchSecretMap = async (client: KeywardClient, scope: ScopeOptions) => {
+export const fetchSecretMap = async (api: Api, scope: ScopeOptions) => {
   const merged: Record<string, string> = {};
   for (const secretPath of pathsOf(scope)) {
-    const { secrets, imports } = await call(
+    const { secrets, imports } = await call(api, (client) =>
       client.secretsV3.list({
         query: {
           workspaceId: scope.projectId,

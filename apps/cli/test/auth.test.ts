@@ -1,4 +1,5 @@
-import { mkdtempSync, statSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -148,5 +149,56 @@ describe("keyward token", () => {
     const result = await keyward(["token", "renew"], { env: { KEYWARD_URL: url(), KEYWARD_TOKEN: "nope" } });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
+  });
+});
+
+/** A loopback URL nothing listens on: a port the OS handed out, then closed again. */
+const closedUrl = async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+};
+
+describe("keyward when the server cannot be reached", () => {
+  it("names the URL it tried, from KEYWARD_URL, and does not start the command", async () => {
+    const nowhere = await closedUrl();
+    const env = { KEYWARD_URL: nowhere, KEYWARD_TOKEN: scope.token };
+    for (const args of [
+      ["whoami"],
+      ["secrets", "list", ...scope.scope],
+      ["export", ...scope.scope],
+      ["run", ...scope.scope, "--", process.execPath, "-e", "console.log('started')"],
+    ]) {
+      const result = await keyward(args, { env });
+      expect(result.code, args.join(" ")).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(new RegExp(`^keyward: Cannot reach Keyward at ${nowhere}: .*ECONNREFUSED`));
+    }
+  });
+
+  it("names the URL given to login and the URL of the stored profile", async () => {
+    const nowhere = await closedUrl();
+    const configDir = mkdtempSync(join(tmpdir(), "keyward-cli-login-"));
+    const login = await keyward(["login", "--method", "token", "--url", nowhere, "--token", scope.token], {
+      configDir,
+    });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`Cannot reach Keyward at ${nowhere}:`);
+    expect(existsSync(join(configDir, "keyward/profile.json"))).toBe(false);
+
+    mkdirSync(join(configDir, "keyward"), { mode: 0o700 });
+    const profile = { url: nowhere, token: scope.token, method: "token", loggedInAt: new Date().toISOString() };
+    writeFileSync(join(configDir, "keyward/profile.json"), JSON.stringify(profile), { mode: 0o600 });
+    const renewed = await keyward(["token", "renew"], { configDir });
+    expect(renewed.code).toBe(1);
+    expect(renewed.stderr).toContain(`Cannot reach Keyward at ${nowhere}:`);
+  });
+
+  it("names a URL that has no http scheme", async () => {
+    const result = await keyward(["whoami"], { env: { KEYWARD_URL: "localhost:8080", KEYWARD_TOKEN: scope.token } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Cannot reach Keyward at localhost:8080:");
   });
 });

@@ -1,6 +1,5 @@
 import { Command, Option } from "commander";
-import { createKeywardClient } from "@keyward/client";
-import { call, connect } from "../api";
+import { call, connect, connectTo } from "../api";
 import { CliError, readProfile, removeProfile, resolveConnection, writeProfile } from "../config";
 import { cliEnv } from "../env";
 import { printJson } from "../output";
@@ -26,13 +25,11 @@ export const loginCommand = () =>
     .action(async (opts: LoginOptions) => {
       const url = opts.url ?? cliEnv().url ?? readProfile()?.url;
       if (!url) throw new CliError("Give --url or set KEYWARD_URL");
-      const client = createKeywardClient({ baseUrl: url });
+      const api = connectTo(url);
       if (opts.method === "universal-auth") {
-        if (!opts.clientId || !opts.clientSecret)
-          throw new CliError("universal-auth needs --client-id and --client-secret");
-        const login = await call(
-          client.universalAuth.login({ body: { clientId: opts.clientId, clientSecret: opts.clientSecret } }),
-        );
+        const { clientId, clientSecret } = opts;
+        if (!clientId || !clientSecret) throw new CliError("universal-auth needs --client-id and --client-secret");
+        const login = await call(api, (client) => client.universalAuth.login({ body: { clientId, clientSecret } }));
         writeProfile({
           url,
           token: login.accessToken,
@@ -46,7 +43,7 @@ export const loginCommand = () =>
       const token = opts.token ?? cliEnv().token;
       if (!token) throw new CliError("token login needs --token or KEYWARD_TOKEN");
       // Prove the token works before storing it.
-      await call(createKeywardClient({ baseUrl: url, token }).accessTokens.self());
+      await call(connectTo(url, token), (client) => client.accessTokens.self());
       writeProfile({ url, token, method: "token", loggedInAt: new Date().toISOString() });
       process.stderr.write("Logged in with an access token\n");
     });
@@ -62,7 +59,7 @@ export const whoamiCommand = () =>
     .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
     .action(async (opts: { output: string }) => {
       const { url, profile, tokenSource } = resolveConnection();
-      const self = await call(connect().accessTokens.self());
+      const self = await call(connect(), (client) => client.accessTokens.self());
       const info = {
         url,
         tokenSource,
@@ -101,7 +98,9 @@ export const tokenCommand = () => {
     .description("restart the token's TTL (bounded by its max TTL)")
     .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
     .action(async (opts: { output: string }) => {
-      const renewed = await call(connect().accessTokens.renew({ body: { accessToken: currentToken() } }));
+      const renewed = await call(connect(), (client) =>
+        client.accessTokens.renew({ body: { accessToken: currentToken() } }),
+      );
       if (opts.output === "json")
         return printJson({ expiresIn: renewed.expiresIn, accessTokenMaxTTL: renewed.accessTokenMaxTTL });
       process.stdout.write(`renewed; expires in ${renewed.expiresIn} s\n`);
@@ -111,7 +110,7 @@ export const tokenCommand = () => {
     .description("revoke the token; it stops working at once and the stored profile is removed")
     .action(async () => {
       const { tokenSource } = resolveConnection();
-      await call(connect().accessTokens.revoke({ body: { accessToken: currentToken() } }));
+      await call(connect(), (client) => client.accessTokens.revoke({ body: { accessToken: currentToken() } }));
       if (tokenSource === "profile") removeProfile();
       process.stderr.write("Token revoked\n");
     });

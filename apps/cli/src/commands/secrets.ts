@@ -31,8 +31,8 @@ export const secretsCommand = () => {
     .option("--plain", "print only the value")
     .addOption(outputOption())
     .action(async (name: string, opts: ScopeOptions & Output & { plain?: boolean }) => {
-      const { secret } = await call(
-        connect().secretsV3.get({
+      const { secret } = await call(connect(), (client) =>
+        client.secretsV3.get({
           params: { secretName: name },
           query: {
             workspaceId: opts.projectId,
@@ -54,8 +54,8 @@ export const secretsCommand = () => {
     .addOption(outputOption())
     .action(async (pairs: string[], opts: ScopeOptions & Output) => {
       const items = parseAssignments(pairs);
-      const { secrets: written } = await call(
-        connect().secretsV4.batchUpdate({
+      const { secrets: written } = await call(connect(), (client) =>
+        client.secretsV4.batchUpdate({
           body: {
             projectId: opts.projectId,
             environment: opts.env,
@@ -74,8 +74,8 @@ export const secretsCommand = () => {
   })
     .addOption(outputOption())
     .action(async (names: string[], opts: ScopeOptions & Output) => {
-      const { secrets: removed } = await call(
-        connect().secretsV4.batchDelete({
+      const { secrets: removed } = await call(connect(), (client) =>
+        client.secretsV4.batchDelete({
           body: {
             projectId: opts.projectId,
             environment: opts.env,
