@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { createScope, keyward, url } from "./helpers";
+import { ok } from "@keyward/client";
+import { admin, createScope, keyward, unique, url } from "./helpers";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
 beforeAll(async () => {
@@ -200,5 +201,62 @@ describe("keyward when the server cannot be reached", () => {
     const result = await keyward(["whoami"], { env: { KEYWARD_URL: "localhost:8080", KEYWARD_TOKEN: scope.token } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Cannot reach Keyward at localhost:8080:");
+  });
+});
+
+/** A Token Auth token of a fresh identity whose tokens live `ttl` seconds (0: no TTL). */
+const tokenAuthToken = async (ttl: number, usesLimit = 0) => {
+  const client = admin();
+  const { identity } = await ok(
+    client.identities.create({ body: { name: unique("cli-ttl"), organizationId: inject("orgId"), role: "no-access" } }),
+  );
+  await ok(
+    client.tokenAuth.attach({
+      params: { identityId: identity.id },
+      body: { accessTokenTTL: ttl, accessTokenMaxTTL: ttl, accessTokenNumUsesLimit: usesLimit },
+    }),
+  );
+  const { accessToken } = await ok(client.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
+  return accessToken;
+};
+
+const NEVER = "expires: never (this token does not expire; treat it as a master key and revoke it when replaced)";
+
+describe("keyward whoami and token expiry", () => {
+  it("marks the bootstrap token as never expiring", async () => {
+    const env = { KEYWARD_URL: url(), KEYWARD_TOKEN: inject("adminToken") };
+    const text = await keyward(["whoami"], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split("\n")).toContain(NEVER);
+    const json = await keyward(["whoami", "--output", "json"], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ expiresAt: null, maxExpiresAt: null, neverExpires: true });
+  });
+
+  it("marks a Token Auth token with TTL 0 as never expiring", async () => {
+    const env = { KEYWARD_URL: url(), KEYWARD_TOKEN: await tokenAuthToken(0) };
+    const text = await keyward(["whoami"], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split("\n")).toContain(NEVER);
+    expect(text.stdout).toContain("auth method: token-auth");
+  });
+
+  it("says a token without TTL but with a use limit ends with its uses", async () => {
+    const env = { KEYWARD_URL: url(), KEYWARD_TOKEN: await tokenAuthToken(0, 5) };
+    const text = await keyward(["whoami"], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("expires: when its 5 uses are spent (no TTL)\n");
+    expect(text.stdout).not.toContain("never");
+    const json = await keyward(["whoami", "--output", "json"], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ expiresAt: null, neverExpires: false });
+  });
+
+  it("gives the expiry of a token with a TTL and does not call it never expiring", async () => {
+    const env = { KEYWARD_URL: url(), KEYWARD_TOKEN: await tokenAuthToken(600) };
+    const text = await keyward(["whoami"], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^expires: \d{4}-\d\d-\d\dT\S+Z \(renewable until \S+\)$/m);
+    expect(text.stdout).not.toContain("never");
+    const json = await keyward(["whoami", "--output", "json"], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ expiresAt: expect.any(String), neverExpires: false });
   });
 });

@@ -53,6 +53,19 @@ export const logoutCommand = () =>
     process.stderr.write(removeProfile() ? "Logged out\n" : "No stored profile\n");
   });
 
+const NEVER_EXPIRES = "this token does not expire; treat it as a master key and revoke it when replaced";
+
+const expiryLine = (info: {
+  neverExpires: boolean;
+  expiresAt: string | null;
+  maxExpiresAt: string | null;
+  uses: { limit: number };
+}) => {
+  if (info.neverExpires) return `expires: never (${NEVER_EXPIRES})`;
+  if (info.expiresAt === null) return `expires: when its ${info.uses.limit} uses are spent (no TTL)`;
+  return `expires: ${info.expiresAt}${info.maxExpiresAt ? ` (renewable until ${info.maxExpiresAt})` : ""}`;
+};
+
 export const whoamiCommand = () =>
   new Command("whoami")
     .description("show who the token belongs to, how it was issued and when it expires")
@@ -69,6 +82,8 @@ export const whoamiCommand = () =>
         clientId: tokenSource === "profile" ? profile?.clientId : undefined,
         tokenId: self.token.id,
         expiresAt: self.token.expiresAt,
+        // A token without TTL or use limit (the bootstrap token, Token Auth with TTL 0) works until revoked.
+        neverExpires: self.token.expiresAt === null && self.token.accessTokenNumUsesLimit === 0,
         maxExpiresAt: self.token.maxExpiresAt,
         uses: { used: self.token.accessTokenNumUses, limit: self.token.accessTokenNumUsesLimit },
       };
@@ -80,7 +95,7 @@ export const whoamiCommand = () =>
         `organization: ${info.organization.name} (${info.organization.slug})`,
         `auth method: ${info.authMethod}`,
         ...(info.clientId ? [`client id: ${info.clientId}`] : []),
-        `expires: ${info.expiresAt ?? "never"}${info.maxExpiresAt ? ` (renewable until ${info.maxExpiresAt})` : ""}`,
+        expiryLine(info),
         `uses: ${info.uses.used}${info.uses.limit > 0 ? ` of ${info.uses.limit}` : " (no limit)"}`,
       ];
       process.stdout.write(`${lines.join("\n")}\n`);
