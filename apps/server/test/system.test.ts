@@ -86,9 +86,12 @@ describe("database outage", () => {
 });
 
 describe("instance bootstrap", () => {
-  it("works once, returning a usable admin token", async () => {
+  it("works once, returning a usable admin token that it says never expires, and the instance reads as set up", async () => {
     const app = await startTestApp();
     try {
+      expect(app.bootstrap.warning).toContain("never expires");
+      expect(app.bootstrap.warning).toContain("revoke this token");
+      expect(expectOk(await app.client().system.config())).toEqual({ config: { initialized: true } });
       const again = await app.client().system.bootstrap({
         body: { email: "second@keyward.test", password: "x", organization: "Second" },
       });

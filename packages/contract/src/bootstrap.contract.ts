@@ -20,6 +20,13 @@ export const bootstrapContract = c.router({
     responses: { 200: z.object({ status: z.literal("ok"), date: TimestampSchema, ready: z.boolean() }) },
     summary: "Liveness, and whether the database answers",
   },
+  config: {
+    method: "GET",
+    path: "/api/v1/admin/config",
+    metadata: { public: true },
+    responses: { 200: z.object({ config: z.object({ initialized: z.boolean() }) }) },
+    summary: "Whether the instance has been set up (bootstrapped)",
+  },
   bootstrap: {
     method: "POST",
     path: "/api/v1/admin/bootstrap",
@@ -41,6 +48,8 @@ export const bootstrapContract = c.router({
         }),
         organization: OrganizationSchema,
         identity: IssuedIdentitySchema,
+        /** The returned token never expires: how to keep it and how to replace it. */
+        warning: z.string(),
       }),
     },
     summary: "Set up the instance once: first organization and its admin identity token",

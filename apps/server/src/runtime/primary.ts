@@ -4,6 +4,7 @@ import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
 import { AggregatorRegistry } from "prom-client";
 import { startMetricsServer } from "../http/metrics-server";
+import { announceServing, serverUrl } from "./announce";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
@@ -17,7 +18,10 @@ const RESTART_PAUSE_MS = 1_000;
 export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: number) => {
   const logger = createLogger(env.LOG_LEVEL);
   const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
-  await migrateToLatest(migrating.db).finally(() => migrating.close());
+  await migrateToLatest(migrating.db).catch(async (error: unknown) => {
+    await migrating.close();
+    throw error;
+  });
 
   let stopping = false;
   const startedAt = new Map<number, number>();
@@ -28,7 +32,11 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
   };
   cluster.on("listening", () => {
     listening += 1;
-    if (listening === count) logger.info({ workers: count, port: env.PORT, host: env.HOST }, "keyward cluster ready");
+    if (listening !== count) return;
+    const url = serverUrl(env.HOST, env.PORT);
+    void announceServing(logger, migrating.db, url, { workers: count, port: env.PORT, host: env.HOST }).finally(
+      () => void migrating.close(),
+    );
   });
   cluster.on("exit", (worker: Worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0);

@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { createHttpServer } from "../http/server";
 import { startJobs } from "../jobs";
 import { startMetricsServer } from "../http/metrics-server";
+import { announceServing, serverUrl } from "./announce";
 import { tuneV8 } from "./v8-tuning";
 
 const IDLE_GRACE_MS = 1_000;
@@ -39,7 +40,10 @@ export const runServer = async (env: Env) => {
   server.listen(env.PORT, env.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;
-    deps.logger.info({ port, host: env.HOST, database: deps.dbKind, pid: process.pid }, "keyward listening");
+    const fields = { port, host: env.HOST, database: deps.dbKind, pid: process.pid };
+    // In a cluster the primary says it once for all workers.
+    if (cluster.isWorker) deps.logger.info(fields, "keyward listening");
+    else void announceServing(deps.logger, deps.db, serverUrl(env.HOST, port), fields);
   });
 
   let stopping = false;

@@ -20,6 +20,8 @@ export type TestApp = {
   handle: DatabaseHandle;
   /** The bootstrap (instance admin) token of this app's database. */
   rootToken: string;
+  /** What the bootstrap call answered. */
+  bootstrap: Extract<Awaited<ReturnType<KeywardClient["system"]["bootstrap"]>>, { status: 200 }>["body"];
   client: (token?: string) => KeywardClient;
   close: () => Promise<void>;
 };
@@ -52,6 +54,7 @@ export const startTestApp = async (overrides: Record<string, string> = {}): Prom
     server,
     handle,
     rootToken: boot.body.identity.credentials.token,
+    bootstrap: boot.body,
     client,
     close: async () => {
       server.closeAllConnections();

@@ -53,6 +53,12 @@ export const createOrganizationWithAdmin = async (trx: Tx, name: string, identit
   };
 };
 
+/** What the bootstrap answer says of the token it returns. */
+export const BOOTSTRAP_TOKEN_WARNING =
+  "This token never expires and holds every right of the instance admin: keep it like a master key. " +
+  "To replace it, give an admin identity Universal Auth and a client secret, sign in with that identity, " +
+  "then revoke this token (POST /api/v1/auth/token/revoke with {accessToken}).";
+
 /** First-run setup (reference §5.1); the instance_config row makes a second call fail. */
 export const bootstrapInstance = async (
   ctx: PublicContext,
@@ -101,6 +107,7 @@ export const bootstrapInstance = async (
         },
         organization,
         identity,
+        warning: BOOTSTRAP_TOKEN_WARNING,
       };
     });
   } catch (error) {
