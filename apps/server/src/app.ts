@@ -98,8 +98,9 @@ export const createApp = (deps: AppDeps): Express => {
   const router = s.router(contract, {
     system: systemRouter(deps),
     identities: identitiesRouter(deps),
-    projectIdentities: projectIdentitiesRouter(deps),
+    // Before project identities: /api/v1/projects/slug/:slug must win over /api/v1/projects/:projectId/identities.
     projects: projectsRouter(deps),
+    projectIdentities: projectIdentitiesRouter(deps),
     roles: rolesRouter(deps),
     privileges: privilegesRouter(deps),
     folders: foldersRouter(deps),

@@ -12,6 +12,14 @@ describe("project lookup by slug", () => {
     expect(v2).toEqual(project);
   });
 
+  it("finds a project whose slug is also the name of a project sub-resource", async () => {
+    const tenant = await createTenant();
+    for (const slug of ["identities", "groups", "roles"]) {
+      const { project } = expectOk(await tenant.admin.projects.create({ body: { projectName: slug, slug } }));
+      expect(expectOk(await tenant.admin.projects.getBySlug({ params: { slug } })).id).toBe(project.id);
+    }
+  });
+
   it("answers 404 for an unknown slug and for another organization's project", async () => {
     const tenant = await createTenant();
     const other = await createTenant();

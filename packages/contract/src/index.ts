@@ -82,8 +82,8 @@ const c: ReturnType<typeof initContract> = initContract();
 type Routers = {
   system: typeof bootstrapContract;
   identities: typeof identitiesContract;
-  projectIdentities: typeof projectIdentitiesContract;
   projects: typeof projectsContract;
+  projectIdentities: typeof projectIdentitiesContract;
   roles: typeof rolesContract;
   privileges: typeof privilegesContract;
   folders: typeof foldersContract;
@@ -136,8 +136,8 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
   {
     system: bootstrapContract,
     identities: identitiesContract,
-    projectIdentities: projectIdentitiesContract,
     projects: projectsContract,
+    projectIdentities: projectIdentitiesContract,
     roles: rolesContract,
     privileges: privilegesContract,
     folders: foldersContract,
