@@ -82,7 +82,8 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
   const destinationId = await folderOrThrow(ctx, project.id, to.environment, to.secretPath, "Destination");
   const ids = [...new Set(body.secretIds)];
   if (!ids.every(isUuid)) throw new BadRequestError("Invalid secrets");
-  const pendingKeys: string[] = [];
+  // The keys of the last attempt's inserts (a transaction may be run again after a conflict).
+  let pendingKeys: string[] = [];
 
   return inTransaction(ctx, async (trx) => {
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
@@ -124,7 +125,7 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
       throw new BadRequestError("Selected secrets already exist in the destination.");
     for (const secret of overwrites) assertMayStore(ability, "edit", to, existing.get(secret.key)!);
 
-    pendingKeys.push(...creates.map((s) => s.key));
+    pendingKeys = creates.map((s) => s.key);
     const created: SecretState[] = creates.map((s) => ({ ...stateOf(s), id: newSecretId(), folderId: destinationId }));
     await insertNewSecrets(ctx, trx, key, created);
     for (const secret of overwrites) {
