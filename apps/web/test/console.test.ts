@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
 import { testContext } from "./context";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, freshBaseUrl, chromium, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 const projectUrl = (tab: string, query = "") => `${baseUrl}/projects/${seeded.projectId}/${tab}${query}`;
 
@@ -223,6 +223,32 @@ describe("web console in Chromium", () => {
     await page.getByRole("button", { name: "deploy-bot" }).click();
     await page.getByRole("heading", { name: "Token Auth tokens" }).waitFor();
     await screenshot(page, "identity");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("sets up an instance nobody has set up, shows its token once with its warning, and opens on it", async () => {
+    await page.goto(`${freshBaseUrl}/`);
+    await page.getByRole("heading", { name: "Set up Keyward" }).waitFor();
+    expect(await page.getByRole("button", { name: "Sign in" }).count()).toBe(0);
+    await screenshot(page, "set-up");
+    await page.getByRole("button", { name: "Set up" }).click();
+    await page.getByText("Invalid email").waitFor();
+    await page.getByLabel("Organization").fill("First Org");
+    await page.getByLabel("Admin e-mail").fill("admin@example.test");
+    await page.getByLabel("Admin password").fill("a password");
+    await page.getByLabel("Admin password").press("Enter");
+    await page.getByRole("heading", { name: "Keyward is set up" }).waitFor();
+    await page.getByRole("alert").getByText("never expires").waitFor();
+    await screenshot(page, "set-up-token");
+    const token = await page.getByLabel("Instance admin token").inputValue();
+    const who = await ok(createKeywardClient({ baseUrl: freshBaseUrl, token }).system.config());
+    expect(who).toEqual({ config: { initialized: true } });
+    await page.getByRole("button", { name: "Continue with this token" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    // Once set up, a new visit gets the sign-in form.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(await page.getByRole("heading", { name: "Set up Keyward" }).count()).toBe(0);
     expect(watcher.unexpected()).toEqual([]);
   });
 });

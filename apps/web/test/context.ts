@@ -1,7 +1,10 @@
 import type { Seeded } from "./seed";
 
-/** What the global setup hands the tests: the server's URL, the browser binary and the seeded ids. */
-export type TestContext = { baseUrl: string; chromium: string; seeded: Seeded };
+/**
+ * What the global setup hands the tests: the seeded server's URL, the URL of a server nobody has set
+ * up, the browser binary and the seeded ids.
+ */
+export type TestContext = { baseUrl: string; freshBaseUrl: string; chromium: string; seeded: Seeded };
 
 export const CONTEXT_VARIABLE = "KEYWARD_WEB_TEST_CONTEXT";
 

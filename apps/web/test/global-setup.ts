@@ -26,21 +26,13 @@ const waitForServer = async (child: ChildProcess, baseUrl: string, output: () =>
   throw new Error(`server did not start:\n${output()}`);
 };
 
+type Running = { baseUrl: string; stop: () => Promise<void> };
+
 /**
- * Builds the console, then starts the real server (src/main.ts, as an operator runs it) serving that
- * build, on a free port with its own data (PGlite, or a fresh database when DATABASE_URL is set), and
- * seeds it through the typed client.
+ * The real server (src/main.ts, as an operator runs it) serving the built console, on a free port
+ * with its own data (PGlite, or a fresh database when DATABASE_URL is set).
  */
-export default async function setup() {
-  const chromium = chromiumPath();
-  // As `pnpm build` does, in a process of its own: vitest's NODE_ENV=test would give React's development build.
-  execFileSync(join(webDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], {
-    cwd: webDir,
-    env: { ...process.env, NODE_ENV: "production" },
-    stdio: ["ignore", "ignore", "inherit"],
-    timeout: 180_000,
-  });
-  const target = await startPostgresTarget();
+const startServer = async (): Promise<Running> => {
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-web-server-"));
   const databaseUrl = await freshDatabaseUrl(process.env.DATABASE_URL);
   const port = await freePort();
@@ -67,23 +59,56 @@ export default async function setup() {
   const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000));
   server.stdout?.on("data", collect);
   server.stderr?.on("data", collect);
+  const stop = async () => {
+    if (server.exitCode === null) server.kill("SIGTERM");
+    const killer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(killer);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
     await waitForServer(server, baseUrl, () => output);
-    const context: TestContext = { baseUrl, chromium, seeded: await seed(baseUrl, target) };
+  } catch (error) {
+    server.kill("SIGKILL");
+    throw error;
+  }
+  return { baseUrl, stop };
+};
+
+/**
+ * Builds the console, then starts two servers serving that build: one seeded through the typed
+ * client, and one nobody has set up yet.
+ */
+export default async function setup() {
+  const chromium = chromiumPath();
+  // As `pnpm build` does, in a process of its own: vitest's NODE_ENV=test would give React's development build.
+  execFileSync(join(webDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], {
+    cwd: webDir,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "inherit"],
+    timeout: 180_000,
+  });
+  const target = await startPostgresTarget();
+  const servers: Running[] = [];
+  try {
+    servers.push(await startServer(), await startServer());
+    const [seededServer, freshServer] = servers as [Running, Running];
+    const context: TestContext = {
+      baseUrl: seededServer.baseUrl,
+      freshBaseUrl: freshServer.baseUrl,
+      chromium,
+      seeded: await seed(seededServer.baseUrl, target),
+    };
     // Test workers are forked after this and inherit the environment (as the server suite's services do).
     process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
   } catch (error) {
-    server.kill("SIGKILL");
+    await Promise.all(servers.map((server) => server.stop()));
     target.stop();
     throw error;
   }
 
   return async () => {
-    if (server.exitCode === null) server.kill("SIGTERM");
-    const killer = setTimeout(() => server.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(killer);
+    await Promise.all(servers.map((server) => server.stop()));
     target.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   };
 }

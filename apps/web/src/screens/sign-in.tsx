@@ -1,13 +1,33 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { contract } from "@keyward/contract";
 import { apiClient, ok } from "../api";
 import { useSession } from "../session";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
+import { SetUp } from "./set-up";
 
 type Mode = "universal" | "token";
 
-export const SignIn = () => {
+/** Whether the instance is set up; undefined until known (or when the server cannot say). */
+const useInstanceInitialized = () => {
+  const [initialized, setInitialized] = useState<boolean | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    ok(apiClient().system.config()).then(
+      (answer) => current && setInitialized(answer.config.initialized),
+      () => current && setInitialized(undefined),
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
+  return initialized;
+};
+
+/** The sign-in form, or the set-up form on an instance nobody has set up (no sign-in could pass there). */
+export const SignIn = () => (useInstanceInitialized() === false ? <SetUp /> : <SignInForm />);
+
+const SignInForm = () => {
   const { signIn, notice } = useSession();
   const [mode, setMode] = useState<Mode>("universal");
   const [clientId, setClientId] = useState("");

@@ -1,0 +1,110 @@
+import { useState, type FormEvent } from "react";
+import { contract } from "@keyward/contract";
+import { apiClient, ok } from "../api";
+import { useSession } from "../session";
+import { Button, ErrorBanner, Field } from "../ui/components";
+import { validate, type FieldErrors } from "../ui/form";
+
+type Issued = { token: string; warning: string; organization: string };
+
+/**
+ * The first page of an instance nobody has set up yet: the bootstrap call as a form. Its answer,
+ * the instance admin's token, is shown once, with what it may do and how to replace it.
+ */
+export const SetUp = () => {
+  const { signIn } = useSession();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [organization, setOrganization] = useState("");
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [issued, setIssued] = useState<Issued | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    const checked = validate(contract.system.bootstrap.body, { email, password, organization });
+    if (checked.errors) return setErrors(checked.errors);
+    setErrors({});
+    setBusy(true);
+    try {
+      const answer = await ok(apiClient().system.bootstrap({ body: checked.data }));
+      setIssued({
+        token: answer.identity.credentials.token,
+        warning: answer.warning,
+        organization: answer.organization.name,
+      });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (issued)
+    return (
+      <main className="signin" id="main">
+        <section className="card signin-card" aria-labelledby="issued-title">
+          <h1 id="issued-title">Keyward is set up</h1>
+          <p>
+            Organization <strong>{issued.organization}</strong> is ready. This is its instance admin token; it is shown
+            only now.
+          </p>
+          <Field
+            label="Instance admin token"
+            name="token"
+            readOnly
+            value={issued.token}
+            onFocus={(e) => e.target.select()}
+          />
+          <div className="banner banner-warning" role="alert">
+            {issued.warning}
+          </div>
+          <Button type="button" onClick={() => signIn({ token: issued.token, expiresAt: null })}>
+            Continue with this token
+          </Button>
+        </section>
+      </main>
+    );
+
+  return (
+    <main className="signin" id="main">
+      <form className="card signin-card" onSubmit={(event) => void submit(event)} noValidate>
+        <h1>Set up Keyward</h1>
+        <p className="muted">
+          Nobody has set up this instance yet. Name its first organization; you get the instance admin token, once.
+        </p>
+        <Field
+          label="Organization"
+          name="organization"
+          value={organization}
+          onChange={(e) => setOrganization(e.target.value)}
+          error={errors.organization}
+        />
+        <Field
+          label="Admin e-mail"
+          name="email"
+          type="email"
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          error={errors.email}
+        />
+        <Field
+          label="Admin password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          error={errors.password}
+        />
+        <ErrorBanner error={error} />
+        <Button type="submit" disabled={busy}>
+          {busy ? "Setting up…" : "Set up"}
+        </Button>
+      </form>
+    </main>
+  );
+};
