@@ -26,8 +26,10 @@ export type TestApp = {
   close: () => Promise<void>;
 };
 
-/** An app over a database of its own, bootstrapped, listening on an ephemeral loopback port. */
-export const startTestApp = async (overrides: Record<string, string> = {}): Promise<TestApp> => {
+export type BareTestApp = Omit<TestApp, "rootToken" | "bootstrap">;
+
+/** An app over a database of its own that nobody has set up yet, listening on an ephemeral loopback port. */
+export const startBareTestApp = async (overrides: Record<string, string> = {}): Promise<BareTestApp> => {
   const databaseUrl = await createTestDatabaseUrl();
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-test-"));
   const env = loadEnv({
@@ -43,25 +45,28 @@ export const startTestApp = async (overrides: Record<string, string> = {}): Prom
   const server = createHttpServer(createApp(deps), env);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = (token?: string) => createKeywardClient({ baseUrl, token });
-  const boot = await client().system.bootstrap({
-    body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
-  });
-  if (boot.status !== 200) throw new Error(`bootstrap failed: ${JSON.stringify(boot.body)}`);
   return {
     deps,
     baseUrl,
     server,
     handle,
-    rootToken: boot.body.identity.credentials.token,
-    bootstrap: boot.body,
-    client,
+    client: (token?: string) => createKeywardClient({ baseUrl, token }),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await handle.close();
     },
   };
+};
+
+/** An app over a database of its own, bootstrapped, listening on an ephemeral loopback port. */
+export const startTestApp = async (overrides: Record<string, string> = {}): Promise<TestApp> => {
+  const app = await startBareTestApp(overrides);
+  const boot = await app.client().system.bootstrap({
+    body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
+  });
+  if (boot.status !== 200) throw new Error(`bootstrap failed: ${JSON.stringify(boot.body)}`);
+  return { ...app, rootToken: boot.body.identity.credentials.token, bootstrap: boot.body };
 };
 
 let shared: Promise<TestApp> | undefined;
