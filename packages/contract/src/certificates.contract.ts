@@ -1,7 +1,14 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { CertKeyAlgorithmSchema, CertificatePemBundleSchema } from "./certificate-authorities.contract";
-import { classifyAltName } from "./certificate-profile.schema";
+import {
+  AltNameTypeSchema,
+  ExtendedKeyUsageSchema,
+  KeyUsageSchema,
+  SignatureAlgorithmSchema,
+  classifyAltName,
+  isValidAltName,
+} from "./certificate-profile.schema";
 import { MessageSchema, TimestampSchema, pagingQuery } from "./common";
 import { parseDuration } from "./duration";
 
@@ -55,19 +62,74 @@ const TtlSchema = z
     return ms !== undefined && ms >= 1000 && ms <= MAX_TTL_MS;
   }, "TTL must be a duration from one second to 100 years, such as 30d or 12h");
 
+const CommonNameSchema = z.string().trim().min(1).max(64);
+const DateTimeSchema = z.string().datetime({ offset: true });
+
+/**
+ * The certificate's attributes in the Infisical form (what the Infisical agent sends): typed
+ * alternative names, usages, a signature algorithm and an explicit validity window besides the TTL.
+ */
+export const CertificateAttributesSchema = z
+  .object({
+    commonName: CommonNameSchema.optional(),
+    altNames: z
+      .array(
+        z
+          .object({ type: AltNameTypeSchema, value: z.string().trim().min(1).max(253) })
+          .refine((san) => isValidAltName(san.type, san.value), {
+            message: "Value does not match its subject alternative name type",
+            path: ["value"],
+          }),
+      )
+      .max(100)
+      .optional(),
+    ttl: TtlSchema.optional(),
+    keyAlgorithm: CertKeyAlgorithmSchema.optional(),
+    signatureAlgorithm: SignatureAlgorithmSchema.optional(),
+    keyUsages: z.array(KeyUsageSchema).max(9).optional(),
+    extendedKeyUsages: z.array(ExtendedKeyUsageSchema).max(6).optional(),
+    notBefore: DateTimeSchema.optional(),
+    notAfter: DateTimeSchema.optional(),
+    removeRootsFromChain: z.boolean().optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (a.ttl && a.notAfter)
+      ctx.addIssue({ code: "custom", path: ["notAfter"], message: "Give either ttl or notAfter, not both" });
+    if (a.notBefore && a.notAfter && Date.parse(a.notBefore) >= Date.parse(a.notAfter))
+      ctx.addIssue({ code: "custom", path: ["notAfter"], message: "notAfter must be later than notBefore" });
+  });
+export type CertificateAttributes = z.infer<typeof CertificateAttributesSchema>;
+
+/** Subject fields that may be given at the top level (Keyward's form) or in `attributes` (Infisical's), not both. */
+const TOP_LEVEL_ATTRIBUTES = ["commonName", "altNames", "ttl", "keyAlgorithm"] as const;
+
 export const IssueCertificateBody = z
   .object({
     profileId: z.string().trim().min(1).max(64),
-    commonName: z.string().trim().min(1).max(64).optional(),
+    commonName: CommonNameSchema.optional(),
     altNames: AltNamesSchema,
     ttl: TtlSchema.optional(),
     keyAlgorithm: CertKeyAlgorithmSchema.optional(),
     csr: z.string().trim().min(1).max(32_768).optional(),
     friendlyName: z.string().trim().max(255).optional(),
+    attributes: CertificateAttributesSchema.optional(),
   })
-  .refine((body) => !(body.csr && body.keyAlgorithm), {
-    message: "keyAlgorithm comes from the CSR's key when a CSR is given",
-    path: ["keyAlgorithm"],
+  .superRefine((body, ctx) => {
+    if (body.csr && (body.keyAlgorithm ?? body.attributes?.keyAlgorithm))
+      ctx.addIssue({
+        code: "custom",
+        path: body.keyAlgorithm ? ["keyAlgorithm"] : ["attributes", "keyAlgorithm"],
+        message: "keyAlgorithm comes from the CSR's key when a CSR is given",
+      });
+    if (!body.attributes) return;
+    for (const field of TOP_LEVEL_ATTRIBUTES) {
+      if (body[field] !== undefined && body[field] !== "")
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `Give ${field} either at the top level or in attributes, not both`,
+        });
+    }
   });
 export type IssueCertificateBody = z.infer<typeof IssueCertificateBody>;
 
@@ -78,6 +140,18 @@ export const IssuedCertificateSchema = z.object({
   certificateChain: z.string(),
   /** Only when Keyward generated the key; this is the one time it is returned. */
   privateKey: z.string().optional(),
+  serialNumber: z.string(),
+});
+
+/**
+ * The answer to an issue request in the Infisical form (one that sends `attributes`). Issuance is
+ * synchronous, so `certificate` is always present and `certificateRequestId` is the certificate's id.
+ * `certificateId` and `serialNumber` are repeated at the top so both answers share them.
+ */
+export const IssuedCertificateEnvelopeSchema = z.object({
+  certificate: IssuedCertificateSchema,
+  certificateRequestId: z.string(),
+  certificateId: z.string(),
   serialNumber: z.string(),
 });
 
@@ -143,8 +217,11 @@ export const certificatesContract = c.router({
     method: "POST",
     path: "/api/v1/cert-manager/certificates",
     body: IssueCertificateBody,
-    responses: { 200: IssuedCertificateSchema },
-    summary: "Issue a certificate through a profile with API enrollment (key generated by Keyward, or from a CSR)",
+    // A request with `attributes` is answered in the envelope that Infisical clients read; one with
+    // top-level fields keeps the flat answer.
+    responses: { 200: z.union([IssuedCertificateSchema, IssuedCertificateEnvelopeSchema]) },
+    summary:
+      "Issue a certificate through a profile with API enrollment (key generated by Keyward, or from a CSR); with `attributes` the answer is {certificate: {...}, certificateRequestId}",
   },
   list: {
     method: "GET",

@@ -8,6 +8,7 @@ import {
   openssl,
   setupCaProject,
   verifyChain,
+  expectIssued,
 } from "./pki-helpers";
 
 beforeAll(() => ensureOpenssl());
@@ -21,7 +22,7 @@ describe("POST /api/v1/cert-manager/ca/internal/:caId/renew", () => {
     const { tenant, project, ca } = await setupCaProject();
     const profile = await createApiProfile(tenant, project.id, ca.id);
     const before = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
-    const leaf = expectOk(
+    const leaf = expectIssued(
       await tenant.admin.certificates.issue({ body: { profileId: profile.id, commonName: "old.example.com" } }),
     );
 
@@ -111,7 +112,7 @@ describe("DELETE /api/v1/cert-manager/ca/internal/:caId and CRLs", () => {
     const { tenant, project, ca } = await setupCaProject();
     const issuing = await createIntermediateCa(tenant, project.id, ca.id);
     const profile = await createApiProfile(tenant, project.id, issuing.id);
-    const leaf = expectOk(
+    const leaf = expectIssued(
       await tenant.admin.certificates.issue({ body: { profileId: profile.id, commonName: "orphan.example.com" } }),
     );
     const issuingPem = expectOk(

@@ -10,12 +10,13 @@ import {
   ensureOpenssl,
   openssl,
   verifyChain,
+  expectIssued,
 } from "./pki-helpers";
 
 beforeAll(() => ensureOpenssl());
 
 const issue = async (tenant: Tenant, profileId: string, commonName: string, ttl = "30d", altNames = "") =>
-  expectOk(
+  expectIssued(
     await tenant.admin.certificates.issue({
       body: { profileId, commonName, ttl, altNames, keyAlgorithm: "EC_prime256v1" },
     }),

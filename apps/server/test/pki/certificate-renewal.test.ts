@@ -12,6 +12,7 @@ import {
   openssl,
   setupCaProject,
   verifyChain,
+  expectIssued,
 } from "./pki-helpers";
 
 beforeAll(() => ensureOpenssl());
@@ -19,7 +20,7 @@ beforeAll(() => ensureOpenssl());
 const DAY_MS = 24 * 3600 * 1000;
 
 const issue = async (tenant: Tenant, profileId: string, ttl = "30d") =>
-  expectOk(
+  expectIssued(
     await tenant.admin.certificates.issue({
       body: {
         profileId,

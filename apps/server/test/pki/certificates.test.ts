@@ -11,6 +11,7 @@ import {
   makeCsr,
   openssl,
   verifyChain,
+  expectIssued,
 } from "./pki-helpers";
 
 beforeAll(() => ensureOpenssl());
@@ -41,7 +42,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
         subjectAltNames: [{ type: "dns_name", value: "default.example.com" }],
       },
     });
-    const issued = expectOk(
+    const issued = expectIssued(
       await issue(tenant, {
         profileId: profile.id,
         commonName: "api.example.com",
@@ -107,7 +108,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
   it("signs CSRs, issues self-signed certificates and keeps keys only when the profile says so", async () => {
     const { tenant, project, profile, rootPem } = await hierarchy();
     const { csr } = makeCsr("/CN=from-csr.example.com/O=Requester");
-    const signed = expectOk(await issue(tenant, { profileId: profile.id, csr, altNames: "from-csr.example.com" }));
+    const signed = expectIssued(await issue(tenant, { profileId: profile.id, csr, altNames: "from-csr.example.com" }));
     expect(signed.privateKey).toBeUndefined();
     expect(verifyChain(signed.certificate, rootPem, signed.certificateChain).output).toContain(": OK");
     const record = expectOk(
@@ -115,7 +116,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
     ).certificate;
     expect(record).toMatchObject({ commonName: "from-csr.example.com", keyAlgorithm: "EC_prime256v1" });
     const rsaCsr = makeCsr("/CN=rsa.example.com", ["-newkey", "rsa:3072"]);
-    expect(expectOk(await issue(tenant, { profileId: profile.id, csr: rsaCsr.csr })).privateKey).toBeUndefined();
+    expect(expectIssued(await issue(tenant, { profileId: profile.id, csr: rsaCsr.csr })).privateKey).toBeUndefined();
 
     const selfProfile = expectOk(
       await tenant.admin.certificateProfiles.create({
@@ -129,7 +130,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
         },
       }),
     ).certificateProfile;
-    const self = expectOk(await issue(tenant, { profileId: selfProfile.id, commonName: "self.example.com" }));
+    const self = expectIssued(await issue(tenant, { profileId: selfProfile.id, commonName: "self.example.com" }));
     expect(self.issuingCaCertificate).toBe(self.certificate);
     expect(verifyChain(self.certificate, self.certificate).output).toContain(": OK");
     const selfRecord = expectOk(
@@ -191,7 +192,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
     const outlives = await issue(tenant, { profileId: shortProfile.id, commonName: "a", ttl: "6d" });
     expect(outlives.status).toBe(400);
     expect(outlives.body).toMatchObject({ message: expect.stringContaining(`would outlive the CA ${shortCa.name}`) });
-    expectOk(await issue(tenant, { profileId: shortProfile.id, commonName: "a", ttl: "4d" }));
+    expectIssued(await issue(tenant, { profileId: shortProfile.id, commonName: "a", ttl: "4d" }));
     const futureCa = await createRootCa(tenant, project.id, {
       notBefore: new Date(Date.now() + 86_400_000).toISOString(),
     });

@@ -174,3 +174,12 @@ export const createAcmeProfile = async (tenant: Tenant, baseUrl: string, extra: 
   const caPem = expectOk(await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: ca.id } }));
   return { project, ca, profile, eab, caPem, directoryUrl: `${baseUrl}${profile.acmeConfig!.directoryUrl}` };
 };
+
+type IssueResponse = Awaited<ReturnType<Tenant["admin"]["certificates"]["issue"]>>;
+
+/** The answer to an issue request in Keyward's own form (top-level fields): the flat certificate. */
+export const expectIssued = (res: IssueResponse) => {
+  const body = expectOk(res);
+  if (!("issuingCaCertificate" in body)) throw new Error(`expected the flat answer, got ${JSON.stringify(body)}`);
+  return body;
+};

@@ -18,6 +18,7 @@ import {
   defaultsOf,
   prepareCertificate,
   storesPrivateKey,
+  withoutRoots,
   type PreparedCertificate,
 } from "./issuance";
 import { findProfileById, listConfigsOfProfiles } from "./profile.repository";
@@ -27,14 +28,6 @@ import { noteAudit } from "../audit/audit-scope";
 const DAY_MS = 24 * 3600 * 1000;
 
 export const alreadyRenewed = () => new BadRequestError("The certificate has already been renewed");
-
-/** Drop self-signed certificates (roots) from a PEM chain, for clients that hold the root already. */
-export const withoutRoots = (chain: string) =>
-  x509.PemConverter.decode(chain)
-    .map((der) => new x509.X509Certificate(der))
-    .filter((cert) => cert.subject !== cert.issuer)
-    .map((cert) => cert.toString("pem"))
-    .join("\n");
 
 export type RenewKey =
   | { kind: "generate" }

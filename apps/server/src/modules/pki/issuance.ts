@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Insertable } from "kysely";
-import type { CertKeyAlgorithm, ProfileDefaults, SignatureAlgorithm } from "@keyward/contract";
+import type {
+  CertKeyAlgorithm,
+  ExtendedKeyUsage,
+  KeyUsage,
+  ProfileDefaults,
+  SignatureAlgorithm,
+} from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import type { Database } from "../../db/database";
 import type { PkiCertificatesTable } from "../../db/tables/pki";
@@ -19,7 +25,7 @@ import {
   signCertificate,
   signatureFamilyOf,
   type Signer,
-  type x509,
+  x509,
 } from "./x509";
 
 export const DAY_MS = 24 * 3600 * 1000;
@@ -63,12 +69,29 @@ export const notAfterFor = (
 
 export type AltName = { type: string; value: string };
 
+/** The key usages a certificate gets when the request names none. */
+export const defaultKeyUsages = (defaults: ProfileDefaults, keyAlgorithm: CertKeyAlgorithm): KeyUsage[] =>
+  defaults.keyUsages ??
+  (keyFamilyOf(keyAlgorithm) === "RSA" ? ["digital_signature", "key_encipherment"] : ["digital_signature"]);
+
+/** Drop self-signed certificates (roots) from a PEM chain, for clients that hold the root already. */
+export const withoutRoots = (chain: string) =>
+  x509.PemConverter.decode(chain)
+    .map((der) => new x509.X509Certificate(der))
+    .filter((cert) => cert.subject !== cert.issuer)
+    .map((cert) => cert.toString("pem"))
+    .join("\n");
+
 export type IssueInput = {
   profile: ProfileRow;
   ca: CaSigningRow | undefined;
   commonName: string;
   altNames: AltName[];
   keyAlgorithm: CertKeyAlgorithm;
+  /** Asked for by the request, already checked against the profile; otherwise the profile's defaults apply. */
+  signatureAlgorithm?: SignatureAlgorithm;
+  keyUsages?: KeyUsage[];
+  extendedKeyUsages?: ExtendedKeyUsage[];
   /** The subject's key (from a CSR or the certificate being renewed); without it a key pair is generated. */
   publicKey?: x509.PublicKey;
   notBefore: Date;
@@ -98,7 +121,8 @@ export const prepareCertificate = async (deps: AppDeps, input: IssueInput): Prom
   const { profile, ca, keyAlgorithm } = input;
   const defaults = defaultsOf(profile);
   const signerKey = (ca?.key_algorithm as CertKeyAlgorithm | undefined) ?? keyAlgorithm;
-  const signatureAlgorithm: SignatureAlgorithm = defaults.signatureAlgorithm ?? defaultSignatureAlgorithm(signerKey);
+  const signatureAlgorithm: SignatureAlgorithm =
+    input.signatureAlgorithm ?? defaults.signatureAlgorithm ?? defaultSignatureAlgorithm(signerKey);
   if (signatureFamilyOf(signatureAlgorithm) !== keyFamilyOf(signerKey)) {
     throw new BadRequestError(`Signature algorithm ${signatureAlgorithm} cannot be made with a ${signerKey} key`);
   }
@@ -107,10 +131,8 @@ export const prepareCertificate = async (deps: AppDeps, input: IssueInput): Prom
       "A self-signed certificate cannot be issued for a CSR: it is signed with the subject's own key",
     );
   }
-  const keyUsages =
-    defaults.keyUsages ??
-    (keyFamilyOf(keyAlgorithm) === "RSA" ? ["digital_signature", "key_encipherment"] : ["digital_signature"]);
-  const extendedKeyUsages = defaults.extendedKeyUsages ?? [];
+  const keyUsages = input.keyUsages ?? defaultKeyUsages(defaults, keyAlgorithm);
+  const extendedKeyUsages = input.extendedKeyUsages ?? defaults.extendedKeyUsages ?? [];
   const subject = buildName({
     commonName: input.commonName,
     organization: defaults.organization,
