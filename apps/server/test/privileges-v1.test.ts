@@ -9,7 +9,7 @@ const PRIVILEGE_PERMISSION = {
   conditions: { environment: "dev", secretPath: { $glob: "/app/**" } },
 };
 
-describe("v1 legacy permission forms (reference §1.8)", () => {
+describe("v1 legacy permission forms", () => {
   it("expands privilegePermission into secrets rules and backfills imports, folders and dynamic secrets", () => {
     const conditions = { environment: "dev", secretPath: { $glob: "/app/**" } };
     expect(expandLegacyPermissions({ privilegePermission: PRIVILEGE_PERMISSION })).toEqual([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk } from "./helpers/tenant";
 
-describe("project-owned identities (spec §4.4)", () => {
+describe("project-owned identities", () => {
   it("creates an identity with no-access on the org and the project", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);

@@ -6,7 +6,7 @@ const bareIdentity = async (tenant: Tenant, role = "no-access") =>
     await tenant.admin.identities.create({ body: { name: uniqueName("t"), organizationId: tenant.orgId, role } }),
   ).identity;
 
-describe("token auth configuration (spec §4.3)", () => {
+describe("token auth configuration", () => {
   it("attaches with the spec's defaults", async () => {
     const tenant = await createTenant();
     const identity = await bareIdentity(tenant);

@@ -4,7 +4,7 @@ import { TimestampSchema, UuidSchema } from "./common";
 
 const c = initContract();
 
-/** Actor types (reference B.1); Keyward's callers are identities, plus the platform for its own jobs. */
+/** Actor types; Keyward's callers are identities, plus the platform for its own jobs. */
 export const AUDIT_ACTOR_TYPES = [
   "platform",
   "kmipClient",
@@ -51,7 +51,7 @@ export type AuditLog = z.infer<typeof AuditLogSchema>;
 
 const MAX_WINDOW_MS = 92 * 24 * 3600 * 1000;
 
-/** `startDate`/`endDate` refinements of reference B.2, applied only when both are given. */
+/** `startDate`/`endDate` refinements, applied only when both are given. */
 const checkDates = (query: { startDate?: string; endDate?: string }, ctx: z.RefinementCtx) => {
   if (!query.startDate || !query.endDate) return;
   const start = Date.parse(query.startDate);
@@ -137,7 +137,7 @@ export type AuditLogVerification = z.infer<typeof AuditLogVerificationSchema>;
 
 const logsBody = z.object({ auditLogs: z.array(AuditLogSchema) });
 
-/** Audit log reads (reference B.2) and the Keyward chain verification. */
+/** Audit log reads and the Keyward chain verification. */
 export const auditLogsContract = c.router({
   list: {
     method: "GET",
@@ -206,7 +206,7 @@ export type AuditLogStream = z.infer<typeof AuditLogStreamSchema>;
 const StreamParams = z.object({ provider: z.string().trim().min(1).max(32), logStreamId: UuidSchema });
 const streamBody = z.object({ auditLogStream: AuditLogStreamSchema });
 
-/** Audit log streams (reference B.4), provider `custom`; every delivery is signed (Keyward). */
+/** Audit log streams, provider `custom`; every delivery is signed (Keyward). */
 export const auditLogStreamsContract = c.router({
   options: {
     method: "GET",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TimestampSchema } from "./common";
 
-/** Fields every identity auth method shares (spec §2.4), request and response forms. */
+/** Fields every identity auth method shares, request and response forms. */
 export const MAX_TOKEN_TTL = 315_360_000;
 
 export const TrustedIpInputSchema = z.object({ ipAddress: z.string().trim().min(1).max(64) });
@@ -16,7 +16,7 @@ export const DEFAULT_TRUSTED_IPS = [{ ipAddress: "0.0.0.0/0" }, { ipAddress: "::
 
 export const TtlSchema = z.number().int().min(0).max(MAX_TOKEN_TTL);
 
-/** Attach form: defaults filled in; TTL must not exceed max TTL (422, reference §3). */
+/** Attach form: defaults filled in; TTL must not exceed max TTL. */
 export const authConfigAttachFields = {
   accessTokenTrustedIps: z.array(TrustedIpInputSchema).min(1).max(64).default(DEFAULT_TRUSTED_IPS),
   accessTokenTTL: TtlSchema.default(2_592_000),

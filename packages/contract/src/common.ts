@@ -46,7 +46,7 @@ export const rateLimited = <T extends Record<number, unknown>>(responses: T): T 
 export const TimestampSchema = z.string();
 export const UuidSchema = z.string().uuid();
 
-/** Lower-case and trim first, then check length and shape (reference §1.2). */
+/** Lower-case and trim first, then check length and shape. */
 export const slugSchema = ({
   min = 1,
   max = 60,

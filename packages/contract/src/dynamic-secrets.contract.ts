@@ -10,7 +10,7 @@ const c = initContract();
 
 const TEN_YEARS_MS = parseDuration("10y")!;
 
-/** A lease or dynamic-secret TTL: an `ms` duration between one minute and ten years (reference §4.6). */
+/** A lease or dynamic-secret TTL: an `ms` duration between one minute and ten years. */
 export const DynamicSecretTtlSchema = z
   .string()
   .trim()

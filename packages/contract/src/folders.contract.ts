@@ -65,7 +65,7 @@ export const FolderSchema = z.object({
 });
 export type Folder = z.infer<typeof FolderSchema>;
 
-/** The legacy read by id (spec §2.7): the folder with its path, environment and project. */
+/** The legacy read by id: the folder with its path, environment and project. */
 export const FolderWithPathSchema = FolderSchema.extend({
   path: z.string(),
   projectId: z.string(),

@@ -14,7 +14,7 @@ const ACCOUNT_ID = /^\d{12}$/;
 const PRINCIPAL_ARN =
   /^arn:aws(?:-us-gov)?:(?:iam|sts)::\d{12}:(?:user\/[A-Za-z0-9_.@+*/-]+|role\/[A-Za-z0-9_.@+*/-]+|assumed-role\/[A-Za-z0-9_.@+*/-]+|\*)$/;
 
-/** Comma-separated lists, stored normalised as "a, b" (reference AWS auth validators). */
+/** Comma-separated lists, stored normalised as "a, b". */
 const commaList = (pattern: RegExp, message: string) =>
   z
     .string()
@@ -91,7 +91,7 @@ export const GatewayAuthMethodSchema = z.discriminatedUnion("method", [
   }),
 ]);
 
-/** Spec §2.10, plus `isHealthy`: a heartbeat was received within its `heartbeatTTL`. */
+/** A gateway, with `isHealthy`: a heartbeat was received within its `heartbeatTTL`. */
 export const GatewaySchema = z.object({
   id: z.string(),
   identityId: z.string().nullable(),
@@ -133,7 +133,7 @@ export const gatewaysContract = c.router({
     path: "/api/v3/gateways/:gatewayId",
     pathParams: GatewayParams,
     responses: { 200: GatewaySchema },
-    summary: "Read a gateway (spec §4.4)",
+    summary: "Read a gateway",
   },
   update: {
     method: "PATCH",

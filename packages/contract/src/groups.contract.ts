@@ -136,7 +136,7 @@ export const groupsContract = c.router({
   },
 });
 
-/** Spec §2.11: a custom role shows as `custom` with its customRole* fields; group roles carry no timestamps. */
+/** A custom role shows as `custom` with its customRole* fields; group roles carry no timestamps. */
 export const GroupMembershipRoleSchema = MembershipRoleSchema.omit({ createdAt: true, updatedAt: true });
 
 export const ProjectGroupMembershipSchema = z.object({

@@ -59,7 +59,7 @@ const ttlRule = (data: { accessTokenTTL?: number; accessTokenMaxTTL?: number }, 
     ctx.addIssue({ path: ["accessTokenTTL"], code: z.ZodIssueCode.custom, message: TTL_ABOVE_MAX_MESSAGE });
 };
 
-/** Both bodies are a union on `configurationType`, which update requires too (reference A.5.1). */
+/** Both bodies are a union on `configurationType`, which update requires too. */
 const AttachBody = z
   .discriminatedUnion("configurationType", [
     z.object({

@@ -14,7 +14,7 @@ export const ASYMMETRIC_KMS_ALGORITHMS = ["RSA_4096", "ECC_NIST_P256"] as const;
 export type KmsEncryptionAlgorithm =
   (typeof SYMMETRIC_KMS_ALGORITHMS)[number] | (typeof ASYMMETRIC_KMS_ALGORITHMS)[number];
 
-/** Older servers and the Go SDK's docs spell the asymmetric ones in lower case (reference C.1). */
+/** Older servers and the Go SDK's docs spell the asymmetric ones in lower case. */
 const ALGORITHM_ALIASES: Record<string, KmsEncryptionAlgorithm> = {
   "rsa-4096": "RSA_4096",
   "ecc-nist-p256": "ECC_NIST_P256",
@@ -23,7 +23,7 @@ const KmsEncryptionAlgorithmSchema = z
   .enum([...SYMMETRIC_KMS_ALGORITHMS, ...ASYMMETRIC_KMS_ALGORITHMS, "rsa-4096", "ecc-nist-p256"])
   .transform((value): KmsEncryptionAlgorithm => ALGORITHM_ALIASES[value] ?? (value as KmsEncryptionAlgorithm));
 
-/** In enum order: per key type, SHA-512, SHA-384, SHA-256 (reference C.3.3). */
+/** In enum order: per key type, SHA-512, SHA-384, SHA-256. */
 export const KMS_SIGNING_ALGORITHMS = [
   "RSASSA_PSS_SHA_512",
   "RSASSA_PSS_SHA_384",
@@ -38,7 +38,7 @@ export const KMS_SIGNING_ALGORITHMS = [
 export const KmsSigningAlgorithmSchema = z.enum(KMS_SIGNING_ALGORITHMS);
 export type KmsSigningAlgorithm = z.infer<typeof KmsSigningAlgorithmSchema>;
 
-/** The largest payload any operation accepts, decoded (reference C.3.3). */
+/** The largest payload any operation accepts, decoded. */
 export const KMS_MAX_DATA_BYTES = 4096;
 
 // No Buffer here: the contract also runs in the browser.

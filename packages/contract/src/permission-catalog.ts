@@ -1,4 +1,4 @@
-/** Project permission subjects and their actions (reference §1.9). */
+/** Project permission subjects and their actions. */
 const CRUD = ["read", "create", "edit", "delete"] as const;
 
 export const PROJECT_PERMISSION_CATALOG = {
@@ -117,7 +117,7 @@ const ENV_AND_PATH = { environment: field(EQ_NE_IN_GLOB), secretPath: SECRET_PAT
 const BY_NAME = { name: field(EQ_NE_IN_GLOB) };
 
 /**
- * The condition keys each subject accepts (reference §1.9); subjects not listed take none.
+ * The condition keys each subject accepts; subjects not listed take none.
  * `secretTags` and `metadata` are list-valued fields on the objects checked against them.
  */
 export const PROJECT_PERMISSION_CONDITIONS = {

@@ -1,6 +1,6 @@
 /**
  * Identity templates in permission condition values: `{{identity.id}}`, `{{identity.username}}`,
- * `{{identity.metadata.<key>}}` and `{{identity.auth.<method>.claims.<claim>}}` (reference §1),
+ * `{{identity.metadata.<key>}}` and `{{identity.auth.<method>.claims.<claim>}}`,
  * filled in with the identity's own values when its ability is built. Any other expression is
  * refused when a rule is written.
  */

@@ -131,7 +131,7 @@ export const normalizeRule = (rule: RawRule): PermissionRuleInput => {
 };
 
 /**
- * A project permission rule, request form (spec §2.2): one variant per subject of the catalogue,
+ * A project permission rule, request form: one variant per subject of the catalogue,
  * each with its own actions and condition keys. Unknown subjects or actions and `action: []` are 422.
  * The variants are built from the catalogue at run time; the input type states the same catalogue
  * per subject (`ProjectPermissionRule`), so callers get the exact rule type, checked by a type test.
@@ -156,7 +156,7 @@ const conditionStrings = (value: unknown): string[] =>
         ? Object.values(value).flatMap(conditionStrings)
         : [];
 
-/** A template expression other than an identity variable (reference §1): the 400 message, or undefined. */
+/** A template expression other than an identity variable: the 400 message, or undefined. */
 export const invalidPermissionTemplate = (rules: readonly PermissionRuleInput[]): string | undefined => {
   for (const rule of rules) {
     for (const text of conditionStrings(rule.conditions)) {
@@ -171,8 +171,8 @@ export const invalidPermissionTemplate = (rules: readonly PermissionRuleInput[])
 
 /**
  * Rule sets the schema cannot refuse on its own, answered 400 by the services (after validation):
- * a template expression other than an identity variable (reference §1), and `read` on secrets,
- * the legacy action, combined with its replacements (reference §1.1). Returns the message or undefined.
+ * a template expression other than an identity variable, and `read` on secrets,
+ * the legacy action, combined with its replacements. Returns the message or undefined.
  */
 export const invalidPermissionCombination = (rules: readonly PermissionRuleInput[]): string | undefined => {
   const template = invalidPermissionTemplate(rules);

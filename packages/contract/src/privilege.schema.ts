@@ -19,7 +19,7 @@ export const TemporaryRangeSchema = z
 
 export const TemporaryModeSchema = z.enum(["relative"]);
 
-/** v2 `type`: permanent, or temporary from a start for a range (reference §1.4). */
+/** v2 `type`: permanent, or temporary from a start for a range. */
 export const PrivilegeTypeSchema = z.discriminatedUnion("isTemporary", [
   z.object({ isTemporary: z.literal(false) }),
   z.object({
@@ -44,7 +44,7 @@ const privilegeFields = {
   updatedAt: TimestampSchema,
 };
 
-/** The v2 create response shape has no `projectMembershipId` (spec §2.1). */
+/** The v2 create response shape has no `projectMembershipId`. */
 export const PrivilegeSchema = z.object(privilegeFields);
 /** Every other privilege response carries the identity's project membership id. */
 export const PrivilegeWithMembershipSchema = z.object({ ...privilegeFields, projectMembershipId: z.string() });
@@ -52,7 +52,7 @@ export type PrivilegeDto = z.infer<typeof PrivilegeWithMembershipSchema>;
 /** The v2 list leaves the rules out. */
 export const PrivilegeSummarySchema = PrivilegeWithMembershipSchema.omit({ permissions: true });
 
-// ---- v1 legacy permission forms (spec §2.3, reference §1.8) ----
+// ---- v1 legacy permission forms ----
 
 const LEGACY_ACTIONS = ["read", "create", "edit", "delete"] as const;
 const SecretPathCondition = z.union([

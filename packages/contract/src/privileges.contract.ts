@@ -26,7 +26,7 @@ const V1 = "/api/v1/additional-privilege/identity";
 
 const privilege = z.object({ privilege: PrivilegeWithMembershipSchema });
 
-/** Spec §4.1: additional privileges addressed by id. */
+/** Additional privileges addressed by id. */
 export const privilegesV2Contract = c.router({
   create: {
     method: "POST",
@@ -91,7 +91,7 @@ const v1CreateFields = {
 
 const v1Lookup = { identityId: Id, projectSlug: Id };
 
-/** Spec §4.2: additional privileges addressed by project slug and privilege slug. */
+/** Additional privileges addressed by project slug and privilege slug. */
 export const privilegesV1Contract = c.router({
   createPermanent: {
     method: "POST",

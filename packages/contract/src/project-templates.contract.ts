@@ -171,7 +171,6 @@ export type UpdateProjectTemplateBody = z.infer<typeof UpdateTemplateBody>;
 
 const RoleList = z.array(z.string());
 
-/** Spec §2.4a. */
 export const ProjectTemplateSchema = z.object({
   id: z.string(),
   orgId: z.string(),

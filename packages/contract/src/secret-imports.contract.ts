@@ -12,7 +12,7 @@ import {
 
 const c = initContract();
 
-/** Spec §2.6. Positions are 1-based with no gaps; the lowest is shown first. */
+/** Positions are 1-based with no gaps; the lowest is shown first. */
 export const SecretImportSchema = z.object({
   id: z.string(),
   version: z.number().int(),

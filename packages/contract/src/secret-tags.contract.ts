@@ -5,7 +5,7 @@ import { isStorableText } from "./dynamic-secrets.contract";
 
 const c = initContract();
 
-/** A project's secret tag (reference §8.3); `name` equals the slug. */
+/** A project's secret tag; `name` equals the slug. */
 export const SecretTagSchema = z.object({
   id: z.string(),
   slug: z.string(),

@@ -33,7 +33,7 @@ const SecretIdParam = z.object({ secretId: z.string().trim().min(1).max(64) });
 const secretBody = z.object({ secret: SecretRawSchema });
 const secretWithHidden = z.object({ secret: SecretWithHiddenSchema });
 
-/** v3 names the project by `workspaceId` or a slug (reference §1.8). */
+/** v3 names the project by `workspaceId` or a slug. */
 const v3Get = { workspaceId: optionalProject, workspaceSlug: optionalProject };
 const v3Write = { workspaceId: optionalProject, projectSlug: optionalProject };
 

@@ -11,7 +11,7 @@ export const MAX_SECRETS_PER_BATCH = 1000;
 export const MAX_TAGS_PER_SECRET = 100;
 export const MAX_METADATA_ENTRIES = 64;
 export const MAX_METADATA_FILTERS = 10;
-/** What a hidden value reads as (reference §1.9). */
+/** What a hidden value reads as. */
 export const SECRET_VALUE_HIDDEN_MASK = "<hidden-by-infisical>";
 
 /** UTF-8 length without encoding the string (lone surrogates count as the 3 bytes of U+FFFD). */
@@ -44,7 +44,7 @@ export const SecretNameSchema = z
   .regex(SECRET_NAME, "Secret name can only contain letters, numbers, underscores, dashes and dots");
 
 /**
- * A value as stored (reference §1.4): trimmed, keeping one final newline when it had one. At most
+ * A value as stored: trimmed, keeping one final newline when it had one. At most
  * 1 MiB of UTF-8, checked before normalising so the answer does not depend on whitespace.
  */
 export const SecretValueSchema = z
@@ -78,7 +78,7 @@ export const SecretMetadataInputSchema = z
 
 export const TagIdsSchema = z.array(z.string().trim().min(1).max(64)).max(MAX_TAGS_PER_SECRET);
 
-/** Query-string booleans are the literal strings "true" and "false" (reference §1.2). */
+/** Query-string booleans are the literal strings "true" and "false". */
 export const QueryBoolean = z.enum(["true", "false"]).transform((v) => v === "true");
 
 /** `a, b ,c` → ["a","b","c"]. */
@@ -95,7 +95,7 @@ export const TagSlugsQuery = z
 
 export type MetadataFilter = { key?: string; value?: string };
 
-/** `key=K,value=V|key=K2` → [{key:"K",value:"V"},{key:"K2"}] (reference §2.1). */
+/** `key=K,value=V|key=K2` → [{key:"K",value:"V"},{key:"K2"}]. */
 export const MetadataFilterQuery = z
   .string()
   .max(4096)
@@ -130,7 +130,7 @@ export const MetadataFilterQuery = z
     return filters;
   });
 
-/** The raw secret (reference §1.9); routes extend it with what they declare. */
+/** The raw secret; routes extend it with what they declare. */
 export const SecretRawSchema = z.object({
   id: z.string(),
   _id: z.string(),

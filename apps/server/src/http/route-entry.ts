@@ -27,8 +27,8 @@ type TsRestRequest = Request & { tsRestRoute?: AppRoute };
 
 /**
  * The one middleware ts-rest runs before each route's handler, in this order: the route's rate
- * limit (counted before the credential is looked at), authentication (so 401/403 win over 422,
- * reference §0.1), the audit scope of a recorded operation, optional query parameters sent empty
+ * limit (counted before the credential is looked at), authentication (so 401/403 win over 422), the
+ * audit scope of a recorded operation, optional query parameters sent empty
  * dropped (they mean "not sent"), and the well-formed-text rule (422).
  * The plan of each route is decided when the app is built, so a request pays only for the steps
  * its route has.

@@ -2,7 +2,7 @@ import ipaddr from "ipaddr.js";
 import type { TrustedIp } from "@keyward/contract";
 import { BadRequestError } from "../errors";
 
-/** "1.2.3.4" -> {ipAddress, type}; "10.0.0.0/24" -> {ipAddress, type, prefix}; invalid -> 400 (reference §3). */
+/** "1.2.3.4" -> {ipAddress, type}; "10.0.0.0/24" -> {ipAddress, type, prefix}; invalid -> 400. */
 export const parseTrustedIp = (input: string): TrustedIp => {
   const value = input.trim();
   try {

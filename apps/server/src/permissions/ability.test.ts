@@ -27,7 +27,7 @@ describe("ability", () => {
     }
   });
 
-  it("ignores conditions at type level and evaluates them at object level (reference §1.10)", () => {
+  it("ignores conditions at type level and evaluates them at object level", () => {
     const ability = buildAbility([
       allow("secrets", ["read"], { environment: "dev" }),
       forbid("secrets", ["read"], { secretPath: { $glob: "/private/**" } }),

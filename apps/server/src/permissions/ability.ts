@@ -5,7 +5,7 @@ import type { PermissionObject, PermissionRule } from "./types";
  * An ability answers "may I <action> on <subject> (for this object)?" for a fixed rule set.
  * Rules are indexed by subject and action once; forbid rules beat allow rules.
  * Type-level checks (no object) ignore conditions on allow rules and skip conditional forbids;
- * object-level checks evaluate conditions (reference §1.10).
+ * object-level checks evaluate conditions.
  */
 export type Ability = {
   readonly rules: readonly PermissionRule[];

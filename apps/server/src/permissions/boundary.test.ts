@@ -11,7 +11,7 @@ const rule = (subject: string, action: string[], conditions?: Conditions, invert
   ...(conditions ? { conditions } : {}),
 });
 
-describe("permission boundary (reference §1.5)", () => {
+describe("permission boundary", () => {
   it("lists what the holder lacks, with the granted conditions", () => {
     const holder = buildAbility([rule("secrets", ["read"], { environment: "dev" })]);
     expect(missingPermissions(holder, [rule("secrets", ["read", "edit"], { environment: "dev" })])).toEqual([

@@ -20,7 +20,7 @@ const forbidsOf = (granted: readonly PermissionRule[]) => {
 };
 
 /**
- * Nobody grants what they do not hold (reference §1.5). For every allow rule granted and each of
+ * Nobody grants what they do not hold. For every allow rule granted and each of
  * its actions, the holder must have an allow rule whose conditions the granted rule implies, and
  * no forbid rule the granted rule could overlap, unless the grant itself forbids all of that forbid
  * rule's ground. Granted forbid rules only narrow, so they pass. `read` on secret-folders is exempt:

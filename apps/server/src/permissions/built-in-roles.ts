@@ -103,7 +103,7 @@ const PROJECT_VIEWER: PermissionRule[] = [
   allow("pki-syncs", "read"),
 ];
 
-/** Built-in project roles (reference §2). */
+/** Built-in project roles. */
 export const PROJECT_ROLE_RULES: Record<string, PermissionRule[]> = {
   admin: all(PROJECT_PERMISSION_CATALOG),
   member: PROJECT_MEMBER,

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 
 const parse = (rule: unknown) => ProjectPermissionInputSchema.safeParse(rule);
 
-describe("permission rule request schema (spec §2.2)", () => {
+describe("permission rule request schema", () => {
   it("normalises to the stored form: action list, explicit inverted, conditions only when set", () => {
     expect(parse({ subject: "identity", action: "read" }).data).toEqual({
       subject: "identity",
@@ -95,7 +95,7 @@ describe("permission rule request schema (spec §2.2)", () => {
     ).toBe(false);
   });
 
-  it("detects the legacy read combined with its replacements (reference §1.1)", () => {
+  it("detects the legacy read combined with its replacements", () => {
     const rules = [{ subject: "secrets", action: ["read", "readValue", "describeSecret"], inverted: false }];
     expect(invalidPermissionCombination(rules)).toMatch(
       /^You have selected Read, and both Read Value and Describe Secret\./,

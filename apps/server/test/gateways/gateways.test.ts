@@ -194,7 +194,7 @@ describe("GET /api/v3/gateways and /api/v3/gateways/:gatewayId", () => {
     const noAccess = await createIdentity(tenant, { orgRole: "no-access" });
     const denied = await noAccess.client.gateways.get({ params: { gatewayId: mine.id } });
     expect(denied.status).toBe(403);
-    // Existence is checked first (reference §4.8), so a missing gateway stays 404 even without permission.
+    // Existence is checked first, so a missing gateway stays 404 even without permission.
     expect((await noAccess.client.gateways.get({ params: { gatewayId: foreign.id } })).status).toBe(404);
     expect((await tenant.anonymous.gateways.get({ params: { gatewayId: "not-a-uuid" } })).status).toBe(401);
   });

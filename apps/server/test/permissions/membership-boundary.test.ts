@@ -3,7 +3,7 @@ import { createIdentity, createProject, createTenant } from "../helpers/tenant";
 
 /**
  * A member holds edit and delete on identity, but not what an admin holds: it must not be able to
- * strip or remove a more privileged identity (reference §1.5 boundary, applied to the target's
+ * strip or remove a more privileged identity (the grant boundary, applied to the target's
  * current permissions, as Infisical does for membership updates and deletes).
  */
 describe("membership changes of a more privileged identity", () => {

@@ -4,7 +4,7 @@ import { addImport, createFolder, createSecretsScope, identityWithRules, putSecr
 const RAW = "/api/v3/secrets/raw";
 
 /** The reference's edge-case checklist (§12), item by item. */
-describe("secrets edge cases (reference §12)", () => {
+describe("secrets edge cases", () => {
   it("1, 2: a missing path lists as empty but reads by name as 404", async () => {
     const { http, projectId } = await createSecretsScope();
     const list = await http.get(RAW, { workspaceId: projectId, environment: "dev", secretPath: "/nope" });

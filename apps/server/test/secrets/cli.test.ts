@@ -6,7 +6,7 @@ type Listed = {
   imports: { secrets: { secretKey: string; secretValue: string }[] }[];
 };
 
-/** The CLI's merge (reference §10.2): folder secrets first, then imports from the last to the first. */
+/** The CLI's merge: folder secrets first, then imports from the last to the first. */
 const cliMerge = (body: Listed) => {
   const env = new Map(body.secrets.map((s) => [s.secretKey, s.secretValue]));
   for (const imp of [...body.imports].reverse())

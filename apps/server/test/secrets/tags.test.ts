@@ -4,7 +4,7 @@ import { createSecretsScope, expectOk, identityWithRules, putSecret } from "./he
 
 const RAW = "/api/v3/secrets/raw";
 
-describe("secret tags (reference §8.3)", () => {
+describe("secret tags", () => {
   it("creates, lists, reads by id and slug, renames and deletes a tag under /projects", async () => {
     const { tenant, projectId } = await createSecretsScope();
     const tags = tenant.admin.secretTags.projects;

@@ -23,7 +23,7 @@ const threeVersions = async (scope: SecretsScope) => {
   return { secretId: secret.id, tag };
 };
 
-describe("secret versions (reference §8.1)", () => {
+describe("secret versions", () => {
   it("lists versions newest first with their values, paged", async () => {
     const scope = await createSecretsScope();
     const { secretId } = await threeVersions(scope);

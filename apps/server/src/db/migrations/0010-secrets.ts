@@ -8,7 +8,7 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
  */
 export const up = (db: Kysely<unknown>) =>
   runStatements(db, [
-    // One AES-256 data key per project, stored wrapped by the root key (ARCHITECTURE §10).
+    // One AES-256 data key per project, stored wrapped by the root key.
     `create table project_data_keys (${ID},
       project_id uuid not null unique references projects(id) on delete cascade,
       wrapped_key text not null,

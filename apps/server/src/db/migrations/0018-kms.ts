@@ -3,7 +3,7 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
 
 /**
  * Customer-managed KMS keys and their versions. A key's material lives only in its version rows,
- * sealed under the project's data key (ARCHITECTURE §10); rotation adds a version, never rewrites one,
+ * sealed under the project's data key; rotation adds a version, never rewrites one,
  * so every ciphertext made under an older version keeps decrypting.
  */
 export const up = (db: Kysely<unknown>) =>

@@ -62,7 +62,7 @@ const cacheable = (token: AuthenticatedToken) => token.numUsesLimit === 0;
 
 /**
  * Resolve a bearer header to an actor, checking revocation, TTL, trusted IPs and the use limit
- * (reference §3.7). One query for an uncached token; a second, atomic one only when it has a use limit.
+ *. One query for an uncached token; a second, atomic one only when it has a use limit.
  */
 export const authenticate = async (
   deps: AppDeps,

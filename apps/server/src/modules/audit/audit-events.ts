@@ -30,7 +30,7 @@ const change = (type: string): AuditSpec => ({ type, mode: "change" });
 const login = (type: string): AuditSpec => ({ type, mode: "login" });
 const read = (type: string): AuditSpec => ({ type, mode: "read" });
 
-/** The auth-method events of one method: attach, update and revoke (reference B.5 names). */
+/** The auth-method events of one method: attach, update and revoke. */
 const authMethod = (method: string) => ({
   attach: change(`add-identity-${method}-auth`),
   update: change(`update-identity-${method}-auth`),
@@ -57,8 +57,7 @@ const universal = authMethod("universal");
 const ldap = authMethod("ldap");
 
 /**
- * Every operation of the contract that changes something, with its event (reference B.5 where it
- * names one, a Keyward name in the same style where it does not). Typed exhaustively: a new
+ * Every operation of the contract that changes something, with its event. Typed exhaustively: a new
  * mutating route without an entry here does not compile.
  */
 export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {

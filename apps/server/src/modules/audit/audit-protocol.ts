@@ -7,9 +7,9 @@ import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
 
 /**
  * Callers of the certificate enrollment protocols (ACME, EST): not identities, so their events name
- * the profile or ACME account (reference AL-T); the actor id is what the `actor` filter matches.
+ * the profile or ACME account; the actor id is what the `actor` filter matches.
  *
- * Their events (reference B.5 names, Keyward names in the same style where B.5 has none):
+ * Their events:
  * - acmeProfile: `create-acme-account`, `revoke-acme-certificate` (signed by the certificate's key);
  * - acmeAccount: `update-acme-account`, `deactivate-acme-account`, `change-acme-account-key`,
  *   `create-acme-order`, `respond-to-acme-challenge`, `pass-acme-challenge`, `fail-acme-challenge`,

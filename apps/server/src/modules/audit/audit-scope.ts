@@ -11,7 +11,7 @@ import { requestMetadata } from "./audit-request";
 import { bufferAuditEvent } from "./audit-buffer";
 import { findLoginSubject } from "./audit.repository";
 
-/** `universal-auth` -> `identityUniversalAuthId` (reference B.5 login metadata). */
+/** `universal-auth` -> `identityUniversalAuthId`. */
 export const authMethodIdKey = (method: string) =>
   `identity${method
     .replace(/-auth$/, "")

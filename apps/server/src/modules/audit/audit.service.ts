@@ -18,7 +18,7 @@ import type { AuditLogRow } from "./audit.repository";
 import { eventHash, toChained } from "./audit-chain";
 import { noteAudit } from "./audit-scope";
 
-/** Actor types whose metadata names an id, so `actor` can filter them (reference B.2). */
+/** Actor types whose metadata names an id, so `actor` can filter them. */
 const ACTOR_ID_KEYS: Record<string, string> = {
   user: "userId",
   identity: "identityId",
@@ -40,7 +40,7 @@ const authorizeRead = async (ctx: RequestContext, projectId: string | undefined)
   }
 };
 
-/** Defaults of reference B.2: from last midnight (UTC) to now. */
+/** The default window: from last midnight (UTC) to now. */
 const dateRange = (ctx: RequestContext, startDate?: string, endDate?: string) => {
   const now = ctx.deps.clock.now();
   const midnight = new Date(now);

@@ -1,6 +1,6 @@
 import type { UserAgentType } from "@keyward/contract";
 
-/** The client family of a User-Agent header (reference B.1 `userAgentType`). */
+/** The client family of a User-Agent header. */
 export const userAgentTypeOf = (userAgent: string | null): UserAgentType => {
   if (!userAgent) return "other";
   if (userAgent.includes("InfisicalNodeSDK")) return "InfisicalNodeSDK";

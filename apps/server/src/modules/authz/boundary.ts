@@ -3,7 +3,7 @@ import { missingPermissions, type Ability, type PermissionRule } from "../../per
 
 export { missingPermissions };
 
-/** 403 PermissionBoundaryError listing what the actor would grant without holding it (reference §1.5). */
+/** 403 PermissionBoundaryError listing what the actor would grant without holding it. */
 export const assertWithinBoundary = (actor: Ability, granted: readonly PermissionRule[], message: string) => {
   const missing = missingPermissions(actor, granted);
   if (missing.length > 0) {

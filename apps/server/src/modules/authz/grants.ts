@@ -19,7 +19,7 @@ export const toGrants = (json: GrantsJson): Grant[] => [
   ...(json.privileges ?? []).map(toGrant),
 ];
 
-/** Temporary grants count only inside their window: start <= now < end (ARCHITECTURE §7). */
+/** Temporary grants count only inside their window: start <= now < end. */
 const isActive = (grant: Grant, now: number) => grant.start === null || (grant.start <= now && now < grant.end!);
 
 export type BuiltAbility = { ability: Ability; rules: PermissionRule[]; validUntil: number };

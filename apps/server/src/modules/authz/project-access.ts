@@ -134,7 +134,7 @@ export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: str
   assertProjectOfActor(await findProjectBySlug(db, actor.orgId, slug), actor, `Project with slug ${slug} not found`);
 
 /**
- * The actor's ability in a project already looked up (reference §0.4, §2): no query while the
+ * The actor's ability in a project already looked up: no query while the
  * cached ability is current, else one that loads every grant.
  */
 export const permissionForProject = async <P extends ProjectKey>(

@@ -59,7 +59,7 @@ export const BOOTSTRAP_TOKEN_WARNING =
   "To replace it, give an admin identity Universal Auth and a client secret, sign in with that identity, " +
   "then revoke this token (POST /api/v1/auth/token/revoke with {accessToken}).";
 
-/** First-run setup (reference §5.1); the instance_config row makes a second call fail. */
+/** First-run setup; the instance_config row makes a second call fail. */
 export const bootstrapInstance = async (
   ctx: PublicContext,
   body: { email: string; password: string; organization: string },

@@ -39,7 +39,7 @@ export const toLeaseDto = (row: LeaseRow): DynamicSecretLease => ({
   updatedAt: toIso(row.updated_at),
 });
 
-/** What object-level permission checks see of a dynamic secret (reference §1.9 conditions). */
+/** What object-level permission checks see of a dynamic secret. */
 export const permissionObjectOf = (
   environment: string,
   secretPath: string,

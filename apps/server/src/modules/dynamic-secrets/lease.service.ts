@@ -114,7 +114,7 @@ const undoCreation = async (
 };
 
 /**
- * Spec §4.4 / reference §4.6. The lease row (state `creating`) is committed before the provider is
+ * The lease row (state `creating`) is committed before the provider is
  * called, so whatever happens next, the credential is always traceable to a row that the
  * revocation job will act on.
  */

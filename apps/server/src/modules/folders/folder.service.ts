@@ -28,7 +28,7 @@ import {
 type ProjectRef = { workspaceId?: string; projectId?: string };
 type FolderTarget = ProjectRef & { environment: string; path: string };
 
-/** Folders exist only in secret-manager projects (reference §0.4). */
+/** Folders exist only in secret-manager projects. */
 export const SECRET_MANAGER = "secret-manager" as const;
 
 export const projectIdOf = (ref: ProjectRef) => (ref.workspaceId ?? ref.projectId)!;
@@ -116,7 +116,7 @@ export const listFolders = async (
     .map((row) => ({ ...toFolderDto(row), relativePath: row.path }));
 };
 
-/** Legacy read by id (reference §4.5); another organization's folder is indistinguishable from none. */
+/** Legacy read by id; another organization's folder is indistinguishable from none. */
 export const getFolderById = async (ctx: RequestContext, id: string) => {
   const notFound = new NotFoundError(`Folder with ID '${id}' not found`);
   const row = isUuid(id) ? await findFolderWithContext(ctx.deps.db, id) : undefined;

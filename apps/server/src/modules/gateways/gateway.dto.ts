@@ -23,7 +23,7 @@ const authMethodOf = (row: GatewayViewRow): Gateway["authMethod"] => {
 };
 
 /**
- * Spec §2.10. `canRevoke` follows the reference: never for identity-linked gateways (their
+ * `canRevoke`: never for identity-linked gateways (their
  * credentials are the identity's), otherwise once it has logged in or holds an unused enrolment token.
  */
 export const toGatewayDto = (row: GatewayViewRow): Gateway => ({

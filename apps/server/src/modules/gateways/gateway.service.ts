@@ -84,7 +84,7 @@ export const listGateways = async (ctx: RequestContext) => {
   return rows.map(toGatewayDto);
 };
 
-/** Spec §4.4: existence first, then `list-gateways` (reference §4.8). */
+/** Existence first, then `list-gateways`. */
 export const getGateway = async (ctx: RequestContext, gatewayId: string) => {
   const row = isUuid(gatewayId) ? await findGatewayView(ctx.deps.db, ctx.actor.orgId, gatewayId) : undefined;
   if (!row) throw gatewayNotFound(gatewayId);

@@ -31,7 +31,6 @@ export const toGroupUserDto = (row: {
 
 type RoleRow = Awaited<ReturnType<typeof findGroupMembershipRoles>>[number];
 
-/** Spec §2.11 shape. */
 export const toProjectGroupMembershipDto = (row: ProjectGroupMembershipRow, roles: RoleRow[]) => ({
   id: row.id,
   groupId: row.group_id,

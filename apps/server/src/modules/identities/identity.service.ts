@@ -43,7 +43,7 @@ export const requireIdentity = async (ctx: RequestContext, identityId: string) =
 
 /**
  * The instance admin identity can create organizations; an org admin who could change it (its role,
- * its auth methods, its tokens) could take those powers. Only an instance admin may (reference §3).
+ * its auth methods, its tokens) could take those powers. Only an instance admin may.
  */
 export const assertMayModifyIdentity = async (ctx: RequestContext, identityId: string) => {
   if (!ctx.actor.isInstanceAdmin && (await isInstanceAdminIdentity(ctx.deps.db, identityId))) {

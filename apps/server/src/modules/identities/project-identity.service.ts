@@ -21,7 +21,7 @@ import { bumpPermissionVersionForIdentity } from "../authz/permission-version";
 type Metadata = { key: string; value: string }[];
 
 /**
- * Identities owned by a project (spec §4.4, reference §4.1): created with no-access on both the
+ * Identities owned by a project: created with no-access on both the
  * organization and the project, managed with project permissions on `identity`.
  */
 export const createProjectIdentity = async (

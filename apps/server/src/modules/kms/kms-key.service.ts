@@ -44,7 +44,7 @@ export const toKmsKeyDto = (row: KmsKeyRow): KmsKey => ({
 const nameTaken = (name: string, projectId: string) =>
   new BadRequestError(`A KMS key with the name "${name}" already exists for the project with ID "${projectId}"`);
 
-/** Update and delete quote the id without quotes, every other route with them (reference C.3.2). */
+/** Update and delete quote the id without quotes, every other route with them. */
 export const keyNotFound = (keyId: string, quoted = true) =>
   new NotFoundError(quoted ? `Key with ID "${keyId}" not found` : `Key with ID ${keyId} not found`);
 

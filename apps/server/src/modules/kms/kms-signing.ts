@@ -13,7 +13,7 @@ import { p256 } from "@noble/curves/nist.js";
 import type { KmsSigningAlgorithm } from "@keyward/contract";
 
 /**
- * Signing with the algorithms of reference C.1. Message mode hashes with Node's crypto. Digest mode
+ * Signing with the KMS signing algorithms. Message mode hashes with Node's crypto. Digest mode
  * (the caller hashed already) has no Node API: PKCS#1 v1.5 pads the DigestInfo with privateEncrypt,
  * RSA-PSS applies EMSA-PSS (RFC 8017 §9.1) before the raw RSA operation, and ECDSA goes through
  * @noble/curves without its prehash. RSA-PSS uses a salt as long as the digest; ECDSA signatures are

@@ -26,7 +26,7 @@ const DYNAMIC_SECRET_ACTIONS: Record<string, string[]> = {
 };
 
 /**
- * A v1 secrets rule also meant the neighbouring subjects of today's catalogue (reference §1.8):
+ * A v1 secrets rule also meant the neighbouring subjects of today's catalogue:
  * `read` implies `readValue`; imports follow the same actions, folders the non-read ones (unless
  * folder rules were given), and dynamic secrets the matching root-credential actions.
  */

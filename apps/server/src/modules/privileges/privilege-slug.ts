@@ -11,7 +11,7 @@ const decamelize = (value: string) =>
     .replace(/([A-Z]+)([A-Z][a-rt-z\d]+)/g, "$1 $2");
 
 /**
- * A generated privilege slug (reference §1.3): eight random alphanumerics, decamelised and
+ * A generated privilege slug: eight random alphanumerics, decamelised and
  * lower-cased, so `aB3dEf9G` becomes `a-b3d-ef9-g`.
  */
 export const generatePrivilegeSlug = () => {

@@ -17,7 +17,7 @@ type Row = {
   updated_at: Date | string;
 };
 
-/** v1 responses hide the subjects v1 clients never wrote themselves (reference §1.8). */
+/** v1 responses hide the subjects v1 clients never wrote themselves. */
 const V1_HIDDEN_SUBJECTS: readonly string[] = ["dynamic-secrets", "secret-imports", "secret-folders"];
 
 export const toPrivilegeDto = (row: Row, options: { v1?: boolean } = {}): PrivilegeDto => {

@@ -16,7 +16,7 @@ import {
   windowOf,
 } from "./privileges.service";
 
-/** Spec §4.1 over the shared privilege service: privileges addressed by id and project id. */
+/** v2 over the shared privilege service: privileges addressed by id and project id. */
 export const createPrivilegeV2 = async (
   ctx: RequestContext,
   body: {

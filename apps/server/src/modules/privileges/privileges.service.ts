@@ -59,7 +59,7 @@ const notAMember = (projectId: string) =>
   );
 const NO_MEMBERSHIP = "Actor doesn't have membership";
 
-/** The target's current rules and direct membership, for writes (reference §1.5). */
+/** The target's current rules and direct membership, for writes. */
 const loadTarget = async (ctx: RequestContext, projectId: string, identityId: string) => {
   const target = isUuid(identityId) ? await loadIdentityProjectRules(ctx.deps.db, projectId, identityId) : undefined;
   if (!target) throw notAMember(projectId);
@@ -67,7 +67,7 @@ const loadTarget = async (ctx: RequestContext, projectId: string, identityId: st
   return { membershipId: target.membershipId, rules: target.rules };
 };
 
-/** Reads and deletes need the target to be a member, else 400 (reference §1.5). */
+/** Reads and deletes need the target to be a member, else 400. */
 export const assertTargetMember = async (ctx: RequestContext, projectId: string, identityId: string) => {
   const membershipId = isUuid(identityId)
     ? await findDirectMembershipId(ctx.deps.db, projectId, identityId)

@@ -6,7 +6,7 @@ import type { DB } from "../../db/schema";
 import { findProjectDataKey, insertProjectDataKey } from "./project-key.repository";
 
 /**
- * Per-project data keys (envelope encryption, ARCHITECTURE §10): each project's key is generated
+ * Per-project data keys: each project's key is generated
  * once, stored wrapped by the root key with the project id as associated data, and unwrapped at
  * most once per cache lifetime. Secrets use it now; the KMS module will use the same envelope.
  */

@@ -114,7 +114,7 @@ export const listSecretImports = async (
   return { message: "Successfully fetched secret imports", secretImports: rows.map(toSecretImportDto) };
 };
 
-/** Spec §4.4 PATCH v2 (reference §4.3): new source and/or a new position, clamped to 1..n. */
+/** PATCH v2: new source and/or a new position, clamped to 1..n. */
 export const updateSecretImport = async (
   ctx: RequestContext,
   importId: string,

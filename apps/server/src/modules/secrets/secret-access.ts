@@ -5,7 +5,7 @@ import { matchConditions, type Ability, type PermissionObject } from "../../perm
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { SECRET_MANAGER } from "../folders/folder.service";
 
-/** What a permission check on one secret is evaluated against (reference §2.3). */
+/** What a permission check on one secret is evaluated against. */
 export const secretObject = (
   environment: string,
   secretPath: string,
@@ -101,7 +101,7 @@ export const assertMayActIn = (
 
 type AuditPlace = { environment?: string; secretPath?: string };
 
-/** Secret events name where they happened, with the request's defaults applied (reference B.5 metadata). */
+/** Secret events name where they happened, with the request's defaults applied. */
 export const notePlace = (ctx: AuditTarget, place: AuditPlace) => {
   const metadata: Record<string, string> = {};
   if (place.environment !== undefined) metadata.environment = place.environment;
@@ -128,7 +128,7 @@ export const requireProjectPermission = async (ctx: RequestContext, ref: Project
   return permission;
 };
 
-/** Keyward's callers are machine identities, which own no personal secrets (reference §9). */
+/** Keyward's callers are machine identities, which own no personal secrets. */
 export const refusePersonal = (type: string, verb: "create" | "delete") => {
   if (type === "personal") throw new BadRequestError(`Must be user to ${verb} personal secret`);
 };

@@ -62,7 +62,7 @@ export type BatchCreateItem = {
   tagIds?: string[];
 };
 
-/** POST /api/v3/secrets/batch/raw and /api/v4/secrets/batch (reference §5.1): all or nothing. */
+/** POST /api/v3/secrets/batch/raw and /api/v4/secrets/batch: all or nothing. */
 export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { secrets: BatchCreateItem[] }) => {
   const { project, ability, folderId } = await writeScope(ctx, body);
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
@@ -114,7 +114,7 @@ export type BatchUpdateItem = {
 };
 
 /**
- * PATCH /api/v3/secrets/batch/raw and /api/v4/secrets/batch (reference §5.2): items grouped by
+ * PATCH /api/v3/secrets/batch/raw and /api/v4/secrets/batch: items grouped by
  * path; in `upsert` mode missing keys are created. All or nothing.
  */
 export const updateSecretsBatch = async (
@@ -247,7 +247,7 @@ export const updateSecretsBatch = async (
   });
 };
 
-/** DELETE /api/v3/secrets/batch/raw and /api/v4/secrets/batch (reference §5.3): all or nothing. */
+/** DELETE /api/v3/secrets/batch/raw and /api/v4/secrets/batch: all or nothing. */
 export const deleteSecretsBatch = async (
   ctx: RequestContext,
   body: Scope & { secrets: { secretKey: string; type: "shared" | "personal" }[] },

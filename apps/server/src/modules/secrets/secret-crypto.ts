@@ -6,7 +6,7 @@ import type { VersionRow } from "./versions/version.repository";
 type Table = "secrets" | "secret_versions";
 
 /**
- * Associated data per row and column (ARCHITECTURE §10): a ciphertext copied to another secret,
+ * Associated data per row and column: a ciphertext copied to another secret,
  * another version or another column no longer decrypts.
  */
 export const secretAad = (table: Table, rowId: string, column: string) => `${table}:${rowId}:${column}`;

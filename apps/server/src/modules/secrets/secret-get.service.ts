@@ -43,7 +43,7 @@ const readForbidden = (name: string, imported: boolean) =>
     "ForbiddenReadSecretError",
   );
 
-/** GET /api/v3/secrets/raw/:name and /api/v4/secrets/:name (reference §3.2). */
+/** GET /api/v3/secrets/raw/:name and /api/v4/secrets/:name. */
 export const getSecretByName = async (
   ctx: RequestContext,
   name: string,
@@ -73,7 +73,7 @@ export const getSecretByName = async (
   const folderId = place.folder_id;
   const source = createSecretSource(ctx, project.id);
 
-  // Machine identities own no personal secrets: a personal lookup finds nothing (reference §9).
+  // Machine identities own no personal secrets: a personal lookup finds nothing.
   let found: PlainSecret | undefined;
   // An old version is read under the secret's classification now as well as then: a grant narrowed
   // by a later tag, rename or move narrows its history too.
@@ -148,7 +148,7 @@ export const getSecretByName = async (
   return toSecretRead(found, placeOf, { hidden: false, value });
 };
 
-/** GET …/raw/id/:id and /api/v4/secrets/id/:id (reference §3.4): read-value is required. */
+/** GET …/raw/id/:id and /api/v4/secrets/id/:id: read-value is required. */
 export const getSecretById = async (ctx: RequestContext, secretId: string) => {
   const notFound = new NotFoundError(`Secret with ID '${secretId}' not found`);
   const row = isUuid(secretId) ? await findSecretWithPlace(ctx.deps.db, secretId) : undefined;

@@ -41,7 +41,7 @@ const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]
   );
 
 /**
- * Expansion failures of a list are gathered into one 403 (reference §2.6). A job answers at once
+ * Expansion failures of a list are gathered into one 403. A job answers at once
  * when its value needs no expansion (most do): only the others cost promises.
  */
 const expandAll = async <T>(jobs: (() => T | Promise<T>)[]) => {
@@ -92,7 +92,7 @@ const withValue = <T>(value: string | Promise<string>, build: (value: string) =>
 
 /**
  * Imported secrets filtered by the caller's permission on their source: describe, and read-value
- * too when values are asked for; the rest are dropped silently (reference §2.7).
+ * too when values are asked for; the rest are dropped silently.
  */
 const importResults = async (
   groups: readonly ImportGroup[],
@@ -137,7 +137,7 @@ const importResults = async (
   return out;
 };
 
-/** GET /api/v3/secrets/raw and /api/v4/secrets (reference §2). */
+/** GET /api/v3/secrets/raw and /api/v4/secrets. */
 export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<SecretListResponse> => {
   const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
   if (named === undefined || query.environment === undefined)

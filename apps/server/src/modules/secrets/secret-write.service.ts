@@ -69,7 +69,7 @@ export const writeScope = async (ctx: RequestContext, body: Scope) => {
   return { project, ability, folderId: folder.id };
 };
 
-/** POST …/raw/:name and /api/v4/secrets/:name (reference §4.1). */
+/** POST …/raw/:name and /api/v4/secrets/:name. */
 export const createSecret = async (ctx: RequestContext, name: string, body: CreateBody): Promise<SecretRaw> => {
   const { project, ability, folderId } = await writeScope(ctx, body);
   refusePersonal(body.type, "create");
@@ -99,7 +99,7 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
   return toSecretRaw(created!, place, body.secretValue);
 };
 
-/** PATCH …/raw/:name and /api/v4/secrets/:name (reference §4.2): only the fields given change. */
+/** PATCH …/raw/:name and /api/v4/secrets/:name: only the fields given change. */
 export const updateSecret = async (ctx: RequestContext, name: string, body: UpdateBody) => {
   if (body.newSecretName === "") throw new BadRequestError("New secret name cannot be empty");
   const { project, ability, folderId } = await writeScope(ctx, body);
@@ -152,7 +152,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };
 };
 
-/** DELETE …/raw/:name and /api/v4/secrets/:name (reference §4.3); the value shows only to a reader. */
+/** DELETE …/raw/:name and /api/v4/secrets/:name; the value shows only to a reader. */
 export const deleteSecret = async (
   ctx: RequestContext,
   name: string,

@@ -21,7 +21,7 @@ const actorOf = (secret: PlainSecret) =>
 const tagsDto = (secret: PlainSecret) =>
   secret.tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color, name: t.slug }));
 
-/** The raw secret (reference §1.9) with `value` as given (already masked or expanded by the caller). */
+/** The raw secret with `value` as given (already masked or expanded by the caller). */
 export const toSecretRaw = (secret: PlainSecret, place: Place, value: string): SecretRaw => ({
   id: secret.id,
   _id: secret.id,
@@ -74,7 +74,7 @@ export const toSecretRead = (
   secretMetadata: metadataDto(secret.metadata, view.hidden),
 });
 
-/** A secret inside `imports[].secrets[]`: no timestamps, `workspace` empty (reference §2.7). */
+/** A secret inside `imports[].secrets[]`: no timestamps, `workspace` empty. */
 export const toImportedSecret = (
   secret: PlainSecret,
   environment: string,

@@ -38,7 +38,7 @@ const toDto = (row: StreamRow): AuditLogStream => ({
   lastError: row.last_error,
 });
 
-/** Stream settings are org settings (reference B.4). */
+/** Stream settings are org settings. */
 const authorize = (ctx: RequestContext, action: "read" | "create" | "edit" | "delete") =>
   assertCan(orgAbilityOf(ctx.actor), action, "settings");
 
@@ -48,7 +48,7 @@ const streamOf = async (ctx: RequestContext, provider: string, id: string) => {
   return row;
 };
 
-/** The receiver must answer the ping (reference B.4) before a stream is saved; no redirects are followed. */
+/** The receiver must answer the ping before a stream is saved; no redirects are followed. */
 const ping = async (ctx: RequestContext, url: string, headers: StreamHeader[]) => {
   try {
     await postToReceiver(ctx.deps, url, headers, JSON.stringify({ ping: "ok" }));

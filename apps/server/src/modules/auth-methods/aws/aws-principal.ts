@@ -1,6 +1,6 @@
 import { UnauthorizedError } from "../../../errors";
 
-/** The caller's ARN in the forms allowed-principal patterns are matched against (reference A.3.2 step 7). */
+/** The caller's ARN in the forms allowed-principal patterns are matched against. */
 export type AwsPrincipal = {
   partition: string;
   service: string;

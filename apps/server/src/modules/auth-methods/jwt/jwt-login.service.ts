@@ -56,7 +56,7 @@ const claimValues = (value: unknown): string[] =>
     typeof v === "object" && v !== null ? JSON.stringify(v) : String(v),
   );
 
-/** Issuer and subject mismatches are 403, missing fields and other mismatches 401 (reference A.5.2). */
+/** Issuer and subject mismatches are 403, missing fields and other mismatches 401. */
 const checkBounds = (config: LoginConfig, claims: JWTPayload) => {
   if (config.bound_issuer && claims.iss !== config.bound_issuer)
     throw new ForbiddenError("Access denied: issuer mismatch");

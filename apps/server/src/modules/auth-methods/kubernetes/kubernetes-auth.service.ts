@@ -164,7 +164,7 @@ export const updateKubernetesAuthConfig = async (
     throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
   }
   const hasCaCert = body.caCert !== undefined ? body.caCert.length > 0 : stored.encrypted_ca_cert !== null;
-  // A new CA without a word on verification turns verification on (reference §A.1.3).
+  // A new CA without a word on verification turns verification on.
   const verify = body.verifyTlsCertificate ?? (body.caCert ? true : stored.verify_tls_certificate);
   refuseCaWithoutVerification(mode, hasCaCert, verify);
   if (body.kubernetesHost !== undefined || body.tokenReviewMode !== undefined) await checkHost(ctx, host, mode);

@@ -36,7 +36,7 @@ const BOUNDARY_MESSAGE: Record<Exclude<AuthMethodOperation, "read">, (label: str
 
 /**
  * Find the identity in the caller's organization and check the permission for the operation
- * (reference §3): project identities by project permission on `identity` with {identityId};
+ *: project identities by project permission on `identity` with {identityId};
  * organization identities by org permission, plus a role boundary for revoke and token creation.
  */
 export const authorizeAuthMethodOperation = async (

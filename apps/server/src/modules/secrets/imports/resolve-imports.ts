@@ -1,7 +1,7 @@
 import type { Database } from "../../../db/database";
 import { listImportsOfFolders, listSecretsOfFolders, type ImportLink, type SecretRow } from "../secret.repository";
 
-/** How deep imports of imports are followed (reference §2.7, LEVEL_BREAK). */
+/** How deep imports of imports are followed. */
 export const MAX_IMPORT_DEPTH = 10;
 
 export type ImportedRow = { row: SecretRow; environment: string; secretPath: string };

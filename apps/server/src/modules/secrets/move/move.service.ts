@@ -66,7 +66,7 @@ const holdsSameValue = (ability: Ability, to: Place, current: PlainSecret, moved
   current.value() === moved.value();
 
 /**
- * POST /api/v4/secrets/move (reference §5.4): in one transaction, each selected secret is created
+ * POST /api/v4/secrets/move: in one transaction, each selected secret is created
  * in the destination folder (or overwrites a different value there when allowed), removed from the
  * source, versions recorded on both sides, and references to its old place follow it. Rights on
  * both sides are checked before anything in the destination is looked at.

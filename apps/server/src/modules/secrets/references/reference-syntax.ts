@@ -1,4 +1,4 @@
-/** `${…}` whose body is letters, digits, `-`, `_`, `.` or `@` (reference §7.1); anything else is literal text. */
+/** `${…}` whose body is letters, digits, `-`, `_`, `.` or `@`; anything else is literal text. */
 export const REFERENCE = /\$\{([\w.@-]+)\}/g;
 
 export type Reference = { raw: string; environment: string; secretPath: string; key: string };

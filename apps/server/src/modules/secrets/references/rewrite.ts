@@ -40,7 +40,7 @@ export type Relocation = { from: SecretPlace; to: SecretPlace };
 
 /**
  * After a rename or a move, rewrites the references to the old places in every other secret of the
- * project (reference §4.2), each as a new version. Only secrets the caller may edit are rewritten:
+ * project, each as a new version. Only secrets the caller may edit are rewritten:
  * the others keep their text (a rename must not write where the caller cannot), and are counted.
  */
 export const rewriteDependents = async (

@@ -101,7 +101,7 @@ export const deleteProjectTag = async (ctx: RequestContext, projectId: string, t
 
 /**
  * The project's tags with these ids, or 404 "Tag not found. Found <slugs>" when any is missing
- * (reference §4.1). Runs inside the writer's transaction, so a tag deleted meanwhile is seen.
+ *. Runs inside the writer's transaction, so a tag deleted meanwhile is seen.
  */
 export const resolveTagIds = async (db: Database, projectId: string, ids: readonly string[]) => {
   const unique = [...new Set(ids)];

@@ -35,7 +35,7 @@ const versionScope = async (ctx: RequestContext, secretId: string) => {
   return { place, project, ability, current };
 };
 
-/** GET /api/v1/secret/:id/secret-versions (reference §8.1): newest first, values masked without read-value. */
+/** GET /api/v1/secret/:id/secret-versions: newest first, values masked without read-value. */
 export const listSecretVersions = async (
   ctx: RequestContext,
   secretId: string,
