@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { buildDeps } from "../src/deps";
+import { buildDeps } from "../src/app/deps";
 import { loadEnv } from "../src/env";
 import { bufferAuditEvent, flushAuditBuffer } from "../src/modules/audit/audit-buffer";
 import type { AuditEventInput } from "../src/modules/audit/audit-writer";

@@ -1,12 +1,12 @@
 import type { Database, DatabaseKind } from "./db/database";
 import type { Env } from "./env";
 import type { DbHealth } from "./db/health";
-import type { Lifecycle } from "./http/lifecycle";
+import type { Lifecycle } from "./lib/lifecycle";
 import type { Metrics } from "./lib/metrics";
 import type { Logger } from "./lib/logger";
 import type { TokenCache } from "./modules/access-tokens/token-cache";
 import type { SecretBox } from "./crypto/envelope";
-import type { Job } from "./jobs/job";
+import type { Job } from "./lib/loop";
 import type { TemplateResolver } from "./modules/projects/project-template-hook";
 import type { Lru } from "./lib/lru";
 import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
@@ -15,7 +15,7 @@ import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
 import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
 import type { AuditBuffer } from "./modules/audit/audit-buffer";
 import type { AuditActor } from "./modules/audit/audit-writer";
-import type { RequestScope } from "./lib/request-scope";
+import type { RequestScope } from "./db/transaction";
 
 /**
  * The authenticated caller: a machine identity holding an access token. One frozen object per cached
@@ -84,7 +84,7 @@ export type AppDeps = {
   /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */
   outboundCa: string | undefined;
   /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
-  jobs: Job[];
+  jobs: AppJob[];
 };
 
 /** What a service sees of a request: never `req` itself. */
@@ -105,3 +105,6 @@ export type ActorContext = Pick<RequestContext, "deps" | "actor" | "scope">;
 
 /** A public route's context has no actor. */
 export type PublicContext = Omit<RequestContext, "actor">;
+
+/** A background job of this server: started with its dependencies. */
+export type AppJob = Job<AppDeps>;

@@ -1,8 +1,8 @@
-import { createApp } from "../../src/app";
-import { buildDeps } from "../../src/deps";
+import { createApp } from "../../src/app/create-app";
+import { buildDeps } from "../../src/app/deps";
 import { loadEnv } from "../../src/env";
-import { createHttpServer } from "../../src/http/server";
-import { startJobs } from "../../src/jobs";
+import { createHttpServer } from "../../src/app/server";
+import { startJobs } from "../../src/app/jobs";
 import { tuneV8 } from "../../src/runtime/v8-tuning";
 import { listenForBench } from "./announce";
 

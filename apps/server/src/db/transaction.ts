@@ -1,11 +1,20 @@
 import type { Transaction } from "kysely";
 import type { Database } from "./database";
 import type { DB } from "./schema";
-import type { RequestScope } from "../lib/request-scope";
 import { isTransientConflict } from "./errors";
 
 /** A handle that is inside a transaction: lock helpers and multi-statement writes take this type. */
 export type Tx = Transaction<DB>;
+
+/**
+ * What a change carries to the transaction that commits it: a request's audit event, or a
+ * background job's platform event. It travels explicitly, in the request's context (`ctx.scope`),
+ * never through AsyncLocalStorage: with Node 20, an AsyncLocalStorage once used keeps async hooks on
+ * for every promise of the process, about a tenth of a hot read's CPU.
+ */
+export interface RequestScope {
+  beforeCommit(trx: Tx): Promise<void>;
+}
 
 /** A request's or a job's context (`ChangeContext`): its database, and the scope whose event commits with the change. */
 type ChangeTarget = { deps: { db: Database }; scope?: RequestScope };

@@ -1,7 +1,7 @@
 import type { Request } from "express";
 import type { Actor, AppDeps, PublicContext, RequestContext } from "../context";
 import { normalizeIp } from "../lib/ip";
-import { scopeOfResponse } from "../lib/request-scope";
+import type { RequestScope } from "../db/transaction";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -47,3 +47,13 @@ export const publicContextOf = (
   reqId: res.locals.reqId as string,
   scope: scopeOfResponse(res),
 });
+
+const SCOPE_KEY = "changeScope";
+
+/** The route entry attaches an audited request's scope to its response; `contextOf` hands it to services. */
+export const attachScope = (res: { locals: Record<string, unknown> }, scope: RequestScope) => {
+  res.locals[SCOPE_KEY] = scope;
+};
+
+export const scopeOfResponse = (res: { locals: Record<string, unknown> }) =>
+  res.locals[SCOPE_KEY] as RequestScope | undefined;

@@ -3,7 +3,7 @@ import { migrateToLatest, openDatabase } from "../db/database";
 import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
 import { AggregatorRegistry } from "prom-client";
-import { startMetricsServer } from "../http/metrics-server";
+import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */

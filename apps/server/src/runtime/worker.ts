@@ -2,12 +2,12 @@ import cluster from "node:cluster";
 import { Server } from "node:net";
 import { AggregatorRegistry } from "prom-client";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createApp } from "../app";
-import { buildDeps } from "../deps";
+import { createApp } from "../app/create-app";
+import { buildDeps } from "../app/deps";
 import type { Env } from "../env";
-import { createHttpServer } from "../http/server";
-import { startJobs } from "../jobs";
-import { startMetricsServer } from "../http/metrics-server";
+import { createHttpServer } from "../app/server";
+import { startJobs } from "../app/jobs";
+import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 import { tuneV8 } from "./v8-tuning";
 

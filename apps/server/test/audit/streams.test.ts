@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startJobs } from "../../src/jobs";
+import { startJobs } from "../../src/app/jobs";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createIdentity, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 import { auditEvents } from "./helpers";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLeaseRevocation } from "../../src/jobs/lease-revocation";
+import { startLeaseRevocation } from "../../src/modules/dynamic-secrets/lease-revocation.job";
 import { getTestApp } from "../helpers/app";
 import {
   canLogin,

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppDeps } from "../../src/context";
 import { openDatabase } from "../../src/db/database";
-import { startLeaseRevocation } from "../../src/jobs/lease-revocation";
+import { startLeaseRevocation } from "../../src/modules/dynamic-secrets/lease-revocation.job";
 import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revoker";
 import { sweepOrphanCredentials } from "../../src/modules/dynamic-secrets/orphan-sweeper";
 import { getTestApp } from "../helpers/app";

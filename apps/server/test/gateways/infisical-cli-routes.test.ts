@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { limitOfRoute } from "../../src/http/rate-limit";
+import { limitOfRoute } from "../../src/app/rate-limit";
 import { createIdentity, createTenant, expectOk, uniqueName } from "../helpers/tenant";
 import { createTokenGateway, enrolGateway } from "./helpers";
 

@@ -5,11 +5,11 @@ import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
-import { createApp } from "../../src/app";
+import { createApp } from "../../src/app/create-app";
 import type { AppDeps } from "../../src/context";
-import { buildDeps } from "../../src/deps";
+import { buildDeps } from "../../src/app/deps";
 import { loadEnv } from "../../src/env";
-import { createHttpServer } from "../../src/http/server";
+import { createHttpServer } from "../../src/app/server";
 import type { DatabaseHandle } from "../../src/db/database";
 import { createTestDatabaseUrl } from "./database";
 

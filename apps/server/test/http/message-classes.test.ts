@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/env";
-import { createHttpServer } from "../../src/http/server";
+import { createHttpServer } from "../../src/app/server";
 import { hasFastProperties } from "../helpers/v8-layout";
 
 const listen = async (server: Server) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contract } from "@keyward/contract";
-import { routesOf } from "../../src/http/route-entry";
-import { limitOfRoute } from "../../src/http/rate-limit";
+import { routesOf } from "../../src/app/route-entry";
+import { limitOfRoute } from "../../src/app/rate-limit";
 
 describe("route entry plans", () => {
   const routes = routesOf(contract);

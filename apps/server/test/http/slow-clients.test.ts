@@ -2,9 +2,9 @@ import { connect, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
+import { createApp } from "../../src/app/create-app";
 import { loadEnv } from "../../src/env";
-import { createHttpServer } from "../../src/http/server";
+import { createHttpServer } from "../../src/app/server";
 import { getTestApp } from "../helpers/app";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

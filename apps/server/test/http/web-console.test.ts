@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
+import { createApp } from "../../src/app/create-app";
 import { getTestApp } from "../helpers/app";
 
 /** The real app over the shared test database, with the console folder set to `dir`. */

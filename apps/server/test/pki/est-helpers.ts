@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
+import { createApp } from "../../src/app/create-app";
 import { afterAll, beforeAll } from "vitest";
 import { getTestApp, type TestApp } from "../helpers/app";
 import { createTenant, expectOk } from "../helpers/tenant";

@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
-import { createApp } from "../../src/app";
-import { buildDeps } from "../../src/deps";
-import { createHttpServer } from "../../src/http/server";
+import { createApp } from "../../src/app/create-app";
+import { buildDeps } from "../../src/app/deps";
+import { createHttpServer } from "../../src/app/server";
 import type { TestApp } from "../helpers/app";
 
 export type Instance = { baseUrl: string; client: (token?: string) => KeywardClient; close: () => Promise<void> };

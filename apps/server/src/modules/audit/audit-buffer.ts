@@ -1,6 +1,6 @@
-import type { AppDeps } from "../../context";
+import type { AppDeps, AppJob } from "../../context";
 import { inTransaction } from "../../db/transaction";
-import { loop, type Job } from "../../jobs/job";
+import { loop } from "../../lib/loop";
 import {
   prepareAuditEvent,
   reducedAuditEvent,
@@ -83,7 +83,7 @@ export const flushAuditBuffer = (deps: AppDeps): Promise<void> => {
 };
 
 /** Writes buffered read events every AUDIT_LOG_FLUSH_INTERVAL_MS, and once more on shutdown. */
-export const auditFlushJob: Job = {
+export const auditFlushJob: AppJob = {
   name: "audit-flush",
   start: (deps) => {
     const stop = loop(

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { AppDeps } from "../../context";
+import type { AppDeps, AppJob } from "../../context";
 import { inTransaction, type Tx } from "../../db/transaction";
 import type { Database } from "../../db/database";
-import { loop, type Job } from "../../jobs/job";
+import { loop } from "../../lib/loop";
 
 const RUN = 5_000;
 const CHAINS_PER_PASS = 100;
@@ -72,7 +72,7 @@ export const pruneAuditLogs = async (deps: AppDeps) => {
 };
 
 /** Removes expired audit events (AUDIT_LOG_RETENTION_DAYS, or a project's shorter retention) hourly. */
-export const auditRetentionJob: Job = {
+export const auditRetentionJob: AppJob = {
   name: "audit-retention",
   start: (deps) =>
     loop(

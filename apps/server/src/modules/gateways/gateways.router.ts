@@ -4,7 +4,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { clientIpOf, contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { scopeOfResponse } from "../../lib/request-scope";
+import { scopeOfResponse } from "../../http/authenticate";
 import {
   authenticateGateway,
   loginGateway,

@@ -2,7 +2,7 @@ import { contract } from "@keyward/contract";
 import type { AuditLog } from "@keyward/contract";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuditSpec } from "../../../src/modules/audit/audit-events";
-import { routesOf } from "../../../src/http/route-entry";
+import { routesOf } from "../../../src/app/route-entry";
 import { getTestApp } from "../../helpers/app";
 import { createTenant, type Tenant } from "../../helpers/tenant";
 import { auditEvents } from "../helpers";

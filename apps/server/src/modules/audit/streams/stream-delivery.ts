@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
-import type { AppDeps } from "../../../context";
+import type { AppDeps, AppJob } from "../../../context";
 import { inTransaction } from "../../../db/transaction";
-import { loop, type Job } from "../../../jobs/job";
+import { loop } from "../../../lib/loop";
 import { toIso } from "../../../lib/dates";
 import { requestPinned, resolveOutboundTarget } from "../../../lib/outbound";
 import {
@@ -129,7 +129,7 @@ export const deliverAuditStreams = async (deps: AppDeps) => {
 };
 
 /** Delivers audit events to every stream, at least once and in queue order per stream. */
-export const auditStreamJob: Job = {
+export const auditStreamJob: AppJob = {
   name: "audit-streams",
   start: (deps) =>
     loop(

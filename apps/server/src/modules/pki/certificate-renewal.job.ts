@@ -1,8 +1,9 @@
-import { runAutoRenewPass } from "../modules/pki/certificate-auto-renew";
-import { loop, type Job } from "./job";
+import type { AppJob } from "../../context";
+import { runAutoRenewPass } from "./certificate-auto-renew";
+import { loop } from "../../lib/loop";
 
 /** Automatic certificate renewal for profiles with apiConfig.autoRenew, on every instance. */
-export const certificateRenewalJob: Job = {
+export const certificateRenewalJob: AppJob = {
   name: "certificate-renewal",
   start: (deps) =>
     loop(

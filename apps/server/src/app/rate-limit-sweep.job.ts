@@ -1,7 +1,8 @@
-import { loop, type Job } from "./job";
+import type { AppJob } from "../context";
+import { loop } from "../lib/loop";
 
 /** Rate-limit windows that ended are deleted (on every instance; the delete is idempotent). */
-export const rateLimitSweepJob: Job = {
+export const rateLimitSweepJob: AppJob = {
   name: "rate-limit-sweep",
   start: (deps) =>
     loop(

@@ -1,14 +1,13 @@
-import type { AppDeps } from "../context";
-import type { Job } from "./job";
-import { certificateRenewalJob } from "./certificate-renewal";
-import { leaseRevocationJob } from "./lease-revocation";
+import type { AppDeps, AppJob } from "../context";
+import { certificateRenewalJob } from "../modules/pki/certificate-renewal.job";
+import { leaseRevocationJob } from "../modules/dynamic-secrets/lease-revocation.job";
 import { auditFlushJob } from "../modules/audit/audit-buffer";
 import { auditRetentionJob } from "../modules/audit/audit-retention";
 import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
-import { rateLimitSweepJob } from "./rate-limit-sweep";
+import { rateLimitSweepJob } from "./rate-limit-sweep.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
-export const allJobs = (): Job[] => [
+export const allJobs = (): AppJob[] => [
   leaseRevocationJob,
   certificateRenewalJob,
   rateLimitSweepJob,

@@ -5,9 +5,9 @@ import type { AppDeps } from "../context";
 import { authenticate } from "../modules/access-tokens/access-token.service";
 import { auditSpecOf, type AuditSpec } from "../modules/audit/audit-events";
 import { openAuditScope } from "../modules/audit/audit-scope";
-import { clientIpOf } from "./authenticate";
+import { clientIpOf } from "../http/authenticate";
 import { limitOfRoute, spendRateLimit, type Limit } from "./rate-limit";
-import { illFormedStringsError } from "./well-formed";
+import { illFormedStringsError } from "../http/well-formed";
 
 /** What every request of one contract route goes through before ts-rest validates it; built once per route. */
 type RoutePlan = {

@@ -2,7 +2,7 @@ import type { Request } from "express";
 import { sql } from "kysely";
 import type { AppDeps } from "../context";
 import { TooManyRequestsError } from "../errors";
-import { clientIpOf } from "./authenticate";
+import { clientIpOf } from "../http/authenticate";
 
 export type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
 

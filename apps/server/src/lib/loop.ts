@@ -1,7 +1,5 @@
-import type { AppDeps } from "../context";
-
-/** A background job: started once per process by name, stopped on shutdown. */
-export type Job = { name: string; start: (deps: AppDeps) => () => Promise<void> };
+/** A background job: started once per process by name with the process's dependencies, stopped on shutdown. */
+export type Job<Deps> = { name: string; start: (deps: Deps) => () => Promise<void> };
 
 /** setTimeout chaining: a slow pass delays the next one instead of overlapping it. */
 export const loop = (everyMs: number, work: () => Promise<unknown>, onError: (error: unknown) => void) => {

@@ -1,7 +1,7 @@
-import type { AppDeps } from "../context";
-import { runRevocationPass } from "../modules/dynamic-secrets/lease-revoker";
-import { sweepOrphanCredentials } from "../modules/dynamic-secrets/orphan-sweeper";
-import { loop, type Job } from "./job";
+import type { AppDeps, AppJob } from "../../context";
+import { runRevocationPass } from "./lease-revoker";
+import { sweepOrphanCredentials } from "./orphan-sweeper";
+import { loop } from "../../lib/loop";
 
 /** How often the orphan sweeper lists credentials on the targets (it also runs at start-up). */
 const SWEEP_EVERY_MS = 5 * 60_000;
@@ -33,4 +33,4 @@ export const startLeaseRevocation = (deps: AppDeps, options: { intervalMs?: numb
   };
 };
 
-export const leaseRevocationJob: Job = { name: "lease-revocation", start: (deps) => startLeaseRevocation(deps) };
+export const leaseRevocationJob: AppJob = { name: "lease-revocation", start: (deps) => startLeaseRevocation(deps) };

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import type { AppDeps } from "../context";
-import { newRequestId } from "./request-id";
+import { newRequestId } from "../http/request-id";
 
 /**
  * The first thing every request meets, as one middleware with one listener: its request id

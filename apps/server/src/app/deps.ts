@@ -1,21 +1,21 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
-import type { AppDeps, AuthenticatedToken } from "./context";
-import { createSecretBox, loadRootKey } from "./crypto/envelope";
-import { migrateToLatest, openDatabase, type DatabaseHandle } from "./db/database";
-import type { Env } from "./env";
-import { createLogger } from "./lib/logger";
-import { createLifecycle } from "./http/lifecycle";
-import { createMetrics } from "./lib/metrics";
-import { createTokenCache } from "./modules/access-tokens/token-cache";
+import type { AppDeps, AuthenticatedToken } from "../context";
+import { createSecretBox, loadRootKey } from "../crypto/envelope";
+import { migrateToLatest, openDatabase, type DatabaseHandle } from "../db/database";
+import type { Env } from "../env";
+import { createLogger } from "../lib/logger";
+import { createLifecycle } from "../lib/lifecycle";
+import { createMetrics } from "../lib/metrics";
+import { createTokenCache } from "../modules/access-tokens/token-cache";
 import { allJobs } from "./jobs";
-import { resolveTemplate } from "./modules/project-templates/project-template.apply";
-import { createLru } from "./lib/lru";
-import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
-import { createAbilityCache, createProjectIdCache } from "./modules/authz/ability-cache";
-import { createDataKeyCache } from "./modules/project-keys/data-key-cache";
-import { createKmsMaterialCache } from "./modules/kms/kms-material-cache";
-import { createAuditBuffer } from "./modules/audit/audit-buffer";
+import { resolveTemplate } from "../modules/project-templates/project-template.apply";
+import { createLru } from "../lib/lru";
+import type { TargetPool } from "../modules/dynamic-secrets/providers/types";
+import { createAbilityCache, createProjectIdCache } from "../modules/authz/ability-cache";
+import { createDataKeyCache } from "../modules/project-keys/data-key-cache";
+import { createKmsMaterialCache } from "../modules/kms/kms-material-cache";
+import { createAuditBuffer } from "../modules/audit/audit-buffer";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (

@@ -8,7 +8,7 @@ import {
 } from "node:http";
 import type { Socket } from "node:net";
 import type { Env } from "../env";
-import { newRequestId } from "./request-id";
+import { newRequestId } from "../http/request-id";
 
 type ServerTimeouts = Pick<Env, "HTTP_HEADERS_TIMEOUT_MS" | "HTTP_REQUEST_TIMEOUT_MS" | "HTTP_KEEP_ALIVE_TIMEOUT_MS">;
 
