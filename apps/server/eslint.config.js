@@ -2,10 +2,11 @@ import { keywardConfig } from "@keyward/eslint-config";
 
 /** Imports that would run a layer upward (see docs/architecture.md, "The server's layers"). */
 const upward = (layers, why) => ({
-  patterns: [{ regex: `^(\\.\\./)+(${layers.join("|")})(/|$)`, message: why }],
+  patterns: [{ regex: `^(\\./|(\\.\\./)+)(${layers.join("|")})(/|$)`, message: why }],
 });
 
 const lower = [
+  "src/context.ts",
   "src/http/**/*.ts",
   "src/db/**/*.ts",
   "src/lib/**/*.ts",
@@ -22,7 +23,7 @@ export default [
         "error",
         upward(
           ["modules", "app", "runtime"],
-          "http, db, lib, crypto and permissions never import modules, app or runtime.",
+          "context, http, db, lib, crypto and permissions never import modules, app or runtime.",
         ),
       ],
     },

@@ -4,18 +4,9 @@ import type { DbHealth } from "./db/health";
 import type { Lifecycle } from "./lib/lifecycle";
 import type { Metrics } from "./lib/metrics";
 import type { Logger } from "./lib/logger";
-import type { TokenCache } from "./modules/access-tokens/token-cache";
 import type { SecretBox } from "./crypto/envelope";
 import type { Job } from "./lib/loop";
-import type { TemplateResolver } from "./modules/projects/project-template-hook";
-import type { Lru } from "./lib/lru";
-import type { TargetPool } from "./modules/dynamic-secrets/providers/types";
-import type { AbilityCache, ProjectIdCache } from "./modules/authz/ability-cache";
-import type { DataKeyCache } from "./modules/project-keys/data-key-cache";
-import type { KmsMaterialCache } from "./modules/kms/kms-material-cache";
-import type { AuditBuffer } from "./modules/audit/audit-buffer";
-import type { AuditActor } from "./modules/audit/audit-writer";
-import type { RequestScope } from "./db/transaction";
+import { scopeOfTransaction, type CommitScope, type Tx } from "./db/transaction";
 
 /**
  * The authenticated caller: a machine identity holding an access token. One frozen object per cached
@@ -43,11 +34,16 @@ export type AuthenticatedToken = {
   trustedIps: { ipAddress: string; type: "ipv4" | "ipv6"; prefix?: number }[];
 };
 
-/** Everything the app needs, built once by main.ts (or a test) and passed to createApp. */
 /** The time source of the app: tests and benchmarks may pass their own. */
 export type Clock = { now: () => number };
 
-export type AppDeps = {
+/**
+ * Everything the app needs, built once by the composition root (`app/deps.ts`) or a test and passed
+ * to createApp. Here only the platform's slots; each stateful module declares its own next to its
+ * state (a `<module>.state.ts` beside it, by interface merging), and `buildDeps` spreads them, so the
+ * compiler checks the whole.
+ */
+export interface AppDeps {
   clock: Clock;
   db: Database;
   dbKind: DatabaseKind;
@@ -61,31 +57,11 @@ export type AppDeps = {
   lifecycle: Lifecycle;
   /** Prometheus metrics of this process (served on METRICS_PORT). */
   metrics: Metrics;
-  tokenCache: TokenCache<AuthenticatedToken>;
-  /** Built abilities per (identity, project), keyed by the project's permission version. */
-  abilityCache: AbilityCache;
-  projectIdCache: ProjectIdCache;
-  /** When this process last wrote each token's last-used time (written at most every 10 s). */
-  tokenUseWrites: Lru<number>;
-  /** Pooled connections to dynamic-secret targets, per set of root credentials. */
-  targetPools: Lru<TargetPool>;
-  /** Cross-module behaviour wired here rather than by imports that would form a cycle. */
-  hooks: { resolveProjectTemplate: TemplateResolver };
-  /** Unwrapped per-project data keys, briefly (never plaintext values). */
-  dataKeys: DataKeyCache;
-  /** Unwrapped KMS key versions, briefly (in memory only). */
-  kmsMaterial: KmsMaterialCache;
-  /** Read events waiting for the audit-flush job (changes write theirs in their own transaction). */
-  auditBuffer: AuditBuffer;
-  /** Each caller's audit actor with its serialised form, once per `Actor` (so once per cached token). */
-  auditActors: WeakMap<Actor, AuditActor>;
-  /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
-  keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
   /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */
   outboundCa: string | undefined;
-  /** Background jobs this process may run (main.ts starts them; tests start the ones they need). */
+  /** Background jobs this process may run (the worker starts them; tests start the ones they need). */
   jobs: AppJob[];
-};
+}
 
 /** What a service sees of a request: never `req` itself. */
 export type RequestContext = {
@@ -94,7 +70,7 @@ export type RequestContext = {
   clientIp: string;
   reqId: string;
   /** An audited request's scope: `inTransaction(ctx, …)` writes its event with the change. */
-  scope?: RequestScope;
+  scope?: ChangeScope;
 };
 
 /** What a change needs to commit with its event: the app, and the request's (or a job's) scope. */
@@ -108,3 +84,55 @@ export type PublicContext = Omit<RequestContext, "actor">;
 
 /** A background job of this server: started with its dependencies. */
 export type AppJob = Job<AppDeps>;
+
+/** What a module adds to its change's event: new ids, versions, names, the project or org it belongs to. */
+export type ChangeNote = {
+  metadata?: Record<string, unknown>;
+  projectId?: string;
+  projectName?: string;
+  orgId?: string;
+};
+
+/**
+ * A change's scope as modules see it: they note what only they know, and the transaction that
+ * commits the change writes its event (`CommitScope`). The route entry opens a request's scope;
+ * modules reach it only through their context (`ctx.scope`) or the transaction, never by importing
+ * the audit module.
+ */
+export interface ChangeScope extends CommitScope {
+  note(details: ChangeNote): void;
+  /** The project whose permission the operation checked first: its event belongs to that project. */
+  noteProject(projectId: string): void;
+  /** The token-issuing path names who logged in; the login's event is written with the token. */
+  noteLogin(identityId: string, authMethod: string, metadata: Record<string, unknown>): void;
+}
+
+/**
+ * Where a change's scope is found: in its context, or, for a helper that is handed only the
+ * transaction, in the transaction the request opened.
+ */
+export type ChangeTarget = { scope?: ChangeScope } | Tx;
+
+const isTransaction = (target: ChangeTarget): target is Tx => (target as Partial<Tx>).isTransaction === true;
+const isChangeScope = (scope: CommitScope | undefined): scope is ChangeScope => scope !== undefined && "note" in scope;
+
+/** The change scope behind `target`, if there is one. */
+export const changeScopeOf = (target: ChangeTarget): ChangeScope | undefined => {
+  const scope = isTransaction(target) ? scopeOfTransaction(target) : target.scope;
+  return isChangeScope(scope) ? scope : undefined;
+};
+
+/** Add what only the module knows (new ids, versions, names) to the change's event. */
+export const noteAudit = (target: ChangeTarget, details: ChangeNote) => changeScopeOf(target)?.note(details);
+
+/** Permission checks name the project an operation acts in. */
+export const noteAuditProject = (target: ChangeTarget, projectId: string) =>
+  changeScopeOf(target)?.noteProject(projectId);
+
+/** The token-issuing path names who logged in. */
+export const noteAuditLogin = (
+  target: ChangeTarget,
+  identityId: string,
+  authMethod: string,
+  metadata: Record<string, unknown>,
+) => changeScopeOf(target)?.noteLogin(identityId, authMethod, metadata);

@@ -1,21 +1,21 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
-import type { AppDeps, AuthenticatedToken } from "../context";
+import type { AppDeps } from "../context";
 import { createSecretBox, loadRootKey } from "../crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "../db/database";
 import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
 import { createLifecycle } from "../lib/lifecycle";
 import { createMetrics } from "../lib/metrics";
-import { createTokenCache } from "../modules/access-tokens/token-cache";
 import { allJobs } from "./jobs";
 import { resolveTemplate } from "../modules/project-templates/project-template.apply";
-import { createLru } from "../lib/lru";
-import type { TargetPool } from "../modules/dynamic-secrets/providers/types";
-import { createAbilityCache, createProjectIdCache } from "../modules/authz/ability-cache";
-import { createDataKeyCache } from "../modules/project-keys/data-key-cache";
-import { createKmsMaterialCache } from "../modules/kms/kms-material-cache";
-import { createAuditBuffer } from "../modules/audit/audit-buffer";
+import { createAccessTokensState } from "../modules/access-tokens/access-tokens.state";
+import { createAuditState } from "../modules/audit/audit.state";
+import { createAuthMethodsState } from "../modules/auth-methods/auth-methods.state";
+import { createAuthzState } from "../modules/authz/authz.state";
+import { createDynamicSecretsState } from "../modules/dynamic-secrets/dynamic-secrets.state";
+import { createKmsState } from "../modules/kms/kms.state";
+import { createProjectKeysState } from "../modules/project-keys/project-keys.state";
 
 /** Open the database, apply migrations and assemble what createApp needs. */
 export const buildDeps = async (
@@ -56,17 +56,14 @@ export const buildDeps = async (
     dbHealth: handle.health,
     lifecycle: createLifecycle(),
     metrics: createMetrics(handle.poolStats),
-    tokenCache: createTokenCache<AuthenticatedToken>(clock.now),
-    abilityCache: createAbilityCache(),
-    projectIdCache: createProjectIdCache(),
-    tokenUseWrites: createLru<number>(50_000),
-    targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
+    ...createAccessTokensState(clock),
+    ...createAuthzState(),
+    ...createAuthMethodsState(),
+    ...createDynamicSecretsState(),
+    ...createProjectKeysState(),
+    ...createKmsState(),
+    ...createAuditState(),
     hooks: { resolveProjectTemplate: resolveTemplate },
-    dataKeys: createDataKeyCache(),
-    kmsMaterial: createKmsMaterialCache(),
-    auditBuffer: createAuditBuffer(),
-    auditActors: new WeakMap(),
-    keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")
       : undefined,

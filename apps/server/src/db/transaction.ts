@@ -7,20 +7,20 @@ import { isTransientConflict } from "./errors";
 export type Tx = Transaction<DB>;
 
 /**
- * What a change carries to the transaction that commits it: a request's audit event, or a
- * background job's platform event. It travels explicitly, in the request's context (`ctx.scope`),
+ * What a change carries to the transaction that commits it, seen from the database: something to
+ * write just before COMMIT (a request's audit event, or a background job's platform event). It travels explicitly, in the request's context (`ctx.scope`),
  * never through AsyncLocalStorage: with Node 20, an AsyncLocalStorage once used keeps async hooks on
  * for every promise of the process, about a tenth of a hot read's CPU.
  */
-export interface RequestScope {
+export interface CommitScope {
   beforeCommit(trx: Tx): Promise<void>;
 }
 
 /** A request's or a job's context (`ChangeContext`): its database, and the scope whose event commits with the change. */
-type ChangeTarget = { deps: { db: Database }; scope?: RequestScope };
+type ChangeTarget = { deps: { db: Database }; scope?: CommitScope };
 
 const pending = new WeakMap<Tx, (() => void)[]>();
-const scopes = new WeakMap<Tx, RequestScope>();
+const scopes = new WeakMap<Tx, CommitScope>();
 
 /** Transactions PostgreSQL aborted for a deadlock or a serialization failure run again, this many times at most. */
 export const CONFLICT_RETRIES = 3;
@@ -65,7 +65,7 @@ export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: 
 };
 
 /** The scope a transaction was opened in (a request's or a job's change), if any. */
-export const scopeOfTransaction = (trx: Tx): RequestScope | undefined => scopes.get(trx);
+export const scopeOfTransaction = (trx: Tx): CommitScope | undefined => scopes.get(trx);
 
 /**
  * Defer `callback` until the transaction of `trx` commits. The transaction must have been opened by

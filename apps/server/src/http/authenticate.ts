@@ -1,7 +1,6 @@
 import type { Request } from "express";
-import type { Actor, AppDeps, PublicContext, RequestContext } from "../context";
+import type { Actor, AppDeps, ChangeScope, PublicContext, RequestContext } from "../context";
 import { normalizeIp } from "../lib/ip";
-import type { RequestScope } from "../db/transaction";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -51,9 +50,9 @@ export const publicContextOf = (
 const SCOPE_KEY = "changeScope";
 
 /** The route entry attaches an audited request's scope to its response; `contextOf` hands it to services. */
-export const attachScope = (res: { locals: Record<string, unknown> }, scope: RequestScope) => {
+export const attachScope = (res: { locals: Record<string, unknown> }, scope: ChangeScope) => {
   res.locals[SCOPE_KEY] = scope;
 };
 
 export const scopeOfResponse = (res: { locals: Record<string, unknown> }) =>
-  res.locals[SCOPE_KEY] as RequestScope | undefined;
+  res.locals[SCOPE_KEY] as ChangeScope | undefined;

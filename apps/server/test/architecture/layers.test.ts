@@ -23,6 +23,7 @@ describe("the server's layers", () => {
   it("refuse an upward import and allow a downward one", () => {
     expect(lint("src/http/bad.ts", 'import { x } from "../modules/audit/audit-scope";')).toHaveLength(1);
     expect(lint("src/db/bad.ts", 'import { x } from "../context";')).toHaveLength(1);
+    expect(lint("src/context.ts", 'import { x } from "./modules/audit/audit-buffer";')).toHaveLength(1);
     expect(lint("src/lib/bad.ts", 'import { x } from "../app/create-app";')).toHaveLength(1);
     expect(lint("src/modules/secrets/bad.ts", 'import { x } from "../../app/deps";')).toHaveLength(1);
     expect(lint("src/app/bad.ts", 'import { x } from "../runtime/worker";')).toHaveLength(1);

@@ -1,11 +1,10 @@
-import type { AppDeps, AuthenticatedToken, Actor, ChangeContext } from "../../context";
 import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
 import { isIpTrusted } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { inTransaction } from "../../db/transaction";
-import { noteAuditLogin } from "../audit/audit-scope";
+import { noteAuditLogin, type AppDeps, type AuthenticatedToken, type Actor, type ChangeContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { toIso } from "../../lib/dates";
 import {

@@ -1,8 +1,7 @@
 import type { Request, Response } from "express";
-import type { Actor, AppDeps, ChangeContext } from "../../context";
+import type { Actor, AppDeps, ChangeContext, ChangeNote, ChangeScope, ChangeTarget } from "../../context";
 import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
 import { toWellFormedText } from "../../http/well-formed";
-import type { RequestScope } from "../../db/transaction";
 import { attachScope } from "../../http/authenticate";
 import { auditOriginOf } from "./audit-protocol";
 import { failedLoginType, type AuditSpec } from "./audit-events";
@@ -48,7 +47,7 @@ const auditActorOf = (deps: AppDeps, actor: Actor): AuditActor => {
  * their context (`ctx.scope`) and hand it to `inTransaction`, so the event lands in the change's own
  * transaction.
  */
-export class AuditScope implements RequestScope {
+export class AuditScope implements ChangeScope {
   private written = false;
   private projectId: string | null = null;
   private projectName: string | null | undefined;
@@ -75,7 +74,7 @@ export class AuditScope implements RequestScope {
     this.projectId ??= projectId;
   }
 
-  note(details: { metadata?: Record<string, unknown>; projectId?: string; projectName?: string; orgId?: string }) {
+  note(details: ChangeNote) {
     if (details.metadata) Object.assign(this.metadata, details.metadata);
     if (details.projectId) this.projectId = details.projectId;
     if (details.projectName !== undefined) this.projectName = details.projectName;
@@ -215,34 +214,13 @@ export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res
   attachScope(res, scope);
 };
 
-/**
- * Where a request's scope is found: in its context, or, for a helper that is handed only the
- * transaction, in the transaction the request opened.
- */
-export type AuditTarget = { scope?: RequestScope } | Tx;
-
-const isTransaction = (target: AuditTarget): target is Tx => (target as Partial<Tx>).isTransaction === true;
+const isTransaction = (target: ChangeTarget): target is Tx => (target as Partial<Tx>).isTransaction === true;
 
 /** The audit scope of the request behind `target`, if it records an event. */
-export const currentAuditScope = (target: AuditTarget): AuditScope | undefined => {
+export const currentAuditScope = (target: ChangeTarget): AuditScope | undefined => {
   const scope = isTransaction(target) ? scopeOfTransaction(target) : target.scope;
   return scope instanceof AuditScope ? scope : undefined;
 };
-
-/** Add what only the module knows (new ids, versions, names) to the request's event. */
-export const noteAudit = (ctx: AuditTarget, details: Parameters<AuditScope["note"]>[0]) =>
-  currentAuditScope(ctx)?.note(details);
-
-/** The token-issuing path names who logged in; the login's event is written with the token. */
-export const noteAuditLogin = (
-  ctx: AuditTarget,
-  identityId: string,
-  authMethod: string,
-  metadata: Record<string, unknown>,
-) => currentAuditScope(ctx)?.noteLogin(identityId, authMethod, metadata);
-
-/** Permission checks name the project an operation acts in. */
-export const noteAuditProject = (ctx: AuditTarget, projectId: string) => currentAuditScope(ctx)?.noteProject(projectId);
 
 /**
  * A change made by the platform itself (a background job), written in the change's transaction. In a
@@ -281,13 +259,18 @@ type PlatformChange = {
 };
 
 /** A background job's change: its event goes into the first transaction the change commits. */
-class PlatformScope implements RequestScope {
+class PlatformScope implements ChangeScope {
   private written = false;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly change: PlatformChange,
   ) {}
+
+  // A job's event is decided when the job starts the change: nothing is noted into it.
+  note() {}
+  noteProject() {}
+  noteLogin() {}
 
   async beforeCommit(trx: Tx) {
     if (this.written) return;

@@ -1,5 +1,4 @@
 import type { AuditLog, AuditLogVerification, ListAuditLogsQuery } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { inTransaction } from "../../db/transaction";
@@ -16,7 +15,7 @@ import {
 } from "./audit.repository";
 import type { AuditLogRow } from "./audit.repository";
 import { eventHash, toChained } from "./audit-chain";
-import { noteAudit } from "./audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 
 /** Actor types whose metadata names an id, so `actor` can filter them. */
 const ACTOR_ID_KEYS: Record<string, string> = {

@@ -1,6 +1,5 @@
-import { noteAuditProject } from "../audit/audit-scope";
+import { noteAuditProject, type Actor, type ActorContext } from "../../context";
 import type { ProjectType } from "@keyward/contract";
-import type { Actor, ActorContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";

@@ -1,7 +1,6 @@
 import { inTransaction, type Tx } from "../../db/transaction";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type PublicContext, type RequestContext } from "../../context";
 import { randomBytes } from "node:crypto";
-import type { PublicContext, RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError } from "../../errors";
 import { hashPassword } from "../../crypto/tokens";

@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamicSecretProvider } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { assertCan } from "../authz/guard";
 import {
   DELETING_STATUS,

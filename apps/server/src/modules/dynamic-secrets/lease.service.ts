@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { parseDuration } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUuid } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import {

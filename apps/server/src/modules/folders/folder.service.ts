@@ -1,6 +1,5 @@
 import { inTransaction } from "../../db/transaction";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { getProjectPermission, permissionForProject } from "../authz/project-access";

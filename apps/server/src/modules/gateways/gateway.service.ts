@@ -1,13 +1,12 @@
 import { inTransaction } from "../../db/transaction";
 import type { GatewayAuthMethodInput } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { orgAbilityOf } from "../authz/org-access";
-import { requireIdentity } from "../identities/identity.service";
+import { requireIdentity } from "../authz/identity-lookup";
 import { toGatewayDto } from "./gateway.dto";
 import {
   deleteAwsConfig,

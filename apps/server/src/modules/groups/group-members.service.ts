@@ -7,7 +7,7 @@ import { orgRoleCovers } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersionForGroup } from "../authz/permission-version";
-import { requireIdentity } from "../identities/identity.service";
+import { requireIdentity } from "../authz/identity-lookup";
 import { toGroupUserDto } from "./group.dto";
 import {
   deleteIdentityMember,

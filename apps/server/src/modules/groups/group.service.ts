@@ -1,7 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";

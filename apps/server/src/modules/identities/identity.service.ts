@@ -1,18 +1,17 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
-import { noteAudit } from "../audit/audit-scope";
-import type { RequestContext } from "../../context";
-import { isUuid } from "../../db/errors";
-import { BadRequestError, ForbiddenError, NotFoundError, PermissionBoundaryError } from "../../errors";
+import { noteAudit, type RequestContext } from "../../context";
+import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../errors";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
 import { getOrgPermission, orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
+import { isUuid } from "../../db/errors";
+import { assertMayModifyIdentity, requireIdentity } from "../authz/identity-lookup";
 import { toIdentityDto } from "./identity.dto";
 import {
   deleteIdentityRow,
   findIdentityDetails,
   findIdentityDetailsInOrg,
-  findIdentityInOrg,
   insertIdentity,
   isInstanceAdminIdentity,
   listIdentityDetails,
@@ -30,25 +29,6 @@ const assertGrantableOrgRole = (ctx: RequestContext, role: string) => {
     throw new PermissionBoundaryError(
       "Failed to create a more privileged identity. Actor privilege level is not high enough to perform this action",
       [{ action: "assign", subject: "role", conditions: { role } }],
-    );
-  }
-};
-
-/** Look up an identity of the caller's organization; anything else is 404. */
-export const requireIdentity = async (ctx: RequestContext, identityId: string) => {
-  const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
-  if (!identity) throw new NotFoundError(`Failed to find identity with ID ${identityId}`);
-  return identity;
-};
-
-/**
- * The instance admin identity can create organizations; an org admin who could change it (its role,
- * its auth methods, its tokens) could take those powers. Only an instance admin may.
- */
-export const assertMayModifyIdentity = async (ctx: RequestContext, identityId: string) => {
-  if (!ctx.actor.isInstanceAdmin && (await isInstanceAdminIdentity(ctx.deps.db, identityId))) {
-    throw new ForbiddenError(
-      "You are attempting to modify an instance admin identity. This requires elevated instance admin privileges",
     );
   }
 };

@@ -1,7 +1,6 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
-import { noteAudit } from "../audit/audit-scope";
-import type { RequestContext } from "../../context";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";

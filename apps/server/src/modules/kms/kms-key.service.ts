@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CreateKmsKeyBody, KmsKey, KmsKeyUsage, ListKmsKeysQuery, UpdateKmsKeyBody } from "@keyward/contract";
-import type { ActorContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { inTransaction } from "../../db/transaction";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type ActorContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertCan } from "../authz/guard";

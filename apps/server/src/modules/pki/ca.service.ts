@@ -1,7 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import { randomUUID } from "node:crypto";
 import type { CaConfigurationInput, CertKeyAlgorithm } from "@keyward/contract";
-import type { AppDeps, RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { assertCan } from "../authz/guard";
@@ -36,7 +35,7 @@ import {
   x509,
   type Signer,
 } from "./x509";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type AppDeps, type RequestContext } from "../../context";
 
 const SUBJECT = "certificate-authorities";
 const YEAR_MS = 365 * 24 * 3600 * 1000;

@@ -9,7 +9,6 @@ import {
   type ProfileDefaults,
   type SignatureAlgorithm,
 } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { BadRequestError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { insertCertificate } from "./certificate.repository";
@@ -27,7 +26,7 @@ import {
 import { listConfigsOfProfiles } from "./profile.repository";
 import { loadProfile } from "./profile.service";
 import { keyAlgorithmOfPublicKey, nameAttribute, parseCsr, type x509 } from "./x509";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { inTransaction } from "../../db/transaction";
 
 /** What a request asks for, from either form of the body: top-level fields or `attributes`. */

@@ -1,6 +1,5 @@
 import { inTransaction, type Tx } from "../../db/transaction";
 import { classifyAltName, splitAltNames, type CertKeyAlgorithm, type RenewCertificateBody } from "@keyward/contract";
-import type { ChangeContext, RequestContext } from "../../context";
 import { BadRequestError } from "../../errors";
 import { assertCan } from "../authz/guard";
 import { UNSUPPORTED_KEY, issuedDto } from "./certificate-issue.service";
@@ -23,7 +22,7 @@ import {
 } from "./issuance";
 import { findProfileById, listConfigsOfProfiles } from "./profile.repository";
 import { keyAlgorithmOfPublicKey, parseCsr, x509 } from "./x509";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type ChangeContext, type RequestContext } from "../../context";
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -7,7 +7,6 @@ import type {
   ProfileDefaults,
   UpdateProfileBody,
 } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
@@ -30,7 +29,7 @@ import {
   updateProfileRow,
 } from "./profile.repository";
 import { keyFamilyOf, signatureFamilyOf } from "./x509";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 
 const SUBJECT = "certificate-profiles";
 

@@ -1,7 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import { parseDuration } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { PermissionRule } from "../../permissions";

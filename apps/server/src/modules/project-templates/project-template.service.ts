@@ -7,8 +7,7 @@ import {
   type ProjectType,
   type UpdateProjectTemplateBody,
 } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import type { TemplateRoleRow } from "../../db/tables/project-structure";
 import { BadRequestError, NotFoundError } from "../../errors";

@@ -1,7 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import { sql } from "kysely";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";

@@ -9,7 +9,7 @@ import { getProjectPermission, type ProjectPermission } from "../authz/project-a
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { requireIdentity } from "../identities/identity.service";
+import { requireIdentity } from "../authz/identity-lookup";
 import { resolveRoleGrants, toMembershipRoleDto } from "./membership-roles";
 import {
   authMethodsOf,

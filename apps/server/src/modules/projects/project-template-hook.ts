@@ -17,6 +17,13 @@ export type TemplateResolver = (
   type: ProjectType,
 ) => Promise<ResolvedTemplate | undefined>;
 
+declare module "../../context" {
+  interface AppDeps {
+    /** Cross-module behaviour wired by the composition root rather than by imports that would form a cycle. */
+    hooks: { resolveProjectTemplate: TemplateResolver };
+  }
+}
+
 /** No template or the built-in `default` means the default environments. */
 export const resolveProjectTemplate = async (ctx: RequestContext, name: string | undefined, type: ProjectType) => {
   if (name === undefined || name === "default") return undefined;

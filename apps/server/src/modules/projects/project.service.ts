@@ -1,8 +1,7 @@
 import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { CreateProjectBody } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";

@@ -5,8 +5,7 @@ import {
   invalidPermissionTemplate,
   type PermissionRuleInput,
 } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { isForeignKeyViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { isBuiltInProjectRole, type PermissionRule } from "../../permissions";

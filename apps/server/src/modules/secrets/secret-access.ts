@@ -1,5 +1,4 @@
-import { noteAudit, type AuditTarget } from "../audit/audit-scope";
-import type { RequestContext } from "../../context";
+import { noteAudit, type ChangeTarget, type RequestContext } from "../../context";
 import { BadRequestError, PermissionDeniedError } from "../../errors";
 import { matchConditions, type Ability, type PermissionObject } from "../../permissions";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
@@ -102,7 +101,7 @@ export const assertMayActIn = (
 type AuditPlace = { environment?: string; secretPath?: string };
 
 /** Secret events name where they happened, with the request's defaults applied. */
-export const notePlace = (ctx: AuditTarget, place: AuditPlace) => {
+export const notePlace = (ctx: ChangeTarget, place: AuditPlace) => {
   const metadata: Record<string, string> = {};
   if (place.environment !== undefined) metadata.environment = place.environment;
   if (place.secretPath !== undefined) metadata.secretPath = place.secretPath;

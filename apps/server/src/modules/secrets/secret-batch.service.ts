@@ -1,6 +1,5 @@
 import { inTransaction } from "../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK } from "@keyward/contract";
-import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
 import { ensureProjectKey } from "../project-keys/project-key.service";
@@ -18,7 +17,7 @@ import {
 } from "./secret-access";
 import { openSecretRow, type MetadataEntry } from "./secret-crypto";
 import { toSecretRaw } from "./secret.dto";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import {
   asKeyConflict,
   insertNewSecrets,

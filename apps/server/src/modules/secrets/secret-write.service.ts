@@ -1,7 +1,6 @@
 import { inTransaction } from "../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK, SecretNameSchema, type SecretRaw } from "@keyward/contract";
-import type { RequestContext } from "../../context";
-import { noteAudit } from "../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { requireFolderAt } from "../folders/folder.service";
 import { ensureProjectKey } from "../project-keys/project-key.service";

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { AuditLogStream } from "@keyward/contract";
-import type { RequestContext } from "../../../context";
 import { inTransaction } from "../../../db/transaction";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { toIso } from "../../../lib/dates";
 import { assertCan } from "../../authz/guard";
 import { orgAbilityOf } from "../../authz/org-access";
-import { noteAudit } from "../audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import { postToReceiver, type StreamHeader } from "./stream-delivery";
 import {
   deleteStream,

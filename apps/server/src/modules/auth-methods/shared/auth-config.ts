@@ -6,7 +6,7 @@ import { assertActorCoversIdentity } from "../../authz/identity-boundary";
 import { orgAbilityOf } from "../../authz/org-access";
 import { getProjectPermission } from "../../authz/project-access";
 import { assertCan } from "../../authz/guard";
-import { assertMayModifyIdentity, requireIdentity } from "../../identities/identity.service";
+import { assertMayModifyIdentity, requireIdentity } from "../../authz/identity-lookup";
 import type { AuthConfigRow, AuthConfigValues } from "./auth-config.repository";
 
 /** What a caller wants to do with an identity's auth method. */

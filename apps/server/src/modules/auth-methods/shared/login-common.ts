@@ -1,5 +1,5 @@
-import { authMethodIdKey, noteAuditLogin } from "../../audit/audit-scope";
-import type { PublicContext } from "../../../context";
+import { authMethodIdKey } from "../../audit/audit-scope";
+import { noteAuditLogin, type PublicContext } from "../../../context";
 import type { Tx } from "../../../db/transaction";
 import { isForeignKeyViolation } from "../../../db/errors";
 import { UnauthorizedError } from "../../../errors";

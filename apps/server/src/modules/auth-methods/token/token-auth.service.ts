@@ -1,6 +1,5 @@
-import type { RequestContext } from "../../../context";
 import { inTransaction } from "../../../db/transaction";
-import { noteAudit } from "../../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import { isUniqueViolation } from "../../../db/errors";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { RequestContext } from "../../../context";
 import { inTransaction } from "../../../db/transaction";
-import { noteAudit } from "../../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import { hashToken } from "../../../crypto/tokens";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../../errors";
@@ -11,7 +10,7 @@ import { assertCan } from "../../authz/guard";
 import { assertActorCoversIdentity } from "../../authz/identity-boundary";
 import { orgAbilityOf } from "../../authz/org-access";
 import { getProjectPermission } from "../../authz/project-access";
-import { assertMayModifyIdentity, requireIdentity } from "../../identities/identity.service";
+import { assertMayModifyIdentity, requireIdentity } from "../../authz/identity-lookup";
 import {
   findClientSecret,
   insertClientSecret,

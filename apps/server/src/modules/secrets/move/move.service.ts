@@ -1,6 +1,5 @@
-import { noteAudit } from "../../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import type { MoveSecretsBody } from "@keyward/contract";
-import type { RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { inTransaction } from "../../../db/transaction";
 import { BadRequestError, NotFoundError } from "../../../errors";

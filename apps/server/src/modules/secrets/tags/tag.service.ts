@@ -1,8 +1,7 @@
 import type { SecretTag } from "@keyward/contract";
-import type { RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { inTransaction } from "../../../db/transaction";
-import { noteAudit } from "../../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import { isUniqueViolation, isUuid } from "../../../db/errors";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { toIso } from "../../../lib/dates";

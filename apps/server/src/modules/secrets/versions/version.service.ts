@@ -1,7 +1,6 @@
 import { inTransaction } from "../../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract";
-import type { RequestContext } from "../../../context";
-import { noteAudit } from "../../audit/audit-scope";
+import { noteAudit, type RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
 import { permissionForProject } from "../../authz/project-access";

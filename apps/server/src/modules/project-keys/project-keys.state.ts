@@ -1,0 +1,10 @@
+import { createDataKeyCache, type DataKeyCache } from "./data-key-cache";
+
+declare module "../../context" {
+  interface AppDeps {
+    /** Unwrapped per-project data keys, briefly (never plaintext values). */
+    dataKeys: DataKeyCache;
+  }
+}
+
+export const createProjectKeysState = () => ({ dataKeys: createDataKeyCache() });
