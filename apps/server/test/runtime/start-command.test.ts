@@ -20,9 +20,11 @@ const freePort = () =>
 
 /** `start` exactly as the README runs it, in the repository root, with the caller's environment. */
 const start = (env: Record<string, string>) => {
+  // The server under test runs on its own PGlite, whatever database the suite itself uses.
+  const { DATABASE_URL: _suiteDatabase, ...inherited } = process.env;
   const child = spawn("npx", ["-y", packageManager, "start"], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    env: { ...inherited, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -48,7 +50,8 @@ const start = (env: Record<string, string>) => {
 const dataDirs: string[] = [];
 afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-describe("the start command", () => {
+// A first start builds the server and the console.
+describe("the start command", { timeout: 180_000 }, () => {
   it("passes the whole environment to the server, keeps a relative DATA_DIR where start runs, and says how to set up", async () => {
     const port = await freePort();
     const dataDir = `.keyward-start-test-${randomBytes(4).toString("hex")}`;
