@@ -1,6 +1,6 @@
-import type { Insertable, Transaction } from "kysely";
+import type { Tx } from "../../db/transaction";
+import type { Insertable } from "kysely";
 import type { Database } from "../../db/database";
-import type { DB } from "../../db/schema";
 import type { PkiCaCertificatesTable } from "../../db/tables/pki";
 
 export const insertCaCertificate = (db: Database, values: Insertable<PkiCaCertificatesTable>) =>
@@ -30,7 +30,7 @@ export const listRevokedCaCertificatesIssuedBy = (db: Database, issuerCaId: stri
  * detached from it (so the CA's deletion does not cascade to them), and the parent's CRL keeps
  * telling relying parties that nothing under it is to be trusted. A root's rows go with the root.
  */
-export const revokeCertificatesOfCa = (trx: Transaction<DB>, caId: string, at: Date) =>
+export const revokeCertificatesOfCa = (trx: Tx, caId: string, at: Date) =>
   trx
     .updateTable("pki_ca_certificates")
     .set((eb) => ({

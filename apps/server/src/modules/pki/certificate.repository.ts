@@ -1,5 +1,5 @@
-import { sql, type Insertable, type Transaction } from "kysely";
-import type { DB } from "../../db/schema";
+import type { Tx } from "../../db/transaction";
+import { sql, type Insertable } from "kysely";
 import type { Database } from "../../db/database";
 import type { PkiCertificatesTable } from "../../db/tables/pki";
 import { likePattern } from "./pki-access";
@@ -164,7 +164,7 @@ export const findRenewalSource = (db: Database, certificateId: string) =>
 export type RenewalSource = NonNullable<Awaited<ReturnType<typeof findRenewalSource>>>;
 
 /** Lock a certificate for renewal; undefined when it is revoked or was renewed meanwhile. */
-export const lockRenewable = (trx: Transaction<DB>, certificateId: string) =>
+export const lockRenewable = (trx: Tx, certificateId: string) =>
   trx
     .selectFrom("pki_certificates")
     .select(["id"])
@@ -174,7 +174,7 @@ export const lockRenewable = (trx: Transaction<DB>, certificateId: string) =>
     .forUpdate()
     .executeTakeFirst();
 
-export const markRenewed = (trx: Transaction<DB>, certificateId: string, renewedById: string, at: Date) =>
+export const markRenewed = (trx: Tx, certificateId: string, renewedById: string, at: Date) =>
   trx
     .updateTable("pki_certificates")
     .set({ renewed_by_id: renewedById, renewal_status: "renewed", renewal_error: null, updated_at: at })

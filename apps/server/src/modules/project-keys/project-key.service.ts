@@ -1,8 +1,7 @@
-import type { Transaction } from "kysely";
+import type { Tx } from "../../db/transaction";
 import type { AppDeps } from "../../context";
 import { dataKeyOf, generateDataKey, type DataKey } from "../../crypto/data-keys";
 import type { Database } from "../../db/database";
-import type { DB } from "../../db/schema";
 import { findProjectDataKey, insertProjectDataKey } from "./project-key.repository";
 
 /**
@@ -34,7 +33,7 @@ export const findProjectKey = async (
  * The project's key for writing, created on first use inside the writer's transaction. A key this
  * transaction inserted is not cached (it vanishes if the transaction rolls back); a committed one is.
  */
-export const ensureProjectKey = async (deps: AppDeps, trx: Transaction<DB>, projectId: string): Promise<DataKey> => {
+export const ensureProjectKey = async (deps: AppDeps, trx: Tx, projectId: string): Promise<DataKey> => {
   const cached = deps.dataKeys.get(projectId);
   if (cached) return cached;
   // Not cached from here: the row may be this transaction's own, uncommitted insert.

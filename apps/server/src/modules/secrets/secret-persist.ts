@@ -1,8 +1,7 @@
+import type { Tx } from "../../db/transaction";
 import { randomUUID } from "node:crypto";
-import type { Transaction } from "kysely";
 import type { RequestContext } from "../../context";
 import type { DataKey } from "../../crypto/data-keys";
-import type { DB } from "../../db/schema";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import type { MetadataEntry, PlainSecret } from "./secret-crypto";
@@ -81,12 +80,7 @@ export const asKeyConflict = (message: string) => (error: unknown) => {
 export const newSecretId = () => randomUUID();
 
 /** Inserts new secrets (version 1) with their tags and first versions, in one statement each. */
-export const insertNewSecrets = async (
-  ctx: RequestContext,
-  trx: Transaction<DB>,
-  key: DataKey,
-  states: readonly SecretState[],
-) => {
+export const insertNewSecrets = async (ctx: RequestContext, trx: Tx, key: DataKey, states: readonly SecretState[]) => {
   if (states.length === 0) return [];
   const actor = actorOf(ctx);
   const rows = await insertSecrets(
@@ -116,7 +110,7 @@ export const insertNewSecrets = async (
 /** Writes one secret's new state over its locked row: one more version, recorded. */
 export const writeSecretUpdate = async (
   ctx: RequestContext,
-  trx: Transaction<DB>,
+  trx: Tx,
   key: DataKey,
   before: SecretState,
   after: SecretState,
@@ -149,7 +143,7 @@ export const writeSecretUpdate = async (
 /** Records deletions as versions (the rows themselves are deleted by the caller). */
 export const recordDeletions = (
   ctx: RequestContext,
-  trx: Transaction<DB>,
+  trx: Tx,
   key: DataKey,
   deleted: readonly { state: SecretState; version: number }[],
 ) =>

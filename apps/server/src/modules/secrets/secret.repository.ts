@@ -1,7 +1,7 @@
-import { CompiledQuery, sql, type Transaction } from "kysely";
+import type { Tx } from "../../db/transaction";
+import { CompiledQuery, sql } from "kysely";
 import { batchedLookup } from "../../db/batched-lookup";
 import { keepGenericPlan, type Database } from "../../db/database";
-import type { DB } from "../../db/schema";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
 
 export type TagRef = { id: string; slug: string; color: string | null };
@@ -184,7 +184,7 @@ export const findSecretByKey = async (db: Database, folderId: string, key: strin
 };
 
 /** Rows of some keys in a folder, locked for the caller's transaction, in key order (so batches lock alike). */
-export const lockSecretsByKeys = async (trx: Transaction<DB>, folderId: string, keys: readonly string[]) => {
+export const lockSecretsByKeys = async (trx: Tx, folderId: string, keys: readonly string[]) => {
   if (keys.length === 0) return [];
   const { rows } = await sql<SecretRow>`
     select ${ROW_COLUMNS} from secrets s
@@ -204,7 +204,7 @@ export const findSecretWithPlace = async (db: Database, secretId: string) => {
   return rows[0];
 };
 
-export const lockSecretById = async (trx: Transaction<DB>, secretId: string) => {
+export const lockSecretById = async (trx: Tx, secretId: string) => {
   const { rows } =
     await sql<SecretRow>`select ${ROW_COLUMNS} from secrets s where s.id = ${secretId} for update of s`.execute(trx);
   return rows[0];
@@ -286,7 +286,7 @@ export type SecretInsert = {
   actor_type: string;
 };
 
-export const insertSecrets = (trx: Transaction<DB>, rows: readonly SecretInsert[]) =>
+export const insertSecrets = (trx: Tx, rows: readonly SecretInsert[]) =>
   trx
     .insertInto("secrets")
     .values(rows.map((r) => ({ ...r, type: "shared", user_id: null, metadata: JSON.stringify(r.metadata) })))
@@ -308,7 +308,7 @@ export type SecretChange = Partial<
 > & { actor_id: string; actor_type: string };
 
 /** One more version: the increment happens under the row lock the caller holds. */
-export const updateSecretRow = (trx: Transaction<DB>, secretId: string, change: SecretChange) =>
+export const updateSecretRow = (trx: Tx, secretId: string, change: SecretChange) =>
   trx
     .updateTable("secrets")
     .set({
@@ -322,14 +322,14 @@ export const updateSecretRow = (trx: Transaction<DB>, secretId: string, change: 
     .executeTakeFirstOrThrow();
 
 /** Shared rows go with their personal overrides of the same key. */
-export const deleteSecretRows = (trx: Transaction<DB>, folderId: string, keys: readonly string[]) =>
+export const deleteSecretRows = (trx: Tx, folderId: string, keys: readonly string[]) =>
   trx
     .deleteFrom("secrets")
     .where("folder_id", "=", folderId)
     .where("key", "in", [...keys])
     .execute();
 
-export const replaceTagLinks = async (trx: Transaction<DB>, secretId: string, tagIds: readonly string[]) => {
+export const replaceTagLinks = async (trx: Tx, secretId: string, tagIds: readonly string[]) => {
   await trx.deleteFrom("secret_tag_links").where("secret_id", "=", secretId).execute();
   if (tagIds.length > 0)
     await trx

@@ -1,7 +1,7 @@
+import type { Tx } from "../../../db/transaction";
 import { randomUUID } from "node:crypto";
-import { sql, type Transaction } from "kysely";
+import { sql } from "kysely";
 import type { Database } from "../../../db/database";
-import type { DB } from "../../../db/schema";
 import type { StoredSecretMetadata } from "../../../db/tables/secrets";
 import type { TagRef } from "../secret.repository";
 
@@ -38,7 +38,7 @@ export type VersionInsert = Omit<VersionRow, "created_at" | "tags" | "type"> & {
 
 export const newVersionId = () => randomUUID();
 
-export const insertVersions = async (trx: Transaction<DB>, rows: readonly VersionInsert[]) => {
+export const insertVersions = async (trx: Tx, rows: readonly VersionInsert[]) => {
   if (rows.length === 0) return;
   await trx
     .insertInto("secret_versions")
