@@ -25,7 +25,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe("the README quick start, run as written against a fresh server", () => {
+// Each keyward command starts from source; on a loaded machine the three take a while.
+describe("the README quick start, run as written against a fresh server", { timeout: 240_000 }, () => {
   it("reaches a secret with curl, the keyward command line and @keyward/client", async () => {
     app = await startBareTestApp();
     const blocks = quickStartBlocks();

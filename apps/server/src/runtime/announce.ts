@@ -1,6 +1,6 @@
 import type { Database } from "../db/database";
 import type { Logger } from "../lib/logger";
-import { isInstanceInitialized } from "../modules/bootstrap/instance-config.repository";
+import { isInstanceInitialized } from "../modules/bootstrap/bootstrap.repository";
 
 /** The URL a client on this machine reaches the server at: a wildcard address means loopback. */
 export const serverUrl = (host: string, port: number) => {

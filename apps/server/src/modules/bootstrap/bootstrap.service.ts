@@ -9,6 +9,7 @@ import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
 import { insertAuthConfig } from "../auth-methods/shared/auth-config";
 import { insertIdentity } from "../identities/identity.service";
+import { insertAdminUser, insertInstanceConfig, insertOrganization, lockInstanceConfig } from "./bootstrap.repository";
 
 const orgSlug = (name: string) =>
   `${
@@ -24,11 +25,7 @@ const orgSlug = (name: string) =>
  * one token, returned once.
  */
 export const createOrganizationWithAdmin = async (trx: Tx, name: string, identityName: string) => {
-  const organization = await trx
-    .insertInto("organizations")
-    .values({ name, slug: orgSlug(name) })
-    .returning(["id", "name", "slug"])
-    .executeTakeFirstOrThrow();
+  const organization = await insertOrganization(trx, name, orgSlug(name));
   // The event belongs to the organization it creates, not to the instance admin's.
   noteAudit(trx, { orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
   const identity = await insertIdentity(trx, {
@@ -66,34 +63,14 @@ export const bootstrapInstance = async (
   const passwordHash = await hashPassword(body.password);
   try {
     return await inTransaction(ctx, async (trx) => {
-      const existing = await trx.selectFrom("instance_config").select("id").forUpdate().executeTakeFirst();
-      if (existing) throw new BadRequestError("Instance has already been set up");
-      const email = body.email.toLowerCase();
-      const user = await trx
-        .insertInto("users")
-        .values({
-          username: email,
-          email,
-          first_name: "Admin",
-          last_name: "User",
-          super_admin: true,
-          password_hash: passwordHash,
-        })
-        .returning(["id", "username", "email", "first_name", "last_name", "super_admin"])
-        .executeTakeFirstOrThrow();
+      if (await lockInstanceConfig(trx)) throw new BadRequestError("Instance has already been set up");
       const { organization, identity } = await createOrganizationWithAdmin(
         trx,
         body.organization,
         "Instance Admin Identity",
       );
-      await trx
-        .insertInto("org_user_memberships")
-        .values({ org_id: organization.id, user_id: user.id, role: "admin" })
-        .execute();
-      await trx
-        .insertInto("instance_config")
-        .values({ id: 1, admin_user_id: user.id, admin_identity_id: identity.id })
-        .execute();
+      const user = await insertAdminUser(trx, body.email.toLowerCase(), passwordHash, organization.id);
+      await insertInstanceConfig(trx, user.id, identity.id);
       return {
         message: "Successfully bootstrapped instance",
         user: {

@@ -4,7 +4,7 @@ import type { AppDeps } from "../../context";
 import { contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 import { bootstrapInstance, createOrganization } from "./bootstrap.service";
-import { isInstanceInitialized } from "./instance-config.repository";
+import { isInstanceInitialized } from "./bootstrap.repository";
 
 const s = initServer();
 
