@@ -1,30 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createIdentity, createTenant, expectOk, type Tenant } from "../helpers/tenant";
-import {
-  createApiProfile,
-  createCertProject,
-  createIntermediateCa,
-  createRootCa,
-  describeCertificate,
-  ensureOpenssl,
-  makeCsr,
-  verifyChain,
-} from "./pki-helpers";
+import { createIdentity, expectOk, type Tenant } from "../helpers/tenant";
+import { describeCertificate, issuingHierarchy, ensureOpenssl, makeCsr, verifyChain } from "./pki-helpers";
 
 beforeAll(() => ensureOpenssl());
-
-/** A project with root -> issuing CA and an API profile on the issuing CA. */
-const hierarchy = async (profileExtra: Record<string, unknown> = {}) => {
-  const tenant = await createTenant();
-  const project = await createCertProject(tenant);
-  const root = await createRootCa(tenant, project.id);
-  const issuing = await createIntermediateCa(tenant, project.id, root.id);
-  const profile = await createApiProfile(tenant, project.id, issuing.id, profileExtra);
-  const rootPem = expectOk(
-    await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: root.id } }),
-  ).certificate;
-  return { tenant, project, root, issuing, profile, rootPem };
-};
 
 type Envelope = {
   certificate: {
@@ -51,7 +29,7 @@ const issue = (tenant: Tenant, body: Record<string, unknown>) =>
 
 describe("POST /api/v1/cert-manager/certificates with attributes", () => {
   it("issues the certificate the agent asks for and answers in the envelope it reads", async () => {
-    const { tenant, profile, rootPem } = await hierarchy();
+    const { tenant, profile, rootPem } = await issuingHierarchy();
     const res = await issueAsAgent(tenant, {
       profileId: profile.id,
       attributes: {
@@ -107,7 +85,7 @@ describe("POST /api/v1/cert-manager/certificates with attributes", () => {
   });
 
   it("signs the agent's CSR, takes an explicit validity window and drops roots from the chain on request", async () => {
-    const { tenant, profile, rootPem } = await hierarchy();
+    const { tenant, profile, rootPem } = await issuingHierarchy();
     const { csr } = makeCsr("/CN=csr.example.com");
     const notBefore = new Date(Date.now() + 60_000);
     const notAfter = new Date(notBefore.getTime() + 3 * 86_400_000);
@@ -134,7 +112,7 @@ describe("POST /api/v1/cert-manager/certificates with attributes", () => {
   });
 
   it("refuses policy violations through attributes as through the top-level fields", async () => {
-    const { tenant, profile } = await hierarchy({
+    const { tenant, profile } = await issuingHierarchy({
       defaults: { ttlDays: 10, keyUsages: ["digital_signature"], extendedKeyUsages: ["server_auth"] },
     });
     const message = "The requested TTL exceeds the profile's maximum of 10 days";
@@ -177,7 +155,7 @@ describe("POST /api/v1/cert-manager/certificates with attributes", () => {
   });
 
   it("validates attributes with 422, and refuses a body that mixes both forms", async () => {
-    const { tenant, profile } = await hierarchy();
+    const { tenant, profile } = await issuingHierarchy();
     const invalid = [
       { attributes: { commonName: "a", altNames: [{ type: "dns_name", value: "not a host!" }] } },
       { attributes: { commonName: "a", altNames: [{ type: "fax", value: "a.example.com" }] } },
@@ -206,7 +184,7 @@ describe("POST /api/v1/cert-manager/certificates with attributes", () => {
   });
 
   it("answers 401 and 403 without issue-cert on the profile, as the top-level form does", async () => {
-    const { tenant, project, profile } = await hierarchy();
+    const { tenant, project, profile } = await issuingHierarchy();
     const body = { profileId: profile.id, attributes: { commonName: "a.example.com" } };
     expect((await tenant.anonymous.certificates.issue({ body })).status).toBe(401);
     for (const projectRole of ["no-access", "viewer"]) {

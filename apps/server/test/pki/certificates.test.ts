@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createIdentity, createTenant, expectOk, type Tenant } from "../helpers/tenant";
+import { createIdentity, expectOk, type Tenant } from "../helpers/tenant";
 import {
   createApiProfile,
-  createCertProject,
-  createIntermediateCa,
   createRootCa,
   describeCertificate,
+  issuingHierarchy,
   ensureOpenssl,
   makeCsr,
   openssl,
@@ -16,25 +15,12 @@ import {
 
 beforeAll(() => ensureOpenssl());
 
-/** A project with root -> issuing CA and an API profile on the issuing CA. */
-const hierarchy = async (profileExtra: Record<string, unknown> = {}) => {
-  const tenant = await createTenant();
-  const project = await createCertProject(tenant);
-  const root = await createRootCa(tenant, project.id);
-  const issuing = await createIntermediateCa(tenant, project.id, root.id);
-  const profile = await createApiProfile(tenant, project.id, issuing.id, profileExtra);
-  const rootPem = expectOk(
-    await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: root.id } }),
-  ).certificate;
-  return { tenant, project, root, issuing, profile, rootPem };
-};
-
 const issue = (tenant: Tenant, body: Record<string, unknown>) =>
   tenant.admin.certificates.issue({ body: body as never });
 
 describe("POST /api/v1/cert-manager/certificates", () => {
   it("issues a certificate with a generated key that verifies against the CA chain", async () => {
-    const { tenant, project, issuing, profile, rootPem } = await hierarchy({
+    const { tenant, project, issuing, profile, rootPem } = await issuingHierarchy({
       defaults: {
         ttlDays: 60,
         organization: "Keyward",
@@ -106,7 +92,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
   });
 
   it("signs CSRs, issues self-signed certificates and keeps keys only when the profile says so", async () => {
-    const { tenant, project, profile, rootPem } = await hierarchy();
+    const { tenant, project, profile, rootPem } = await issuingHierarchy();
     const { csr } = makeCsr("/CN=from-csr.example.com/O=Requester");
     const signed = expectIssued(await issue(tenant, { profileId: profile.id, csr, altNames: "from-csr.example.com" }));
     expect(signed.privateKey).toBeUndefined();
@@ -157,8 +143,8 @@ describe("POST /api/v1/cert-manager/certificates", () => {
   });
 
   it("answers 401, 422 and 404", async () => {
-    const { tenant, profile } = await hierarchy();
-    const other = await hierarchy();
+    const { tenant, profile } = await issuingHierarchy();
+    const other = await issuingHierarchy();
     expect(
       (await tenant.anonymous.certificates.issue({ body: { profileId: profile.id, commonName: "a" } })).status,
     ).toBe(401);
@@ -181,7 +167,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
   });
 
   it("enforces the profile's limits, the CA's validity and status, and API enrollment with 400", async () => {
-    const { tenant, project, issuing, profile } = await hierarchy({ defaults: { ttlDays: 10 } });
+    const { tenant, project, issuing, profile } = await issuingHierarchy({ defaults: { ttlDays: 10 } });
     const tooLong = await issue(tenant, { profileId: profile.id, commonName: "a", ttl: "11d" });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toMatchObject({ message: "The requested TTL exceeds the profile's maximum of 10 days" });
@@ -240,7 +226,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
   });
 
   it("answers 403 without issue-cert on the profile", async () => {
-    const { tenant, project, profile } = await hierarchy();
+    const { tenant, project, profile } = await issuingHierarchy();
     for (const projectRole of ["no-access", "viewer"]) {
       const identity = await createIdentity(tenant, { projectId: project.id, projectRole });
       const res = await identity.client.certificates.issue({ body: { profileId: profile.id, commonName: "a" } });

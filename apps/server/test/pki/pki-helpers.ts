@@ -183,3 +183,16 @@ export const expectIssued = (res: IssueResponse) => {
   if (!("issuingCaCertificate" in body)) throw new Error(`expected the flat answer, got ${JSON.stringify(body)}`);
   return body;
 };
+
+/** A project with root -> issuing CA and an API profile on the issuing CA. */
+export const issuingHierarchy = async (profileExtra: Record<string, unknown> = {}) => {
+  const tenant = await createTenant();
+  const project = await createCertProject(tenant);
+  const root = await createRootCa(tenant, project.id);
+  const issuing = await createIntermediateCa(tenant, project.id, root.id);
+  const profile = await createApiProfile(tenant, project.id, issuing.id, profileExtra);
+  const rootPem = expectOk(
+    await tenant.admin.certificateAuthorities.getCertificate({ params: { caId: root.id } }),
+  ).certificate;
+  return { tenant, project, root, issuing, profile, rootPem };
+};
