@@ -158,8 +158,10 @@ describe("inTransaction after a deadlock or a serialization failure", () => {
       rename([first.orgId, second.orgId], uniqueName("a")),
       rename([second.orgId, first.orgId], uniqueName("b")),
     ]);
-    // PostgreSQL aborted one of the two as the deadlock's victim, and it ran again.
-    expect(attempts).toBe(3);
+    // Both committed: PostgreSQL aborted one of the two as the deadlock's victim, and it ran again
+    // (on a loaded machine a retry may meet the survivor once more before it commits).
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThanOrEqual(2 + CONFLICT_RETRIES);
   }, 20_000);
 });
 
