@@ -1,6 +1,14 @@
 import type { Request, Response } from "express";
-import type { Actor, AppDeps, ChangeContext, ChangeNote, ChangeScope, ChangeTarget } from "../../context";
-import { afterCommit, inTransaction, scopeOfTransaction, type Tx } from "../../db/transaction";
+import {
+  changeScopeOf,
+  type Actor,
+  type AppDeps,
+  type ChangeContext,
+  type ChangeNote,
+  type ChangeScope,
+  type ChangeTarget,
+} from "../../context";
+import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { toWellFormedText } from "../../http/well-formed";
 import { attachScope } from "../../http/authenticate";
 import { auditOriginOf } from "./audit-protocol";
@@ -214,11 +222,9 @@ export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res
   attachScope(res, scope);
 };
 
-const isTransaction = (target: ChangeTarget): target is Tx => (target as Partial<Tx>).isTransaction === true;
-
 /** The audit scope of the request behind `target`, if it records an event. */
 export const currentAuditScope = (target: ChangeTarget): AuditScope | undefined => {
-  const scope = isTransaction(target) ? scopeOfTransaction(target) : target.scope;
+  const scope = changeScopeOf(target);
   return scope instanceof AuditScope ? scope : undefined;
 };
 
