@@ -69,8 +69,16 @@ export const prepareConfig = (
   return { settings: input };
 };
 
-/** A fresh HMAC key for ACME external account binding, base64url as clients take it. */
-export const newEabSecret = () => randomBytes(32).toString("base64url");
+/**
+ * A fresh HMAC key for ACME external account binding, base64url as clients take it. A key never
+ * starts with "-": certbot and lego read `--eab-hmac-key -abc…` as a missing value and a new option.
+ */
+export const newEabSecret = (): string => {
+  for (;;) {
+    const key = randomBytes(32).toString("base64url");
+    if (!key.startsWith("-")) return key;
+  }
+};
 
 export const acmeDirectoryPath = (profileId: string) => `/api/v1/cert-manager/acme/profiles/${profileId}/directory`;
 
