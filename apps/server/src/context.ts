@@ -9,16 +9,20 @@ import type { Job } from "./lib/loop";
 import { scopeOfTransaction, type CommitScope, type Tx } from "./db/transaction";
 
 /**
- * The authenticated caller: a machine identity holding an access token. One frozen object per cached
- * token, shared by the requests it serves.
+ * The authenticated caller: a machine identity holding an access token, or a person (a user) holding
+ * a session's access token. One frozen object per cached token, shared by the requests it serves.
  */
 export type Actor = Readonly<{
-  identityId: string;
-  identityName: string;
+  type: "identity" | "user";
+  /** The identity's or the user's id. */
+  id: string;
+  /** The identity's name, or the user's e-mail. */
+  name: string;
   orgId: string;
   orgRole: string;
   /** Set when the identity is owned by a project rather than the organization. */
   identityProjectId: string | null;
+  /** The access token's id, or for a user the session's. */
   tokenId: string;
   authMethod: string;
   isInstanceAdmin: boolean;
@@ -105,6 +109,8 @@ export interface ChangeScope extends CommitScope {
   noteProject(projectId: string): void;
   /** The token-issuing path names who logged in; the login's event is written with the token. */
   noteLogin(identityId: string, authMethod: string, metadata: Record<string, unknown>): void;
+  /** A public route that learns which person calls it (a session's refresh or sign-out) names them. */
+  notePerson(person: { userId: string; email: string }, orgId: string): void;
 }
 
 /**

@@ -106,6 +106,12 @@ const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** An idle keep-alive connection is closed after this time. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  /** A person's access token lives this long; the console renews it with the refresh cookie. */
+  SESSION_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(30).max(86_400).default(900),
+  /** A session unused (not refreshed) this long ends. */
+  SESSION_IDLE_TTL_S: z.coerce.number().int().min(60).max(31_536_000).default(1_209_600),
+  /** A session ends this long after sign-in, however it is used. */
+  SESSION_ABSOLUTE_TTL_S: z.coerce.number().int().min(60).max(31_536_000).default(2_592_000),
   /** The built web console served at `/`; empty turns it off. Without an index.html there, only the API is served. */
   WEB_DIST_DIR: z
     .string()

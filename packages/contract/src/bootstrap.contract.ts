@@ -33,7 +33,8 @@ export const bootstrapContract = c.router({
     metadata: { public: true },
     body: z.object({
       email: z.string().trim().email().max(320),
-      password: z.string().trim().min(1).max(256),
+      /** Accepted for compatibility and ignored: people sign in through their organization's provider. */
+      password: z.string().trim().min(1).max(256).optional(),
       organization: z.string().trim().min(1).max(64),
     }),
     responses: {

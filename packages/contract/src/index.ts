@@ -30,6 +30,7 @@ import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
+import { sessionsContract, ssoContract, usersContract } from "./people.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -74,6 +75,7 @@ export * from "./secret-tags.contract";
 export * from "./secret-versions.contract";
 export * from "./kms.contract";
 export * from "./audit-logs.contract";
+export * from "./people.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -116,6 +118,9 @@ type Routers = {
   kms: typeof kmsContract;
   auditLogs: typeof auditLogsContract;
   auditLogStreams: typeof auditLogStreamsContract;
+  users: typeof usersContract;
+  sso: typeof ssoContract;
+  sessions: typeof sessionsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -170,6 +175,9 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     kms: kmsContract,
     auditLogs: auditLogsContract,
     auditLogStreams: auditLogStreamsContract,
+    users: usersContract,
+    sso: ssoContract,
+    sessions: sessionsContract,
   },
   options,
 );

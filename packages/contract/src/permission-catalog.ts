@@ -174,6 +174,8 @@ export const ORG_PERMISSION_CATALOG = {
   settings: CRUD,
   "audit-logs": ["read"],
   "project-templates": CRUD,
+  sso: CRUD,
+  scim: CRUD,
   gateway: ["list-gateways", "create-gateways", "edit-gateways", "delete-gateways", "attach-gateways"],
 } as const satisfies Record<string, readonly string[]>;
 

@@ -38,6 +38,9 @@ import { secretVersionsRouter } from "../modules/secrets/versions/versions.route
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
+import { usersRouter } from "../modules/users/users.router";
+import { SSO_MOUNT, ssoBrowserRoutes, ssoRouter } from "../modules/sso/sso.router";
+import { sessionsRouter } from "../modules/sessions/sessions.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
 import { routeEntry } from "./route-entry";
@@ -83,6 +86,7 @@ export const createApp = (deps: AppDeps): Express => {
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
+  app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
   app.use(jsonBodies);
   app.use(loginForms(contract));
 
@@ -133,6 +137,9 @@ export const createApp = (deps: AppDeps): Express => {
     kms: kmsRouter(deps),
     auditLogs: auditLogsRouter(deps),
     auditLogStreams: auditLogStreamsRouter(deps),
+    users: usersRouter(deps),
+    sso: ssoRouter(deps),
+    sessions: sessionsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

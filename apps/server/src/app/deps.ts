@@ -1,3 +1,4 @@
+import { createSessionsState } from "../modules/sessions/sessions.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
@@ -45,13 +46,14 @@ export const buildDeps = async (
     throw error;
   }
   const clock = { now: () => Date.now() };
+  const secretBox = createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR));
   const deps: AppDeps = {
     clock,
     db: handle.db,
     dbKind: handle.kind,
     env,
     logger,
-    secretBox: createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR)),
+    secretBox,
     ping: handle.ping,
     dbHealth: handle.health,
     lifecycle: createLifecycle(),
@@ -63,6 +65,7 @@ export const buildDeps = async (
     ...createProjectKeysState(),
     ...createKmsState(),
     ...createAuditState(),
+    ...createSessionsState(secretBox),
     hooks: { resolveProjectTemplate: resolveTemplate },
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

@@ -3,6 +3,8 @@ import { isAppRoute, type AppRoute, type AppRouter } from "@ts-rest/core";
 import { emptyOptionalQueryDropper, type RouteMetadata } from "@keyward/contract";
 import type { AppDeps } from "../context";
 import { authenticate } from "../modules/access-tokens/access-token.service";
+import { authenticateSession } from "../modules/sessions/session.service";
+import { isSessionAuthorization } from "../modules/sessions/session-token";
 import { auditSpecOf, type AuditSpec } from "../modules/audit/audit-events";
 import { openAuditScope } from "../modules/audit/audit-scope";
 import { clientIpOf } from "../http/authenticate";
@@ -60,7 +62,12 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
     };
     const authenticated = () => {
       if (plan.isPublic) return enter();
-      authenticate(deps, req.headers.authorization, clientIpOf(req)).then((actor) => {
+      const authorization = req.headers.authorization;
+      // A person's session token is a JWT; an identity's access token is opaque.
+      const actor = isSessionAuthorization(authorization)
+        ? authenticateSession(deps, authorization)
+        : authenticate(deps, authorization, clientIpOf(req));
+      actor.then((actor) => {
         req.actor = actor;
         enter();
       }, next);

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { join } from "node:path";
 
 /**
@@ -9,6 +9,8 @@ import { join } from "node:path";
 export type SecretBox = {
   encrypt: (plaintext: string, context?: string) => string;
   decrypt: (stored: string, context?: string) => string;
+  /** A 32-byte key for one purpose (HKDF-SHA256 of the root key): the root key itself never signs. */
+  deriveKey: (purpose: string) => Buffer;
 };
 
 export const createSecretBox = (key: Buffer): SecretBox => {
@@ -29,6 +31,7 @@ export const createSecretBox = (key: Buffer): SecretBox => {
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
     },
+    deriveKey: (purpose) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `keyward:${purpose}`, 32)),
   };
 };
 

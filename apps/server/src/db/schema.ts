@@ -9,6 +9,7 @@ import type { SecretTables } from "./tables/secrets";
 import type { KmsTables } from "./tables/kms";
 import type { AuditTables } from "./tables/audit";
 import type { RuntimeTables } from "./tables/runtime";
+import type { PeopleTables } from "./tables/people";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -26,4 +27,5 @@ export interface DB
     SecretTables,
     KmsTables,
     AuditTables,
-    RuntimeTables {}
+    RuntimeTables,
+    PeopleTables {}

@@ -16,6 +16,7 @@ export const expectOk = <R extends { status: number; body: unknown }>(
 export type Tenant = {
   app: TestApp;
   orgId: string;
+  orgSlug: string;
   adminIdentityId: string;
   adminToken: string;
   admin: KeywardClient;
@@ -31,6 +32,7 @@ export const createTenant = async (onApp?: TestApp): Promise<Tenant> => {
   return {
     app,
     orgId: body.organization.id,
+    orgSlug: body.organization.slug,
     adminIdentityId: body.identity.id,
     adminToken: body.identity.credentials.token,
     admin: app.client(body.identity.credentials.token),

@@ -14,7 +14,6 @@ type Issued = { token: string; warning: string; organization: string };
 export const SetUp = () => {
   const { signIn } = useSession();
   const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
   const [organization, setOrganization] = useState("");
   const [errors, setErrors] = useState<FieldErrors>({});
   const [error, setError] = useState<unknown>(null);
@@ -24,7 +23,7 @@ export const SetUp = () => {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
-    const checked = validate(contract.system.bootstrap.body, { email, password, organization });
+    const checked = validate(contract.system.bootstrap.body, { email, organization });
     if (checked.errors) return setErrors(checked.errors);
     setErrors({});
     setBusy(true);
@@ -90,15 +89,6 @@ export const SetUp = () => {
           value={email}
           onChange={(e) => setEmail(e.target.value)}
           error={errors.email}
-        />
-        <Field
-          label="Admin password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          error={errors.password}
         />
         <ErrorBanner error={error} />
         <Button type="submit" disabled={busy}>

@@ -14,6 +14,7 @@ import * as m0018 from "./0018-kms";
 import * as m0019 from "./0019-audit-log";
 import * as m0021 from "./0021-runtime";
 import * as m0022 from "./0022-secret-fields";
+import * as m0023 from "./0023-people";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   "0019-audit-log": m0019,
   "0021-runtime": m0021,
   "0022-secret-fields": m0022,
+  "0023-people": m0023,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -27,7 +27,10 @@ export interface UsersTable {
   first_name: string;
   last_name: string;
   super_admin: Generated<boolean>;
-  password_hash: string;
+  /** Unused since sign-in moved to OpenID Connect; kept for rows written before. */
+  password_hash: string | null;
+  is_email_verified: Generated<boolean>;
+  is_active: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -35,8 +38,17 @@ export interface UsersTable {
 export interface OrgUserMembershipsTable {
   id: Generated<string>;
   org_id: string;
-  user_id: string;
+  /** Null while an invitation waits for the person to sign in with `invite_email`. */
+  user_id: string | null;
   role: string;
+  status: Generated<"invited" | "accepted">;
+  /** False once SCIM deactivates the person: they cannot act in the organization. */
+  is_active: Generated<boolean>;
+  invite_email: string | null;
+  invite_expires_at: Date | string | null;
+  /** Projects the invitation adds the person to (as members) when it is claimed. */
+  invited_project_ids: ColumnType<string[], string | undefined, string>;
+  last_invited_at: Date | string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -40,8 +40,9 @@ const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<Authentica
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
   return {
     actor: Object.freeze({
-      identityId: row.identity_id,
-      identityName: row.name,
+      type: "identity",
+      id: row.identity_id,
+      name: row.name,
       orgId: row.org_id,
       orgRole: row.org_role,
       identityProjectId: row.project_id,

@@ -178,6 +178,17 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "auditLogStreams.create": change("create-audit-log-stream"),
   "auditLogStreams.update": change("update-audit-log-stream"),
   "auditLogStreams.delete": change("delete-audit-log-stream"),
+  "users.revokeMySessions": change("revoke-user-sessions"),
+  "users.updateOrgMembership": change("update-user-org-membership"),
+  "users.deleteOrgMembership": change("remove-user-from-org"),
+  "users.inviteToOrg": change("invite-users-to-org"),
+  "users.inviteProjectMembers": change("add-project-members"),
+  "users.removeProjectMembers": change("remove-project-member"),
+  "sso.createOidcConfig": change("create-oidc-config"),
+  "sso.updateOidcConfig": change("update-oidc-config"),
+  "sessions.refresh": change("refresh-user-session"),
+  "sessions.logout": change("logout-user-session"),
+  "sessions.checkAuth": read("check-auth"),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

@@ -7,7 +7,9 @@ import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
 
 /**
  * Callers of the certificate enrollment protocols (ACME, EST): not identities, so their events name
- * the profile or ACME account; the actor id is what the `actor` filter matches.
+ * the profile or ACME account; the actor id is what the `actor` filter matches. A person signing in
+ * through their provider's redirect is recorded the same way (`user`: `login-user-oidc`, and
+ * `login-user-oidc-failed` when the provider's answer is refused).
  *
  * Their events:
  * - acmeProfile: `create-acme-account`, `revoke-acme-certificate` (signed by the certificate's key);
@@ -20,7 +22,8 @@ import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
 export type ProtocolActor =
   | { type: "acmeProfile"; id: string; metadata: { profileId: string } }
   | { type: "acmeAccount"; id: string; metadata: { profileId: string; accountId: string } }
-  | { type: "estAccount"; id: string; metadata: { profileId: string } };
+  | { type: "estAccount"; id: string; metadata: { profileId: string } }
+  | { type: "user"; id: string; metadata: { userId: string; email: string; authMethod?: string } };
 
 export const acmeProfileActor = (profileId: string): ProtocolActor => ({
   type: "acmeProfile",
@@ -51,7 +54,7 @@ export const auditOriginOf = (req: Request): AuditOrigin => ({
 /** An event of a protocol request; metadata holds ids, names, thumbprints and serials, never key material. */
 export type ProtocolEvent = {
   orgId: string;
-  projectId: string;
+  projectId: string | null;
   actor: ProtocolActor;
   type: string;
   metadata: Record<string, unknown>;

@@ -39,11 +39,18 @@ const PLATFORM_ACTOR: AuditActor = Object.freeze({ type: "platform", id: null, m
 const auditActorOf = (deps: AppDeps, actor: Actor): AuditActor => {
   let audit = deps.auditActors.get(actor);
   if (!audit) {
-    const fields = {
-      type: "identity" as const,
-      id: actor.identityId,
-      metadata: Object.freeze({ identityId: actor.identityId, name: actor.identityName, authMethod: actor.authMethod }),
-    };
+    const fields =
+      actor.type === "user"
+        ? {
+            type: "user" as const,
+            id: actor.id,
+            metadata: Object.freeze({ userId: actor.id, email: actor.name, authMethod: actor.authMethod }),
+          }
+        : {
+            type: "identity" as const,
+            id: actor.id,
+            metadata: Object.freeze({ identityId: actor.id, name: actor.name, authMethod: actor.authMethod }),
+          };
     audit = Object.freeze({ ...fields, text: actorText(fields) });
     deps.auditActors.set(actor, audit);
   }
@@ -87,6 +94,13 @@ export class AuditScope implements ChangeScope {
     if (details.projectId) this.projectId = details.projectId;
     if (details.projectName !== undefined) this.projectName = details.projectName;
     if (details.orgId) this.orgId = details.orgId;
+  }
+
+  notePerson(person: { userId: string; email: string }, orgId: string) {
+    this.noteActor(
+      { type: "user", id: person.userId, metadata: { userId: person.userId, email: person.email } },
+      orgId,
+    );
   }
 
   noteActor(actor: AuditActor, orgId: string | null) {
@@ -277,6 +291,7 @@ class PlatformScope implements ChangeScope {
   note() {}
   noteProject() {}
   noteLogin() {}
+  notePerson() {}
 
   async beforeCommit(trx: Tx) {
     if (this.written) return;

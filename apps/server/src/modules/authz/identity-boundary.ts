@@ -65,13 +65,13 @@ export const missingOverIdentity = async (
   if (projectIds.length === 0) return missing;
   let context = await loadTemplateContext(
     deps.db,
-    { ...actor, identityId: target.id, identityName: target.name },
+    { ...actor, type: "identity", id: target.id, name: target.name },
     false,
   );
   context = templateContextAfter(context, change);
   const now = deps.clock.now();
   for (const projectId of projectIds) {
-    const row = await loadProjectAccessById(deps.db, projectId, target.id);
+    const row = await loadProjectAccessById(deps.db, projectId, { type: "identity", id: target.id });
     if (!row) continue;
     const rules = renderRules(potentialRules(toGrants(row.grants), now), context, { keepAuth: true });
     if (rules.length === 0) continue;
@@ -94,7 +94,7 @@ export const assertActorCoversIdentity = async (
 ) => {
   if (ctx.actor.isInstanceAdmin) return;
   // Acting on itself without changing what its templates read cannot widen anything.
-  if (target.id === ctx.actor.identityId && change.name === undefined && change.metadata === undefined) return;
+  if (target.id === ctx.actor.id && change.name === undefined && change.metadata === undefined) return;
   const missing = await missingOverIdentity(ctx, target, change);
   if (missing.length > 0) {
     const seen = new Set<string>();

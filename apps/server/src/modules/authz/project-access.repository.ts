@@ -68,55 +68,91 @@ const roleJson = (alias: string) =>
   sql.raw(`json_build_object('role', ${alias}.role, 'isTemporary', ${alias}.is_temporary,
     'start', ${alias}.temporary_access_start_time, 'end', ${alias}.temporary_access_end_time, 'permissions', pr.permissions)`);
 
+/** The tables that hold one kind of actor's grants; the same shape for identities and users. */
+const GRANT_TABLES = {
+  identity: {
+    memberships: "identity_project_memberships",
+    roles: "identity_project_membership_roles",
+    groupMembers: "group_identity_members",
+    privileges: "identity_project_additional_privileges",
+    actorColumn: "identity_id",
+  },
+  user: {
+    memberships: "user_project_memberships",
+    roles: "user_project_membership_roles",
+    groupMembers: "group_user_members",
+    privileges: "user_project_additional_privileges",
+    actorColumn: "user_id",
+  },
+} as const;
+
+export type ActorType = keyof typeof GRANT_TABLES;
+
 /**
- * The project with every grant of the identity in it (direct roles, group roles, additional
+ * The project with every grant of the actor in it (direct roles, group roles, additional
  * privileges) in one round trip. Only run when no cached ability is current: its correlated
- * subqueries cost far more to plan than the small lookups of the hot path.
+ * subqueries cost far more to plan than the small lookups of the hot path. Table names come from
+ * the constant map above, never from input.
  */
-const accessQuery = (where: RawBuilder<unknown>, identityId: string) => sql<AccessRow>`
+const accessQuery = (where: RawBuilder<unknown>, actorType: ActorType, actorId: string) => {
+  const t = GRANT_TABLES[actorType];
+  const [memberships, roles, groupMembers, privileges, column] = [
+    sql.raw(t.memberships),
+    sql.raw(t.roles),
+    sql.raw(t.groupMembers),
+    sql.raw(t.privileges),
+    sql.raw(t.actorColumn),
+  ];
+  return sql<AccessRow>`
   select p.id, p.org_id, p.name, p.slug, p.description, p.type, p.permission_version, p.created_at, p.updated_at,
     json_build_object(
-      'membershipId', (select m.id from identity_project_memberships m where m.project_id = p.id and m.identity_id = ${identityId}),
+      'membershipId', (select m.id from ${memberships} m where m.project_id = p.id and m.${column} = ${actorId}),
       'roles', (select json_agg(${roleJson("r")})
-        from identity_project_memberships m
-        join identity_project_membership_roles r on r.membership_id = m.id
+        from ${memberships} m
+        join ${roles} r on r.membership_id = m.id
         left join project_roles pr on pr.id = r.custom_role_id
-        where m.project_id = p.id and m.identity_id = ${identityId}),
-      'groupMembershipId', (select gpm.id from group_identity_members gim
+        where m.project_id = p.id and m.${column} = ${actorId}),
+      'groupMembershipId', (select gpm.id from ${groupMembers} gim
         join group_project_memberships gpm on gpm.group_id = gim.group_id
-        where gpm.project_id = p.id and gim.identity_id = ${identityId}
+        where gpm.project_id = p.id and gim.${column} = ${actorId}
         order by gpm.created_at, gpm.id limit 1),
       'groupRoles', (select json_agg(${roleJson("gr")})
-        from group_identity_members gim
+        from ${groupMembers} gim
         join group_project_memberships gpm on gpm.group_id = gim.group_id
         join group_project_membership_roles gr on gr.membership_id = gpm.id
         left join project_roles pr on pr.id = gr.custom_role_id
-        where gpm.project_id = p.id and gim.identity_id = ${identityId}),
+        where gpm.project_id = p.id and gim.${column} = ${actorId}),
       'privileges', (select json_agg(json_build_object('isTemporary', a.is_temporary,
           'start', a.temporary_access_start_time, 'end', a.temporary_access_end_time, 'permissions', a.permissions))
-        from identity_project_additional_privileges a
-        where a.project_id = p.id and a.identity_id = ${identityId})
+        from ${privileges} a
+        where a.project_id = p.id and a.${column} = ${actorId})
     ) as grants
   from projects p
   where ${where}`;
+};
 
-export const loadProjectAccessById = async (db: Database, projectId: string, identityId: string) =>
-  (await accessQuery(sql`p.id = ${projectId}`, identityId).execute(db)).rows[0];
+/** Who holds the grants: an identity, or a user. */
+export type GrantHolder = { type: ActorType; id: string };
 
-export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug: string, identityId: string) =>
-  (await accessQuery(sql`p.org_id = ${orgId} and p.slug = ${slug}`, identityId).execute(db)).rows[0];
+export const loadProjectAccessById = async (db: Database, projectId: string, holder: GrantHolder) =>
+  (await accessQuery(sql`p.id = ${projectId}`, holder.type, holder.id).execute(db)).rows[0];
+
+export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug: string, holder: GrantHolder) =>
+  (await accessQuery(sql`p.org_id = ${orgId} and p.slug = ${slug}`, holder.type, holder.id).execute(db)).rows[0];
 
 /**
  * What identity templates are filled in from: the identity's name and metadata as stored now (not
  * as a cached token row saw them), and with `withAuth`, the claims its token's login established.
  */
 export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: boolean): Promise<TemplateContext> => {
+  // A person has no identity metadata or login claims: their templates see their id and e-mail.
+  if (actor.type === "user") return { identity: { id: actor.id, username: actor.name, metadata: {}, auth: {} } };
   const [identity, metadata, claims] = await Promise.all([
-    db.selectFrom("identities").select("name").where("id", "=", actor.identityId).executeTakeFirst(),
+    db.selectFrom("identities").select("name").where("id", "=", actor.id).executeTakeFirst(),
     db
       .selectFrom("identity_metadata")
       .select(["key", "value"])
-      .where("identity_id", "=", actor.identityId)
+      .where("identity_id", "=", actor.id)
       .orderBy("created_at")
       .execute(),
     withAuth
@@ -129,13 +165,30 @@ export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: 
   ]);
   return {
     identity: {
-      id: actor.identityId,
+      id: actor.id,
       username: identity?.name ?? "",
       metadata: Object.fromEntries(metadata.map((m) => [m.key, m.value])),
       auth: claims ? { [claims.auth_method.replace(/-auth$/, "")]: { claims: claims.claims } } : {},
     },
   };
 };
+
+/** Every project a user is in, directly or through a group. */
+export const listProjectIdsOfUser = async (db: Database, userId: string) =>
+  (
+    await db
+      .selectFrom("user_project_memberships")
+      .select("project_id")
+      .where("user_id", "=", userId)
+      .union(
+        db
+          .selectFrom("group_project_memberships as gpm")
+          .innerJoin("group_user_members as gum", "gum.group_id", "gpm.group_id")
+          .select("gpm.project_id")
+          .where("gum.user_id", "=", userId),
+      )
+      .execute()
+  ).map((row) => row.project_id);
 
 /** Every project an identity is in, directly or through a group. */
 export const listProjectIdsOfIdentity = async (db: Database, identityId: string) =>

@@ -88,7 +88,7 @@ const freshAbility = async <P extends ProjectKey>(
   const membershipId = grants.membershipId ?? grants.groupMembershipId;
   if (membershipId === null) {
     // Non-membership is never cached: memberships may be added without a version bump.
-    deps.abilityCache.delete(actor.identityId, project.id);
+    deps.abilityCache.delete(actor.id, project.id);
     throw notAMember(project.id);
   }
   let loaded = toGrants(grants);
@@ -101,7 +101,7 @@ const freshAbility = async <P extends ProjectKey>(
     if (perToken) tokenId = actor.tokenId;
   }
   const entry: CachedAbility = { version, membershipId, grants: loaded, tokenId, ...abilityOfGrants(loaded) };
-  deps.abilityCache.set(actor.identityId, project.id, entry);
+  deps.abilityCache.set(actor.id, project.id, entry);
   return { project, membershipId, ability: entry.ability };
 };
 
@@ -110,14 +110,14 @@ const cachedAbility = <P extends ProjectKey>(
   { deps, actor }: ActorContext,
   project: P,
 ): ProjectPermission<P> | undefined => {
-  let entry = deps.abilityCache.get(actor.identityId, project.id);
+  let entry = deps.abilityCache.get(actor.id, project.id);
   if (!entry || entry.version !== project.permission_version) return undefined;
   // Rules that read `identity.auth` were filled in for one token.
   if (entry.tokenId !== undefined && entry.tokenId !== actor.tokenId) return undefined;
   const now = deps.clock.now();
   if (now >= entry.validUntil) {
     entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
-    deps.abilityCache.set(actor.identityId, project.id, entry);
+    deps.abilityCache.set(actor.id, project.id, entry);
   }
   return { project, membershipId: entry.membershipId, ability: entry.ability };
 };
@@ -145,7 +145,7 @@ export const permissionForProject = async <P extends ProjectKey>(
   noteAuditProject(ctx, project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
-  const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor.identityId);
+  const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor);
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
   return freshAbility(ctx, project, row.grants, row.permission_version);
 };
@@ -158,7 +158,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   const { deps, actor } = ctx;
   const notFound = `Project with ${projectId} not found`;
   if (!isUuid(projectId)) throw new NotFoundError(notFound);
-  if (deps.abilityCache.get(actor.identityId, projectId)) {
+  if (deps.abilityCache.get(actor.id, projectId)) {
     return permissionForProject(
       ctx,
       assertProjectOfActor(await findProjectByIdBatched(deps.db, projectId), actor, notFound),
@@ -166,7 +166,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
     );
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessById(deps.db, projectId, actor.identityId),
+    await loadProjectAccessById(deps.db, projectId, actor),
     actor,
     notFound,
   );
@@ -193,13 +193,13 @@ export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string
   const { deps, actor } = ctx;
   const notFound = `Project with slug ${slug} not found`;
   const knownId = deps.projectIdCache.get(actor.orgId, slug);
-  if (knownId && deps.abilityCache.get(actor.identityId, knownId)) {
+  if (knownId && deps.abilityCache.get(actor.id, knownId)) {
     const project = assertProjectOfActor(await findProjectBySlug(deps.db, actor.orgId, slug), actor, notFound);
     deps.projectIdCache.set(actor.orgId, slug, project.id);
     return permissionForProject(ctx, project, requiredType);
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessBySlug(deps.db, actor.orgId, slug, actor.identityId),
+    await loadProjectAccessBySlug(deps.db, actor.orgId, slug, actor),
     actor,
     notFound,
   );
@@ -218,7 +218,7 @@ export const loadIdentityProjectRules = async (
   projectId: string,
   identityId: string,
 ): Promise<{ membershipId: string | null; rules: PermissionRule[] } | undefined> => {
-  const row = await loadProjectAccessById(db, projectId, identityId);
+  const row = await loadProjectAccessById(db, projectId, { type: "identity", id: identityId });
   const grants = row?.grants;
   if (!grants || (grants.membershipId === null && grants.groupMembershipId === null)) return undefined;
   return { membershipId: grants.membershipId, rules: abilityOfGrants(toGrants(grants)).rules };

@@ -18,8 +18,11 @@ export const insertInstanceConfig = (trx: Tx, adminUserId: string, adminIdentity
 export const insertOrganization = (trx: Tx, name: string, slug: string) =>
   trx.insertInto("organizations").values({ name, slug }).returning(["id", "name", "slug"]).executeTakeFirstOrThrow();
 
-/** The instance's first person, an admin of its first organization. */
-export const insertAdminUser = async (trx: Tx, email: string, passwordHash: string, orgId: string) => {
+/**
+ * The instance's first person, an admin of its first organization. They sign in once the
+ * organization's single sign-on is configured, with a provider that vouches for this e-mail.
+ */
+export const insertAdminUser = async (trx: Tx, email: string, orgId: string) => {
   const user = await trx
     .insertInto("users")
     .values({
@@ -28,7 +31,8 @@ export const insertAdminUser = async (trx: Tx, email: string, passwordHash: stri
       first_name: "Admin",
       last_name: "User",
       super_admin: true,
-      password_hash: passwordHash,
+      password_hash: null,
+      is_email_verified: false,
     })
     .returning(["id", "username", "email", "first_name", "last_name", "super_admin"])
     .executeTakeFirstOrThrow();

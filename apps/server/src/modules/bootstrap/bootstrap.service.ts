@@ -3,7 +3,6 @@ import { noteAudit, type PublicContext, type RequestContext } from "../../contex
 import { randomBytes } from "node:crypto";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError } from "../../errors";
-import { hashPassword } from "../../crypto/tokens";
 import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
 import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
@@ -58,9 +57,8 @@ export const BOOTSTRAP_TOKEN_WARNING =
 /** First-run setup; the instance_config row makes a second call fail. */
 export const bootstrapInstance = async (
   ctx: PublicContext,
-  body: { email: string; password: string; organization: string },
+  body: { email: string; password?: string; organization: string },
 ) => {
-  const passwordHash = await hashPassword(body.password);
   try {
     return await inTransaction(ctx, async (trx) => {
       if (await lockInstanceConfig(trx)) throw new BadRequestError("Instance has already been set up");
@@ -69,7 +67,7 @@ export const bootstrapInstance = async (
         body.organization,
         "Instance Admin Identity",
       );
-      const user = await insertAdminUser(trx, body.email.toLowerCase(), passwordHash, organization.id);
+      const user = await insertAdminUser(trx, body.email.toLowerCase(), organization.id);
       await insertInstanceConfig(trx, user.id, identity.id);
       return {
         message: "Successfully bootstrapped instance",

@@ -140,7 +140,7 @@ export const createLease = async (
   const username = renderUsername(
     secret.username_template,
     leaseEntityName(secret.entity_prefix, leaseId),
-    ctx.actor.identityName,
+    ctx.actor.name,
   );
   if (username.length > provider.maxUsernameLength) {
     throw new BadRequestError(`The generated username is longer than ${provider.maxUsernameLength} characters`);

@@ -157,8 +157,8 @@ export const authenticateGateway = async (
     return { gatewayId: row.id, orgId: row.org_id, tokenVersion: row.token_version };
   }
   const actor = await authenticate(deps, authorization, clientIp);
-  const gateway = await findGatewayByIdentity(deps.db, actor.orgId, actor.identityId);
-  if (!gateway) throw new NotFoundError(`Gateway for identity ${actor.identityId} not found.`);
+  const gateway = await findGatewayByIdentity(deps.db, actor.orgId, actor.id);
+  if (!gateway) throw new NotFoundError(`Gateway for identity ${actor.id} not found.`);
   return { gatewayId: gateway.id, orgId: gateway.org_id, tokenVersion: null };
 };
 

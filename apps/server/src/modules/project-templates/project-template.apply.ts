@@ -60,7 +60,7 @@ const applyTemplate = async (
   }
   for (const identity of members.identities) {
     // The creator is already the project's admin.
-    if (identity.identity_id === ctx.actor.identityId) continue;
+    if (identity.identity_id === ctx.actor.id) continue;
     await insertMembershipWithRoles(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
   }
   for (const group of members.groups) {

@@ -37,13 +37,43 @@ export const findEnvironment = (db: Database, projectId: string, environmentId: 
     .where("id", "=", environmentId)
     .executeTakeFirst();
 
-export const listProjectsOfIdentity = (db: Database, orgId: string, identityId: string, type?: string) =>
-  db
+/** The projects an identity or a person is a member of, directly or through a group. */
+export const listProjectsOfActor = (
+  db: Database,
+  orgId: string,
+  actor: { type: "identity" | "user"; id: string },
+  type?: string,
+) => {
+  const ids =
+    actor.type === "user"
+      ? db
+          .selectFrom("user_project_memberships")
+          .select("project_id")
+          .where("user_id", "=", actor.id)
+          .union(
+            db
+              .selectFrom("group_project_memberships as gpm")
+              .innerJoin("group_user_members as gum", "gum.group_id", "gpm.group_id")
+              .select("gpm.project_id")
+              .where("gum.user_id", "=", actor.id),
+          )
+      : db
+          .selectFrom("identity_project_memberships")
+          .select("project_id")
+          .where("identity_id", "=", actor.id)
+          .union(
+            db
+              .selectFrom("group_project_memberships as gpm")
+              .innerJoin("group_identity_members as gim", "gim.group_id", "gpm.group_id")
+              .select("gpm.project_id")
+              .where("gim.identity_id", "=", actor.id),
+          );
+  return db
     .selectFrom("projects as p")
-    .innerJoin("identity_project_memberships as m", "m.project_id", "p.id")
     .select(PROJECT_COLUMNS.map((c) => `p.${c}` as const))
     .where("p.org_id", "=", orgId)
-    .where("m.identity_id", "=", identityId)
+    .where("p.id", "in", ids)
     .$if(type !== undefined, (qb) => qb.where("p.type", "=", type!))
     .orderBy("p.created_at")
     .execute();
+};

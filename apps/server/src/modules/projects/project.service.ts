@@ -1,3 +1,4 @@
+import { insertUserProjectMembership } from "../users/user.repository";
 import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { CreateProjectBody } from "@keyward/contract";
@@ -10,7 +11,7 @@ import { assertCan } from "../authz/guard";
 import { insertRootFolder } from "../folders/folder.service";
 import { insertMembershipWithRoles } from "./membership.repository";
 import { toProjectDto } from "./project.dto";
-import { insertProject, listEnvironments, listProjectsOfIdentity } from "./project.repository";
+import { insertProject, listEnvironments, listProjectsOfActor } from "./project.repository";
 import { applyProjectTemplate, resolveProjectTemplate, type ResolvedTemplate } from "./project-template-hook";
 
 export const DEFAULT_ENVIRONMENTS = [
@@ -50,9 +51,10 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
           .executeTakeFirstOrThrow();
         await insertRootFolder(trx, created.id);
       }
-      await insertMembershipWithRoles(trx, project.id, ctx.actor.identityId, [
-        { role: "admin", customRoleId: null, isTemporary: false },
-      ]);
+      // The creator, identity or person, is the project's first admin.
+      const admin = [{ role: "admin", customRoleId: null, isTemporary: false }];
+      if (ctx.actor.type === "user") await insertUserProjectMembership(trx, project.id, ctx.actor.id, admin);
+      else await insertMembershipWithRoles(trx, project.id, ctx.actor.id, admin);
       if (template) await applyProjectTemplate(ctx, trx, project.id, template);
       noteAudit(ctx, { projectId: project.id, projectName: project.name, metadata: { projectId: project.id, slug } });
       return project.id;
@@ -79,10 +81,10 @@ export const getProjectDtoBySlug = async (ctx: RequestContext, slug: string) => 
 
 /** The projects the caller is a member of; a `type` of `all` filters nothing. */
 export const listProjects = async (ctx: RequestContext, type?: string) => {
-  const projects = await listProjectsOfIdentity(
+  const projects = await listProjectsOfActor(
     ctx.deps.db,
     ctx.actor.orgId,
-    ctx.actor.identityId,
+    ctx.actor,
     type === "all" ? undefined : type,
   );
   const environments = await listEnvironments(

@@ -24,7 +24,7 @@ export type SecretState = {
   tags: TagRef[];
 };
 
-const actorOf = (ctx: RequestContext) => ({ actorId: ctx.actor.identityId, actorType: "identity" });
+const actorOf = (ctx: RequestContext) => ({ actorId: ctx.actor.id, actorType: ctx.actor.type });
 
 export const stateOf = (secret: PlainSecret): SecretState => ({
   id: secret.id,
@@ -48,8 +48,8 @@ export const plainOf = (
   ...state,
   type: "shared",
   version: row.version,
-  actorId: ctx.actor.identityId,
-  actorType: "identity",
+  actorId: ctx.actor.id,
+  actorType: ctx.actor.type,
   createdAt: row.created_at ?? row.updated_at,
   updatedAt: row.updated_at,
   value: () => state.value,
@@ -121,8 +121,8 @@ export const writeSecretUpdate = async (
     skip_multiline_encoding: after.skipMultilineEncoding,
     reminder_note: after.reminderNote,
     reminder_repeat_days: after.reminderRepeatDays,
-    actor_id: ctx.actor.identityId,
-    actor_type: "identity",
+    actor_id: ctx.actor.id,
+    actor_type: ctx.actor.type,
   });
   const ids = (s: SecretState) =>
     s.tags

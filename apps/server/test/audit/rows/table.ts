@@ -1,6 +1,7 @@
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
 import { ACCESS_STEPS } from "./access-rows";
 import { IDENTITY_STEPS } from "./identity-rows";
+import { PEOPLE_STEPS } from "./people-rows";
 import { PLATFORM_STEPS } from "./platform-rows";
 import type { Step } from "./runner";
 import { SECRET_STEPS } from "./secret-rows";
@@ -11,4 +12,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...ACCESS_STEPS,
   ...SECRET_STEPS,
   ...PLATFORM_STEPS,
+  ...PEOPLE_STEPS,
 };

@@ -1,0 +1,98 @@
+import type { Request, Response } from "express";
+
+/**
+ * The refresh cookie `jid`: HttpOnly (never readable by script), SameSite=Strict, Secure wherever
+ * the browser would send it back (https, or a loopback host), and scoped to the session routes.
+ */
+export const REFRESH_COOKIE = "jid";
+const REFRESH_PATH = "/api/v1/auth";
+
+/** The sign-in binding cookie: Lax, because the provider's redirect back is a cross-site navigation. */
+export const SIGN_IN_COOKIE = "kw_sso";
+const SIGN_IN_PATH = "/api/v1/sso";
+
+const LOOPBACK_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+
+const isSecureContext = (req: Request, publicUrl: string | undefined) =>
+  req.secure || (publicUrl?.startsWith("https:") ?? false) || LOOPBACK_HOSTS.test(req.get("host") ?? "");
+
+type CookieOptions = { path: string; maxAgeSeconds: number; sameSite: "Strict" | "Lax" };
+
+const serialize = (name: string, value: string, secure: boolean, options: CookieOptions) =>
+  [
+    `${name}=${value}`,
+    `Path=${options.path}`,
+    `Max-Age=${options.maxAgeSeconds}`,
+    "HttpOnly",
+    `SameSite=${options.sameSite}`,
+    ...(secure ? ["Secure"] : []),
+  ].join("; ");
+
+const appendCookie = (res: Response, cookie: string) => {
+  const existing = res.getHeader("Set-Cookie");
+  const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  res.setHeader("Set-Cookie", [...list, cookie]);
+};
+
+export const setRefreshCookie = (
+  req: Request,
+  res: Response,
+  publicUrl: string | undefined,
+  token: string,
+  maxAgeSeconds: number,
+) =>
+  appendCookie(
+    res,
+    serialize(REFRESH_COOKIE, token, isSecureContext(req, publicUrl), {
+      path: REFRESH_PATH,
+      maxAgeSeconds,
+      sameSite: "Strict",
+    }),
+  );
+
+export const clearRefreshCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
+  appendCookie(
+    res,
+    serialize(REFRESH_COOKIE, "", isSecureContext(req, publicUrl), {
+      path: REFRESH_PATH,
+      maxAgeSeconds: 0,
+      sameSite: "Strict",
+    }),
+  );
+
+export const setSignInCookie = (
+  req: Request,
+  res: Response,
+  publicUrl: string | undefined,
+  value: string,
+  maxAgeSeconds: number,
+) =>
+  appendCookie(
+    res,
+    serialize(SIGN_IN_COOKIE, value, isSecureContext(req, publicUrl), {
+      path: SIGN_IN_PATH,
+      maxAgeSeconds,
+      sameSite: "Lax",
+    }),
+  );
+
+export const clearSignInCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
+  appendCookie(
+    res,
+    serialize(SIGN_IN_COOKIE, "", isSecureContext(req, publicUrl), {
+      path: SIGN_IN_PATH,
+      maxAgeSeconds: 0,
+      sameSite: "Lax",
+    }),
+  );
+
+/** One cookie's value from the request's Cookie header (values here are base64url: no decoding needed). */
+export const cookieOf = (req: Request, name: string): string | undefined => {
+  const header = req.headers.cookie;
+  if (!header || header.length > 8192) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
+};

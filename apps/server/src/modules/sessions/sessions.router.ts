@@ -1,0 +1,33 @@
+import { initServer } from "@ts-rest/express";
+import { contract } from "@keyward/contract";
+import type { AppDeps } from "../../context";
+import { contextOf, publicContextOf } from "../../http/authenticate";
+import { ok } from "../../http/respond";
+import { clearRefreshCookie, cookieOf, REFRESH_COOKIE, setRefreshCookie } from "./session-cookie";
+import { endSession, refreshSession } from "./session.service";
+
+const s = initServer();
+
+/** The console's session routes: the refresh token comes and goes only as the `jid` cookie. */
+export const sessionsRouter = (deps: AppDeps) =>
+  s.router(contract.sessions, {
+    refresh: async ({ req, res }) => {
+      try {
+        const tokens = await refreshSession(publicContextOf(deps, req, res), cookieOf(req, REFRESH_COOKIE));
+        setRefreshCookie(req, res, deps.env.PUBLIC_URL, tokens.refreshToken, deps.env.SESSION_IDLE_TTL_S);
+        return ok({ token: tokens.accessToken, expiresIn: tokens.expiresIn });
+      } catch (error) {
+        clearRefreshCookie(req, res, deps.env.PUBLIC_URL);
+        throw error;
+      }
+    },
+    logout: async ({ req, res }) => {
+      await endSession(publicContextOf(deps, req, res), cookieOf(req, REFRESH_COOKIE));
+      clearRefreshCookie(req, res, deps.env.PUBLIC_URL);
+      return ok({ message: "Signed out" });
+    },
+    checkAuth: async ({ req, res }) => {
+      contextOf(deps, req, res);
+      return ok({ message: "Authenticated" });
+    },
+  });

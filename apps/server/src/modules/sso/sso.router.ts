@@ -1,0 +1,85 @@
+import { Router, type Request } from "express";
+import { initServer } from "@ts-rest/express";
+import { contract } from "@keyward/contract";
+import type { AppDeps } from "../../context";
+import { clientIpOf, contextOf } from "../../http/authenticate";
+import { publicBaseOf } from "../../http/public-base";
+import { ok } from "../../http/respond";
+import { BadRequestError } from "../../errors";
+import {
+  clearSignInCookie,
+  cookieOf,
+  setRefreshCookie,
+  setSignInCookie,
+  SIGN_IN_COOKIE,
+} from "../sessions/session-cookie";
+import { createOidcConfig, getOidcConfig, updateOidcConfig } from "./oidc-config.service";
+import { beginSignIn, completeSignIn } from "./sso-login.service";
+
+const s = initServer();
+
+export const ssoRouter = (deps: AppDeps) =>
+  s.router(contract.sso, {
+    getOidcConfig: async ({ query, req, res }) =>
+      ok(await getOidcConfig(contextOf(deps, req, res), query.organizationId)),
+    createOidcConfig: async ({ body, req, res }) => ok(await createOidcConfig(contextOf(deps, req, res), body)),
+    updateOidcConfig: async ({ body, req, res }) => ok(await updateOidcConfig(contextOf(deps, req, res), body)),
+  });
+
+export const SSO_MOUNT = "/api/v1/sso/oidc";
+
+const callbackUrl = (deps: AppDeps, req: Request) => `${publicBaseOf(deps.env.PUBLIC_URL, req)}${SSO_MOUNT}/callback`;
+
+const queryText = (req: Request, name: string) => {
+  const value = req.query[name];
+  return typeof value === "string" ? value : undefined;
+};
+
+/**
+ * The browser's side of single sign-on: plain redirects, outside the JSON contract. `login` sends
+ * the browser to the provider; `callback` comes back with the code, sets the refresh cookie and
+ * sends the browser into the console, which asks `POST /api/v1/auth/token` for an access token.
+ * No token ever travels in a URL.
+ */
+export const ssoBrowserRoutes = (deps: AppDeps) => {
+  const router = Router();
+  router.get("/login", (req, res, next) => {
+    void (async () => {
+      const orgSlug = queryText(req, "orgSlug");
+      if (!orgSlug || orgSlug.length > 64) throw new BadRequestError("orgSlug is required");
+      const port = queryText(req, "callbackPort") ?? queryText(req, "callback_port");
+      const callbackPort = port === undefined ? undefined : Number(port);
+      if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && callbackPort > 0 && callbackPort < 65536)) {
+        throw new BadRequestError("callbackPort must be a port number");
+      }
+      const started = await beginSignIn(deps, { orgSlug, callbackPort, redirectUri: callbackUrl(deps, req) });
+      setSignInCookie(req, res, deps.env.PUBLIC_URL, started.binding, started.ttlSeconds);
+      res.redirect(302, started.url);
+    })().catch(next);
+  });
+  router.get("/callback", (req, res, next) => {
+    void (async () => {
+      const result = await completeSignIn(
+        deps,
+        {
+          code: queryText(req, "code"),
+          state: queryText(req, "state"),
+          error: queryText(req, "error"),
+          binding: cookieOf(req, SIGN_IN_COOKIE),
+          redirectUri: callbackUrl(deps, req),
+        },
+        {
+          ipAddress: clientIpOf(req),
+          userAgent: req.headers["user-agent"]?.slice(0, 512) ?? null,
+          userAgentText: req.headers["user-agent"] ?? "",
+        },
+      );
+      clearSignInCookie(req, res, deps.env.PUBLIC_URL);
+      setRefreshCookie(req, res, deps.env.PUBLIC_URL, result.refreshToken, deps.env.SESSION_IDLE_TTL_S);
+      // A fixed, same-origin path: the return address is never taken from the request.
+      const next = result.callbackPort === null ? "/" : `/login/cli?callback_port=${result.callbackPort}`;
+      res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}${next}`);
+    })().catch(next);
+  });
+  return router;
+};

@@ -1,0 +1,229 @@
+import type { Actor, RequestContext } from "../../context";
+import { inTransaction } from "../../db/transaction";
+import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import { toIso } from "../../lib/dates";
+import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
+import { getOrgPermission } from "../authz/org-access";
+import { assertCan } from "../authz/guard";
+import { bumpPermissionVersion } from "../authz/permission-version";
+import { endSessionsOfUser } from "../sessions/session.service";
+import {
+  deleteOrgMembershipRow,
+  deleteUserGroupMembershipsInOrg,
+  deleteUserProjectMembershipsInOrg,
+  findOrgMembership,
+  findOrganizationById,
+  findProjectsOfOrg,
+  findUserById,
+  listAliasTypesOfUser,
+  listOrganizationsOfUser,
+  listOrgMemberships,
+  updateOrgMembershipRow,
+  upsertInvitation,
+  findOrgMembershipOfUser,
+  findUserByEmail,
+  type OrgMembershipRow,
+} from "./user.repository";
+import { getProjectPermission } from "../authz/project-access";
+
+const INVITATION_DAYS = 7;
+
+/** An organization's people are another organization's secret: a foreign org is 404, not 403. */
+const orgAbilityFor = (actor: Actor, orgId: string) => {
+  if (orgId !== actor.orgId) throw new NotFoundError(`Organization with ID ${orgId} not found`);
+  return getOrgPermission(actor, orgId);
+};
+
+/** The routes of a signed-in person: a machine identity has no profile, sessions or invitations. */
+export const assertUser = (actor: Actor) => {
+  if (actor.type !== "user") {
+    throw new ForbiddenError("This route is for people signed in through single sign-on, not machine identities");
+  }
+};
+
+export const getMe = async (ctx: RequestContext) => {
+  assertUser(ctx.actor);
+  const user = await findUserById(ctx.deps.db, ctx.actor.id);
+  if (!user) throw new NotFoundError("User not found");
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    firstName: user.first_name,
+    lastName: user.last_name,
+    isEmailVerified: user.is_email_verified,
+    isAccepted: true,
+    isMfaEnabled: false,
+    authMethods: await listAliasTypesOfUser(ctx.deps.db, user.id),
+    superAdmin: user.super_admin,
+    isGhost: false,
+    createdAt: toIso(user.created_at),
+    updatedAt: toIso(user.updated_at),
+  };
+};
+
+const toOrganizationDto = (o: { id: string; name: string; slug: string; created_at: Date; updated_at: Date }) => ({
+  id: o.id,
+  name: o.name,
+  slug: o.slug,
+  createdAt: toIso(o.created_at),
+  updatedAt: toIso(o.updated_at),
+});
+
+/** A person's organizations; an identity's is the one it belongs to. */
+export const listMyOrganizations = async (ctx: RequestContext) => {
+  if (ctx.actor.type === "user") {
+    return (await listOrganizationsOfUser(ctx.deps.db, ctx.actor.id)).map(toOrganizationDto);
+  }
+  const org = await findOrganizationById(ctx.deps.db, ctx.actor.orgId);
+  return org ? [toOrganizationDto(org)] : [];
+};
+
+export const signOutEverywhere = async (ctx: RequestContext) => {
+  assertUser(ctx.actor);
+  const ended = await inTransaction(ctx, async (trx) => {
+    const count = await endSessionsOfUser(ctx.deps, trx, ctx.actor.id, "sign-out-everywhere");
+    ctx.scope?.note({ metadata: { userId: ctx.actor.id, sessions: count } });
+    return count;
+  });
+  return { message: `Signed out of ${ended} session${ended === 1 ? "" : "s"}` };
+};
+
+export const toOrgMembershipDto = (row: OrgMembershipRow) => ({
+  id: row.id,
+  orgId: row.org_id,
+  role: row.role,
+  status: row.status,
+  isActive: row.is_active,
+  inviteEmail: row.invite_email,
+  user:
+    row.user_id && row.email !== null
+      ? {
+          id: row.user_id,
+          username: row.username ?? row.email,
+          email: row.email,
+          firstName: row.first_name ?? "",
+          lastName: row.last_name ?? "",
+        }
+      : null,
+  createdAt: toIso(row.created_at),
+  updatedAt: toIso(row.updated_at),
+});
+
+export const listOrgPeople = async (ctx: RequestContext, orgId: string) => {
+  assertCan(orgAbilityFor(ctx.actor, orgId), "read", "member");
+  return (await listOrgMemberships(ctx.deps.db, orgId)).map(toOrgMembershipDto);
+};
+
+/** Nobody gives an org role they do not hold themselves; only built-in org roles exist for people. */
+const assertMayGiveOrgRole = (actor: Actor, role: string) => {
+  if (!isBuiltInOrgRole(role)) throw new BadRequestError(`Organization role with slug ${role} not found`);
+  if (!orgRoleCovers(actor.orgRole, role)) {
+    throw new ForbiddenError(`You cannot give the organization role ${role}: it grants more than yours`);
+  }
+};
+
+const requireOrgMembership = async (ctx: RequestContext, orgId: string, membershipId: string) => {
+  const row = await findOrgMembership(ctx.deps.db, orgId, membershipId).catch(() => undefined);
+  if (!row) throw new NotFoundError(`Organization membership with ID ${membershipId} not found`);
+  return row;
+};
+
+export const updateOrgPerson = async (
+  ctx: RequestContext,
+  orgId: string,
+  membershipId: string,
+  body: { role?: string; isActive?: boolean },
+) => {
+  assertCan(orgAbilityFor(ctx.actor, orgId), "edit", "member");
+  const row = await requireOrgMembership(ctx, orgId, membershipId);
+  if (row.user_id !== null && row.user_id === ctx.actor.id) {
+    throw new BadRequestError("You cannot change your own organization membership");
+  }
+  // Changing someone who holds more than you is changing more than you hold.
+  if (!orgRoleCovers(ctx.actor.orgRole, row.role)) {
+    throw new ForbiddenError("You cannot change the membership of someone with a higher organization role");
+  }
+  if (body.role !== undefined) assertMayGiveOrgRole(ctx.actor, body.role);
+  ctx.scope?.note({
+    metadata: { membershipId: row.id, userId: row.user_id, role: body.role, isActive: body.isActive },
+  });
+  await inTransaction(ctx, async (trx) => {
+    await updateOrgMembershipRow(trx, row.id, body);
+    if (body.isActive === false && row.user_id) await endSessionsOfUser(ctx.deps, trx, row.user_id, "deactivated");
+  });
+  return toOrgMembershipDto((await findOrgMembership(ctx.deps.db, orgId, membershipId))!);
+};
+
+/** Remove a person from the organization: their project and group memberships and sessions go too. */
+export const removeOrgPerson = async (ctx: RequestContext, orgId: string, membershipId: string) => {
+  assertCan(orgAbilityFor(ctx.actor, orgId), "delete", "member");
+  const row = await requireOrgMembership(ctx, orgId, membershipId);
+  if (row.user_id !== null && row.user_id === ctx.actor.id) {
+    throw new BadRequestError("You cannot remove yourself from the organization");
+  }
+  if (!orgRoleCovers(ctx.actor.orgRole, row.role)) {
+    throw new ForbiddenError("You cannot remove someone with a higher organization role");
+  }
+  ctx.scope?.note({ metadata: { membershipId: row.id, userId: row.user_id, email: row.email ?? row.invite_email } });
+  await inTransaction(ctx, async (trx) => {
+    if (row.user_id) {
+      const projects = await deleteUserProjectMembershipsInOrg(trx, orgId, row.user_id);
+      await deleteUserGroupMembershipsInOrg(trx, orgId, row.user_id);
+      await bumpPermissionVersion(
+        trx,
+        projects.map((p) => p.project_id),
+      );
+      await endSessionsOfUser(ctx.deps, trx, row.user_id, "removed-from-organization");
+    }
+    await deleteOrgMembershipRow(trx, row.id);
+  });
+  return toOrgMembershipDto(row);
+};
+
+/**
+ * Invite people: each e-mail becomes a pending membership, claimed at that person's first sign-in
+ * with the same verified e-mail. Inviting again renews the invitation; inviting a member is a 400.
+ */
+export const inviteToOrganization = async (
+  ctx: RequestContext,
+  body: { inviteeEmails: string[]; organizationId: string; organizationRoleSlug: string; projectIds?: string[] },
+  publicBase: string,
+) => {
+  const orgId = body.organizationId;
+  assertCan(orgAbilityFor(ctx.actor, orgId), "create", "member");
+  const org = await findOrganizationById(ctx.deps.db, orgId);
+  if (!org) throw new NotFoundError(`Organization with ID ${orgId} not found`);
+  assertMayGiveOrgRole(ctx.actor, body.organizationRoleSlug);
+  const emails = [...new Set(body.inviteeEmails)];
+  for (const email of emails) {
+    const user = await findUserByEmail(ctx.deps.db, email);
+    const existing = user && (await findOrgMembershipOfUser(ctx.deps.db, orgId, user.id));
+    if (existing) throw new BadRequestError(`User ${email} is already a member of the organization`);
+  }
+  const projectIds = [...new Set(body.projectIds ?? [])];
+  const projects = await findProjectsOfOrg(
+    ctx.deps.db,
+    orgId,
+    projectIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
+  );
+  if (projects.length !== projectIds.length) throw new NotFoundError("Some of the projects were not found");
+  // Whoever adds people to a project through an invitation must be allowed to add members there.
+  for (const project of projects) {
+    assertCan((await getProjectPermission(ctx, project.id)).ability, "create", "member");
+  }
+  const expiresAt = new Date(ctx.deps.clock.now() + INVITATION_DAYS * 86_400_000);
+  ctx.scope?.note({ metadata: { emails, role: body.organizationRoleSlug, projectIds } });
+  await inTransaction(ctx, async (trx) => {
+    for (const email of emails) {
+      await upsertInvitation(trx, { orgId, email, role: body.organizationRoleSlug, expiresAt, projectIds });
+    }
+  });
+  return {
+    message: `Send an invite link to ${emails.join(", ")}`,
+    completeInviteLinks: emails.map((email) => ({
+      email,
+      link: `${publicBase}/login?org=${encodeURIComponent(org.slug)}&email=${encodeURIComponent(email)}`,
+    })),
+  };
+};

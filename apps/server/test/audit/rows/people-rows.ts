@@ -1,0 +1,92 @@
+import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
+import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { configureSso, refresh, signIn } from "../../sso/sso-helpers";
+import { ok, type Step } from "./runner";
+
+type PeopleOperation = Extract<MutatingOperation, `users.${string}` | `sso.${string}` | `sessions.${string}`>;
+
+/** A person of the tenant's organization, signed in through its provider. */
+const person = async (tenant: Tenant) => {
+  await configureSso(tenant);
+  const email = `${uniqueName("person")}@example.test`;
+  const session = await signIn(tenant, { sub: `sub-${email}`, email });
+  const { user } = ok(await session.client.users.me());
+  const membership = ok(await tenant.admin.users.listOrgMemberships({ params: { orgId: tenant.orgId } })).users.find(
+    (m) => m.user?.id === user.id,
+  )!;
+  return { ...session, user, email, membership };
+};
+
+const userActor = (user: { id: string; email: string }) => ({
+  type: "user",
+  metadata: { userId: user.id, email: user.email },
+});
+
+export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
+  "users.revokeMySessions": async ({ tenant, act }) => {
+    const { client, user } = await person(tenant);
+    ok(await act(() => client.users.revokeMySessions()));
+    return { projectId: null, actor: userActor(user), metadata: { userId: user.id, sessions: 1 } };
+  },
+  "users.updateOrgMembership": async ({ tenant, act }) => {
+    const { membership } = await person(tenant);
+    const params = { orgId: tenant.orgId, membershipId: membership.id };
+    ok(await act(() => tenant.admin.users.updateOrgMembership({ params, body: { role: "member" } })));
+    return { projectId: null, metadata: { membershipId: membership.id, role: "member" } };
+  },
+  "users.deleteOrgMembership": async ({ tenant, act }) => {
+    const { membership, user } = await person(tenant);
+    const params = { orgId: tenant.orgId, membershipId: membership.id };
+    ok(await act(() => tenant.admin.users.deleteOrgMembership({ params })));
+    return { projectId: null, metadata: { membershipId: membership.id, userId: user.id } };
+  },
+  "users.inviteToOrg": async ({ tenant, act }) => {
+    const email = `${uniqueName("invitee")}@example.test`;
+    const body = { inviteeEmails: [email], organizationId: tenant.orgId, organizationRoleSlug: "member" };
+    ok(await act(() => tenant.admin.users.inviteToOrg({ body })));
+    return { projectId: null, metadata: { emails: [email], role: "member" } };
+  },
+  "users.inviteProjectMembers": async ({ tenant, act }) => {
+    const { email, user } = await person(tenant);
+    const project = await createProject(tenant);
+    const params = { projectId: project.id };
+    ok(await act(() => tenant.admin.users.inviteProjectMembers({ params, body: { emails: [email] } })));
+    return { projectId: project.id, metadata: { userIds: [user.id], emails: [email] } };
+  },
+  "users.removeProjectMembers": async ({ tenant, act }) => {
+    const { email, user } = await person(tenant);
+    const project = await createProject(tenant);
+    const params = { projectId: project.id };
+    ok(await tenant.admin.users.inviteProjectMembers({ params, body: { emails: [email] } }));
+    ok(await act(() => tenant.admin.users.removeProjectMembers({ params, body: { emails: [email] } })));
+    return { projectId: project.id, metadata: { userIds: [user.id], emails: [email] } };
+  },
+  "sso.createOidcConfig": async ({ tenant, act }) => {
+    const config = await act(() => configureSso(tenant));
+    return { projectId: null, metadata: { oidcConfigId: config.id, isActive: true } };
+  },
+  "sso.updateOidcConfig": async ({ tenant, act }) => {
+    const config = await configureSso(tenant);
+    const body = { organizationId: tenant.orgId, isActive: false };
+    ok(await act(() => tenant.admin.sso.updateOidcConfig({ body })));
+    return { projectId: null, metadata: { oidcConfigId: config.id, isActive: false } };
+  },
+  "sessions.refresh": async ({ tenant, act }) => {
+    const { jar, user } = await person(tenant);
+    const answer = await act(() => refresh(tenant.app.baseUrl, jar));
+    if (answer.status !== 200) throw new Error(`refresh answered ${answer.status}`);
+    return { projectId: null, actor: userActor(user), metadata: { reuseDetected: false } };
+  },
+  "sessions.logout": async ({ tenant, act }) => {
+    const { jar, user } = await person(tenant);
+    const answer = await act(() =>
+      fetch(`${tenant.app.baseUrl}/api/v1/auth/logout`, { method: "POST", headers: { cookie: jar.header() } }),
+    );
+    if (answer.status !== 200) throw new Error(`logout answered ${answer.status}`);
+    return { projectId: null, actor: userActor(user) };
+  },
+  "sessions.checkAuth": async ({ tenant, act }) => {
+    ok(await act(() => tenant.admin.sessions.checkAuth()));
+    return { projectId: null };
+  },
+};
