@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decryptWithKey, encryptWithKey } from "../../src/modules/kms/kms-ciphertext";
+import { decryptWithKey, encryptWithKey } from "./kms-ciphertext";
 
 const keyId = randomUUID();
 const key = randomBytes(32);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BadRequestError } from "../../src/errors";
-import { isAddressAllowed, resolveOutboundTarget } from "../../src/lib/outbound";
+import { BadRequestError } from "../errors";
+import { isAddressAllowed, resolveOutboundTarget } from "./outbound";
 
 const schemes = ["https:", "http:"] as const;
 

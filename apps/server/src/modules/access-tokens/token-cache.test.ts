@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createTokenCache } from "../src/modules/access-tokens/token-cache";
+import { createTokenCache } from "./token-cache";
 
 /** A lookup that answers when told to, counting how often it was started. */
 const gatedLookup = <T>() => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newEabSecret } from "../../src/modules/pki/profile-config";
+import { newEabSecret } from "./profile-config";
 
 describe("ACME external account binding key shape", () => {
   it("is 32 random bytes in base64url that a command line never reads as an option", () => {

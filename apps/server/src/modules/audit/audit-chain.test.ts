@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { canonicalJson } from "../../src/modules/audit/audit-chain";
+import { canonicalJson } from "./audit-chain";
 
 /** The definition the chain's hashes were first computed with: sorted entries, undefined members dropped. */
 const reference = (value: unknown): string => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildAbility, type PermissionRule } from "../../src/permissions";
-import { assertMayActIn, secretObject } from "../../src/modules/secrets/secret-access";
+import { buildAbility, type PermissionRule } from "../../permissions";
+import { assertMayActIn, secretObject } from "./secret-access";
 
 const KEYS = ["ALPHA", "API_KEY", "API_URL"];
 const PATHS = ["/", "/a", "/a/b"];

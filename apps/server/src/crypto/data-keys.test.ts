@@ -5,7 +5,7 @@ import {
   openWithDataKey,
   sealPartsWithDataKey,
   sealWithDataKey,
-} from "../../src/crypto/data-keys";
+} from "./data-keys";
 
 const flip = (stored: string, byte: number) => {
   const raw = Buffer.from(stored.slice(3), "base64");
