@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -28,7 +28,16 @@ export type Postgres15 = {
   host: string;
   port: number;
   password: string;
+  /** Stops the server at once and removes its folder: the end of the cluster. */
   stop: () => void;
+  /** Stops the server (fast shutdown: connections are terminated), keeping its data for `restart`. */
+  shutDown: () => void;
+  /** Starts the server again after `shutDown`, on the same port, until a password login works. */
+  restart: () => Promise<void>;
+  /** SIGSTOP the postmaster and every backend: connections hang instead of failing. */
+  freeze: () => void;
+  /** SIGCONT what `freeze` stopped. */
+  thaw: () => void;
 };
 
 /** Until a password login over TCP works (pg_ctl -w checks the socket only), for at most 30 s. */
@@ -67,6 +76,8 @@ export const startPostgres15 = async ({ name, maxConnections }: Postgres15Option
   const stop = () => {
     try {
       asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+    } catch {
+      // already stopped (shutDown, or a failed start)
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -89,15 +100,34 @@ export const startPostgres15 = async ({ name, maxConnections }: Postgres15Option
     "-c fsync=off",
     "-c synchronous_commit=off",
   ];
-  // -w: returns once the server accepts connections.
-  asPostgres("pg_ctl", ["-D", data, "-o", settings.join(" "), "-l", join(dir, "log"), "-w", "start"]);
   const host = "127.0.0.1";
   const url = `postgres://postgres:${password}@${host}:${port}/postgres`;
-  try {
+  const start = async () => {
+    // -w: returns once the server accepts connections.
+    asPostgres("pg_ctl", ["-D", data, "-o", settings.join(" "), "-l", join(dir, "log"), "-w", "start"]);
     await waitForLogin(url);
+  };
+  try {
+    await start();
   } catch (error) {
     stop();
     throw error;
   }
-  return { url, host, port, password, stop };
+  const pids = () => {
+    const postmaster = readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]!.trim();
+    const children = execFileSync("ps", ["--ppid", postmaster, "-o", "pid="]).toString().trim().split(/\s+/);
+    return [postmaster, ...children].filter(Boolean);
+  };
+  const signal = (name: string) => execFileSync("kill", [`-${name}`, ...pids()], { stdio: "ignore" });
+  return {
+    url,
+    host,
+    port,
+    password,
+    stop,
+    shutDown: () => asPostgres("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    restart: start,
+    freeze: () => signal("STOP"),
+    thaw: () => signal("CONT"),
+  };
 };

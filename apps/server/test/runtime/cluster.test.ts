@@ -1,20 +1,22 @@
 import { execFileSync } from "node:child_process";
 import { request } from "node:http";
+import { createFreshDatabase } from "@keyward/test-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, waitFor } from "../services/debian";
 import { expectOk } from "../helpers/tenant";
-import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres";
 import { spawnKeyward, stopKeyward, type Spawned } from "./spawn";
 
-let postgres: PrivatePostgres;
 let server: Spawned;
 let metricsPort: number;
 
 beforeAll(async () => {
-  postgres = await startPrivatePostgres();
+  // A database of its own on the PostgreSQL the global setup started for the run.
+  const targetUrl = process.env.KEYWARD_TEST_PG_TARGET_URL;
+  if (!targetUrl) throw new Error("KEYWARD_TEST_PG_TARGET_URL is not set: the global setup did not start PostgreSQL");
+  const databaseUrl = await createFreshDatabase(targetUrl, "keyward_cluster");
   metricsPort = await freePort();
   server = await spawnKeyward({
-    DATABASE_URL: postgres.url,
+    DATABASE_URL: databaseUrl,
     WORKERS: "2",
     SHUTDOWN_TIMEOUT_MS: "5000",
     METRICS_PORT: String(metricsPort),
@@ -23,7 +25,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server) await stopKeyward(server);
-  postgres?.destroy();
 });
 
 /** The primary's node children (tsx's esbuild service is a child too, and not a worker). */

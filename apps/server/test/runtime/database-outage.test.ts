@@ -1,13 +1,14 @@
+import { startPostgres15, type Postgres15 } from "@keyward/test-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../services/debian";
-import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres";
 import { spawnKeyward, stopKeyward, type Spawned } from "./spawn";
 
-let postgres: PrivatePostgres;
+/** A PostgreSQL cluster of this file's own, which it stops and freezes without disturbing the rest of the run. */
+let postgres: Postgres15;
 let server: Spawned;
 
 beforeAll(async () => {
-  postgres = await startPrivatePostgres();
+  postgres = await startPostgres15({ name: "pg-outage" });
   server = await spawnKeyward({
     DATABASE_URL: postgres.url,
     WORKERS: "1",
@@ -18,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server) await stopKeyward(server);
-  postgres?.destroy();
+  postgres?.stop();
 });
 
 /** A request that needs the database, timed, with its status, Retry-After and body. */
@@ -55,7 +56,7 @@ describe("PostgreSQL outages", () => {
   it("answers 503 with Retry-After while the database is stopped, logs the outage once and recovers", async () => {
     expect((await listIdentities()).status).toBe(200);
     const before = logCount("database unavailable");
-    postgres.stop();
+    postgres.shutDown();
     try {
       const answers = await Promise.all(Array.from({ length: 20 }, listIdentities));
       for (const answer of answers) {
@@ -69,7 +70,7 @@ describe("PostgreSQL outages", () => {
       expect(ready.ms).toBeLessThan(500);
       await waitFor("the outage log line", () => logCount("database unavailable") === before + 1, 5_000);
     } finally {
-      await postgres.start();
+      await postgres.restart();
     }
     await waitFor("recovery", async () => (await listIdentities()).status === 200, 10_000);
     await waitFor("readiness", async () => (await status()).ready, 5_000);

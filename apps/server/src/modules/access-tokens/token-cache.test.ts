@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createTokenCache } from "./token-cache";
+
+/** A lookup that answers when told to, counting how often it was started. */
+const gatedLookup = <T>() => {
+  let started = 0;
+  const gates: { resolve: (v: T) => void; reject: (e: Error) => void }[] = [];
+  const lookup = () => {
+    started += 1;
+    return new Promise<T>((resolve, reject) => gates.push({ resolve, reject }));
+  };
+  return { lookup, started: () => started, gates };
+};
+
+const always = () => true;
+
+describe("token cache", () => {
+  it("serves every caller that misses while a lookup runs from that one lookup, then from the cache", async () => {
+    const cache = createTokenCache<string>(() => 0);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const waiting = Array.from({ length: 20 }, () => cache.load("k", lookup, always));
+    expect(started()).toBe(1);
+    gates[0]!.resolve("row");
+    expect(await Promise.all(waiting)).toEqual(Array(20).fill("row"));
+    expect(await cache.load("k", lookup, always)).toBe("row");
+    expect(started()).toBe(1);
+  });
+
+  it("looks up again once the entry is older than its lifetime", async () => {
+    let now = 0;
+    const cache = createTokenCache<string>(() => now, 1_000);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const first = cache.load("k", lookup, always);
+    gates[0]!.resolve("old");
+    await first;
+    now = 999;
+    expect(await cache.load("k", lookup, always)).toBe("old");
+    now = 1_000;
+    const second = cache.load("k", lookup, always);
+    expect(started()).toBe(2);
+    gates[1]!.resolve("new");
+    expect(await second).toBe("new");
+  });
+
+  it("shares but does not keep a value `keep` refuses (a use-limited token)", async () => {
+    const cache = createTokenCache<string>(() => 0);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const both = [cache.load("k", lookup, () => false), cache.load("k", lookup, () => false)];
+    gates[0]!.resolve("limited");
+    expect(await Promise.all(both)).toEqual(["limited", "limited"]);
+    void cache.load("k", lookup, () => false);
+    expect(started()).toBe(2);
+  });
+
+  it("shares a failed lookup's error with its waiters and keeps nothing", async () => {
+    const cache = createTokenCache<string>(() => 0);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const both = [cache.load("k", lookup, always), cache.load("k", lookup, always)];
+    gates[0]!.reject(new Error("database unavailable"));
+    for (const result of await Promise.allSettled(both)) expect(result).toMatchObject({ status: "rejected" });
+    const retry = cache.load("k", lookup, always);
+    expect(started()).toBe(2);
+    gates[1]!.resolve("row");
+    expect(await retry).toBe("row");
+  });
+
+  it("after a clear, a lookup begun before it neither fills the cache nor serves new callers", async () => {
+    const cache = createTokenCache<string>(() => 0);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const before = cache.load("k", lookup, always);
+    cache.clear(); // a revocation committed while the row was being read
+    const after = cache.load("k", lookup, always);
+    expect(started()).toBe(2);
+    gates[0]!.resolve("read before the revocation");
+    expect(await before).toBe("read before the revocation");
+    gates[1]!.reject(new Error("No identity access token found"));
+    await expect(after).rejects.toThrow("No identity access token found");
+    // Neither result was kept: the next caller looks the token up again.
+    const next = cache.load("k", lookup, always);
+    expect(started()).toBe(3);
+    gates[2]!.resolve("row");
+    expect(await next).toBe("row");
+  });
+
+  it("keys are independent", async () => {
+    const cache = createTokenCache<string>(() => 0);
+    const { lookup, started, gates } = gatedLookup<string>();
+    const a = cache.load("a", lookup, always);
+    const b = cache.load("b", lookup, always);
+    expect(started()).toBe(2);
+    gates[0]!.resolve("A");
+    gates[1]!.resolve("B");
+    expect([await a, await b]).toEqual(["A", "B"]);
+  });
+});
