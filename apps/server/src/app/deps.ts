@@ -60,8 +60,8 @@ export const buildDeps = async (
     ...createAuthzState(),
     ...createAuthMethodsState(),
     ...createDynamicSecretsState(),
-    ...createProjectKeysState(),
-    ...createKmsState(),
+    ...createProjectKeysState(clock),
+    ...createKmsState(clock),
     ...createAuditState(),
     hooks: { resolveProjectTemplate: resolveTemplate },
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
