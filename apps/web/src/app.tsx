@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { ApiError } from "./api";
+import { KeywardError } from "@keyward/client";
 import { EXPIRED_NOTICE, SessionProvider, useSession } from "./session";
 import { Link, useLocation } from "./router";
 import { Button, Loading } from "./ui/components";
@@ -81,14 +81,15 @@ const Gate = () => {
   // A 401 on any call means the token ended (expired, revoked, out of uses): back to sign-in.
   const [queryClient] = useState(() => {
     const onError = (error: unknown) => {
-      if (error instanceof ApiError && error.status === 401) signOut(EXPIRED_NOTICE);
+      if (error instanceof KeywardError && error.isUnauthorized) signOut(EXPIRED_NOTICE);
     };
     return new QueryClient({
       queryCache: new QueryCache({ onError }),
       mutationCache: new MutationCache({ onError }),
       defaultOptions: {
         queries: {
-          retry: (count, error) => !(error instanceof ApiError && error.status > 0 && error.status < 500) && count < 2,
+          retry: (count, error) =>
+            !(error instanceof KeywardError && error.status > 0 && error.status < 500) && count < 2,
           refetchOnWindowFocus: false,
           staleTime: 5_000,
         },

@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import type { TrustedIp } from "@keyward/contract";
 import { BadRequestError } from "../errors";
+import { createBoundedCache } from "./bounded-cache";
 
 /** "1.2.3.4" -> {ipAddress, type}; "10.0.0.0/24" -> {ipAddress, type, prefix}; invalid -> 400. */
 export const parseTrustedIp = (input: string): TrustedIp => {
@@ -22,7 +23,7 @@ export const parseTrustedIp = (input: string): TrustedIp => {
 
 type ParsedIp = { text: string; address: ipaddr.IPv4 | ipaddr.IPv6 | undefined };
 /** Clients repeat their address on every request; parse each one once (bounded). */
-const parsedIps = new Map<string, ParsedIp>();
+const parsedIps = createBoundedCache<ParsedIp>({ maxEntries: 10_000, recency: "write" });
 
 const parseClientIp = (ip: string): ParsedIp => {
   let parsed = parsedIps.get(ip);
@@ -33,7 +34,6 @@ const parseClientIp = (ip: string): ParsedIp => {
       address = (address as ipaddr.IPv6).toIPv4Address();
     }
     parsed = { text: address ? address.toString() : ip, address };
-    if (parsedIps.size >= 10_000) parsedIps.clear();
     parsedIps.set(ip, parsed);
   }
   return parsed;

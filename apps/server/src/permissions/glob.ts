@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { createBoundedCache } from "../lib/bounded-cache";
 
 /**
  * Compiled glob matchers, bounded by pattern. picomatch's isMatch recompiles on every call; a
@@ -6,15 +7,14 @@ import picomatch from "picomatch";
  * so none backtracks badly. Options match the reference: `strictSlashes: false`, dot files not
  * matched by wildcards.
  */
-const MAX_CACHED = 5_000;
 type Matcher = (value: string) => boolean;
-const cache = new Map<string, Matcher>();
+/** Least recently written evicted first, so a hit on the permission-check path moves nothing. */
+const cache = createBoundedCache<Matcher>({ maxEntries: 5_000, recency: "write" });
 
 /** A pure memo: the same pattern always compiles to the same matcher, so sharing it is safe. */
 const cached = (key: string, compile: () => Matcher): Matcher => {
   let matcher = cache.get(key);
   if (!matcher) {
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
     matcher = compile();
     cache.set(key, matcher);
   }

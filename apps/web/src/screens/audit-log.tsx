@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { AUDIT_ACTOR_TYPES, contract } from "@keyward/contract";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import {

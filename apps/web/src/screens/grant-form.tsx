@@ -1,8 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { contract, PROJECT_PERMISSION_CATALOG } from "@keyward/contract";
-import type { KeywardClient } from "@keyward/client";
-import { ok } from "../api";
+import { ok, type KeywardClient } from "@keyward/client";
 import { useClient } from "../session";
 import { Button, ErrorBanner, Field, SelectField } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, Empty, ErrorBanner, Loading, PageHeader, formatDate } from "../ui/components";
 

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, Button, Empty, ErrorBanner, Loading, formatDate } from "../ui/components";
 

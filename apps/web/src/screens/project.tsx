@@ -1,6 +1,6 @@
 import { lazy, Suspense } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Link } from "../router";
 import { ErrorBanner, Loading } from "../ui/components";

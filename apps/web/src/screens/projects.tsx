@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { contract } from "@keyward/contract";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Link, navigate } from "../router";
 import { Badge, Button, Dialog, Empty, ErrorBanner, Field, Loading, PageHeader, SelectField } from "../ui/components";

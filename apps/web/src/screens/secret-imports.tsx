@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { z } from "zod";
 import type { SecretImportResultSchema } from "@keyward/contract";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, ErrorBanner } from "../ui/components";
 import type { Scope } from "./types";

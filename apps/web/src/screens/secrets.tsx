@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { ok } from "../api";
+import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import { Button, Empty, ErrorBanner, Loading, SelectField, TableHead } from "../ui/components";

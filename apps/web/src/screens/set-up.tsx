@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { contract } from "@keyward/contract";
-import { apiClient, ok } from "../api";
+import { ok } from "@keyward/client";
+import { apiClient } from "../api";
 import { useSession } from "../session";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";

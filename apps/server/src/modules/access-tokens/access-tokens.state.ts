@@ -1,5 +1,5 @@
 import type { AuthenticatedToken, Clock } from "../../context";
-import { createLru, type Lru } from "../../lib/lru";
+import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
 import { createTokenCache, type TokenCache } from "./token-cache";
 
 declare module "../../context" {
@@ -7,11 +7,11 @@ declare module "../../context" {
     /** Authenticated tokens by hash, for at most a second. */
     tokenCache: TokenCache<AuthenticatedToken>;
     /** When this process last wrote each token's last-used time (written at most every 10 s). */
-    tokenUseWrites: Lru<number>;
+    tokenUseWrites: BoundedCache<number>;
   }
 }
 
 export const createAccessTokensState = (clock: Clock) => ({
-  tokenCache: createTokenCache<AuthenticatedToken>(clock.now),
-  tokenUseWrites: createLru<number>(50_000),
+  tokenCache: createTokenCache<AuthenticatedToken>(clock),
+  tokenUseWrites: createBoundedCache<number>({ maxEntries: 50_000 }),
 });

@@ -16,7 +16,7 @@ const always = () => true;
 
 describe("token cache", () => {
   it("serves every caller that misses while a lookup runs from that one lookup, then from the cache", async () => {
-    const cache = createTokenCache<string>(() => 0);
+    const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
     const waiting = Array.from({ length: 20 }, () => cache.load("k", lookup, always));
     expect(started()).toBe(1);
@@ -28,7 +28,7 @@ describe("token cache", () => {
 
   it("looks up again once the entry is older than its lifetime", async () => {
     let now = 0;
-    const cache = createTokenCache<string>(() => now, 1_000);
+    const cache = createTokenCache<string>({ now: () => now }, 1_000);
     const { lookup, started, gates } = gatedLookup<string>();
     const first = cache.load("k", lookup, always);
     gates[0]!.resolve("old");
@@ -43,7 +43,7 @@ describe("token cache", () => {
   });
 
   it("shares but does not keep a value `keep` refuses (a use-limited token)", async () => {
-    const cache = createTokenCache<string>(() => 0);
+    const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
     const both = [cache.load("k", lookup, () => false), cache.load("k", lookup, () => false)];
     gates[0]!.resolve("limited");
@@ -53,7 +53,7 @@ describe("token cache", () => {
   });
 
   it("shares a failed lookup's error with its waiters and keeps nothing", async () => {
-    const cache = createTokenCache<string>(() => 0);
+    const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
     const both = [cache.load("k", lookup, always), cache.load("k", lookup, always)];
     gates[0]!.reject(new Error("database unavailable"));
@@ -65,7 +65,7 @@ describe("token cache", () => {
   });
 
   it("after a clear, a lookup begun before it neither fills the cache nor serves new callers", async () => {
-    const cache = createTokenCache<string>(() => 0);
+    const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
     const before = cache.load("k", lookup, always);
     cache.clear(); // a revocation committed while the row was being read
@@ -83,7 +83,7 @@ describe("token cache", () => {
   });
 
   it("keys are independent", async () => {
-    const cache = createTokenCache<string>(() => 0);
+    const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
     const a = cache.load("a", lookup, always);
     const b = cache.load("b", lookup, always);

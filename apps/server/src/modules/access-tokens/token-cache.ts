@@ -1,3 +1,5 @@
+import { createBoundedCache, type CacheClock } from "../../lib/bounded-cache";
+
 /**
  * A short-lived, bounded in-process cache of authenticated token rows (at most one second old).
  * A revocation seen by this instance clears it at once; other instances see it within a second.
@@ -13,27 +15,14 @@ export type TokenCache<T> = {
   clear: () => void;
 };
 
-export const createTokenCache = <T>(now: () => number, ttlMs = 1_000, maxEntries = 10_000): TokenCache<T> => {
-  const entries = new Map<string, { value: T; expiresAt: number }>();
+export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries = 10_000): TokenCache<T> => {
+  const entries = createBoundedCache<T>({ maxEntries, ttlMs, clock, recency: "write" });
   const pending = new Map<string, Promise<T>>();
   /** Bumped by `clear`: lookups begun before it neither fill the cache nor serve new callers. */
   let generation = 0;
-  const get = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now()) {
-      entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
-  };
-  const set = (key: string, value: T) => {
-    if (entries.size >= maxEntries) entries.clear();
-    entries.set(key, { value, expiresAt: now() + ttlMs });
-  };
   return {
     load(key, lookup, keep) {
-      const cached = get(key);
+      const cached = entries.get(key);
       if (cached !== undefined) return Promise.resolve(cached);
       const running = pending.get(key);
       if (running) return running;
@@ -44,7 +33,7 @@ export const createTokenCache = <T>(now: () => number, ttlMs = 1_000, maxEntries
       const shared = lookup().then(
         (value) => {
           settle();
-          if (startedAt === generation && keep(value)) set(key, value);
+          if (startedAt === generation && keep(value)) entries.set(key, value);
           return value;
         },
         (error: unknown) => {

@@ -1,3 +1,4 @@
+import { createBoundedCache } from "../../lib/bounded-cache";
 import type { Ability } from "../../permissions";
 import type { Grant } from "./grants";
 
@@ -32,29 +33,25 @@ export type ProjectIdCache = {
 
 const keyOf = (a: string, b: string) => `${a}:${b}`;
 
-/** A bounded cache, least recently written evicted first. */
+/**
+ * Bounded, least recently written evicted first: a hit on this per-request path moves nothing.
+ * (Its entries end by the permission version and `validUntil`, checked by the caller, not by age.)
+ */
 export const createAbilityCache = (maxEntries = 10_000): AbilityCache => {
-  const entries = new Map<string, CachedAbility>();
+  const entries = createBoundedCache<CachedAbility>({ maxEntries, recency: "write" });
   return {
     get: (identityId, projectId) => entries.get(keyOf(identityId, projectId)),
-    set(identityId, projectId, entry) {
-      const key = keyOf(identityId, projectId);
-      entries.delete(key);
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(key, entry);
-    },
-    delete: (identityId, projectId) => void entries.delete(keyOf(identityId, projectId)),
+    set: (identityId, projectId, entry) => entries.set(keyOf(identityId, projectId), entry),
+    delete: (identityId, projectId) => entries.delete(keyOf(identityId, projectId)),
     clear: () => entries.clear(),
   };
 };
 
+/** Bounded like the ability cache it serves, least recently written evicted first. */
 export const createProjectIdCache = (maxEntries = 10_000): ProjectIdCache => {
-  const slugs = new Map<string, string>();
+  const slugs = createBoundedCache<string>({ maxEntries, recency: "write" });
   return {
     get: (orgId, slug) => slugs.get(keyOf(orgId, slug)),
-    set(orgId, slug, projectId) {
-      if (slugs.size >= maxEntries) slugs.clear();
-      slugs.set(keyOf(orgId, slug), projectId);
-    },
+    set: (orgId, slug, projectId) => slugs.set(keyOf(orgId, slug), projectId),
   };
 };

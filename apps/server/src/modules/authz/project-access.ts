@@ -136,7 +136,7 @@ export const resolveProjectBySlug = async (db: Database, actor: Actor, slug: str
  * The actor's ability in a project already looked up: no query while the
  * cached ability is current, else one that loads every grant.
  */
-export const permissionForProject = async <P extends ProjectKey>(
+export const getProjectPermissionForRow = async <P extends ProjectKey>(
   ctx: ActorContext,
   project: P,
   requiredType?: ProjectType,
@@ -159,7 +159,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   const notFound = `Project with ${projectId} not found`;
   if (!isUuid(projectId)) throw new NotFoundError(notFound);
   if (deps.abilityCache.get(actor.id, projectId)) {
-    return permissionForProject(
+    return getProjectPermissionForRow(
       ctx,
       assertProjectOfActor(await findProjectByIdBatched(deps.db, projectId), actor, notFound),
       requiredType,
@@ -179,14 +179,14 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
  * getProjectPermission for a project row the caller fetched itself, together with its own data in
  * one round trip: the same 404 for a missing or foreign project, the same type and ability checks.
  */
-export const permissionForFetchedProject = async <P extends ProjectKey>(
+export const getProjectPermissionForFetchedRow = async <P extends ProjectKey>(
   ctx: ActorContext,
   projectId: string,
   project: P | undefined,
   requiredType?: ProjectType,
 ): Promise<ProjectPermission<P>> => {
   if (!project || project.org_id !== ctx.actor.orgId) throw new NotFoundError(`Project with ${projectId} not found`);
-  return permissionForProject(ctx, project, requiredType);
+  return getProjectPermissionForRow(ctx, project, requiredType);
 };
 
 export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {
@@ -196,7 +196,7 @@ export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string
   if (knownId && deps.abilityCache.get(actor.id, knownId)) {
     const project = assertProjectOfActor(await findProjectBySlug(deps.db, actor.orgId, slug), actor, notFound);
     deps.projectIdCache.set(actor.orgId, slug, project.id);
-    return permissionForProject(ctx, project, requiredType);
+    return getProjectPermissionForRow(ctx, project, requiredType);
   }
   const { grants, ...project } = assertProjectOfActor(
     await loadProjectAccessBySlug(deps.db, actor.orgId, slug, actor),

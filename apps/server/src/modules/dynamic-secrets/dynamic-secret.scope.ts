@@ -1,7 +1,7 @@
 import type { RequestContext } from "../../context";
 import { NotFoundError } from "../../errors";
 import { findProjectBySlug } from "../authz/project-access.repository";
-import { permissionForProject } from "../authz/project-access";
+import { getProjectPermissionForRow } from "../authz/project-access";
 import { findFolderByPath } from "../folders/folder.service";
 import { findDynamicSecretByName } from "./dynamic-secret.repository";
 import { providerOf } from "./providers";
@@ -10,11 +10,11 @@ import type { ProviderContext } from "./providers/types";
 export type Scope = { projectSlug: string; environmentSlug: string; path: string };
 
 /** The project by slug in the caller's organization, and the caller's ability there (secret-manager only). */
-export const projectAccess = async (ctx: RequestContext, projectSlug: string) => {
+export const getDynamicSecretProjectPermission = async (ctx: RequestContext, projectSlug: string) => {
   const project = await findProjectBySlug(ctx.deps.db, ctx.actor.orgId, projectSlug);
   // Another organization's project is indistinguishable from a missing one.
   if (!project) throw new NotFoundError(`Project with slug '${projectSlug}' not found`);
-  return permissionForProject(ctx, project, "secret-manager");
+  return getProjectPermissionForRow(ctx, project, "secret-manager");
 };
 
 /** Dynamic-secret routes word this 404 one way, lease routes another (reference). */

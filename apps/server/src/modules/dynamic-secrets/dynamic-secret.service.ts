@@ -21,7 +21,7 @@ import {
   decryptInputs,
   encryptInputs,
   folderNotFound,
-  projectAccess,
+  getDynamicSecretProjectPermission,
   providerContext,
   providerOf,
   requireDynamicSecret,
@@ -92,7 +92,7 @@ export const createDynamicSecret = async (
     usernameTemplate?: string;
   },
 ) => {
-  const { project, ability } = await projectAccess(ctx, body.projectSlug);
+  const { project, ability } = await getDynamicSecretProjectPermission(ctx, body.projectSlug);
   assertCan(
     ability,
     "create-root-credential",
@@ -134,7 +134,7 @@ export const createDynamicSecret = async (
 
 /** A secret and its decrypted root inputs, after the reference's lookups and an object-level check. */
 const loadForAction = async (ctx: RequestContext, name: string, scope: Scope, action: string) => {
-  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const { project, ability } = await getDynamicSecretProjectPermission(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.secret);
   const secret = await requireDynamicSecret(ctx, folder.id, name, notFound(name, scope));
   assertCan(ability, action, SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path, secret.metadata));
@@ -251,7 +251,7 @@ export const getDynamicSecretByName = async (ctx: RequestContext, name: string, 
 
 /** The folder's dynamic secrets the caller may read, judged one by one on their metadata. */
 export const listDynamicSecrets = async (ctx: RequestContext, scope: Scope) => {
-  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const { project, ability } = await getDynamicSecretProjectPermission(ctx, scope.projectSlug);
   assertCan(ability, "read-root-credential", SUBJECT, permissionObjectOf(scope.environmentSlug, scope.path));
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.secret);
   const rows = await listDynamicSecretsInFolder(ctx.deps.db, folder.id);

@@ -1,13 +1,16 @@
-import { createLru, type Lru } from "../../lib/lru";
+import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
 import type { TargetPool } from "./providers/types";
 
 declare module "../../context" {
   interface AppDeps {
     /** Pooled connections to dynamic-secret targets, per set of root credentials. */
-    targetPools: Lru<TargetPool>;
+    targetPools: BoundedCache<TargetPool>;
   }
 }
 
 export const createDynamicSecretsState = () => ({
-  targetPools: createLru<TargetPool>(100, (pool) => void pool.end().catch(() => undefined)),
+  targetPools: createBoundedCache<TargetPool>({
+    maxEntries: 100,
+    onEvict: (pool) => void pool.end().catch(() => undefined),
+  }),
 });

@@ -15,7 +15,7 @@ import { permissionObjectOf, toDynamicSecretDto, toLeaseDto } from "./dynamic-se
 import {
   decryptInputs,
   folderNotFound,
-  projectAccess,
+  getDynamicSecretProjectPermission,
   providerContext,
   providerOf,
   requireDynamicSecret,
@@ -54,7 +54,7 @@ const loadInputs = async (ctx: RequestContext, secret: DynamicSecretRow) => {
 
 /** The scope's folder and dynamic secret, then the `lease` check on the secret (reference order). */
 const secretForLeasing = async (ctx: RequestContext, name: string, scope: Scope) => {
-  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const { project, ability } = await getDynamicSecretProjectPermission(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
   const secret = await requireDynamicSecret(
     ctx,
@@ -68,7 +68,7 @@ const secretForLeasing = async (ctx: RequestContext, name: string, scope: Scope)
 
 /** A lease of the scope's folder; one elsewhere (another project, folder or org) is simply not found. */
 const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) => {
-  const { project, ability } = await projectAccess(ctx, scope.projectSlug);
+  const { project, ability } = await getDynamicSecretProjectPermission(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
   const lease = isUuid(leaseId) ? await findLease(ctx.deps.db, leaseId) : undefined;
   const secret =

@@ -2,7 +2,7 @@ import { inTransaction } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { getProjectPermission, permissionForProject } from "../authz/project-access";
+import { getProjectPermission, getProjectPermissionForRow } from "../authz/project-access";
 import { findProjectById } from "../authz/project-access.repository";
 import { assertCan } from "../authz/guard";
 import { toFolderDto } from "./folder.dto";
@@ -121,7 +121,7 @@ export const getFolderById = async (ctx: RequestContext, id: string) => {
   const row = isUuid(id) ? await findFolderWithContext(ctx.deps.db, id) : undefined;
   const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
-  await permissionForProject(ctx, project, SECRET_MANAGER);
+  await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const path = await folderPath(ctx.deps.db, row.id);
   if (path === undefined) throw notFound;
   return {

@@ -28,13 +28,12 @@ const usableKey = async (ctx: ActorContext, keyId: string, action: CmekAction, v
 /** The version's material, unwrapped under the project's data key at most once per cache lifetime. */
 const materialOf = async (ctx: ActorContext, row: KeyWithMaterial): Promise<OpenMaterial | undefined> => {
   if (!row.version_id || !row.encrypted_material) return undefined;
-  const now = ctx.deps.clock.now();
-  const cached = ctx.deps.kmsMaterial.get(row.version_id, now);
+  const cached = ctx.deps.kmsMaterial.get(row.version_id);
   if (cached) return cached;
   const dataKey = await findProjectKey(ctx.deps, row.project_id);
   if (!dataKey) throw new Error("project data key missing for a stored KMS key");
   const material = openMaterial(dataKey, row.version_id, row.encryption_algorithm, row.encrypted_material);
-  ctx.deps.kmsMaterial.set(row.version_id, material, now);
+  ctx.deps.kmsMaterial.set(row.version_id, material);
   return material;
 };
 

@@ -6,7 +6,7 @@ import { noteAudit, type ActorContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertCan } from "../authz/guard";
-import { getProjectPermission, permissionForProject } from "../authz/project-access";
+import { getProjectPermission, getProjectPermissionForRow } from "../authz/project-access";
 import { ensureProjectKey } from "../project-keys/project-key.service";
 import {
   countKeys,
@@ -63,7 +63,7 @@ export const loadKey = async <R extends KmsKeyRow>(
 };
 
 export const assertKeyPermission = async (ctx: ActorContext, row: KmsKeyRow, action: CmekAction) => {
-  const { ability } = await permissionForProject(
+  const { ability } = await getProjectPermissionForRow(
     ctx,
     { id: row.project_id, org_id: row.org_id, type: row.project_type, permission_version: row.permission_version },
     KMS_PROJECT,

@@ -1,4 +1,4 @@
-import { createLru, type Lru } from "../../lib/lru";
+import { createBoundedCache, type BoundedCache, type CacheClock } from "../../lib/bounded-cache";
 import type { OpenMaterial } from "./kms-material";
 
 /**
@@ -6,23 +6,8 @@ import type { OpenMaterial } from "./kms-material";
  * request. Keyed by the version row's id, which never changes content: a deleted key's entry is
  * unreachable (its row is gone) and ages out. Held only in memory, never written back anywhere.
  */
-export type KmsMaterialCache = {
-  get: (versionId: string, now: number) => OpenMaterial | undefined;
-  set: (versionId: string, material: OpenMaterial, now: number) => void;
-};
+export type KmsMaterialCache = Pick<BoundedCache<OpenMaterial>, "get" | "set">;
 
-export const createKmsMaterialCache = ({ ttlMs = 60_000, max = 1_000 } = {}): KmsMaterialCache => {
-  const entries: Lru<{ material: OpenMaterial; expiresAt: number }> = createLru(max);
-  return {
-    get(versionId, now) {
-      const entry = entries.get(versionId);
-      if (!entry) return undefined;
-      if (now >= entry.expiresAt) {
-        entries.delete(versionId);
-        return undefined;
-      }
-      return entry.material;
-    },
-    set: (versionId, material, now) => entries.set(versionId, { material, expiresAt: now + ttlMs }),
-  };
-};
+/** Least recently used evicted first; each version lives `ttlMs` on the injected clock. */
+export const createKmsMaterialCache = (clock: CacheClock, { ttlMs = 60_000, max = 1_000 } = {}): KmsMaterialCache =>
+  createBoundedCache<OpenMaterial>({ maxEntries: max, ttlMs, clock });

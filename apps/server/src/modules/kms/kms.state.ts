@@ -1,3 +1,4 @@
+import type { Clock } from "../../context";
 import { createKmsMaterialCache, type KmsMaterialCache } from "./kms-material-cache";
 
 declare module "../../context" {
@@ -7,4 +8,4 @@ declare module "../../context" {
   }
 }
 
-export const createKmsState = () => ({ kmsMaterial: createKmsMaterialCache() });
+export const createKmsState = (clock: Clock) => ({ kmsMaterial: createKmsMaterialCache(clock) });

@@ -9,7 +9,7 @@ import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
 import {
   loadIdentityProjectRules,
-  permissionForProject,
+  getProjectPermissionForRow,
   type ProjectKey,
   type ProjectPermission,
 } from "../authz/project-access";
@@ -84,7 +84,7 @@ export const requirePrivilegeById = async (ctx: RequestContext, id: string) => {
   if (!loaded) throw new NotFoundError(`Privilege with id ${id} not found`);
   const { p_org_id, p_type, p_permission_version, ...row } = loaded;
   const project = { id: row.project_id, org_id: p_org_id, type: p_type, permission_version: p_permission_version };
-  return { row, permission: await permissionForProject(ctx, project) };
+  return { row, permission: await getProjectPermissionForRow(ctx, project) };
 };
 
 const changingPermissions = <T>(

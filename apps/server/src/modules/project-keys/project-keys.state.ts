@@ -1,3 +1,4 @@
+import type { Clock } from "../../context";
 import { createDataKeyCache, type DataKeyCache } from "./data-key-cache";
 
 declare module "../../context" {
@@ -7,4 +8,4 @@ declare module "../../context" {
   }
 }
 
-export const createProjectKeysState = () => ({ dataKeys: createDataKeyCache() });
+export const createProjectKeysState = (clock: Clock) => ({ dataKeys: createDataKeyCache(clock) });

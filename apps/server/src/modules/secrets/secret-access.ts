@@ -111,7 +111,7 @@ export const notePlace = (ctx: ChangeTarget, place: AuditPlace) => {
 export type ProjectRef = { workspaceId?: string; projectId?: string; workspaceSlug?: string; projectSlug?: string };
 
 /** The project a request names (by id or, on v3, by slug) and the caller's ability in it; undefined when none is named. */
-export const projectPermissionOf = async (ctx: RequestContext, ref: ProjectRef & AuditPlace) => {
+export const findProjectPermissionByRef = async (ctx: RequestContext, ref: ProjectRef & AuditPlace) => {
   notePlace(ctx, ref);
   const id = ref.projectId ?? ref.workspaceId;
   if (id !== undefined) return getProjectPermission(ctx, id, SECRET_MANAGER);
@@ -121,8 +121,8 @@ export const projectPermissionOf = async (ctx: RequestContext, ref: ProjectRef &
 };
 
 /** Writes name the project by `workspaceId`/`projectSlug` (v3) or `projectId` (v4). */
-export const requireProjectPermission = async (ctx: RequestContext, ref: ProjectRef) => {
-  const permission = await projectPermissionOf(ctx, ref);
+export const getProjectPermissionByRef = async (ctx: RequestContext, ref: ProjectRef) => {
+  const permission = await findProjectPermissionByRef(ctx, ref);
   if (!permission) throw new BadRequestError("You must provide projectSlug or workspaceId");
   return permission;
 };

@@ -11,7 +11,7 @@ import {
   assertSecretAction,
   canReadValue,
   refusePersonal,
-  requireProjectPermission,
+  getProjectPermissionByRef,
   secretObject,
   type ProjectRef,
 } from "./secret-access";
@@ -120,7 +120,7 @@ export const updateSecretsBatch = async (
   ctx: RequestContext,
   body: Scope & { mode: "failOnNotFound" | "upsert"; secrets: BatchUpdateItem[] },
 ) => {
-  const { project, ability } = await requireProjectPermission(ctx, body);
+  const { project, ability } = await getProjectPermissionByRef(ctx, body);
   const byPath = new Map<string, BatchUpdateItem[]>();
   for (const item of body.secrets) {
     const path = item.secretPath ?? body.secretPath;

@@ -3,7 +3,7 @@ import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
-import { permissionForFetchedProject, permissionForProject } from "../authz/project-access";
+import { getProjectPermissionForFetchedRow, getProjectPermissionForRow } from "../authz/project-access";
 import { findProjectById } from "../authz/project-access.repository";
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
@@ -13,7 +13,7 @@ import {
   canDescribe,
   canReadValue,
   denied,
-  projectPermissionOf,
+  findProjectPermissionByRef,
   secretObject,
   type ProjectRef,
   notePlace,
@@ -63,10 +63,10 @@ export const getSecretByName = async (
   if (namedId !== undefined) {
     if (!isUuid(namedId)) throw new NotFoundError(`Project with ${namedId} not found`);
     const found = await findSecretAtPath(ctx.deps.db, namedId, environment, query.secretPath, name);
-    ({ project, ability } = await permissionForFetchedProject(ctx, namedId, found.project, SECRET_MANAGER));
+    ({ project, ability } = await getProjectPermissionForFetchedRow(ctx, namedId, found.project, SECRET_MANAGER));
     place = found.place;
   } else {
-    ({ project, ability } = (await projectPermissionOf(ctx, query))!);
+    ({ project, ability } = (await findProjectPermissionByRef(ctx, query))!);
     place = (await findSecretAtPath(ctx.deps.db, project.id, environment, query.secretPath, name)).place;
   }
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
@@ -154,7 +154,7 @@ export const getSecretById = async (ctx: RequestContext, secretId: string) => {
   const row = isUuid(secretId) ? await findSecretWithPlace(ctx.deps.db, secretId) : undefined;
   const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
-  const { ability } = await permissionForProject(ctx, project, SECRET_MANAGER);
+  const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const place = await findFolderPlace(ctx.deps.db, row.folder_id);
   if (!place) throw new NotFoundError(`Folder with id '${row.folder_id}' not found`);
   const object = secretObject(

@@ -10,7 +10,7 @@ import {
   canDescribe,
   canReadValue,
   denied,
-  projectPermissionOf,
+  findProjectPermissionByRef,
   secretObject,
   type ProjectRef,
 } from "./secret-access";
@@ -142,7 +142,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
   if (named === undefined || query.environment === undefined)
     throw new BadRequestError("Missing project id or environment");
-  const { project, ability } = (await projectPermissionOf(ctx, query))!;
+  const { project, ability } = (await findProjectPermissionByRef(ctx, query))!;
   assertMayDescribeSomeSecrets(ability);
   const environment = query.environment;
   const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);

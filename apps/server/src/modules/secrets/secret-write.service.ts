@@ -12,7 +12,7 @@ import {
   assertSecretAction,
   canReadValue,
   refusePersonal,
-  requireProjectPermission,
+  getProjectPermissionByRef,
   secretObject,
   type ProjectRef,
 } from "./secret-access";
@@ -63,7 +63,7 @@ const tagSlugs = (state: { tags: { slug: string }[] }) => state.tags.map((t) => 
 
 /** The project, the caller's ability and the folder a write names (404 on a missing folder). */
 export const writeScope = async (ctx: RequestContext, body: Scope) => {
-  const { project, ability } = await requireProjectPermission(ctx, body);
+  const { project, ability } = await getProjectPermissionByRef(ctx, body);
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.secretPath);
   return { project, ability, folderId: folder.id };
 };

@@ -1,11 +1,11 @@
-import type { Lru } from "../../../lib/lru";
+import type { BoundedCache } from "../../../lib/bounded-cache";
 import type { OutboundPolicy } from "../../../lib/outbound";
 
 /** A pool of connections to a target, closed when evicted. */
 export type TargetPool = { end: () => Promise<void> };
 
 /** What providers get from the app: the outbound policy and the app's bounded pools of target connections. */
-export type ProviderContext = { outbound: OutboundPolicy; pools: Lru<TargetPool> };
+export type ProviderContext = { outbound: OutboundPolicy; pools: BoundedCache<TargetPool> };
 
 /** Every provider call (connect plus statements) ends within this; the job's claims outlast it. */
 export const PROVIDER_DEADLINE_MS = 10_000;

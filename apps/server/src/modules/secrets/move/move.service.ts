@@ -13,7 +13,7 @@ import {
   assertMayStore,
   assertSecretAction,
   canReadValue,
-  requireProjectPermission,
+  getProjectPermissionByRef,
   secretObject,
 } from "../secret-access";
 import { openSecretRow, type PlainSecret } from "../secret-crypto";
@@ -71,7 +71,7 @@ const holdsSameValue = (ability: Ability, to: Place, current: PlainSecret, moved
  * both sides are checked before anything in the destination is looked at.
  */
 export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) => {
-  const { project, ability } = await requireProjectPermission(ctx, body);
+  const { project, ability } = await getProjectPermissionByRef(ctx, body);
   const from = { environment: body.sourceEnvironment, secretPath: body.sourceSecretPath };
   const to = { environment: body.destinationEnvironment, secretPath: body.destinationSecretPath };
   assertMayActIn(ability, "delete", from);

@@ -7,7 +7,7 @@ import {
   assertCanDescribe,
   canDescribe,
   canReadValue,
-  requireProjectPermission,
+  getProjectPermissionByRef,
   secretObject,
   type ProjectRef,
 } from "../secret-access";
@@ -24,7 +24,7 @@ const slugs = (secret: { tags: { slug: string }[] }) => secret.tags.map((t) => t
 
 /** The project, the caller's ability and the secret a tree starts from (404 for a missing folder or secret). */
 const rootOf = async (ctx: RequestContext, name: string, query: TreeQuery) => {
-  const { project, ability } = await requireProjectPermission(ctx, query);
+  const { project, ability } = await getProjectPermissionByRef(ctx, query);
   const { place } = await findSecretAtPath(ctx.deps.db, project.id, query.environment, query.secretPath, name);
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, query.environment);
   if (!place.secret) throw new NotFoundError(`Secret with name '${name}' not found`);

@@ -3,7 +3,7 @@ import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract"
 import { noteAudit, type RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
-import { permissionForProject } from "../../authz/project-access";
+import { getProjectPermissionForRow } from "../../authz/project-access";
 import { findProjectById } from "../../authz/project-access.repository";
 import { SECRET_MANAGER } from "../../folders/folder.service";
 import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
@@ -24,7 +24,7 @@ const versionScope = async (ctx: RequestContext, secretId: string) => {
   if (!place) throw new NotFoundError(`Folder with ID '${latest.folder_id}' not found`);
   const project = await findProjectById(ctx.deps.db, place.project_id);
   if (!project || project.org_id !== ctx.actor.orgId) throw secretNotFound(secretId);
-  const { ability } = await permissionForProject(ctx, project, SECRET_MANAGER);
+  const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const current = secretObject(
     place.env_slug,
     place.path,

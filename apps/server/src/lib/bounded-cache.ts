@@ -1,0 +1,100 @@
+/** What a cache with a lifetime reads the time from (milliseconds); `AppDeps.clock` is one. */
+export type CacheClock = { readonly now: () => number };
+
+/**
+ * Which entry goes first when the cache is full: `"use"` evicts the least recently used (a hit
+ * makes an entry the newest), `"write"` the least recently written (a hit moves nothing, so a
+ * read on a hot path costs one map lookup).
+ */
+export type CacheRecency = "use" | "write";
+
+export type BoundedCacheOptions<V> = {
+  /** The most entries held: setting a new key into a full cache evicts one first. */
+  maxEntries: number;
+  recency?: CacheRecency;
+  /** Called with each value the cache drops by itself (evicted for room, expired, or cleared); not
+   *  with a value the caller deletes or overwrites. */
+  onEvict?: (value: V) => void;
+} & (
+  | { ttlMs?: undefined; clock?: undefined }
+  /** Each entry lives `ttlMs` from when it was set; from then on `get` misses and drops it. */
+  | { ttlMs: number; clock: CacheClock }
+);
+
+export type BoundedCache<V> = {
+  get: (key: string) => V | undefined;
+  set: (key: string, value: V) => void;
+  delete: (key: string) => void;
+  /** Entries held, counting any expired one not yet read. */
+  size: () => number;
+  /** Drop every entry, releasing each through `onEvict`. */
+  clear: () => void;
+};
+
+type Entry<V> = { value: V; expiresAt: number };
+
+const noEvict = () => undefined;
+
+class Cache<V> implements BoundedCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly maxEntries: number;
+  private readonly touchOnGet: boolean;
+  private readonly onEvict: (value: V) => void;
+  private readonly ttlMs: number | undefined;
+  private readonly clock: CacheClock | undefined;
+
+  constructor(options: BoundedCacheOptions<V>) {
+    if (!(options.maxEntries >= 1)) throw new RangeError("a bounded cache holds at least one entry");
+    this.maxEntries = options.maxEntries;
+    this.touchOnGet = (options.recency ?? "use") === "use";
+    this.onEvict = options.onEvict ?? noEvict;
+    this.ttlMs = options.ttlMs;
+    this.clock = options.clock;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (this.clock !== undefined && this.clock.now() >= entry.expiresAt) {
+      this.entries.delete(key);
+      this.onEvict(entry.value);
+      return undefined;
+    }
+    if (this.touchOnGet) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: V): void {
+    const expiresAt = this.clock === undefined ? Infinity : this.clock.now() + this.ttlMs!;
+    this.entries.delete(key);
+    if (this.entries.size >= this.maxEntries) {
+      const [oldestKey, oldest] = this.entries.entries().next().value!;
+      this.entries.delete(oldestKey);
+      this.onEvict(oldest.value);
+    }
+    this.entries.set(key, { value, expiresAt });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    if (this.onEvict !== noEvict) for (const entry of this.entries.values()) this.onEvict(entry.value);
+    this.entries.clear();
+  }
+}
+
+/**
+ * A map bounded by a number of entries and, optionally, by a lifetime measured on an injected
+ * clock. The one in-process cache of the server: each module's cache is one of these, built in its
+ * `create…State()` so every app gets a fresh one. A get allocates nothing.
+ */
+export const createBoundedCache = <V>(options: BoundedCacheOptions<V>): BoundedCache<V> => new Cache(options);
