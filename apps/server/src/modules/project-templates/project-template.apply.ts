@@ -9,7 +9,7 @@ import { bumpPermissionVersion } from "../authz/permission-version";
 import { insertGroupMembershipWithRoles } from "../groups/project-group.service";
 import { insertIdentity } from "../identities/identity.service";
 import type { RoleGrant } from "../authz/membership-roles.repository";
-import { insertMembershipWithRoles } from "../projects/membership.service";
+import { addMemberInTransaction } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {
   findTemplateByName,
@@ -61,7 +61,7 @@ const applyTemplate = async (
   for (const identity of members.identities) {
     // The creator is already the project's admin.
     if (identity.identity_id === ctx.actor.identityId) continue;
-    await insertMembershipWithRoles(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
+    await addMemberInTransaction(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
   }
   for (const group of members.groups) {
     await insertGroupMembershipWithRoles(trx, projectId, group.group_id, grantsFor(group.roles, customRoleIds));
@@ -77,7 +77,7 @@ const applyTemplate = async (
       org_role: "no-access",
       has_delete_protection: false,
     });
-    await insertMembershipWithRoles(trx, projectId, id, grantsFor(managed.roles, customRoleIds));
+    await addMemberInTransaction(trx, projectId, id, grantsFor(managed.roles, customRoleIds));
   }
 };
 
