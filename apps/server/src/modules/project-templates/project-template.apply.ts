@@ -13,6 +13,7 @@ import { addMemberInTransaction } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {
   findTemplateByName,
+  insertTemplateRole,
   insertUserProjectMembership,
   listTemplateMembers,
   type TemplateMembers,
@@ -45,17 +46,7 @@ const applyTemplate = async (
   await bumpPermissionVersion(trx, [projectId]);
   const customRoleIds = new Map<string, string>();
   for (const role of row.roles) {
-    const created = await trx
-      .insertInto("project_roles")
-      .values({
-        project_id: projectId,
-        name: role.name,
-        slug: role.slug,
-        description: null,
-        permissions: JSON.stringify(role.permissions),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const created = await insertTemplateRole(trx, projectId, role);
     customRoleIds.set(role.slug, created.id);
   }
   for (const identity of members.identities) {

@@ -329,6 +329,9 @@ export const deleteSecretRows = (trx: Tx, folderId: string, keys: readonly strin
     .where("key", "in", [...keys])
     .execute();
 
+export const insertTagLinks = (trx: Tx, links: { secret_id: string; tag_id: string }[]) =>
+  trx.insertInto("secret_tag_links").values(links).execute();
+
 export const replaceTagLinks = async (trx: Tx, secretId: string, tagIds: readonly string[]) => {
   await trx.deleteFrom("secret_tag_links").where("secret_id", "=", secretId).execute();
   if (tagIds.length > 0)
