@@ -8,7 +8,7 @@ import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
 import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
 import { insertAuthConfig } from "../auth-methods/shared/auth-config";
-import { insertIdentity } from "../identities/identity.service";
+import { addIdentityInTransaction } from "../identities/identity.service";
 import { insertAdminUser, insertInstanceConfig, insertOrganization, lockInstanceConfig } from "./bootstrap.repository";
 
 const orgSlug = (name: string) =>
@@ -28,7 +28,7 @@ export const createOrganizationWithAdmin = async (trx: Tx, name: string, identit
   const organization = await insertOrganization(trx, name, orgSlug(name));
   // The event belongs to the organization it creates, not to the instance admin's.
   noteAudit(trx, { orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
-  const identity = await insertIdentity(trx, {
+  const identity = await addIdentityInTransaction(trx, {
     org_id: organization.id,
     project_id: null,
     name: identityName,

@@ -6,8 +6,8 @@ import { isBuiltInProjectRole } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { insertGroupMembershipWithRoles } from "../groups/project-group.service";
-import { insertIdentity } from "../identities/identity.service";
+import { addGroupInTransaction } from "../groups/project-group.service";
+import { addIdentityInTransaction } from "../identities/identity.service";
 import type { RoleGrant } from "../authz/membership-roles.repository";
 import { addMemberInTransaction } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
@@ -55,13 +55,13 @@ const applyTemplate = async (
     await addMemberInTransaction(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
   }
   for (const group of members.groups) {
-    await insertGroupMembershipWithRoles(trx, projectId, group.group_id, grantsFor(group.roles, customRoleIds));
+    await addGroupInTransaction(trx, projectId, group.group_id, grantsFor(group.roles, customRoleIds));
   }
   for (const user of members.users) {
     await insertUserProjectMembership(trx, projectId, user.user_id, grantsFor(user.roles, customRoleIds));
   }
   for (const managed of row.project_managed_identities ?? []) {
-    const { id } = await insertIdentity(trx, {
+    const { id } = await addIdentityInTransaction(trx, {
       org_id: ctx.actor.orgId,
       project_id: projectId,
       name: managed.name,

@@ -18,7 +18,7 @@ import {
   shiftEnvironmentsFrom,
   updateEnvironmentRow,
 } from "./project.repository";
-import { insertRootFolder } from "../folders/folder.service";
+import { createRootFolder } from "../folders/folder.service";
 
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 
@@ -50,7 +50,7 @@ export const createEnvironment = async (
         slug: body.slug,
         position,
       });
-      await insertRootFolder(trx, created.id);
+      await createRootFolder(trx, created.id);
       noteAudit(ctx, { metadata: { environmentId: created.id } });
       return created;
     });

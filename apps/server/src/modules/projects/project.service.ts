@@ -7,7 +7,7 @@ import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { insertRootFolder } from "../folders/folder.service";
+import { createRootFolder } from "../folders/folder.service";
 import { insertMembershipWithRoles } from "./membership.repository";
 import { toProjectDto } from "./project.dto";
 import {
@@ -55,7 +55,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
           slug: env.slug,
           position: env.position,
         });
-        await insertRootFolder(trx, created.id);
+        await createRootFolder(trx, created.id);
       }
       await insertMembershipWithRoles(trx, project.id, ctx.actor.identityId, [
         { role: "admin", customRoleId: null, isTemporary: false },
