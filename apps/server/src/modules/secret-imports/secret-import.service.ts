@@ -23,6 +23,7 @@ import {
   findImportBySource,
   insertImport,
   listImports,
+  listImportsOfFolders,
   listProjectImportEdges,
   lockProjectImports,
   moveImport,
@@ -180,3 +181,9 @@ export const deleteSecretImport = async (
   return { message: "Successfully deleted secret import", secretImport: toSecretImportDto(deleted) };
 };
 
+/**
+ * The imports some folders hold (replications left out), each with its source folder resolved or
+ * null when the source path does not exist, in stored order: what secret reads follow.
+ */
+export const listImportLinksOfFolders = (db: Database, folderIds: readonly string[]) =>
+  listImportsOfFolders(db, folderIds);
