@@ -1,4 +1,5 @@
 import { inTransaction, type Tx } from "../../db/transaction";
+import type { Database } from "../../db/database";
 import { noteAudit, type PublicContext, type RequestContext } from "../../context";
 import { randomBytes } from "node:crypto";
 import { isUniqueViolation } from "../../db/errors";
@@ -9,7 +10,16 @@ import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
 import { insertAuthConfig } from "../auth-methods/shared/auth-config";
 import { addIdentityInTransaction } from "../identities/identity.service";
-import { insertAdminUser, insertInstanceConfig, insertOrganization, lockInstanceConfig } from "./bootstrap.repository";
+import {
+  insertAdminUser,
+  insertInstanceConfig,
+  insertOrganization,
+  isInstanceInitialized,
+  lockInstanceConfig,
+} from "./bootstrap.repository";
+
+/** Whether the instance has been set up (GET /api/v1/admin/config). */
+export const isInstanceSetUp = (db: Database) => isInstanceInitialized(db);
 
 const orgSlug = (name: string) =>
   `${
