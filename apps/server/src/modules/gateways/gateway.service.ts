@@ -147,7 +147,6 @@ export const deleteGateway = async (ctx: RequestContext, gatewayId: string) => {
   return dto;
 };
 
-// Used by auth methods that route through a gateway.
-/** A gateway of the organization; undefined for anything else (kubernetes auth's gateway reference). */
+/** A gateway of the organization, for auth methods that route through one; undefined for anything else. */
 export const findGatewayInOrg = (db: Database, orgId: string, gatewayId: string) =>
   findGatewayRowInOrg(db, orgId, gatewayId);
