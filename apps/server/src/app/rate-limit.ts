@@ -1,8 +1,8 @@
 import type { Request } from "express";
-import { sql } from "kysely";
 import type { AppDeps } from "../context";
 import { TooManyRequestsError } from "../errors";
 import { clientIpOf } from "../http/authenticate";
+import { incrementRateLimitCounter } from "./rate-limit.repository";
 
 export type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
 
@@ -44,13 +44,7 @@ export const spendRateLimit = async (deps: AppDeps, limit: Limit, perWindow: num
   const now = deps.clock.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;
   const key = `${limit.name}:${clientIpOf(req)}`;
-  const hits = await sql<{ hits: number }>`
-    insert into rate_limit_counters (key, window_start, hits) values (${key}, ${new Date(windowStart)}, 1)
-    on conflict (key, window_start) do update set hits = rate_limit_counters.hits + 1
-    returning hits`
-    .execute(deps.db)
-    .then(({ rows }) => rows[0]?.hits ?? 0)
-    .catch(() => 0);
+  const hits = await incrementRateLimitCounter(deps.db, key, new Date(windowStart)).catch(() => 0);
   if (hits <= perWindow) return;
   deps.metrics.rateLimited.inc({ limit: limit.name });
   throw new TooManyRequestsError(Math.max(1, Math.ceil((windowStart + windowMs - now) / 1_000)));

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
 
 type Executor = Database;
 
@@ -121,6 +122,24 @@ export const markTokenRevoked = (db: Executor, tokenId: string) =>
   db
     .updateTable("identity_access_tokens")
     .set({ is_revoked: true, updated_at: new Date() })
+    .where("id", "=", tokenId)
+    .execute();
+
+/** Revokes a live token by its hash: the token, or undefined when none was live. */
+export const revokeTokenByHash = (trx: Tx, tokenHash: Buffer) =>
+  trx
+    .updateTable("identity_access_tokens")
+    .set({ is_revoked: true, updated_at: new Date() })
+    .where("token_hash", "=", tokenHash)
+    .where("is_revoked", "=", false)
+    .returning(["id", "identity_id", "auth_method"])
+    .executeTakeFirst();
+
+/** Restarts a token's TTL at `at`. */
+export const markTokenRenewed = (trx: Tx, tokenId: string, at: Date) =>
+  trx
+    .updateTable("identity_access_tokens")
+    .set({ last_renewed_at: at, updated_at: at })
     .where("id", "=", tokenId)
     .execute();
 

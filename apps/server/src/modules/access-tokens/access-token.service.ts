@@ -10,8 +10,10 @@ import { toIso } from "../../lib/dates";
 import {
   findTokenOfOrg,
   listTokensOfMethod,
+  markTokenRenewed,
   markTokenRevoked,
   renameToken,
+  revokeTokenByHash,
   findTokenByHash,
   findTokenForAuth,
   insertToken,
@@ -150,13 +152,7 @@ export const issueAccessToken = async (
 export const revokeAccessToken = async (ctx: ChangeContext, accessToken: string) => {
   const { deps } = ctx;
   const updated = await inTransaction(ctx, async (trx) => {
-    const row = await trx
-      .updateTable("identity_access_tokens")
-      .set({ is_revoked: true, updated_at: new Date() })
-      .where("token_hash", "=", hashToken(accessToken))
-      .where("is_revoked", "=", false)
-      .returning(["id", "identity_id", "auth_method"])
-      .executeTakeFirst();
+    const row = await revokeTokenByHash(trx, hashToken(accessToken));
     // Whoever holds the token revokes it: the event names that identity.
     if (row) noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
     return row;
@@ -184,11 +180,7 @@ export const renewAccessToken = async (ctx: ChangeContext, accessToken: string) 
     }
   }
   await inTransaction(ctx, async (trx) => {
-    await trx
-      .updateTable("identity_access_tokens")
-      .set({ last_renewed_at: new Date(now), updated_at: new Date(now) })
-      .where("id", "=", row.id)
-      .execute();
+    await markTokenRenewed(trx, row.id, new Date(now));
     noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
   });
   deps.tokenCache.clear();

@@ -137,3 +137,49 @@ export const chainHead = (db: Database, chainId: string) =>
 
 export const setProjectRetentionDays = (db: Tx, projectId: string, days: number | null) =>
   db.updateTable("projects").set({ audit_logs_retention_days: days }).where("id", "=", projectId).execute();
+
+/** Chains whose oldest remaining event expired before `now`, at most `limit`. */
+export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
+  db
+    .selectFrom("audit_log_chains as c")
+    .select("c.chain_id")
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("audit_logs as l")
+          .select("l.id")
+          .whereRef("l.chain_id", "=", "c.chain_id")
+          .where(sql<boolean>`l.seq = c.pruned_seq + 1`)
+          .where("l.expires_at", "<", now),
+      ),
+    )
+    .limit(limit)
+    .execute();
+
+export const lockChain = (trx: Tx, chainId: string) =>
+  trx.selectFrom("audit_log_chains").select("chain_id").where("chain_id", "=", chainId).forUpdate().execute();
+
+/** The first `limit` events of a chain, oldest first. */
+export const chainHeadEvents = (trx: Tx, chainId: string, limit: number) =>
+  trx
+    .selectFrom("audit_logs")
+    .select(["seq", "hash", "expires_at"])
+    .where("chain_id", "=", chainId)
+    .orderBy("seq")
+    .limit(limit)
+    .execute();
+
+/** Deletes a chain's events up to `seq` and anchors the chain on the last one deleted: how many went. */
+export const pruneChainThrough = async (trx: Tx, chainId: string, last: { seq: string; hash: string }) => {
+  const removed = await trx
+    .deleteFrom("audit_logs")
+    .where("chain_id", "=", chainId)
+    .where("seq", "<=", last.seq)
+    .executeTakeFirst();
+  await trx
+    .updateTable("audit_log_chains")
+    .set({ pruned_seq: last.seq, pruned_hash: last.hash })
+    .where("chain_id", "=", chainId)
+    .execute();
+  return Number(removed.numDeletedRows);
+};

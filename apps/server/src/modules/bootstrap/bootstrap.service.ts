@@ -1,4 +1,5 @@
 import { inTransaction, type Tx } from "../../db/transaction";
+import type { Database } from "../../db/database";
 import { noteAudit, type PublicContext, type RequestContext } from "../../context";
 import { randomBytes } from "node:crypto";
 import { isUniqueViolation } from "../../db/errors";
@@ -7,8 +8,17 @@ import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
 import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
 import { insertAuthConfig } from "../auth-methods/shared/auth-config";
-import { insertIdentity } from "../identities/identity.service";
-import { insertAdminUser, insertInstanceConfig, insertOrganization, lockInstanceConfig } from "./bootstrap.repository";
+import { addIdentityInTransaction } from "../identities/identity.service";
+import {
+  insertAdminUser,
+  insertInstanceConfig,
+  insertOrganization,
+  isInstanceInitialized,
+  lockInstanceConfig,
+} from "./bootstrap.repository";
+
+/** Whether the instance has been set up (GET /api/v1/admin/config). */
+export const isInstanceSetUp = (db: Database) => isInstanceInitialized(db);
 
 const orgSlug = (name: string) =>
   `${
@@ -27,7 +37,7 @@ export const createOrganizationWithAdmin = async (trx: Tx, name: string, identit
   const organization = await insertOrganization(trx, name, orgSlug(name));
   // The event belongs to the organization it creates, not to the instance admin's.
   noteAudit(trx, { orgId: organization.id, metadata: { orgId: organization.id, name, slug: organization.slug } });
-  const identity = await insertIdentity(trx, {
+  const identity = await addIdentityInTransaction(trx, {
     org_id: organization.id,
     project_id: null,
     name: identityName,

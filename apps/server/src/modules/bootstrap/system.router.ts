@@ -3,8 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
-import { bootstrapInstance, createOrganization } from "./bootstrap.service";
-import { isInstanceInitialized } from "./bootstrap.repository";
+import { bootstrapInstance, createOrganization, isInstanceSetUp } from "./bootstrap.service";
 
 const s = initServer();
 
@@ -16,7 +15,7 @@ export const systemRouter = (deps: AppDeps) =>
       const ready = deps.dbHealth.isUp() && !deps.lifecycle.isDraining();
       return ok({ status: "ok" as const, date: new Date().toISOString(), ready });
     },
-    config: async () => ok({ config: { initialized: await isInstanceInitialized(deps.db) } }),
+    config: async () => ok({ config: { initialized: await isInstanceSetUp(deps.db) } }),
     bootstrap: async ({ body, req, res }) => ok(await bootstrapInstance(publicContextOf(deps, req, res), body)),
     createOrganization: async ({ body, req, res }) => ok(await createOrganization(contextOf(deps, req, res), body)),
   });

@@ -2,7 +2,7 @@ import type { RequestContext } from "../../context";
 import { NotFoundError } from "../../errors";
 import { findProjectBySlug } from "../authz/project-access.repository";
 import { getProjectPermissionForRow } from "../authz/project-access";
-import { findFolderByPath } from "../folders/folder.service";
+import { lookupFolderByPath } from "../folders/folder.service";
 import { findDynamicSecretByName } from "./dynamic-secret.repository";
 import { providerOf } from "./providers";
 import type { ProviderContext } from "./providers/types";
@@ -30,7 +30,7 @@ export const requireFolder = async (
   scope: Scope,
   message: (scope: Scope) => string,
 ) => {
-  const found = await findFolderByPath(ctx.deps.db, projectId, scope.environmentSlug, scope.path);
+  const found = await lookupFolderByPath(ctx.deps.db, projectId, scope.environmentSlug, scope.path);
   if (!found) throw new NotFoundError(message(scope));
   return found.folder;
 };

@@ -1,4 +1,5 @@
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
+import type { Database } from "../../db/database";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
@@ -10,11 +11,13 @@ import {
   deleteFolderRow,
   findChildFolder,
   findEnvironmentBySlug,
+  findFolderByPath,
   findFolderInEnv,
   findFolderWithContext,
   findRootFolder,
   folderPath,
   insertFolder,
+  insertRootFolder,
   listChildFolders,
   listDescendantFolders,
   lockEnvironmentForKeyShare,
@@ -181,5 +184,22 @@ export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: 
   return toFolderDto(deleted);
 };
 
-// Used by other modules: environments get a root folder, imports and dynamic secrets resolve paths.
-export { findEnvironmentBySlug, findFolderByPath, insertRootFolder, lockFolder } from "./folder.repository";
+/** A new environment's root folder (path "/"), created in the environment's own transaction. */
+export const createRootFolder = (trx: Tx, envId: string) => insertRootFolder(trx, envId);
+
+/** An environment of the project by its slug; undefined when there is none. */
+export const lookupEnvironmentBySlug = (db: Database, projectId: string, slug: string) =>
+  findEnvironmentBySlug(db, projectId, slug);
+
+/**
+ * The folder at a path of an environment (by slug), with its environment; undefined when the
+ * environment or any segment is missing.
+ */
+export const lookupFolderByPath = (db: Database, projectId: string, environmentSlug: string, path: string) =>
+  findFolderByPath(db, projectId, environmentSlug, path);
+
+/**
+ * Takes the lock that serialises changes below a folder (creates, imports, moves) for the rest of
+ * the transaction; undefined when the folder is gone.
+ */
+export const lockFolderForChanges = (trx: Tx, folderId: string) => lockFolder(trx, folderId);

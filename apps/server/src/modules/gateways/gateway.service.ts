@@ -11,7 +11,7 @@ import { toGatewayDto } from "./gateway.dto";
 import {
   deleteAwsConfig,
   deleteGatewayRow,
-  findGatewayInOrg,
+  findGatewayInOrg as findGatewayRowInOrg,
   findGatewayView,
   insertGateway,
   listGatewayViews,
@@ -25,7 +25,7 @@ const gatewayNotFound = (gatewayId: string) => new NotFoundError(`Gateway ${gate
 
 /** A gateway of the caller's organization; another organization's is indistinguishable from none. */
 export const requireGateway = async (ctx: RequestContext, gatewayId: string) => {
-  const gateway = isUuid(gatewayId) ? await findGatewayInOrg(ctx.deps.db, ctx.actor.orgId, gatewayId) : undefined;
+  const gateway = isUuid(gatewayId) ? await findGatewayRowInOrg(ctx.deps.db, ctx.actor.orgId, gatewayId) : undefined;
   if (!gateway) throw gatewayNotFound(gatewayId);
   return gateway;
 };
@@ -147,5 +147,6 @@ export const deleteGateway = async (ctx: RequestContext, gatewayId: string) => {
   return dto;
 };
 
-// Used by auth methods that route through a gateway.
-export { findGatewayInOrg } from "./gateway.repository";
+/** A gateway of the organization, for auth methods that route through one; undefined for anything else. */
+export const findGatewayInOrg = (db: Database, orgId: string, gatewayId: string) =>
+  findGatewayRowInOrg(db, orgId, gatewayId);

@@ -1,4 +1,5 @@
 import { inTransaction } from "../../db/transaction";
+import type { Database } from "../../db/database";
 import { randomBytes } from "node:crypto";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -12,6 +13,8 @@ import {
   deleteGroupRow,
   findGroupByName,
   findGroupInOrg,
+  findGroupsBySlugs,
+  findOrgUsersByUsernames,
   insertGroup,
   listGroups,
   updateGroupRow,
@@ -130,4 +133,10 @@ export const deleteGroup = async (ctx: RequestContext, groupId: string) => {
 };
 
 // Used by project templates to resolve their members.
-export { findGroupsBySlugs, findOrgUsersByUsernames } from "./group.repository";
+/** The organization's groups among these slugs (for template members). */
+export const lookupOrgGroupsBySlugs = (db: Database, orgId: string, slugs: string[]) =>
+  findGroupsBySlugs(db, orgId, slugs);
+
+/** The organization's members among these usernames (for template members). */
+export const lookupOrgUsersByUsernames = (db: Database, orgId: string, usernames: string[]) =>
+  findOrgUsersByUsernames(db, orgId, usernames);

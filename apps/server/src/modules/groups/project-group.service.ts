@@ -1,4 +1,4 @@
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -7,6 +7,7 @@ import { getProjectPermission, type ProjectPermission } from "../authz/project-a
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
+import type { RoleGrant } from "../authz/membership-roles.repository";
 import { resolveRoleGrants, toMembershipRoleDto } from "../projects/membership-roles";
 import { toGroupMembershipRowDto, toProjectGroupMembershipDto } from "./group.dto";
 import { findGroupByName, findGroupBySlug, findGroupInOrg } from "./group.repository";
@@ -146,4 +147,9 @@ export const removeGroupFromProject = async (ctx: RequestContext, projectId: str
 };
 
 // Used by project templates inside the project's creation transaction.
-export { insertGroupMembershipWithRoles } from "./project-group.repository";
+/**
+ * Makes a group a member of a project with these roles, inside the caller's transaction: for
+ * other modules that add groups as part of their own change (templates).
+ */
+export const addGroupInTransaction = (trx: Tx, projectId: string, groupId: string, grants: RoleGrant[]) =>
+  insertGroupMembershipWithRoles(trx, projectId, groupId, grants);

@@ -1,5 +1,5 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
 import { BadRequestError, NotFoundError, PermissionBoundaryError } from "../../errors";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
@@ -136,4 +136,11 @@ export const deleteOrgIdentity = async (ctx: RequestContext, identityId: string)
 };
 
 // Used by bootstrap and project templates inside their own transactions.
-export { insertIdentity } from "./identity.repository";
+/**
+ * An identity created as part of another module's change, in that change's transaction (an
+ * instance's first admin identity, a template's project-managed identities): its id.
+ */
+export const addIdentityInTransaction = (
+  trx: Tx,
+  values: { org_id: string; project_id: string | null; name: string; org_role: string; has_delete_protection: boolean },
+) => insertIdentity(trx, values);

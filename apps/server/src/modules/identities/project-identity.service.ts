@@ -5,7 +5,7 @@ import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { insertMembershipWithRoles } from "../projects/membership.service";
+import { addMemberInTransaction } from "../projects/membership.service";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
 import {
@@ -38,9 +38,7 @@ export const createProjectIdentity = async (
       org_role: "no-access",
       has_delete_protection: body.hasDeleteProtection,
     });
-    await insertMembershipWithRoles(trx, project.id, id, [
-      { role: "no-access", customRoleId: null, isTemporary: false },
-    ]);
+    await addMemberInTransaction(trx, project.id, id, [{ role: "no-access", customRoleId: null, isTemporary: false }]);
     await replaceIdentityMetadata(trx, id, body.metadata ?? []);
     noteAudit(ctx, { metadata: { identityId: id } });
     return id;

@@ -6,13 +6,14 @@ import { isBuiltInProjectRole } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { insertGroupMembershipWithRoles } from "../groups/project-group.service";
-import { insertIdentity } from "../identities/identity.service";
+import { addGroupInTransaction } from "../groups/project-group.service";
+import { addIdentityInTransaction } from "../identities/identity.service";
 import type { RoleGrant } from "../authz/membership-roles.repository";
-import { insertMembershipWithRoles } from "../projects/membership.service";
+import { addMemberInTransaction } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {
   findTemplateByName,
+  insertTemplateRole,
   insertUserProjectMembership,
   listTemplateMembers,
   type TemplateMembers,
@@ -45,39 +46,29 @@ const applyTemplate = async (
   await bumpPermissionVersion(trx, [projectId]);
   const customRoleIds = new Map<string, string>();
   for (const role of row.roles) {
-    const created = await trx
-      .insertInto("project_roles")
-      .values({
-        project_id: projectId,
-        name: role.name,
-        slug: role.slug,
-        description: null,
-        permissions: JSON.stringify(role.permissions),
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const created = await insertTemplateRole(trx, projectId, role);
     customRoleIds.set(role.slug, created.id);
   }
   for (const identity of members.identities) {
     // The creator is already the project's admin.
     if (identity.identity_id === ctx.actor.id) continue;
-    await insertMembershipWithRoles(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
+    await addMemberInTransaction(trx, projectId, identity.identity_id, grantsFor(identity.roles, customRoleIds));
   }
   for (const group of members.groups) {
-    await insertGroupMembershipWithRoles(trx, projectId, group.group_id, grantsFor(group.roles, customRoleIds));
+    await addGroupInTransaction(trx, projectId, group.group_id, grantsFor(group.roles, customRoleIds));
   }
   for (const user of members.users) {
     await insertUserProjectMembership(trx, projectId, user.user_id, grantsFor(user.roles, customRoleIds));
   }
   for (const managed of row.project_managed_identities ?? []) {
-    const { id } = await insertIdentity(trx, {
+    const { id } = await addIdentityInTransaction(trx, {
       org_id: ctx.actor.orgId,
       project_id: projectId,
       name: managed.name,
       org_role: "no-access",
       has_delete_protection: false,
     });
-    await insertMembershipWithRoles(trx, projectId, id, grantsFor(managed.roles, customRoleIds));
+    await addMemberInTransaction(trx, projectId, id, grantsFor(managed.roles, customRoleIds));
   }
 };
 

@@ -2,7 +2,7 @@ import { BUILT_IN_PROJECT_ROLES } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import type { TemplateManagedIdentityRow, TemplateRoleRow } from "../../db/tables/project-structure";
 import { BadRequestError } from "../../errors";
-import { findGroupsBySlugs, findOrgUsersByUsernames } from "../groups/group.service";
+import { lookupOrgGroupsBySlugs, lookupOrgUsersByUsernames } from "../groups/group.service";
 import { findOrgIdentitiesByIds, type ResolvedMembers } from "./project-template.repository";
 
 type MemberInput = {
@@ -42,7 +42,7 @@ export const resolveTemplateMembers = async (
     const users = input.users ?? [];
     const found = new Map(
       (
-        await findOrgUsersByUsernames(
+        await lookupOrgUsersByUsernames(
           db,
           orgId,
           users.map((u) => u.username),
@@ -67,7 +67,7 @@ export const resolveTemplateMembers = async (
     const groups = input.groups ?? [];
     const found = new Map(
       (
-        await findGroupsBySlugs(
+        await lookupOrgGroupsBySlugs(
           db,
           orgId,
           groups.map((g) => g.groupSlug),

@@ -204,3 +204,21 @@ export const insertUserProjectMembership = async (
     .execute();
   return id;
 };
+
+/** A custom role a template creates in a new project. */
+export const insertTemplateRole = (
+  db: Database,
+  projectId: string,
+  role: { name: string; slug: string; permissions: unknown },
+) =>
+  db
+    .insertInto("project_roles")
+    .values({
+      project_id: projectId,
+      name: role.name,
+      slug: role.slug,
+      description: null,
+      permissions: JSON.stringify(role.permissions),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();

@@ -1,5 +1,4 @@
-import { inTransaction } from "../../db/transaction";
-import { sql } from "kysely";
+import { inTransaction, type Tx } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
 import type { Database } from "../../db/database";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -7,8 +6,19 @@ import { BadRequestError, NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
 import { toEnvironmentDto } from "./project.dto";
-import { ENVIRONMENT_COLUMNS, findEnvironment, listEnvironments } from "./project.repository";
-import { insertRootFolder } from "../folders/folder.service";
+import {
+  closeEnvironmentGap,
+  countEnvironments,
+  deleteEnvironmentRow,
+  findEnvironment,
+  insertEnvironment,
+  listEnvironments,
+  lockProjectRow,
+  shiftEnvironmentsBetween,
+  shiftEnvironmentsFrom,
+  updateEnvironmentRow,
+} from "./project.repository";
+import { createRootFolder } from "../folders/folder.service";
 
 const duplicateSlug = (slug: string) => new BadRequestError(`Environment with slug '${slug}' already exist`);
 
@@ -16,13 +26,8 @@ const duplicateSlug = (slug: string) => new BadRequestError(`Environment with sl
  * One environment writer per project at a time, so concurrent writes never duplicate a position;
  * 404 when the project was deleted meanwhile.
  */
-const lockProject = async (trx: Database, projectId: string) => {
-  const locked = await trx
-    .selectFrom("projects")
-    .select("id")
-    .where("id", "=", projectId)
-    .forUpdate()
-    .executeTakeFirst();
+const lockProject = async (trx: Tx, projectId: string) => {
+  const locked = await lockProjectRow(trx, projectId);
   if (!locked) throw new NotFoundError(`Project with ${projectId} not found`);
 };
 
@@ -36,24 +41,16 @@ export const createEnvironment = async (
   try {
     const row = await inTransaction(ctx, async (trx) => {
       await lockProject(trx, project.id);
-      const { count } = await trx
-        .selectFrom("environments")
-        .select((eb) => eb.fn.countAll<string>().as("count"))
-        .where("project_id", "=", project.id)
-        .executeTakeFirstOrThrow();
+      const { count } = await countEnvironments(trx, project.id);
       const position = Math.min(body.position ?? Number(count) + 1, Number(count) + 1);
-      await trx
-        .updateTable("environments")
-        .set({ position: sql`position + 1` })
-        .where("project_id", "=", project.id)
-        .where("position", ">=", position)
-        .execute();
-      const created = await trx
-        .insertInto("environments")
-        .values({ project_id: project.id, name: body.name, slug: body.slug, position })
-        .returning(ENVIRONMENT_COLUMNS)
-        .executeTakeFirstOrThrow();
-      await insertRootFolder(trx, created.id);
+      await shiftEnvironmentsFrom(trx, project.id, position);
+      const created = await insertEnvironment(trx, {
+        project_id: project.id,
+        name: body.name,
+        slug: body.slug,
+        position,
+      });
+      await createRootFolder(trx, created.id);
       noteAudit(ctx, { metadata: { environmentId: created.id } });
       return created;
     });
@@ -96,28 +93,18 @@ export const updateEnvironment = async (
       await lockProject(trx, project.id);
       const env = await requireEnvironment(ctx, project.id, found.id, trx);
       if (body.position !== undefined && body.position !== env.position) {
-        const { count } = await trx
-          .selectFrom("environments")
-          .select((eb) => eb.fn.countAll<string>().as("count"))
-          .where("project_id", "=", project.id)
-          .executeTakeFirstOrThrow();
+        const { count } = await countEnvironments(trx, project.id);
         const target = Math.min(body.position, Number(count));
         const [lo, hi, step] = target > env.position ? [env.position + 1, target, -1] : [target, env.position - 1, 1];
-        await trx
-          .updateTable("environments")
-          .set({ position: sql`position + ${step}` })
-          .where("project_id", "=", project.id)
-          .where("position", ">=", lo)
-          .where("position", "<=", hi)
-          .execute();
+        await shiftEnvironmentsBetween(trx, project.id, lo, hi, step);
         body = { ...body, position: target };
       }
-      return trx
-        .updateTable("environments")
-        .set({ name: body.name, slug: body.slug, position: body.position, updated_at: new Date() })
-        .where("id", "=", env.id)
-        .returning(ENVIRONMENT_COLUMNS)
-        .executeTakeFirstOrThrow();
+      return updateEnvironmentRow(trx, env.id, {
+        name: body.name,
+        slug: body.slug,
+        position: body.position,
+        updated_at: new Date(),
+      });
     });
     return { message: "Successfully updated environment", environment: toEnvironmentDto(row) };
   } catch (error) {
@@ -133,13 +120,8 @@ export const deleteEnvironment = async (ctx: RequestContext, projectId: string, 
   const env = await inTransaction(ctx, async (trx) => {
     await lockProject(trx, project.id);
     const env = await requireEnvironment(ctx, project.id, found.id, trx);
-    await trx.deleteFrom("environments").where("id", "=", env.id).execute();
-    await trx
-      .updateTable("environments")
-      .set({ position: sql`position - 1` })
-      .where("project_id", "=", project.id)
-      .where("position", ">", env.position)
-      .execute();
+    await deleteEnvironmentRow(trx, env.id);
+    await closeEnvironmentGap(trx, project.id, env.position);
     return env;
   });
   return { message: "Successfully deleted environment", environment: toEnvironmentDto(env) };

@@ -4,6 +4,7 @@ import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { PROJECT_ROLE_RULES, isBuiltInProjectRole, type PermissionRule } from "../../permissions";
 import type { RoleGrant } from "../authz/membership-roles.repository";
+import { findProjectRolesBySlugs } from "./membership.repository";
 
 export type ResolvedRoleGrant = RoleGrant & { rules: PermissionRule[] };
 
@@ -17,14 +18,7 @@ export const resolveRoleGrants = async (
   roles: RoleAssignmentInput[],
 ): Promise<ResolvedRoleGrant[]> => {
   const customSlugs = roles.map((r) => r.role).filter((slug) => !isBuiltInProjectRole(slug));
-  const custom = customSlugs.length
-    ? await db
-        .selectFrom("project_roles")
-        .select(["id", "slug", "permissions"])
-        .where("project_id", "=", projectId)
-        .where("slug", "in", customSlugs)
-        .execute()
-    : [];
+  const custom = customSlugs.length ? await findProjectRolesBySlugs(db, projectId, customSlugs) : [];
   const bySlug = new Map(custom.map((r) => [r.slug, r]));
   return roles.map((input) => {
     const customRole = bySlug.get(input.role);

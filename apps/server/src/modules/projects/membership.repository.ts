@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
 import { roleRows, type RoleGrant } from "../authz/membership-roles.repository";
 
 export const insertMembershipWithRoles = async (
@@ -36,6 +37,36 @@ export const selectIdentityMemberships = (db: Database, projectId: string) =>
 export type IdentityMembershipRow = Awaited<
   ReturnType<ReturnType<typeof selectIdentityMemberships>["executeTakeFirstOrThrow"]>
 >;
+
+export const findIdentityMembership = (db: Database, projectId: string, identityId: string) =>
+  selectIdentityMemberships(db, projectId).where("m.identity_id", "=", identityId).executeTakeFirst();
+
+export const listIdentityMembershipsPage = (db: Database, projectId: string, offset: number, limit: number) =>
+  selectIdentityMemberships(db, projectId)
+    .orderBy("m.created_at")
+    .orderBy("m.id")
+    .offset(offset)
+    .limit(limit)
+    .execute();
+
+export const countIdentityMemberships = (db: Database, projectId: string) =>
+  db
+    .selectFrom("identity_project_memberships")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("project_id", "=", projectId)
+    .executeTakeFirstOrThrow();
+
+export const deleteIdentityMembershipRow = (trx: Tx, membershipId: string) =>
+  trx.deleteFrom("identity_project_memberships").where("id", "=", membershipId).execute();
+
+/** The project's custom roles among these slugs. */
+export const findProjectRolesBySlugs = (db: Database, projectId: string, slugs: string[]) =>
+  db
+    .selectFrom("project_roles")
+    .select(["id", "slug", "permissions"])
+    .where("project_id", "=", projectId)
+    .where("slug", "in", slugs)
+    .execute();
 
 export const authMethodsOf = async (db: Database, identityIds: string[]) => {
   if (identityIds.length === 0) return new Map<string, string[]>();

@@ -1,6 +1,6 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
-import { findMembershipRoles } from "../authz/membership-roles.repository";
-import { inTransaction } from "../../db/transaction";
+import { findMembershipRoles, type RoleGrant } from "../authz/membership-roles.repository";
+import { inTransaction, type Tx } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
@@ -13,9 +13,12 @@ import { requireIdentity } from "../authz/identity-lookup";
 import { resolveRoleGrants, toMembershipRoleDto } from "./membership-roles";
 import {
   authMethodsOf,
+  countIdentityMemberships,
+  deleteIdentityMembershipRow,
+  findIdentityMembership,
   insertMembershipWithRoles,
+  listIdentityMembershipsPage,
   replaceMembershipRoles,
-  selectIdentityMemberships,
   type IdentityMembershipRow,
 } from "./membership.repository";
 
@@ -40,9 +43,7 @@ const toMembershipDtos = async (ctx: RequestContext, rows: IdentityMembershipRow
 };
 
 const findMembership = async (ctx: RequestContext, permission: ProjectPermission, identityId: string) => {
-  const row = await selectIdentityMemberships(ctx.deps.db, permission.project.id)
-    .where("m.identity_id", "=", identityId)
-    .executeTakeFirst();
+  const row = await findIdentityMembership(ctx.deps.db, permission.project.id, identityId);
   if (!row)
     throw new NotFoundError(
       `Identity with ID ${identityId} is not a member of project with ID ${permission.project.id}`,
@@ -107,14 +108,9 @@ export const listIdentityMemberships = async (
 ) => {
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "identity");
-  const base = selectIdentityMemberships(ctx.deps.db, permission.project.id);
   const [rows, count] = await Promise.all([
-    base.orderBy("m.created_at").orderBy("m.id").offset(query.offset).limit(query.limit).execute(),
-    ctx.deps.db
-      .selectFrom("identity_project_memberships")
-      .select((eb) => eb.fn.countAll<string>().as("count"))
-      .where("project_id", "=", permission.project.id)
-      .executeTakeFirstOrThrow(),
+    listIdentityMembershipsPage(ctx.deps.db, permission.project.id, query.offset, query.limit),
+    countIdentityMemberships(ctx.deps.db, permission.project.id),
   ]);
   return { identityMemberships: await toMembershipDtos(ctx, rows), totalCount: Number(count.count) };
 };
@@ -151,10 +147,15 @@ export const deleteIdentityMembership = async (ctx: RequestContext, projectId: s
   const [dto] = await toMembershipDtos(ctx, [membership]);
   await inTransaction(ctx, async (trx) => {
     await bumpPermissionVersion(trx, [permission.project.id]);
-    await trx.deleteFrom("identity_project_memberships").where("id", "=", membership.id).execute();
+    await deleteIdentityMembershipRow(trx, membership.id);
   });
   return dto!;
 };
 
-// Used by other modules inside their own transactions (project-managed identities, templates).
-export { insertMembershipWithRoles } from "./membership.repository";
+/**
+ * Makes an identity a member of a project with these roles, inside the caller's transaction: for
+ * other modules that create members as part of their own change (project-managed identities,
+ * templates). The caller has checked the rights the roles need.
+ */
+export const addMemberInTransaction = (trx: Tx, projectId: string, identityId: string, grants: RoleGrant[]) =>
+  insertMembershipWithRoles(trx, projectId, identityId, grants);

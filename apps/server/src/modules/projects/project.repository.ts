@@ -1,4 +1,6 @@
+import { sql } from "kysely";
 import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
 import { PROJECT_COLUMNS } from "../authz/project-access.repository";
 
 export const ENVIRONMENT_COLUMNS = [
@@ -77,3 +79,69 @@ export const listProjectsOfActor = (
     .orderBy("p.created_at")
     .execute();
 };
+
+export const deleteProjectRow = (trx: Tx, projectId: string) =>
+  trx.deleteFrom("projects").where("id", "=", projectId).execute();
+
+/** The project row, locked: one environment writer per project at a time. */
+export const lockProjectRow = (trx: Tx, projectId: string) =>
+  trx.selectFrom("projects").select("id").where("id", "=", projectId).forUpdate().executeTakeFirst();
+
+export const countEnvironments = (db: Database, projectId: string) =>
+  db
+    .selectFrom("environments")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("project_id", "=", projectId)
+    .executeTakeFirstOrThrow();
+
+type NewEnvironment = { project_id: string; name: string; slug: string; position: number };
+
+export const insertEnvironment = (trx: Tx, values: NewEnvironment) =>
+  trx.insertInto("environments").values(values).returning(ENVIRONMENT_COLUMNS).executeTakeFirstOrThrow();
+
+/** A new project's environment: only its id comes back. */
+export const insertEnvironmentId = (trx: Tx, values: NewEnvironment) =>
+  trx.insertInto("environments").values(values).returning("id").executeTakeFirstOrThrow();
+
+export const updateEnvironmentRow = (
+  trx: Tx,
+  environmentId: string,
+  values: { name?: string; slug?: string; position?: number; updated_at: Date },
+) =>
+  trx
+    .updateTable("environments")
+    .set(values)
+    .where("id", "=", environmentId)
+    .returning(ENVIRONMENT_COLUMNS)
+    .executeTakeFirstOrThrow();
+
+export const deleteEnvironmentRow = (trx: Tx, environmentId: string) =>
+  trx.deleteFrom("environments").where("id", "=", environmentId).execute();
+
+/** Environments at `position` or after move one down, making room for a new one there. */
+export const shiftEnvironmentsFrom = (trx: Tx, projectId: string, position: number) =>
+  trx
+    .updateTable("environments")
+    .set({ position: sql`position + 1` })
+    .where("project_id", "=", projectId)
+    .where("position", ">=", position)
+    .execute();
+
+/** Environments in positions lo..hi move by `step` (±1), making room for one that moves. */
+export const shiftEnvironmentsBetween = (trx: Tx, projectId: string, lo: number, hi: number, step: number) =>
+  trx
+    .updateTable("environments")
+    .set({ position: sql`position + ${step}` })
+    .where("project_id", "=", projectId)
+    .where("position", ">=", lo)
+    .where("position", "<=", hi)
+    .execute();
+
+/** Environments after `position` move one up, closing the gap a deleted one left. */
+export const closeEnvironmentGap = (trx: Tx, projectId: string, position: number) =>
+  trx
+    .updateTable("environments")
+    .set({ position: sql`position - 1` })
+    .where("project_id", "=", projectId)
+    .where("position", ">", position)
+    .execute();

@@ -8,10 +8,16 @@ import { BadRequestError } from "../../errors";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { insertRootFolder } from "../folders/folder.service";
+import { createRootFolder } from "../folders/folder.service";
 import { insertMembershipWithRoles } from "./membership.repository";
 import { toProjectDto } from "./project.dto";
-import { insertProject, listEnvironments, listProjectsOfActor } from "./project.repository";
+import {
+  deleteProjectRow,
+  insertEnvironmentId,
+  insertProject,
+  listEnvironments,
+  listProjectsOfActor,
+} from "./project.repository";
 import { applyProjectTemplate, resolveProjectTemplate, type ResolvedTemplate } from "./project-template-hook";
 
 export const DEFAULT_ENVIRONMENTS = [
@@ -44,12 +50,13 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
         type: body.type,
       });
       for (const env of environments) {
-        const created = await trx
-          .insertInto("environments")
-          .values({ project_id: project.id, name: env.name, slug: env.slug, position: env.position })
-          .returning("id")
-          .executeTakeFirstOrThrow();
-        await insertRootFolder(trx, created.id);
+        const created = await insertEnvironmentId(trx, {
+          project_id: project.id,
+          name: env.name,
+          slug: env.slug,
+          position: env.position,
+        });
+        await createRootFolder(trx, created.id);
       }
       // The creator, identity or person, is the project's first admin.
       const admin = [{ role: "admin", customRoleId: null, isTemporary: false }];
@@ -104,7 +111,7 @@ export const deleteProject = async (ctx: RequestContext, projectId: string) => {
   assertCan(ability, "delete", "workspace");
   const dto = toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
   noteAudit(ctx, { projectName: project.name, metadata: { name: project.name, slug: project.slug } });
-  await inTransaction(ctx, (trx) => trx.deleteFrom("projects").where("id", "=", project.id).execute());
+  await inTransaction(ctx, (trx) => deleteProjectRow(trx, project.id));
   // Identities owned by the project went with it; their tokens must stop at once.
   ctx.deps.tokenCache.clear();
   return dto;

@@ -127,3 +127,24 @@ export const listProjectImportEdges = async (db: Database, projectId: string): P
     from secret_imports i join paths p on p.id = i.folder_id`.execute(db);
   return rows;
 };
+
+export type ImportLink = {
+  folder_id: string;
+  position: number;
+  import_env: string;
+  env_slug: string;
+  import_path: string;
+  source_folder_id: string | null;
+};
+
+/** The (non-replication) imports held by some folders, each with its source folder resolved, in stored order. */
+export const listImportsOfFolders = async (db: Database, folderIds: readonly string[]) => {
+  if (folderIds.length === 0) return [];
+  const { rows } = await sql<ImportLink>`
+    select i.folder_id, i.position, i.import_env, e.slug as env_slug, i.import_path,
+      secret_folder_at(i.import_env, i.import_path) as source_folder_id
+    from secret_imports i join environments e on e.id = i.import_env
+    where i.folder_id = any(${[...folderIds]}::uuid[]) and i.is_replication = false
+    order by i.folder_id, i.position`.execute(db);
+  return rows;
+};

@@ -6,8 +6,14 @@ import { BadRequestError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
-import { findEnvironmentBySlug, lockFolder } from "../folders/folder.service";
-import { SECRET_MANAGER, folderPathNotFound, projectIdOf, requireFolderAt } from "../folders/folder.service";
+import {
+  SECRET_MANAGER,
+  folderPathNotFound,
+  lockFolderForChanges,
+  lookupEnvironmentBySlug,
+  projectIdOf,
+  requireFolderAt,
+} from "../folders/folder.service";
 import { wouldCreateCycle } from "./import-graph";
 import { toSecretImportDto } from "./secret-import.dto";
 import {
@@ -17,6 +23,7 @@ import {
   findImportBySource,
   insertImport,
   listImports,
+  listImportsOfFolders,
   listProjectImportEdges,
   lockProjectImports,
   moveImport,
@@ -42,7 +49,7 @@ const resolveSource = async (
   environment: string,
   path: string,
 ): Promise<Source> => {
-  const env = await findEnvironmentBySlug(ctx.deps.db, projectId, environment);
+  const env = await lookupEnvironmentBySlug(ctx.deps.db, projectId, environment);
   if (!env) throw new NotFoundError();
   await requireFolderAt(ctx, projectId, environment, path);
   return { envId: env.id, envSlug: env.slug, path };
@@ -84,7 +91,7 @@ export const createSecretImport = async (
   const target = { envId: env.id, path: body.path, folderId: folder.id };
   const id = await inTransaction(ctx, async (trx) => {
     await lockProjectImports(trx, project.id);
-    if (!(await lockFolder(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
+    if (!(await lockFolderForChanges(trx, folder.id))) throw folderPathNotFound(body.path, body.environment);
     await assertAcceptableSource(trx, project.id, target, source);
     const position = (await countImports(trx, folder.id)) + 1;
     const inserted = await insertImport(trx, {
@@ -125,7 +132,7 @@ export const updateSecretImport = async (
   const existing = isUuid(importId) ? await findImport(ctx.deps.db, folder.id, importId) : undefined;
   if (!existing) throw new BadRequestError(NOT_FOUND_ON_UPDATE);
   const sourceEnv = body.import.environment
-    ? await findEnvironmentBySlug(ctx.deps.db, project.id, body.import.environment)
+    ? await lookupEnvironmentBySlug(ctx.deps.db, project.id, body.import.environment)
     : { id: existing.import_env, slug: existing.env_slug };
   if (!sourceEnv) throw new NotFoundError();
   const sourcePath = body.import.path ?? existing.import_path;
@@ -138,7 +145,7 @@ export const updateSecretImport = async (
   const target = { envId: env.id, path: body.path, folderId: folder.id };
   await inTransaction(ctx, async (trx) => {
     if (source) await lockProjectImports(trx, project.id);
-    await lockFolder(trx, folder.id);
+    await lockFolderForChanges(trx, folder.id);
     const current = await findImport(trx, folder.id, existing.id);
     if (!current) throw new BadRequestError(NOT_FOUND_ON_UPDATE);
     if (source) {
@@ -165,7 +172,7 @@ export const deleteSecretImport = async (
   assertCan(ability, "delete", "secret-imports", { environment: body.environment, secretPath: body.path });
   const { folder } = await requireFolderAt(ctx, project.id, body.environment, body.path);
   const deleted = await inTransaction(ctx, async (trx) => {
-    await lockFolder(trx, folder.id);
+    await lockFolderForChanges(trx, folder.id);
     const row = isUuid(importId) ? await findImport(trx, folder.id, importId) : undefined;
     if (!row) throw new NotFoundError(`Secret import with folder ID '${importId}' not found`);
     await deleteImportRow(trx, folder.id, row.id, row.position);
@@ -173,3 +180,10 @@ export const deleteSecretImport = async (
   });
   return { message: "Successfully deleted secret import", secretImport: toSecretImportDto(deleted) };
 };
+
+/**
+ * The imports some folders hold (replications left out), each with its source folder resolved or
+ * null when the source path does not exist, in stored order: what secret reads follow.
+ */
+export const listImportLinksOfFolders = (db: Database, folderIds: readonly string[]) =>
+  listImportsOfFolders(db, folderIds);

@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import type { MetadataEntry, PlainSecret } from "./secret-crypto";
 import { sealFields } from "./secret-crypto";
-import { insertSecrets, replaceTagLinks, updateSecretRow, type TagRef } from "./secret.repository";
+import { insertSecrets, insertTagLinks, replaceTagLinks, updateSecretRow, type TagRef } from "./secret.repository";
 import { sealVersion, type VersionState } from "./versions/version-crypto";
 import { insertVersions } from "./versions/version.repository";
 
@@ -99,7 +99,7 @@ export const insertNewSecrets = async (ctx: RequestContext, trx: Tx, key: DataKe
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   const links = states.flatMap((s) => s.tags.map((t) => ({ secret_id: s.id, tag_id: t.id })));
-  if (links.length > 0) await trx.insertInto("secret_tag_links").values(links).execute();
+  if (links.length > 0) await insertTagLinks(trx, links);
   await insertVersions(
     trx,
     states.map((s) => sealVersion(key, versionOf(ctx, s, 1))),

@@ -240,27 +240,6 @@ export const listFolderTree = async (db: Database, folderId: string, basePath: s
   return rows;
 };
 
-export type ImportLink = {
-  folder_id: string;
-  position: number;
-  import_env: string;
-  env_slug: string;
-  import_path: string;
-  source_folder_id: string | null;
-};
-
-/** The (non-replication) imports held by some folders, each with its source folder resolved, in stored order. */
-export const listImportsOfFolders = async (db: Database, folderIds: readonly string[]) => {
-  if (folderIds.length === 0) return [];
-  const { rows } = await sql<ImportLink>`
-    select i.folder_id, i.position, i.import_env, e.slug as env_slug, i.import_path,
-      secret_folder_at(i.import_env, i.import_path) as source_folder_id
-    from secret_imports i join environments e on e.id = i.import_env
-    where i.folder_id = any(${[...folderIds]}::uuid[]) and i.is_replication = false
-    order by i.folder_id, i.position`.execute(db);
-  return rows;
-};
-
 export const findEnvironmentsBySlugs = (db: Database, projectId: string, slugs: readonly string[]) =>
   slugs.length === 0
     ? Promise.resolve([])
@@ -328,6 +307,9 @@ export const deleteSecretRows = (trx: Tx, folderId: string, keys: readonly strin
     .where("folder_id", "=", folderId)
     .where("key", "in", [...keys])
     .execute();
+
+export const insertTagLinks = (trx: Tx, links: { secret_id: string; tag_id: string }[]) =>
+  trx.insertInto("secret_tag_links").values(links).execute();
 
 export const replaceTagLinks = async (trx: Tx, secretId: string, tagIds: readonly string[]) => {
   await trx.deleteFrom("secret_tag_links").where("secret_id", "=", secretId).execute();

@@ -61,6 +61,13 @@ export const updateStream = (
     .where("id", "=", id)
     .execute();
 
+/** A new stream's sealed headers and signing secret, once its id is known to bind them. */
+export const setStreamSealedSecrets = (
+  trx: Tx,
+  id: string,
+  sealed: { encrypted_headers: string; encrypted_signing_secret: string },
+) => trx.updateTable("audit_log_streams").set(sealed).where("id", "=", id).execute();
+
 export const deleteStream = (trx: Tx, id: string) => trx.deleteFrom("audit_log_streams").where("id", "=", id).execute();
 
 export const findStreamSecrets = (db: Database, id: string) =>

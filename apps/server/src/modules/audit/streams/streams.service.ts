@@ -14,6 +14,7 @@ import {
   findStreamSecrets,
   insertStream,
   listStreams,
+  setStreamSealedSecrets,
   updateStream,
   type StreamRow,
 } from "./streams.repository";
@@ -93,14 +94,10 @@ export const createAuditLogStream = async (
       encrypted_headers: "pending",
       encrypted_signing_secret: "pending",
     });
-    await trx
-      .updateTable("audit_log_streams")
-      .set({
-        encrypted_headers: sealHeaders(ctx, id, credentials.headers),
-        encrypted_signing_secret: ctx.deps.secretBox.encrypt(signingSecret, `audit-stream:${id}:secret`),
-      })
-      .where("id", "=", id)
-      .execute();
+    await setStreamSealedSecrets(trx, id, {
+      encrypted_headers: sealHeaders(ctx, id, credentials.headers),
+      encrypted_signing_secret: ctx.deps.secretBox.encrypt(signingSecret, `audit-stream:${id}:secret`),
+    });
     noteAudit(ctx, { metadata: { logStreamId: id, provider, url: credentials.url } });
     return id;
   });

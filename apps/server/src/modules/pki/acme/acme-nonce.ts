@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import type { Database } from "../../../db/database";
+import { deleteExpiredNonces, deleteLiveNonce, insertNonce } from "./acme.repository";
 
 const NONCE_TTL_MS = 60 * 60 * 1000;
 
@@ -10,22 +10,11 @@ const NONCE_TTL_MS = 60 * 60 * 1000;
  */
 export const issueNonce = async (db: Database, now = new Date()) => {
   const nonce = randomBytes(16).toString("base64url");
-  await db
-    .insertInto("pki_acme_nonces")
-    .values({ nonce, expires_at: new Date(now.getTime() + NONCE_TTL_MS) })
-    .execute();
-  await db
-    .deleteFrom("pki_acme_nonces")
-    .where("nonce", "in", db.selectFrom("pki_acme_nonces").select("nonce").where("expires_at", "<", now).limit(100))
-    .execute();
+  await insertNonce(db, nonce, new Date(now.getTime() + NONCE_TTL_MS));
+  await deleteExpiredNonces(db, now);
   return nonce;
 };
 
 /** Use a nonce up: true once, for an unexpired nonce this server issued. */
 export const consumeNonce = async (db: Database, nonce: string, now = new Date()) =>
-  (await db
-    .deleteFrom("pki_acme_nonces")
-    .where("nonce", "=", nonce)
-    .where("expires_at", ">", sql<Date>`${now.toISOString()}::timestamptz`)
-    .returning("nonce")
-    .executeTakeFirst()) !== undefined;
+  (await deleteLiveNonce(db, nonce, now)) !== undefined;

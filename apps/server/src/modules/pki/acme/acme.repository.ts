@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import { sql, type Insertable } from "kysely";
 import type { Database } from "../../../db/database";
 import type {
   AcmeStatus,
@@ -186,3 +186,22 @@ export const reclaimStaleChallenge = async (db: Database, challengeId: string, c
     .where("updated_at", "<", cutoff)
     .returning("id")
     .executeTakeFirst()) !== undefined;
+
+export const insertNonce = (db: Database, nonce: string, expiresAt: Date) =>
+  db.insertInto("pki_acme_nonces").values({ nonce, expires_at: expiresAt }).execute();
+
+/** Drops a batch (at most 100) of nonces expired before `now`. */
+export const deleteExpiredNonces = (db: Database, now: Date) =>
+  db
+    .deleteFrom("pki_acme_nonces")
+    .where("nonce", "in", db.selectFrom("pki_acme_nonces").select("nonce").where("expires_at", "<", now).limit(100))
+    .execute();
+
+/** Deletes an unexpired nonce: the row when there was one. */
+export const deleteLiveNonce = (db: Database, nonce: string, now: Date) =>
+  db
+    .deleteFrom("pki_acme_nonces")
+    .where("nonce", "=", nonce)
+    .where("expires_at", ">", sql<Date>`${now.toISOString()}::timestamptz`)
+    .returning("nonce")
+    .executeTakeFirst();

@@ -1,5 +1,6 @@
 import type { Database } from "../../../db/database";
-import { listImportsOfFolders, listSecretsOfFolders, type ImportLink, type SecretRow } from "../secret.repository";
+import { listImportLinksOfFolders } from "../../secret-imports/secret-import.service";
+import { listSecretsOfFolders, type SecretRow } from "../secret.repository";
 
 /** How deep imports of imports are followed. */
 export const MAX_IMPORT_DEPTH = 10;
@@ -25,11 +26,13 @@ const groupBy = <T>(items: readonly T[], keyOf: (item: T) => string) => {
   return out;
 };
 
+type ImportLink = Awaited<ReturnType<typeof listImportLinksOfFolders>>[number];
+
 const placeKey = (envId: string, path: string) => `${envId}\u0000${path}`;
 
 /** Imports of `folderIds`, in the order of `folderIds`, then by position. */
 const importsInOrder = async (db: Database, folderIds: readonly string[]) => {
-  const rows = await listImportsOfFolders(db, folderIds);
+  const rows = await listImportLinksOfFolders(db, folderIds);
   const order = new Map(folderIds.map((id, i) => [id, i]));
   return rows.sort((a, b) => order.get(a.folder_id)! - order.get(b.folder_id)! || a.position - b.position);
 };
