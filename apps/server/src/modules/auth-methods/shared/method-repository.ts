@@ -78,3 +78,23 @@ export const updateMethodRow = <T extends MethodTable, C extends Column<T>>(
     .returning(columns)
     .executeTakeFirstOrThrow();
 };
+
+/**
+ * A method's own table as its definition uses it: the public columns, and the sealed ones that only
+ * readers which open them select. Writes answer with every column, so the answer can open them.
+ */
+export const methodTable = <T extends MethodTable, C extends Column<T>, S extends Column<T> = never>(
+  table: T,
+  columns: readonly C[],
+  secretColumns: readonly S[] = [],
+) => {
+  const all: readonly (C | S)[] = [...columns, ...secretColumns];
+  return {
+    find: (db: Database, configId: string) => findMethodRow(db, table, columns, configId),
+    findWithSecrets: (db: Database, configId: string) => findMethodRow(db, table, all, configId),
+    insert: (db: Database, configId: string, values: Omit<Insertable<DB[T]>, "auth_config_id">) =>
+      insertMethodRow(db, table, { ...values, auth_config_id: configId } as unknown as Insertable<DB[T]>, all),
+    update: (db: Database, configId: string, values: UpdateObject<DB & Own<T>, "$">) =>
+      updateMethodRow(db, table, configId, values, all),
+  };
+};
