@@ -11,7 +11,7 @@ const toColumns = <B extends Partial<AzureFields>>(body: B) => ({
   allowed_service_principal_ids: body.allowedServicePrincipalIds as B["allowedServicePrincipalIds"],
 });
 
-export const azureAuth = defineAuthMethod({
+export const azureAuth = defineAuthMethod<CommonAttachInput & AzureFields, CommonUpdateInput & Partial<AzureFields>>()({
   spec: {
     method: "azure-auth",
     label: "azure auth",
@@ -29,6 +29,6 @@ export const azureAuth = defineAuthMethod({
     resource: azure.resource,
     allowedServicePrincipalIds: azure.allowed_service_principal_ids,
   }),
-  attach: { row: (_ctx, body: CommonAttachInput & AzureFields) => toColumns(body) },
-  update: { row: (_ctx, body: CommonUpdateInput & Partial<AzureFields>) => toColumns(body) },
+  attach: { row: (_ctx, body) => toColumns(body) },
+  update: { row: (_ctx, body) => toColumns(body) },
 });

@@ -3,7 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf, publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { attachJwtAuth, getJwtAuth, revokeJwtAuth, updateJwtAuthConfig } from "./jwt-auth.service";
+import { jwtAuth } from "./jwt-auth.service";
 import { loginWithJwt } from "./jwt-login.service";
 
 const s = initServer();
@@ -12,11 +12,11 @@ export const jwtAuthRouter = (deps: AppDeps) =>
   s.router(contract.jwtAuth, {
     login: async ({ body, req, res }) => ok(await loginWithJwt(publicContextOf(deps, req, res), body)),
     attach: async ({ params, body, req, res }) =>
-      ok({ identityJwtAuth: await attachJwtAuth(contextOf(deps, req, res), params.identityId, body) }),
+      ok({ identityJwtAuth: await jwtAuth.attach(contextOf(deps, req, res), params.identityId, body) }),
     get: async ({ params, req, res }) =>
-      ok({ identityJwtAuth: await getJwtAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityJwtAuth: await jwtAuth.get(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
-      ok({ identityJwtAuth: await updateJwtAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
+      ok({ identityJwtAuth: await jwtAuth.update(contextOf(deps, req, res), params.identityId, body) }),
     revoke: async ({ params, req, res }) =>
-      ok({ identityJwtAuth: await revokeJwtAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityJwtAuth: await jwtAuth.revoke(contextOf(deps, req, res), params.identityId) }),
   });

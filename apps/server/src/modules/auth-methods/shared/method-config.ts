@@ -158,3 +158,13 @@ export const openSecret = (
   field: string,
   value: string | null,
 ) => (value === null ? undefined : ctx.deps.secretBox.decrypt(value, `${field}:${configId}`));
+
+/** A sealed column on write: an absent value leaves it as it is, an empty one clears it. */
+export const sealOrClear = <V extends string | undefined>(
+  ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } },
+  configId: string,
+  field: string,
+  value: V,
+) =>
+  (value === undefined ? undefined : value ? sealSecret(ctx, configId, field, value) : null) as
+    string | null | (undefined extends V ? undefined : never);

@@ -98,3 +98,8 @@ export const methodTable = <T extends MethodTable, C extends Column<T>, S extend
       updateMethodRow(db, table, configId, values, all),
   };
 };
+
+/** A JSON column on write: undefined leaves it as it is, null clears it. */
+export const toJson = <V extends object | null | undefined>(value: V) =>
+  (value === undefined ? undefined : value === null ? null : JSON.stringify(value)) as
+    string | (null extends V ? null : never) | (undefined extends V ? undefined : never);

@@ -10,13 +10,7 @@ import {
   revokeClientSecret,
 } from "./universal-auth-secrets.service";
 import { loginWithUniversalAuth } from "./universal-auth-login.service";
-import {
-  attachUniversalAuth,
-  clearUniversalAuthLockouts,
-  getUniversalAuth,
-  revokeUniversalAuth,
-  updateUniversalAuthConfig,
-} from "./universal-auth.service";
+import { universalAuth, clearUniversalAuthLockouts } from "./universal-auth.service";
 
 const s = initServer();
 
@@ -24,15 +18,15 @@ export const universalAuthRouter = (deps: AppDeps) =>
   s.router(contract.universalAuth, {
     login: async ({ body, req, res }) => ok(await loginWithUniversalAuth(publicContextOf(deps, req, res), body)),
     attach: async ({ params, body, req, res }) =>
-      ok({ identityUniversalAuth: await attachUniversalAuth(contextOf(deps, req, res), params.identityId, body) }),
+      ok({ identityUniversalAuth: await universalAuth.attach(contextOf(deps, req, res), params.identityId, body) }),
     get: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await getUniversalAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityUniversalAuth: await universalAuth.get(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
       ok({
-        identityUniversalAuth: await updateUniversalAuthConfig(contextOf(deps, req, res), params.identityId, body),
+        identityUniversalAuth: await universalAuth.update(contextOf(deps, req, res), params.identityId, body),
       }),
     revoke: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await revokeUniversalAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityUniversalAuth: await universalAuth.revoke(contextOf(deps, req, res), params.identityId) }),
     createClientSecret: async ({ params, body, req, res }) =>
       ok(await createClientSecret(contextOf(deps, req, res), params.identityId, body)),
     listClientSecrets: async ({ params, req, res }) =>
