@@ -103,3 +103,11 @@ export const methodTable = <T extends MethodTable, C extends Column<T>, S extend
 export const toJson = <V extends object | null | undefined>(value: V) =>
   (value === undefined ? undefined : value === null ? null : JSON.stringify(value)) as
     string | (null extends V ? null : never) | (undefined extends V ? undefined : never);
+
+/** For a method with no row of its own (Token Auth): every read and write of it is nothing. */
+export const noMethodRows = {
+  find: () => Promise.resolve(undefined),
+  findWithSecrets: () => Promise.resolve(undefined),
+  insert: () => Promise.resolve(undefined),
+  update: () => Promise.resolve(undefined),
+};

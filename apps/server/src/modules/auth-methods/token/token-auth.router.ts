@@ -4,14 +4,11 @@ import type { AppDeps } from "../../../context";
 import { contextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
 import {
-  attachTokenAuth,
   createTokenAuthToken,
-  getTokenAuth,
   listTokenAuthTokens,
-  revokeTokenAuth,
   revokeTokenAuthTokenById,
-  updateTokenAuth,
   updateTokenAuthToken,
+  tokenAuth,
 } from "./token-auth.service";
 
 const s = initServer();
@@ -19,13 +16,13 @@ const s = initServer();
 export const tokenAuthRouter = (deps: AppDeps) =>
   s.router(contract.tokenAuth, {
     attach: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await attachTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
+      ok({ identityTokenAuth: await tokenAuth.attach(contextOf(deps, req, res), params.identityId, body) }),
     get: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await getTokenAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityTokenAuth: await tokenAuth.get(contextOf(deps, req, res), params.identityId) }),
     update: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await updateTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
+      ok({ identityTokenAuth: await tokenAuth.update(contextOf(deps, req, res), params.identityId, body) }),
     revoke: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await revokeTokenAuth(contextOf(deps, req, res), params.identityId) }),
+      ok({ identityTokenAuth: await tokenAuth.revoke(contextOf(deps, req, res), params.identityId) }),
     createToken: async ({ params, body, req, res }) =>
       ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
     listTokens: async ({ params, query, req, res }) =>
