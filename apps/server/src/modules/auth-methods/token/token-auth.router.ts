@@ -3,6 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
+import { methodConfigHandlers } from "../shared/method-routes";
 import {
   createTokenAuthToken,
   listTokenAuthTokens,
@@ -15,14 +16,7 @@ const s = initServer();
 
 export const tokenAuthRouter = (deps: AppDeps) =>
   s.router(contract.tokenAuth, {
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await tokenAuth.attach(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await tokenAuth.get(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await tokenAuth.update(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await tokenAuth.revoke(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityTokenAuth", tokenAuth),
     createToken: async ({ params, body, req, res }) =>
       ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
     listTokens: async ({ params, query, req, res }) =>

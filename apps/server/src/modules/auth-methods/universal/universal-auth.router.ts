@@ -3,6 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf, publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
+import { methodConfigHandlers } from "../shared/method-routes";
 import {
   createClientSecret,
   getClientSecret,
@@ -17,16 +18,7 @@ const s = initServer();
 export const universalAuthRouter = (deps: AppDeps) =>
   s.router(contract.universalAuth, {
     login: async ({ body, req, res }) => ok(await loginWithUniversalAuth(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityUniversalAuth: await universalAuth.attach(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await universalAuth.get(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({
-        identityUniversalAuth: await universalAuth.update(contextOf(deps, req, res), params.identityId, body),
-      }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await universalAuth.revoke(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityUniversalAuth", universalAuth),
     createClientSecret: async ({ params, body, req, res }) =>
       ok(await createClientSecret(contextOf(deps, req, res), params.identityId, body)),
     listClientSecrets: async ({ params, req, res }) =>
