@@ -4,11 +4,10 @@ import { MessageSchema, TimestampSchema, rateLimited } from "./common";
 import {
   AuthConfigCommonSchema,
   IdentityParams,
-  TTL_ABOVE_MAX_MESSAGE,
   authConfigAttachFields,
   authConfigUpdateFields,
-  ttlWithinMax,
 } from "./auth-common.schema";
+import { authMethodBody, identityAuthMethodRoutes } from "./auth-methods.schema";
 
 const c = initContract();
 
@@ -53,38 +52,13 @@ export const TokenSelfSchema = z.object({
 export type TokenSelf = z.infer<typeof TokenSelfSchema>;
 
 export const tokenAuthContract = c.router({
-  attach: {
-    method: "POST",
-    path: "/api/v1/auth/token-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object(authConfigAttachFields)
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
-    summary: "Attach Token Auth to an identity",
-  },
-  get: {
-    method: "GET",
-    path: "/api/v1/auth/token-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
-  },
-  update: {
-    method: "PATCH",
-    path: "/api/v1/auth/token-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: z
-      .object(authConfigUpdateFields)
-      .refine(ttlWithinMax, { message: TTL_ABOVE_MAX_MESSAGE, path: ["accessTokenTTL"] }),
-    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
-  },
-  revoke: {
-    method: "DELETE",
-    path: "/api/v1/auth/token-auth/identities/:identityId",
-    pathParams: IdentityParams,
-    body: c.noBody(),
-    responses: { 200: z.object({ identityTokenAuth: AuthConfigCommonSchema }) },
-  },
+  ...identityAuthMethodRoutes({
+    slug: "token-auth",
+    name: "Token Auth",
+    attachBody: authMethodBody(authConfigAttachFields),
+    updateBody: authMethodBody(authConfigUpdateFields),
+    response: z.object({ identityTokenAuth: AuthConfigCommonSchema }),
+  }),
   createToken: {
     method: "POST",
     path: "/api/v1/auth/token-auth/identities/:identityId/tokens",

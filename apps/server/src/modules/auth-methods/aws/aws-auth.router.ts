@@ -1,9 +1,10 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
-import { contextOf, publicContextOf } from "../../../http/authenticate";
+import { publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { attachAwsAuth, getAwsAuth, revokeAwsAuth, updateAwsAuthConfig } from "./aws-auth.service";
+import { methodConfigHandlers } from "../shared/method-routes";
+import { awsAuth } from "./aws-auth.service";
 import { loginWithAws } from "./aws-login.service";
 
 const s = initServer();
@@ -11,12 +12,5 @@ const s = initServer();
 export const awsAuthRouter = (deps: AppDeps) =>
   s.router(contract.awsAuth, {
     login: async ({ body, req, res }) => ok(await loginWithAws(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityAwsAuth: await attachAwsAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityAwsAuth: await getAwsAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityAwsAuth: await updateAwsAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityAwsAuth: await revokeAwsAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityAwsAuth", awsAuth),
   });

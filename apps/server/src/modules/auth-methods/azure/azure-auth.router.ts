@@ -1,9 +1,10 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
-import { contextOf, publicContextOf } from "../../../http/authenticate";
+import { publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { attachAzureAuth, getAzureAuth, revokeAzureAuth, updateAzureAuthConfig } from "./azure-auth.service";
+import { methodConfigHandlers } from "../shared/method-routes";
+import { azureAuth } from "./azure-auth.service";
 import { loginWithAzure } from "./azure-login.service";
 
 const s = initServer();
@@ -11,12 +12,5 @@ const s = initServer();
 export const azureAuthRouter = (deps: AppDeps) =>
   s.router(contract.azureAuth, {
     login: async ({ body, req, res }) => ok(await loginWithAzure(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityAzureAuth: await attachAzureAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityAzureAuth: await getAzureAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityAzureAuth: await updateAzureAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityAzureAuth: await revokeAzureAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityAzureAuth", azureAuth),
   });

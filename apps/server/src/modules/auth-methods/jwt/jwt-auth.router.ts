@@ -1,9 +1,10 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
-import { contextOf, publicContextOf } from "../../../http/authenticate";
+import { publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { attachJwtAuth, getJwtAuth, revokeJwtAuth, updateJwtAuthConfig } from "./jwt-auth.service";
+import { methodConfigHandlers } from "../shared/method-routes";
+import { jwtAuth } from "./jwt-auth.service";
 import { loginWithJwt } from "./jwt-login.service";
 
 const s = initServer();
@@ -11,12 +12,5 @@ const s = initServer();
 export const jwtAuthRouter = (deps: AppDeps) =>
   s.router(contract.jwtAuth, {
     login: async ({ body, req, res }) => ok(await loginWithJwt(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityJwtAuth: await attachJwtAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityJwtAuth: await getJwtAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityJwtAuth: await updateJwtAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityJwtAuth: await revokeJwtAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityJwtAuth", jwtAuth),
   });

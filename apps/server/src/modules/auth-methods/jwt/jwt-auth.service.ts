@@ -2,34 +2,13 @@ import { createPublicKey } from "node:crypto";
 import type { RequestContext } from "../../../context";
 import { BadRequestError } from "../../../errors";
 import { resolveOutboundTarget } from "../../../lib/outbound";
-import { mayEditAuthMethod, toAuthConfigDto } from "../shared/auth-config";
+import { toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
-import {
-  authorizeMethodConfig,
-  beginAttach,
-  beginUpdate,
-  insertMethodConfig,
-  openSecret,
-  revokeMethodConfig,
-  sealSecret,
-  updateMethodConfig,
-  type MethodSpec,
-} from "../shared/method-config";
+import { defineAuthMethod } from "../shared/define-auth-method";
+import { openSecret, sealOrClear, sealSecret } from "../shared/method-config";
 import type { CommonAttachInput, CommonUpdateInput } from "../shared/method-inputs";
-import {
-  findJwtAuth,
-  findJwtAuthWithSecrets,
-  insertJwtAuth,
-  updateJwtAuth,
-  type JwtAuthRow,
-  type JwtAuthSecretRow,
-} from "./jwt-auth.repository";
-
-const SPEC: MethodSpec = {
-  method: "jwt-auth",
-  label: "jwt auth",
-  duplicateMessage: "Failed to add JWT Auth to already configured identity",
-};
+import { toJson } from "../shared/method-repository";
+import { jwtAuthRows } from "./jwt-auth.repository";
 
 type JwtFields = {
   configurationType: "jwks" | "static";
@@ -45,7 +24,7 @@ type JwtFields = {
 const CA_FIELD = "jwt-jwks-ca-cert";
 const KEYS_FIELD = "jwt-public-keys";
 
-const toDto = (config: AuthConfigRow, jwt: JwtAuthRow) => ({
+const toDto = (config: AuthConfigRow, jwt: Awaited<ReturnType<typeof jwtAuthRows.find>>) => ({
   ...toAuthConfigDto(config),
   configurationType: jwt.configuration_type as "jwks" | "static",
   jwksUrl: jwt.jwks_url,
@@ -64,7 +43,12 @@ export const openPublicKeys = (ctx: Pick<RequestContext, "deps">, configId: stri
 export const openJwksCa = (ctx: Pick<RequestContext, "deps">, configId: string, sealed: string | null) =>
   openSecret(ctx, configId, CA_FIELD, sealed) ?? "";
 
-const toDtoWithSecrets = (ctx: RequestContext, config: AuthConfigRow, jwt: JwtAuthSecretRow, show = true) => ({
+const toDtoWithSecrets = (
+  ctx: RequestContext,
+  config: AuthConfigRow,
+  jwt: Awaited<ReturnType<typeof jwtAuthRows.findWithSecrets>>,
+  show = true,
+) => ({
   ...toDto(config, jwt),
   jwksCaCert: openJwksCa(ctx, config.id, jwt.encrypted_jwks_ca_cert),
   publicKeys: show ? openPublicKeys(ctx, config.id, jwt.encrypted_public_keys) : [],
@@ -87,84 +71,53 @@ const checkInputs = async (ctx: RequestContext, body: Partial<JwtFields>) => {
   }
 };
 
-const sealed = (ctx: RequestContext, configId: string, body: Partial<JwtFields>) => ({
-  encrypted_jwks_ca_cert:
-    body.jwksCaCert === undefined
-      ? undefined
-      : body.jwksCaCert
-        ? sealSecret(ctx, configId, CA_FIELD, body.jwksCaCert)
-        : null,
-  encrypted_public_keys:
-    body.publicKeys === undefined
-      ? undefined
-      : body.publicKeys.length > 0
-        ? sealSecret(ctx, configId, KEYS_FIELD, JSON.stringify(body.publicKeys))
-        : null,
+const toColumns = <B extends Partial<JwtFields>>(ctx: RequestContext, configId: string, body: B) => ({
+  configuration_type: body.configurationType as B["configurationType"],
+  jwks_url: body.jwksUrl as B["jwksUrl"],
+  bound_issuer: body.boundIssuer as B["boundIssuer"],
+  bound_audiences: body.boundAudiences as B["boundAudiences"],
+  bound_claims: toJson(body.boundClaims as B["boundClaims"]),
+  bound_subject: body.boundSubject as B["boundSubject"],
+  encrypted_jwks_ca_cert: sealOrClear(ctx, configId, CA_FIELD, body.jwksCaCert as B["jwksCaCert"]),
+  encrypted_public_keys: (body.publicKeys === undefined
+    ? undefined
+    : body.publicKeys.length > 0
+      ? sealSecret(ctx, configId, KEYS_FIELD, JSON.stringify(body.publicKeys))
+      : null) as string | null | (undefined extends B["publicKeys"] ? undefined : never),
 });
 
-export const attachJwtAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & JwtFields) => {
-  const attach = await beginAttach(ctx, identityId, SPEC, body);
-  await checkInputs(ctx, body);
-  const { config, extension } = await insertMethodConfig(
-    ctx,
-    attach.identityId,
-    SPEC,
-    attach.values,
-    (trx, configId) => {
-      const secrets = sealed(ctx, configId, body);
-      return insertJwtAuth(trx, configId, {
-        configuration_type: body.configurationType,
-        jwks_url: body.jwksUrl,
-        bound_issuer: body.boundIssuer,
-        bound_audiences: body.boundAudiences,
-        bound_claims: body.boundClaims,
-        bound_subject: body.boundSubject,
-        encrypted_jwks_ca_cert: secrets.encrypted_jwks_ca_cert ?? null,
-        encrypted_public_keys: secrets.encrypted_public_keys ?? null,
-      });
+export const jwtAuth = defineAuthMethod<
+  CommonAttachInput & JwtFields,
+  CommonUpdateInput & Partial<JwtFields> & Pick<JwtFields, "configurationType">
+>()({
+  spec: {
+    method: "jwt-auth",
+    label: "jwt auth",
+    duplicateMessage: "Failed to add JWT Auth to already configured identity",
+  },
+  rows: jwtAuthRows,
+  missing: {
+    get: "The identity does not have JWT Auth attached",
+    update: "Failed to update JWT Auth",
+    revoke: "The identity does not have JWT auth",
+  },
+  toDto,
+  show: (ctx, config, jwt) => toDtoWithSecrets(ctx, config, jwt),
+  read: async (ctx, config, jwt, mayEdit) => toDtoWithSecrets(ctx, config, jwt, await mayEdit()),
+  attach: {
+    row: (ctx, body, configId) => toColumns(ctx, configId, body),
+    verify: checkInputs,
+  },
+  update: {
+    row: (ctx, body, configId) => toColumns(ctx, configId, body),
+    verify: async (ctx, body, current) => {
+      const stored = await jwtAuthRows.findWithSecrets(ctx.deps.db, current.id);
+      const jwksUrl = body.jwksUrl ?? stored.jwks_url;
+      if (body.configurationType === "jwks" && !jwksUrl) throw new BadRequestError("A JWKS URL is required");
+      const keys = body.publicKeys ?? openPublicKeys(ctx, current.id, stored.encrypted_public_keys);
+      if (body.configurationType === "static" && keys.length === 0)
+        throw new BadRequestError("At least one public key is required");
+      await checkInputs(ctx, { ...body, jwksUrl });
     },
-  );
-  return toDtoWithSecrets(ctx, config, extension);
-};
-
-export const getJwtAuth = async (ctx: RequestContext, identityId: string) => {
-  const config = await authorizeMethodConfig(
-    ctx,
-    identityId,
-    "read",
-    SPEC,
-    "The identity does not have JWT Auth attached",
-  );
-  const show = await mayEditAuthMethod(ctx, identityId, SPEC.label);
-  return toDtoWithSecrets(ctx, config, await findJwtAuthWithSecrets(ctx.deps.db, config.id), show);
-};
-
-export const updateJwtAuthConfig = async (
-  ctx: RequestContext,
-  identityId: string,
-  body: CommonUpdateInput & Partial<JwtFields> & Pick<JwtFields, "configurationType">,
-) => {
-  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update JWT Auth", body);
-  const stored = await findJwtAuthWithSecrets(ctx.deps.db, current.id);
-  const jwksUrl = body.jwksUrl ?? stored.jwks_url;
-  if (body.configurationType === "jwks" && !jwksUrl) throw new BadRequestError("A JWKS URL is required");
-  const keys = body.publicKeys ?? openPublicKeys(ctx, current.id, stored.encrypted_public_keys);
-  if (body.configurationType === "static" && keys.length === 0)
-    throw new BadRequestError("At least one public key is required");
-  await checkInputs(ctx, { ...body, jwksUrl });
-  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
-    updateJwtAuth(trx, current.id, {
-      configuration_type: body.configurationType,
-      jwks_url: body.jwksUrl,
-      bound_issuer: body.boundIssuer,
-      bound_audiences: body.boundAudiences,
-      bound_claims: body.boundClaims,
-      bound_subject: body.boundSubject,
-      ...sealed(ctx, current.id, body),
-    }),
-  );
-  return toDtoWithSecrets(ctx, config, extension);
-};
-
-export const revokeJwtAuth = (ctx: RequestContext, identityId: string) =>
-  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have JWT auth", findJwtAuth, toDto);
+  },
+});

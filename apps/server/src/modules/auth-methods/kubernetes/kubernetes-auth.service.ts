@@ -4,34 +4,15 @@ import { resolveOutboundTarget } from "../../../lib/outbound";
 import { assertCan } from "../../authz/guard";
 import { orgAbilityOf } from "../../authz/org-access";
 import { findGatewayInOrg } from "../../gateways/gateway.service";
-import { mayEditAuthMethod, toAuthConfigDto } from "../shared/auth-config";
+import { toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
-import {
-  findKubernetesAuth,
-  findKubernetesAuthWithSecrets,
-  insertKubernetesAuth,
-  updateKubernetesAuth,
-  type KubernetesAuthRow,
-  type KubernetesAuthSecretRow,
-} from "./kubernetes-auth.repository";
-import {
-  authorizeMethodConfig,
-  beginAttach,
-  beginUpdate,
-  insertMethodConfig,
-  openSecret,
-  revokeMethodConfig,
-  sealSecret,
-  updateMethodConfig,
-  type MethodSpec,
-} from "../shared/method-config";
+import { defineAuthMethod } from "../shared/define-auth-method";
+import { openSecret, sealOrClear, sealSecret } from "../shared/method-config";
+import { kubernetesAuthRows } from "./kubernetes-auth.repository";
 import type { CommonAttachInput, CommonUpdateInput } from "../shared/method-inputs";
 
-const SPEC: MethodSpec = {
-  method: "kubernetes-auth",
-  label: "kubernetes auth",
-  duplicateMessage: "Failed to add Kubernetes Auth to already configured identity",
-};
+const CA_FIELD = "k8s-ca-cert";
+const REVIEWER_FIELD = "k8s-reviewer-jwt";
 
 type KubernetesFields = {
   kubernetesHost: string | null;
@@ -46,7 +27,7 @@ type KubernetesFields = {
   verifyTlsCertificate?: boolean;
 };
 
-const toDto = (config: AuthConfigRow, k8s: KubernetesAuthRow) => ({
+const toDto = (config: AuthConfigRow, k8s: Awaited<ReturnType<typeof kubernetesAuthRows.find>>) => ({
   ...toAuthConfigDto(config),
   kubernetesHost: k8s.kubernetes_host,
   tokenReviewMode: k8s.token_review_mode as "api" | "gateway",
@@ -64,13 +45,13 @@ const toDto = (config: AuthConfigRow, k8s: KubernetesAuthRow) => ({
 const toDtoWithSecrets = (
   ctx: RequestContext,
   config: AuthConfigRow,
-  k8s: KubernetesAuthSecretRow,
+  k8s: Awaited<ReturnType<typeof kubernetesAuthRows.findWithSecrets>>,
   showCredentials = true,
 ) => ({
   ...toDto(config, k8s),
-  caCert: openSecret(ctx, config.id, "k8s-ca-cert", k8s.encrypted_ca_cert) ?? "",
+  caCert: openSecret(ctx, config.id, CA_FIELD, k8s.encrypted_ca_cert) ?? "",
   tokenReviewerJwt: showCredentials
-    ? (openSecret(ctx, config.id, "k8s-reviewer-jwt", k8s.encrypted_token_reviewer_jwt) ?? "")
+    ? (openSecret(ctx, config.id, REVIEWER_FIELD, k8s.encrypted_token_reviewer_jwt) ?? "")
     : "",
 });
 
@@ -110,18 +91,26 @@ const refuseCaWithoutVerification = (mode: string, hasCaCert: boolean, verify: b
     );
 };
 
-export const attachKubernetesAuth = async (
-  ctx: RequestContext,
-  identityId: string,
-  body: CommonAttachInput & KubernetesFields,
-) => {
-  const attach = await beginAttach(ctx, identityId, SPEC, body, () =>
-    refuseCaWithoutVerification(body.tokenReviewMode, body.caCert.length > 0, body.verifyTlsCertificate ?? true),
-  );
-  await checkGatewayRefs(ctx, body);
-  await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
-  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
-    insertKubernetesAuth(trx, configId, {
+export const kubernetesAuth = defineAuthMethod<
+  CommonAttachInput & KubernetesFields,
+  CommonUpdateInput & Partial<KubernetesFields>
+>()({
+  spec: {
+    method: "kubernetes-auth",
+    label: "kubernetes auth",
+    duplicateMessage: "Failed to add Kubernetes Auth to already configured identity",
+  },
+  rows: kubernetesAuthRows,
+  missing: {
+    get: (identityId) => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`),
+    update: "Failed to update Kubernetes Auth",
+    revoke: "The identity does not have kubernetes auth",
+  },
+  toDto,
+  show: (ctx, config, k8s) => toDtoWithSecrets(ctx, config, k8s),
+  read: async (ctx, config, k8s, mayEdit) => toDtoWithSecrets(ctx, config, k8s, await mayEdit()),
+  attach: {
+    row: (ctx, body, configId) => ({
       kubernetes_host: body.kubernetesHost,
       token_review_mode: body.tokenReviewMode,
       allowed_namespaces: body.allowedNamespaces,
@@ -130,46 +119,40 @@ export const attachKubernetesAuth = async (
       gateway_id: body.gatewayId ?? null,
       gateway_pool_id: body.gatewayPoolId ?? null,
       verify_tls_certificate: body.verifyTlsCertificate ?? body.caCert.length > 0,
-      encrypted_ca_cert: body.caCert ? sealSecret(ctx, configId, "k8s-ca-cert", body.caCert) : null,
+      encrypted_ca_cert: sealOrClear(ctx, configId, CA_FIELD, body.caCert),
       encrypted_token_reviewer_jwt: body.tokenReviewerJwt
-        ? sealSecret(ctx, configId, "k8s-reviewer-jwt", body.tokenReviewerJwt)
+        ? sealSecret(ctx, configId, REVIEWER_FIELD, body.tokenReviewerJwt)
         : null,
     }),
-  );
-  return toDtoWithSecrets(ctx, config, extension);
-};
-
-export const getKubernetesAuth = async (ctx: RequestContext, identityId: string) => {
-  const missing = () => new NotFoundError(`Failed to find Kubernetes Auth for identity with ID ${identityId}`);
-  const config = await authorizeMethodConfig(ctx, identityId, "read", SPEC, missing);
-  const showCredentials = await mayEditAuthMethod(ctx, identityId, SPEC.label);
-  return toDtoWithSecrets(ctx, config, await findKubernetesAuthWithSecrets(ctx.deps.db, config.id), showCredentials);
-};
-
-export const updateKubernetesAuthConfig = async (
-  ctx: RequestContext,
-  identityId: string,
-  body: CommonUpdateInput & Partial<KubernetesFields>,
-) => {
-  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update Kubernetes Auth", body);
-  await checkGatewayRefs(ctx, body);
-  const stored = await findKubernetesAuthWithSecrets(ctx.deps.db, current.id);
-  const mode = body.tokenReviewMode ?? stored.token_review_mode;
-  const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
-  const gatewayPoolId = body.gatewayPoolId !== undefined ? body.gatewayPoolId : stored.gateway_pool_id;
-  const host = body.kubernetesHost !== undefined ? body.kubernetesHost : stored.kubernetes_host;
-  if (mode === "api" && !host)
-    throw new BadRequestError("When token review mode is set to API, a Kubernetes host must be provided");
-  if (mode === "gateway" && !gatewayId && !gatewayPoolId) {
-    throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
-  }
-  const hasCaCert = body.caCert !== undefined ? body.caCert.length > 0 : stored.encrypted_ca_cert !== null;
-  // A new CA without a word on verification turns verification on.
-  const verify = body.verifyTlsCertificate ?? (body.caCert ? true : stored.verify_tls_certificate);
-  refuseCaWithoutVerification(mode, hasCaCert, verify);
-  if (body.kubernetesHost !== undefined || body.tokenReviewMode !== undefined) await checkHost(ctx, host, mode);
-  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
-    updateKubernetesAuth(trx, current.id, {
+    check: (body) =>
+      refuseCaWithoutVerification(body.tokenReviewMode, body.caCert.length > 0, body.verifyTlsCertificate ?? true),
+    verify: async (ctx, body) => {
+      await checkGatewayRefs(ctx, body);
+      await checkHost(ctx, body.kubernetesHost, body.tokenReviewMode);
+    },
+  },
+  update: {
+    /** Checked against the stored config the update lands on; answers whether TLS is verified after it. */
+    verify: async (ctx, body, current) => {
+      await checkGatewayRefs(ctx, body);
+      const stored = await kubernetesAuthRows.findWithSecrets(ctx.deps.db, current.id);
+      const mode = body.tokenReviewMode ?? stored.token_review_mode;
+      const gatewayId = body.gatewayId !== undefined ? body.gatewayId : stored.gateway_id;
+      const gatewayPoolId = body.gatewayPoolId !== undefined ? body.gatewayPoolId : stored.gateway_pool_id;
+      const host = body.kubernetesHost !== undefined ? body.kubernetesHost : stored.kubernetes_host;
+      if (mode === "api" && !host)
+        throw new BadRequestError("When token review mode is set to API, a Kubernetes host must be provided");
+      if (mode === "gateway" && !gatewayId && !gatewayPoolId) {
+        throw new BadRequestError("When token review mode is set to Gateway, a gateway must be selected");
+      }
+      const hasCaCert = body.caCert !== undefined ? body.caCert.length > 0 : stored.encrypted_ca_cert !== null;
+      // A new CA without a word on verification turns verification on.
+      const verify = body.verifyTlsCertificate ?? (body.caCert ? true : stored.verify_tls_certificate);
+      refuseCaWithoutVerification(mode, hasCaCert, verify);
+      if (body.kubernetesHost !== undefined || body.tokenReviewMode !== undefined) await checkHost(ctx, host, mode);
+      return verify;
+    },
+    row: (ctx, body, configId, verify) => ({
       kubernetes_host: body.kubernetesHost,
       token_review_mode: body.tokenReviewMode,
       allowed_namespaces: body.allowedNamespaces,
@@ -178,22 +161,13 @@ export const updateKubernetesAuthConfig = async (
       gateway_id: body.gatewayId,
       gateway_pool_id: body.gatewayPoolId,
       verify_tls_certificate: verify,
-      encrypted_ca_cert:
-        body.caCert === undefined
-          ? undefined
-          : body.caCert
-            ? sealSecret(ctx, current.id, "k8s-ca-cert", body.caCert)
-            : null,
+      encrypted_ca_cert: sealOrClear(ctx, configId, CA_FIELD, body.caCert),
       encrypted_token_reviewer_jwt:
         body.tokenReviewerJwt === null
           ? null
           : body.tokenReviewerJwt
-            ? sealSecret(ctx, current.id, "k8s-reviewer-jwt", body.tokenReviewerJwt)
+            ? sealSecret(ctx, configId, REVIEWER_FIELD, body.tokenReviewerJwt)
             : undefined,
     }),
-  );
-  return toDtoWithSecrets(ctx, config, extension);
-};
-
-export const revokeKubernetesAuth = (ctx: RequestContext, identityId: string) =>
-  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have kubernetes auth", findKubernetesAuth, toDto);
+  },
+});

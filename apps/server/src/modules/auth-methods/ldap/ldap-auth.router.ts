@@ -3,13 +3,8 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf, publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import {
-  attachLdapAuth,
-  clearLdapLockouts,
-  getLdapAuth,
-  revokeLdapAuth,
-  updateLdapAuthConfig,
-} from "./ldap-auth.service";
+import { methodConfigHandlers } from "../shared/method-routes";
+import { ldapAuth, clearLdapLockouts } from "./ldap-auth.service";
 import { loginWithLdap } from "./ldap-login.service";
 
 const s = initServer();
@@ -17,14 +12,7 @@ const s = initServer();
 export const ldapAuthRouter = (deps: AppDeps) =>
   s.router(contract.ldapAuth, {
     login: async ({ body, req, res }) => ok(await loginWithLdap(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityLdapAuth: await attachLdapAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityLdapAuth: await getLdapAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityLdapAuth: await updateLdapAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityLdapAuth: await revokeLdapAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityLdapAuth", ldapAuth),
     clearLockouts: async ({ params, req, res }) =>
       ok(await clearLdapLockouts(contextOf(deps, req, res), params.identityId)),
   });

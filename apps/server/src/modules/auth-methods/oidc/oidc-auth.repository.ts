@@ -1,61 +1,19 @@
 import type { Database } from "../../../db/database";
-import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "../shared/method-repository";
+import { LOGIN_CONFIG_COLUMNS, methodTable } from "../shared/method-repository";
 
-const TABLE = "identity_oidc_auths";
-const COLUMNS = [
-  "auth_config_id",
-  "oidc_discovery_url",
-  "bound_issuer",
-  "bound_audiences",
-  "bound_claims",
-  "claim_metadata_mapping",
-  "bound_subject",
-] as const;
-const SECRET_COLUMNS = ["encrypted_ca_cert"] as const;
-const ALL_COLUMNS = [...COLUMNS, ...SECRET_COLUMNS] as const;
-
-export type OidcAuthValues = {
-  oidc_discovery_url: string;
-  bound_issuer: string;
-  bound_audiences: string;
-  bound_claims: Record<string, string>;
-  claim_metadata_mapping: Record<string, string> | null;
-  bound_subject: string;
-  encrypted_ca_cert: string | null;
-};
-
-const toRow = (values: Partial<OidcAuthValues>) => ({
-  ...values,
-  bound_claims: values.bound_claims ? JSON.stringify(values.bound_claims) : undefined,
-  claim_metadata_mapping:
-    values.claim_metadata_mapping === undefined
-      ? undefined
-      : values.claim_metadata_mapping && JSON.stringify(values.claim_metadata_mapping),
-});
-
-export const insertOidcAuth = (db: Database, configId: string, values: OidcAuthValues) =>
-  insertMethodRow(
-    db,
-    TABLE,
-    {
-      auth_config_id: configId,
-      ...values,
-      bound_claims: JSON.stringify(values.bound_claims),
-      claim_metadata_mapping: values.claim_metadata_mapping && JSON.stringify(values.claim_metadata_mapping),
-    },
-    ALL_COLUMNS,
-  );
-
-export const findOidcAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
-
-export const findOidcAuthWithSecrets = (db: Database, configId: string) =>
-  findMethodRow(db, TABLE, ALL_COLUMNS, configId);
-
-export type OidcAuthRow = Awaited<ReturnType<typeof findOidcAuth>>;
-export type OidcAuthSecretRow = Awaited<ReturnType<typeof findOidcAuthWithSecrets>>;
-
-export const updateOidcAuth = (db: Database, configId: string, values: Partial<OidcAuthValues>) =>
-  updateMethodRow(db, TABLE, configId, toRow(values), ALL_COLUMNS);
+export const oidcAuthRows = methodTable(
+  "identity_oidc_auths",
+  [
+    "auth_config_id",
+    "oidc_discovery_url",
+    "bound_issuer",
+    "bound_audiences",
+    "bound_claims",
+    "claim_metadata_mapping",
+    "bound_subject",
+  ] as const,
+  ["encrypted_ca_cert"] as const,
+);
 
 export const findOidcLoginConfig = (db: Database, identityId: string) =>
   db

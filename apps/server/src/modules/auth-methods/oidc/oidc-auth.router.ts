@@ -1,9 +1,10 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
-import { contextOf, publicContextOf } from "../../../http/authenticate";
+import { publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
-import { attachOidcAuth, getOidcAuth, revokeOidcAuth, updateOidcAuthConfig } from "./oidc-auth.service";
+import { methodConfigHandlers } from "../shared/method-routes";
+import { oidcAuth } from "./oidc-auth.service";
 import { loginWithOidc } from "./oidc-login.service";
 
 const s = initServer();
@@ -11,12 +12,5 @@ const s = initServer();
 export const oidcAuthRouter = (deps: AppDeps) =>
   s.router(contract.oidcAuth, {
     login: async ({ body, req, res }) => ok(await loginWithOidc(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityOidcAuth: await attachOidcAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityOidcAuth: await getOidcAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityOidcAuth: await updateOidcAuthConfig(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityOidcAuth: await revokeOidcAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityOidcAuth", oidcAuth),
   });

@@ -2,32 +2,11 @@ import type { RequestContext } from "../../../context";
 import { resolveOutboundTarget } from "../../../lib/outbound";
 import { toAuthConfigDto } from "../shared/auth-config";
 import type { AuthConfigRow } from "../shared/auth-config.repository";
-import {
-  authorizeMethodConfig,
-  beginAttach,
-  beginUpdate,
-  insertMethodConfig,
-  openSecret,
-  revokeMethodConfig,
-  sealSecret,
-  updateMethodConfig,
-  type MethodSpec,
-} from "../shared/method-config";
+import { defineAuthMethod } from "../shared/define-auth-method";
+import { openSecret, sealOrClear } from "../shared/method-config";
 import type { CommonAttachInput, CommonUpdateInput } from "../shared/method-inputs";
-import {
-  findOidcAuth,
-  findOidcAuthWithSecrets,
-  insertOidcAuth,
-  updateOidcAuth,
-  type OidcAuthRow,
-  type OidcAuthSecretRow,
-} from "./oidc-auth.repository";
-
-const SPEC: MethodSpec = {
-  method: "oidc-auth",
-  label: "oidc auth",
-  duplicateMessage: "Failed to add OIDC Auth to already configured identity",
-};
+import { toJson } from "../shared/method-repository";
+import { oidcAuthRows } from "./oidc-auth.repository";
 
 type OidcFields = {
   oidcDiscoveryUrl: string;
@@ -39,7 +18,7 @@ type OidcFields = {
   boundSubject: string;
 };
 
-const toDto = (config: AuthConfigRow, oidc: OidcAuthRow) => ({
+const toDto = (config: AuthConfigRow, oidc: Awaited<ReturnType<typeof oidcAuthRows.find>>) => ({
   ...toAuthConfigDto(config),
   oidcDiscoveryUrl: oidc.oidc_discovery_url,
   boundIssuer: oidc.bound_issuer,
@@ -49,68 +28,55 @@ const toDto = (config: AuthConfigRow, oidc: OidcAuthRow) => ({
   boundSubject: oidc.bound_subject,
 });
 
-const toDtoWithCa = (ctx: RequestContext, config: AuthConfigRow, oidc: OidcAuthSecretRow) => ({
-  ...toDto(config, oidc),
-  caCert: openSecret(ctx, config.id, "oidc-ca-cert", oidc.encrypted_ca_cert) ?? "",
-});
+const CA_FIELD = "oidc-ca-cert";
 
 /** Refuse a discovery URL that could only ever reach metadata or internal addresses. */
-const checkDiscoveryUrl = (ctx: RequestContext, url: string) =>
-  resolveOutboundTarget(url, { schemes: ["https:", "http:"], policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND });
+const checkDiscoveryUrl = async (ctx: RequestContext, body: Partial<OidcFields>) => {
+  if (body.oidcDiscoveryUrl === undefined) return;
+  await resolveOutboundTarget(body.oidcDiscoveryUrl, {
+    schemes: ["https:", "http:"],
+    policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND,
+  });
+};
 
-export const attachOidcAuth = async (ctx: RequestContext, identityId: string, body: CommonAttachInput & OidcFields) => {
-  const attach = await beginAttach(ctx, identityId, SPEC, body);
-  await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
-  const { config, extension } = await insertMethodConfig(ctx, attach.identityId, SPEC, attach.values, (trx, configId) =>
-    insertOidcAuth(trx, configId, {
-      oidc_discovery_url: body.oidcDiscoveryUrl,
-      bound_issuer: body.boundIssuer,
-      bound_audiences: body.boundAudiences,
-      bound_claims: body.boundClaims,
-      claim_metadata_mapping: body.claimMetadataMapping ?? null,
-      bound_subject: body.boundSubject,
-      encrypted_ca_cert: body.caCert ? sealSecret(ctx, configId, "oidc-ca-cert", body.caCert) : null,
+const toColumns = <B extends Partial<OidcFields>>(ctx: RequestContext, configId: string, body: B) => ({
+  oidc_discovery_url: body.oidcDiscoveryUrl as B["oidcDiscoveryUrl"],
+  bound_issuer: body.boundIssuer as B["boundIssuer"],
+  bound_audiences: body.boundAudiences as B["boundAudiences"],
+  bound_subject: body.boundSubject as B["boundSubject"],
+  bound_claims: toJson(body.boundClaims as B["boundClaims"]),
+  encrypted_ca_cert: sealOrClear(ctx, configId, CA_FIELD, body.caCert as B["caCert"]),
+});
+
+export const oidcAuth = defineAuthMethod<CommonAttachInput & OidcFields, CommonUpdateInput & Partial<OidcFields>>()({
+  spec: {
+    method: "oidc-auth",
+    label: "oidc auth",
+    duplicateMessage: "Failed to add OIDC Auth to already configured identity",
+  },
+  rows: oidcAuthRows,
+  missing: {
+    get: "The identity does not have OIDC Auth attached",
+    update: "Failed to update OIDC Auth",
+    revoke: "The identity does not have OIDC auth",
+  },
+  toDto,
+  show: (ctx, config, oidc) => ({
+    ...toDto(config, oidc),
+    caCert: openSecret(ctx, config.id, CA_FIELD, oidc.encrypted_ca_cert) ?? "",
+  }),
+  attach: {
+    row: (ctx, body, configId) => ({
+      ...toColumns(ctx, configId, body),
+      claim_metadata_mapping: toJson(body.claimMetadataMapping ?? null),
     }),
-  );
-  return toDtoWithCa(ctx, config, extension);
-};
-
-export const getOidcAuth = async (ctx: RequestContext, identityId: string) => {
-  const config = await authorizeMethodConfig(
-    ctx,
-    identityId,
-    "read",
-    SPEC,
-    "The identity does not have OIDC Auth attached",
-  );
-  return toDtoWithCa(ctx, config, await findOidcAuthWithSecrets(ctx.deps.db, config.id));
-};
-
-export const updateOidcAuthConfig = async (
-  ctx: RequestContext,
-  identityId: string,
-  body: CommonUpdateInput & Partial<OidcFields>,
-) => {
-  const { current, values } = await beginUpdate(ctx, identityId, SPEC, "Failed to update OIDC Auth", body);
-  if (body.oidcDiscoveryUrl !== undefined) await checkDiscoveryUrl(ctx, body.oidcDiscoveryUrl);
-  const { config, extension } = await updateMethodConfig(ctx, current, values, (trx) =>
-    updateOidcAuth(trx, current.id, {
-      oidc_discovery_url: body.oidcDiscoveryUrl,
-      bound_issuer: body.boundIssuer,
-      bound_audiences: body.boundAudiences,
-      bound_claims: body.boundClaims,
-      claim_metadata_mapping: body.claimMetadataMapping,
-      bound_subject: body.boundSubject,
-      encrypted_ca_cert:
-        body.caCert === undefined
-          ? undefined
-          : body.caCert
-            ? sealSecret(ctx, current.id, "oidc-ca-cert", body.caCert)
-            : null,
+    verify: checkDiscoveryUrl,
+  },
+  update: {
+    row: (ctx, body, configId) => ({
+      ...toColumns(ctx, configId, body),
+      claim_metadata_mapping: toJson(body.claimMetadataMapping),
     }),
-  );
-  return toDtoWithCa(ctx, config, extension);
-};
-
-export const revokeOidcAuth = (ctx: RequestContext, identityId: string) =>
-  revokeMethodConfig(ctx, identityId, SPEC, "The identity does not have OIDC auth", findOidcAuth, toDto);
+    verify: checkDiscoveryUrl,
+  },
+});

@@ -3,12 +3,7 @@ import type { RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { isUniqueViolation } from "../../../db/errors";
 import { BadRequestError } from "../../../errors";
-import {
-  type AuthMethodOperation,
-  authorizeAuthMethodOperation,
-  mergeAuthConfigValues,
-  toAuthConfigValues,
-} from "./auth-config";
+import { type AuthMethodOperation, authorizeAuthMethodOperation, mergeAuthConfigValues } from "./auth-config";
 import {
   type AuthConfigRow,
   type AuthConfigValues,
@@ -17,7 +12,7 @@ import {
   insertAuthConfig,
   updateAuthConfig,
 } from "./auth-config.repository";
-import type { CommonAttachInput, CommonUpdateInput } from "./method-inputs";
+import type { CommonUpdateInput } from "./method-inputs";
 
 /**
  * The write paths every method shares: the common row in `identity_auth_configs` and the
@@ -101,21 +96,6 @@ export const authorizeMethodConfig = async (
   return requireMethodConfig(ctx, identity.id, spec, missing);
 };
 
-/** The opening of attach: permission, the method's input checks, the common values, no second attach. */
-export const beginAttach = async (
-  ctx: RequestContext,
-  identityId: string,
-  spec: MethodSpec,
-  body: CommonAttachInput,
-  check?: () => void,
-) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", spec.label);
-  check?.();
-  const values = toAuthConfigValues(body);
-  await assertNotAttached(ctx, identity.id, spec);
-  return { identityId: identity.id, values };
-};
-
 /** The opening of update: the stored config and the common values merged over it. */
 export const beginUpdate = async (
   ctx: RequestContext,
@@ -158,3 +138,13 @@ export const openSecret = (
   field: string,
   value: string | null,
 ) => (value === null ? undefined : ctx.deps.secretBox.decrypt(value, `${field}:${configId}`));
+
+/** A sealed column on write: an absent value leaves it as it is, an empty one clears it. */
+export const sealOrClear = <V extends string | undefined>(
+  ctx: { deps: { secretBox: RequestContext["deps"]["secretBox"] } },
+  configId: string,
+  field: string,
+  value: V,
+) =>
+  (value === undefined ? undefined : value ? sealSecret(ctx, configId, field, value) : null) as
+    string | null | (undefined extends V ? undefined : never);

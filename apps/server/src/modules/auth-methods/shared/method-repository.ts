@@ -78,3 +78,36 @@ export const updateMethodRow = <T extends MethodTable, C extends Column<T>>(
     .returning(columns)
     .executeTakeFirstOrThrow();
 };
+
+/**
+ * A method's own table as its definition uses it: the public columns, and the sealed ones that only
+ * readers which open them select. Writes answer with every column, so the answer can open them.
+ */
+export const methodTable = <T extends MethodTable, C extends Column<T>, S extends Column<T> = never>(
+  table: T,
+  columns: readonly C[],
+  secretColumns: readonly S[] = [],
+) => {
+  const all: readonly (C | S)[] = [...columns, ...secretColumns];
+  return {
+    find: (db: Database, configId: string) => findMethodRow(db, table, columns, configId),
+    findWithSecrets: (db: Database, configId: string) => findMethodRow(db, table, all, configId),
+    insert: (db: Database, configId: string, values: Omit<Insertable<DB[T]>, "auth_config_id">) =>
+      insertMethodRow(db, table, { ...values, auth_config_id: configId } as unknown as Insertable<DB[T]>, all),
+    update: (db: Database, configId: string, values: UpdateObject<DB & Own<T>, "$">) =>
+      updateMethodRow(db, table, configId, values, all),
+  };
+};
+
+/** A JSON column on write: undefined leaves it as it is, null clears it. */
+export const toJson = <V extends object | null | undefined>(value: V) =>
+  (value === undefined ? undefined : value === null ? null : JSON.stringify(value)) as
+    string | (null extends V ? null : never) | (undefined extends V ? undefined : never);
+
+/** For a method with no row of its own (Token Auth): every read and write of it is nothing. */
+export const noMethodRows = {
+  find: () => Promise.resolve(undefined),
+  findWithSecrets: () => Promise.resolve(undefined),
+  insert: () => Promise.resolve(undefined),
+  update: () => Promise.resolve(undefined),
+};

@@ -3,29 +3,20 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
+import { methodConfigHandlers } from "../shared/method-routes";
 import {
-  attachTokenAuth,
   createTokenAuthToken,
-  getTokenAuth,
   listTokenAuthTokens,
-  revokeTokenAuth,
   revokeTokenAuthTokenById,
-  updateTokenAuth,
   updateTokenAuthToken,
+  tokenAuth,
 } from "./token-auth.service";
 
 const s = initServer();
 
 export const tokenAuthRouter = (deps: AppDeps) =>
   s.router(contract.tokenAuth, {
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await attachTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await getTokenAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({ identityTokenAuth: await updateTokenAuth(contextOf(deps, req, res), params.identityId, body) }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityTokenAuth: await revokeTokenAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityTokenAuth", tokenAuth),
     createToken: async ({ params, body, req, res }) =>
       ok(await createTokenAuthToken(contextOf(deps, req, res), params.identityId, body)),
     listTokens: async ({ params, query, req, res }) =>

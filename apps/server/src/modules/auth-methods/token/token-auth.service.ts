@@ -1,7 +1,6 @@
 import { inTransaction } from "../../../db/transaction";
 import { noteAudit, type RequestContext } from "../../../context";
-import { isUniqueViolation } from "../../../db/errors";
-import { BadRequestError, NotFoundError } from "../../../errors";
+import { NotFoundError } from "../../../errors";
 import {
   findIssuedToken,
   issueAccessToken,
@@ -9,71 +8,36 @@ import {
   renameIssuedToken,
   revokeIssuedToken,
 } from "../../access-tokens/access-token.service";
-import {
-  authorizeAuthMethodOperation,
-  mergeAuthConfigValues,
-  toAuthConfigDto,
-  toAuthConfigValues,
-} from "../shared/auth-config";
-import { deleteAuthConfig, findAuthConfig, insertAuthConfig, updateAuthConfig } from "../shared/auth-config.repository";
+import { authorizeAuthMethodOperation, toAuthConfigDto } from "../shared/auth-config";
+import { defineAuthMethod } from "../shared/define-auth-method";
+import { requireMethodConfig } from "../shared/method-config";
+import type { CommonAttachInput, CommonUpdateInput } from "../shared/method-inputs";
+import { noMethodRows } from "../shared/method-repository";
 
 const METHOD = "token-auth";
 const LABEL = "token auth";
 
-type CommonInput = {
-  accessTokenTTL: number;
-  accessTokenMaxTTL: number;
-  accessTokenNumUsesLimit: number;
-  accessTokenTrustedIps: { ipAddress: string }[];
-  accessTokenPeriod: number;
-};
+const NOT_ATTACHED = "The identity does not have Token Auth";
 
-const requireConfig = async (ctx: RequestContext, identityId: string, missing: () => Error) => {
-  const config = await findAuthConfig(ctx.deps.db, identityId, METHOD);
-  if (!config) throw missing();
-  return config;
-};
-const notAttached = () => new BadRequestError("The identity does not have Token Auth");
+export const tokenAuth = defineAuthMethod<CommonAttachInput, CommonUpdateInput>()({
+  spec: { method: METHOD, label: LABEL, duplicateMessage: "Failed to add Token Auth to already configured identity" },
+  rows: noMethodRows,
+  missing: {
+    get: () => new NotFoundError("Token Auth configuration not found for identity"),
+    update: NOT_ATTACHED,
+    revoke: NOT_ATTACHED,
+  },
+  toDto: toAuthConfigDto,
+  attach: { row: () => undefined },
+  update: { row: () => undefined },
+});
 
-export const attachTokenAuth = async (ctx: RequestContext, identityId: string, body: CommonInput) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "attach", LABEL);
-  const values = toAuthConfigValues(body);
-  try {
-    return toAuthConfigDto(await inTransaction(ctx, (trx) => insertAuthConfig(trx, identity.id, METHOD, values)));
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new BadRequestError("Failed to add Token Auth to already configured identity");
-    throw error;
-  }
-};
-
-export const getTokenAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "read", LABEL);
-  return toAuthConfigDto(
-    await requireConfig(ctx, identity.id, () => new NotFoundError("Token Auth configuration not found for identity")),
-  );
-};
-
-export const updateTokenAuth = async (ctx: RequestContext, identityId: string, body: Partial<CommonInput>) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "update", LABEL);
-  const current = await requireConfig(ctx, identity.id, notAttached);
-  const updated = await inTransaction(ctx, (trx) =>
-    updateAuthConfig(trx, current.id, mergeAuthConfigValues(current, body)),
-  );
-  ctx.deps.tokenCache.clear();
-  return toAuthConfigDto(updated);
-};
-
-export const revokeTokenAuth = async (ctx: RequestContext, identityId: string) => {
-  const identity = await authorizeAuthMethodOperation(ctx, identityId, "revoke", LABEL);
-  const current = await requireConfig(ctx, identity.id, notAttached);
-  await inTransaction(ctx, (trx) => deleteAuthConfig(trx, current.id));
-  ctx.deps.tokenCache.clear();
-  return toAuthConfigDto(current);
-};
+const requireConfig = (ctx: RequestContext, identityId: string) =>
+  requireMethodConfig(ctx, identityId, tokenAuth.spec, NOT_ATTACHED);
 
 export const createTokenAuthToken = async (ctx: RequestContext, identityId: string, body: { name?: string }) => {
   const identity = await authorizeAuthMethodOperation(ctx, identityId, "create-token", LABEL);
-  const config = await requireConfig(ctx, identity.id, notAttached);
+  const config = await requireConfig(ctx, identity.id);
   return inTransaction(ctx, async (trx) => {
     const issued = await issueAccessToken(trx, config, { name: body.name ?? null });
     noteAudit(ctx, { metadata: { tokenId: issued.tokenData.id } });

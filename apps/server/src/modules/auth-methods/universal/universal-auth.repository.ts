@@ -1,10 +1,8 @@
 import { sql } from "kysely";
-import type { TrustedIp } from "@keyward/contract";
 import type { Database } from "../../../db/database";
-import { LOGIN_CONFIG_COLUMNS, findMethodRow, insertMethodRow, updateMethodRow } from "../shared/method-repository";
+import { LOGIN_CONFIG_COLUMNS, methodTable } from "../shared/method-repository";
 
-const TABLE = "identity_universal_auths";
-const COLUMNS = [
+export const universalAuthRows = methodTable("identity_universal_auths", [
   "auth_config_id",
   "client_id",
   "client_secret_trusted_ips",
@@ -12,41 +10,7 @@ const COLUMNS = [
   "lockout_threshold",
   "lockout_duration_seconds",
   "lockout_counter_reset_seconds",
-] as const;
-
-export type UniversalAuthValues = {
-  client_secret_trusted_ips: TrustedIp[];
-  lockout_enabled: boolean;
-  lockout_threshold: number;
-  lockout_duration_seconds: number;
-  lockout_counter_reset_seconds: number;
-};
-
-const toRow = (values: Partial<UniversalAuthValues>) => ({
-  ...values,
-  client_secret_trusted_ips: values.client_secret_trusted_ips
-    ? JSON.stringify(values.client_secret_trusted_ips)
-    : undefined,
-});
-
-export const insertUniversalAuth = (db: Database, configId: string, values: UniversalAuthValues) =>
-  insertMethodRow(
-    db,
-    TABLE,
-    {
-      auth_config_id: configId,
-      ...values,
-      client_secret_trusted_ips: JSON.stringify(values.client_secret_trusted_ips),
-    },
-    COLUMNS,
-  );
-
-export const findUniversalAuth = (db: Database, configId: string) => findMethodRow(db, TABLE, COLUMNS, configId);
-
-export type UniversalAuthRow = Awaited<ReturnType<typeof findUniversalAuth>>;
-
-export const updateUniversalAuth = (db: Database, configId: string, values: Partial<UniversalAuthValues>) =>
-  updateMethodRow(db, TABLE, configId, toRow(values), COLUMNS);
+] as const);
 
 /** The login lookup: config and common settings by client id. */
 export const findUniversalAuthLoginConfig = (db: Database, clientId: string) =>

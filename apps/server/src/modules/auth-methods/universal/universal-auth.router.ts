@@ -3,6 +3,7 @@ import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { contextOf, publicContextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
+import { methodConfigHandlers } from "../shared/method-routes";
 import {
   createClientSecret,
   getClientSecret,
@@ -10,29 +11,14 @@ import {
   revokeClientSecret,
 } from "./universal-auth-secrets.service";
 import { loginWithUniversalAuth } from "./universal-auth-login.service";
-import {
-  attachUniversalAuth,
-  clearUniversalAuthLockouts,
-  getUniversalAuth,
-  revokeUniversalAuth,
-  updateUniversalAuthConfig,
-} from "./universal-auth.service";
+import { universalAuth, clearUniversalAuthLockouts } from "./universal-auth.service";
 
 const s = initServer();
 
 export const universalAuthRouter = (deps: AppDeps) =>
   s.router(contract.universalAuth, {
     login: async ({ body, req, res }) => ok(await loginWithUniversalAuth(publicContextOf(deps, req, res), body)),
-    attach: async ({ params, body, req, res }) =>
-      ok({ identityUniversalAuth: await attachUniversalAuth(contextOf(deps, req, res), params.identityId, body) }),
-    get: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await getUniversalAuth(contextOf(deps, req, res), params.identityId) }),
-    update: async ({ params, body, req, res }) =>
-      ok({
-        identityUniversalAuth: await updateUniversalAuthConfig(contextOf(deps, req, res), params.identityId, body),
-      }),
-    revoke: async ({ params, req, res }) =>
-      ok({ identityUniversalAuth: await revokeUniversalAuth(contextOf(deps, req, res), params.identityId) }),
+    ...methodConfigHandlers(deps, "identityUniversalAuth", universalAuth),
     createClientSecret: async ({ params, body, req, res }) =>
       ok(await createClientSecret(contextOf(deps, req, res), params.identityId, body)),
     listClientSecrets: async ({ params, req, res }) =>
