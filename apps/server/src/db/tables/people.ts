@@ -1,5 +1,5 @@
 import type { Generated } from "kysely";
-import type { CreatedAt, Json, MembershipRoleColumns, Timestamp } from "./foundation";
+import type { CreatedAt, Json, Timestamp } from "./foundation";
 import type { StoredPermissionRule } from "./privileges";
 
 /** A person's login at one organization's provider: the provider's subject, or a SCIM userName. */
@@ -74,18 +74,6 @@ export interface UserSessionRefreshTokensTable {
   created_at: CreatedAt;
 }
 
-export interface UserProjectMembershipsTable {
-  id: Generated<string>;
-  project_id: string;
-  user_id: string;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-}
-
-export interface UserProjectMembershipRolesTable extends MembershipRoleColumns {
-  membership_id: string;
-}
-
 export interface UserProjectAdditionalPrivilegesTable {
   id: Generated<string>;
   membership_id: string;
@@ -108,7 +96,5 @@ export interface PeopleTables {
   sso_login_states: SsoLoginStatesTable;
   user_sessions: UserSessionsTable;
   user_session_refresh_tokens: UserSessionRefreshTokensTable;
-  user_project_memberships: UserProjectMembershipsTable;
-  user_project_membership_roles: UserProjectMembershipRolesTable;
   user_project_additional_privileges: UserProjectAdditionalPrivilegesTable;
 }

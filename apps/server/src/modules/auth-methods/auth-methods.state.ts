@@ -1,12 +1,12 @@
-import { createLru, type Lru } from "../../lib/lru";
+import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
 
 declare module "../../context" {
   interface AppDeps {
     /** Signing keys fetched for workload logins (JWKS, x509 maps), per URL and trust; entries expire. */
-    keySets: Lru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
+    keySets: BoundedCache<{ document: unknown; fetchedAt: number; refetchedAt?: number }>;
   }
 }
 
 export const createAuthMethodsState = () => ({
-  keySets: createLru<{ document: unknown; fetchedAt: number; refetchedAt?: number }>(1_000),
+  keySets: createBoundedCache<{ document: unknown; fetchedAt: number; refetchedAt?: number }>({ maxEntries: 1_000 }),
 });

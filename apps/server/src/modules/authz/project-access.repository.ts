@@ -78,8 +78,8 @@ const GRANT_TABLES = {
     actorColumn: "identity_id",
   },
   user: {
-    memberships: "user_project_memberships",
-    roles: "user_project_membership_roles",
+    memberships: "project_user_memberships",
+    roles: "project_user_membership_roles",
     groupMembers: "group_user_members",
     privileges: "user_project_additional_privileges",
     actorColumn: "user_id",
@@ -177,7 +177,7 @@ export const loadTemplateContext = async (db: Database, actor: Actor, withAuth: 
 export const listProjectIdsOfUser = async (db: Database, userId: string) =>
   (
     await db
-      .selectFrom("user_project_memberships")
+      .selectFrom("project_user_memberships")
       .select("project_id")
       .where("user_id", "=", userId)
       .union(

@@ -4,10 +4,8 @@ import { noteAudit, type PublicContext, type RequestContext } from "../../contex
 import { randomBytes } from "node:crypto";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError, ForbiddenError } from "../../errors";
-import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
-import { parseTrustedIp } from "../../lib/ip";
 import { issueAccessToken } from "../access-tokens/access-token.service";
-import { insertAuthConfig } from "../auth-methods/shared/auth-config";
+import { attachUnlimitedTokenAuth } from "../auth-methods/shared/auth-config";
 import { addIdentityInTransaction } from "../identities/identity.service";
 import {
   insertAdminUser,
@@ -44,13 +42,7 @@ export const createOrganizationWithAdmin = async (trx: Tx, name: string, identit
     org_role: "admin",
     has_delete_protection: false,
   });
-  const config = await insertAuthConfig(trx, identity.id, "token-auth", {
-    access_token_ttl: 0,
-    access_token_max_ttl: 0,
-    access_token_num_uses_limit: 0,
-    access_token_trusted_ips: DEFAULT_TRUSTED_IPS.map((ip) => parseTrustedIp(ip.ipAddress)),
-    access_token_period: 0,
-  });
+  const config = await attachUnlimitedTokenAuth(trx, identity.id);
   const issued = await issueAccessToken(trx, config, { name: `${identityName} Token` });
   return {
     organization,

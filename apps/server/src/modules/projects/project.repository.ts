@@ -49,7 +49,7 @@ export const listProjectsOfActor = (
   const ids =
     actor.type === "user"
       ? db
-          .selectFrom("user_project_memberships")
+          .selectFrom("project_user_memberships")
           .select("project_id")
           .where("user_id", "=", actor.id)
           .union(

@@ -186,7 +186,7 @@ export const deleteOrgMembershipRow = (trx: Tx, membershipId: string) =>
 /** The person's project memberships in one organization's projects go with their org membership. */
 export const deleteUserProjectMembershipsInOrg = (trx: Tx, orgId: string, userId: string) =>
   trx
-    .deleteFrom("user_project_memberships")
+    .deleteFrom("project_user_memberships")
     .where("user_id", "=", userId)
     .where("project_id", "in", trx.selectFrom("projects").select("id").where("org_id", "=", orgId))
     .returning("project_id")
@@ -241,17 +241,17 @@ export const findOrgMembersByNames = (db: Database, orgId: string, names: string
 
 export const insertUserProjectMembership = async (trx: Tx, projectId: string, userId: string, roles: RoleGrant[]) => {
   const row = await trx
-    .insertInto("user_project_memberships")
+    .insertInto("project_user_memberships")
     .values({ project_id: projectId, user_id: userId })
     .returning(["id", "user_id", "project_id", "created_at"])
     .executeTakeFirstOrThrow();
-  await trx.insertInto("user_project_membership_roles").values(roleRows(row.id, roles)).execute();
+  await trx.insertInto("project_user_membership_roles").values(roleRows(row.id, roles)).execute();
   return row;
 };
 
 export const listUserProjectMemberships = (db: Database | Tx, projectId: string, userIds?: string[]) =>
   db
-    .selectFrom("user_project_memberships as m")
+    .selectFrom("project_user_memberships as m")
     .innerJoin("users as u", "u.id", "m.user_id")
     .select([
       "m.id",
@@ -273,7 +273,7 @@ export const listUserMembershipRoles = (db: Database, membershipIds: string[]) =
   membershipIds.length === 0
     ? Promise.resolve([])
     : db
-        .selectFrom("user_project_membership_roles as r")
+        .selectFrom("project_user_membership_roles as r")
         .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
         .select([
           "r.id",
@@ -296,7 +296,7 @@ export const listUserMembershipRoles = (db: Database, membershipIds: string[]) =
 
 export const deleteUserProjectMemberships = (trx: Tx, projectId: string, userIds: string[]) =>
   trx
-    .deleteFrom("user_project_memberships")
+    .deleteFrom("project_user_memberships")
     .where("project_id", "=", projectId)
     .where("user_id", "in", userIds)
     .returning(["id", "user_id", "project_id", "created_at"])

@@ -7,7 +7,9 @@ import { orgAbilityOf } from "../../authz/org-access";
 import { getProjectPermission } from "../../authz/project-access";
 import { assertCan } from "../../authz/guard";
 import { assertMayModifyIdentity, requireIdentity } from "../../authz/identity-lookup";
-import type { AuthConfigRow, AuthConfigValues } from "./auth-config.repository";
+import { DEFAULT_TRUSTED_IPS } from "@keyward/contract";
+import type { Tx } from "../../../db/transaction";
+import { insertAuthConfig, type AuthConfigRow, type AuthConfigValues } from "./auth-config.repository";
 
 /** What a caller wants to do with an identity's auth method. */
 export type AuthMethodOperation = "attach" | "update" | "read" | "revoke" | "create-token";
@@ -124,4 +126,15 @@ export const toAuthConfigDto = (row: AuthConfigRow) => ({
 });
 
 // Used by bootstrap to attach the first admin identity's auth method in its own transaction.
-export { insertAuthConfig } from "./auth-config.repository";
+/**
+ * A new organization's admin identity: Token Auth with no TTL, use limit or period, from the default
+ * trusted addresses, for the one token its creator is handed.
+ */
+export const attachUnlimitedTokenAuth = (trx: Tx, identityId: string) =>
+  insertAuthConfig(trx, identityId, "token-auth", {
+    access_token_ttl: 0,
+    access_token_max_ttl: 0,
+    access_token_num_uses_limit: 0,
+    access_token_trusted_ips: DEFAULT_TRUSTED_IPS.map((ip) => parseTrustedIp(ip.ipAddress)),
+    access_token_period: 0,
+  });
