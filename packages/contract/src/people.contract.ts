@@ -310,6 +310,22 @@ export const sessionsContract = c.router({
     responses: rateLimited({ 200: MessageSchema }),
     summary: "Sign out: revoke the session of the refresh cookie and clear it",
   },
+  cliSession: {
+    method: "POST",
+    path: "/api/v1/auth/cli-session",
+    metadata: { public: true },
+    body: c.noBody(),
+    responses: rateLimited({
+      200: z.object({
+        email: z.string(),
+        accessToken: z.string(),
+        refreshToken: z.string(),
+        expiresIn: z.number().int(),
+      }),
+    }),
+    summary:
+      "A separate session for the command line, started from the console's session (the refresh cookie); the console hands it to `keyward login`'s loopback listener",
+  },
   checkAuth: {
     method: "POST",
     path: "/api/v1/auth/checkAuth",

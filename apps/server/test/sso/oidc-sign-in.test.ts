@@ -157,6 +157,36 @@ describe("signing in with the organization's OpenID Connect provider", () => {
     expect(back.headers.get("location")).toBe(`${tenant.app.baseUrl}/login/cli?callback_port=45678`);
   });
 
+  it("hands the command line a session of its own, which outlives the console's sign-out", async () => {
+    const person = personOf();
+    const consoleSession = await signIn(tenant, person);
+    const handoff = await fetch(`${tenant.app.baseUrl}/api/v1/auth/cli-session`, {
+      method: "POST",
+      headers: { cookie: consoleSession.jar.header() },
+    });
+    expect(handoff.status).toBe(200);
+    const cli = (await handoff.json()) as { email: string; accessToken: string; refreshToken: string };
+    expect(cli.email).toBe(person.email);
+    expect(cli.refreshToken).toMatch(/^kwr_/);
+    // The console's refresh token was not spent by the hand-off.
+    expect((await refresh(tenant.app.baseUrl, consoleSession.jar)).status).toBe(200);
+    await fetch(`${tenant.app.baseUrl}/api/v1/auth/logout`, {
+      method: "POST",
+      headers: { cookie: consoleSession.jar.header() },
+    });
+    expect((await tenant.app.client(cli.accessToken).users.me()).status).toBe(200);
+    // The command line renews with its refresh token as the `jid` cookie, the way the console does.
+    const cliJar = new CookieJar();
+    cliJar.set("jid", cli.refreshToken);
+    expect((await refresh(tenant.app.baseUrl, cliJar)).status).toBe(200);
+    // Without a live console session there is nothing to hand off.
+    const none = await fetch(`${tenant.app.baseUrl}/api/v1/auth/cli-session`, {
+      method: "POST",
+      headers: { cookie: consoleSession.jar.header() },
+    });
+    expect(none.status).toBe(401);
+  });
+
   it("answers 404 for an organization without single sign-on", async () => {
     const other = await createTenant();
     const start = await fetch(`${tenant.app.baseUrl}/api/v1/sso/oidc/login?orgSlug=${other.orgSlug}`, {

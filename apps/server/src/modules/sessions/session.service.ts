@@ -190,3 +190,39 @@ export const authenticateSession = async (deps: AppDeps, authorization: string |
   );
   return token.actor;
 };
+
+/**
+ * A new session for the command line, for the person whose console session holds this refresh
+ * token (which stays as it is). The two sessions end separately.
+ */
+export const startCliSession = async (
+  ctx: ChangeContext,
+  refreshToken: string | undefined,
+  origin: { ip: string; userAgent: string },
+): Promise<SessionTokens & { email: string }> => {
+  const { deps } = ctx;
+  if (!refreshToken || refreshToken.length > 256) throw sessionEnded();
+  return inTransaction(ctx, async (trx) => {
+    const row = await lockRefreshToken(trx, hashToken(refreshToken));
+    const now = deps.clock.now();
+    if (
+      !row ||
+      row.revoked_at ||
+      row.used_at ||
+      new Date(row.idle_expires_at).getTime() <= now ||
+      new Date(row.absolute_expires_at).getTime() <= now
+    ) {
+      throw sessionEnded();
+    }
+    ctx.scope?.notePerson({ userId: row.user_id, email: row.email }, row.org_id);
+    const tokens = await startSession(deps, trx, {
+      userId: row.user_id,
+      orgId: row.org_id,
+      authMethod: row.auth_method,
+      ip: origin.ip,
+      userAgent: origin.userAgent,
+    });
+    ctx.scope?.note({ metadata: { sessionId: tokens.sessionId, fromSessionId: row.session_id } });
+    return { ...tokens, email: row.email };
+  });
+};

@@ -1,10 +1,10 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
-import { contextOf, publicContextOf } from "../../http/authenticate";
+import { clientIpOf, contextOf, publicContextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 import { clearRefreshCookie, cookieOf, REFRESH_COOKIE, setRefreshCookie } from "./session-cookie";
-import { endSession, refreshSession } from "./session.service";
+import { endSession, refreshSession, startCliSession } from "./session.service";
 
 const s = initServer();
 
@@ -25,6 +25,18 @@ export const sessionsRouter = (deps: AppDeps) =>
       await endSession(publicContextOf(deps, req, res), cookieOf(req, REFRESH_COOKIE));
       clearRefreshCookie(req, res, deps.env.PUBLIC_URL);
       return ok({ message: "Signed out" });
+    },
+    cliSession: async ({ req, res }) => {
+      const tokens = await startCliSession(publicContextOf(deps, req, res), cookieOf(req, REFRESH_COOKIE), {
+        ip: clientIpOf(req),
+        userAgent: req.headers["user-agent"] ?? "",
+      });
+      return ok({
+        email: tokens.email,
+        accessToken: tokens.accessToken,
+        refreshToken: tokens.refreshToken,
+        expiresIn: tokens.expiresIn,
+      });
     },
     checkAuth: async ({ req, res }) => {
       contextOf(deps, req, res);

@@ -85,6 +85,14 @@ export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
     if (answer.status !== 200) throw new Error(`logout answered ${answer.status}`);
     return { projectId: null, actor: userActor(user) };
   },
+  "sessions.cliSession": async ({ tenant, act }) => {
+    const { jar, user } = await person(tenant);
+    const answer = await act(() =>
+      fetch(`${tenant.app.baseUrl}/api/v1/auth/cli-session`, { method: "POST", headers: { cookie: jar.header() } }),
+    );
+    if (answer.status !== 200) throw new Error(`cli-session answered ${answer.status}`);
+    return { projectId: null, actor: userActor(user) };
+  },
   "sessions.checkAuth": async ({ tenant, act }) => {
     ok(await act(() => tenant.admin.sessions.checkAuth()));
     return { projectId: null };
