@@ -152,9 +152,19 @@ describe("signing in with the organization's OpenID Connect provider", () => {
     expect(start.status).toBe(302);
     const session = await signIn(tenant, person);
     expect(session.redirectedTo.startsWith(`${tenant.app.baseUrl}/`)).toBe(true);
-    const cli = await authorizeAtProvider(tenant.app.baseUrl, tenant.orgSlug, person, { callbackPort: 45678 });
+    const cli = await authorizeAtProvider(tenant.app.baseUrl, tenant.orgSlug, person, {
+      callbackPort: 45678,
+      callbackState: "a-one-time-state-0123456789",
+    });
     const back = await finishAtKeyward(cli.callbackUrl, cli.keyward);
-    expect(back.headers.get("location")).toBe(`${tenant.app.baseUrl}/login/cli?callback_port=45678`);
+    expect(back.headers.get("location")).toBe(
+      `${tenant.app.baseUrl}/login/cli?callback_port=45678&callback_state=a-one-time-state-0123456789`,
+    );
+    const badState = await fetch(
+      `${tenant.app.baseUrl}/api/v1/sso/oidc/login?orgSlug=${tenant.orgSlug}&callbackPort=1234&callbackState=<script>`,
+      { redirect: "manual" },
+    );
+    expect(badState.status).toBe(400);
   });
 
   it("hands the command line a session of its own, which outlives the console's sign-out", async () => {

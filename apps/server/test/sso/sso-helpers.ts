@@ -95,11 +95,13 @@ export const authorizeAtProvider = async (
   baseUrl: string,
   orgSlug: string,
   person: Person,
-  options: { callbackPort?: number } = {},
+  options: { callbackPort?: number; callbackState?: string } = {},
 ) => {
   const keyward = new CookieJar();
   const provider = new CookieJar();
-  const port = options.callbackPort ? `&callbackPort=${options.callbackPort}` : "";
+  const port =
+    (options.callbackPort ? `&callbackPort=${options.callbackPort}` : "") +
+    (options.callbackState ? `&callbackState=${options.callbackState}` : "");
   const start = await step(keyward, `${baseUrl}/api/v1/sso/oidc/login?orgSlug=${orgSlug}${port}`);
   expect(start.status, await start.clone().text()).toBe(302);
   let url = location(start);

@@ -44,7 +44,7 @@ export const up = (db: Kysely<unknown>) =>
     `create table sso_login_states (${ID},
       state_hash bytea not null unique, nonce_hash bytea not null, binding_hash bytea not null,
       org_id uuid not null references organizations(id) on delete cascade,
-      encrypted_code_verifier text not null, callback_port int,
+      encrypted_code_verifier text not null, callback_port int, callback_state text,
       expires_at timestamptz not null, used_at timestamptz,
       created_at timestamptz not null default now())`,
     `create index sso_login_states_expires_at_idx on sso_login_states (expires_at)`,

@@ -45,6 +45,8 @@ export interface SsoLoginStatesTable {
   org_id: string;
   encrypted_code_verifier: string;
   callback_port: number | null;
+  /** The command line's one-time value for its loopback listener, handed back with the session. */
+  callback_state: string | null;
   expires_at: Date | string;
   used_at: Date | string | null;
   created_at: CreatedAt;

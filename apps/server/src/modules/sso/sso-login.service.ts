@@ -79,7 +79,7 @@ const s256 = (verifier: string) => createHash("sha256").update(verifier).digest(
  */
 export const beginSignIn = async (
   deps: AppDeps,
-  input: { orgSlug: string; callbackPort?: number; redirectUri: string },
+  input: { orgSlug: string; callbackPort?: number; callbackState?: string; redirectUri: string },
 ) => {
   const { config } = await activeConfigOfOrg(deps, input.orgSlug);
   const endpoints = await endpointsOf(deps, config);
@@ -93,6 +93,7 @@ export const beginSignIn = async (
     org_id: config.org_id,
     encrypted_code_verifier: "",
     callback_port: input.callbackPort ?? null,
+    callback_state: input.callbackPort === undefined ? null : (input.callbackState ?? null),
     expires_at: new Date(now + STATE_TTL_MS),
   });
   await deps.db
@@ -208,7 +209,12 @@ const emailOf = (config: OidcConfigRow, claims: JWTPayload) => {
   return email;
 };
 
-export type SignInResult = SessionTokens & { callbackPort: number | null; email: string; orgId: string };
+export type SignInResult = SessionTokens & {
+  callbackPort: number | null;
+  callbackState: string | null;
+  email: string;
+  orgId: string;
+};
 
 /**
  * Finish a sign-in at the callback: spend the state (once, in time, from the browser that began
@@ -269,6 +275,12 @@ export const completeSignIn = async (
       metadata: { userId: person.userId, email, sessionId: tokens.sessionId, ...person.note },
       origin,
     });
-    return { ...tokens, callbackPort: state.callback_port, email, orgId: config.org_id };
+    return {
+      ...tokens,
+      callbackPort: state.callback_port,
+      callbackState: state.callback_state,
+      email,
+      orgId: config.org_id,
+    };
   });
 };

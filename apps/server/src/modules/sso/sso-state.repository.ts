@@ -10,6 +10,7 @@ export const insertLoginState = (
     org_id: string;
     encrypted_code_verifier: string;
     callback_port: number | null;
+    callback_state: string | null;
     expires_at: Date;
   },
 ) => db.insertInto("sso_login_states").values(values).returning("id").executeTakeFirstOrThrow();
@@ -25,7 +26,15 @@ export const spendLoginState = (trx: Tx, stateHash: Buffer, now: Date) =>
     .where("state_hash", "=", stateHash)
     .where("used_at", "is", null)
     .where("expires_at", ">", now)
-    .returning(["id", "org_id", "nonce_hash", "binding_hash", "encrypted_code_verifier", "callback_port"])
+    .returning([
+      "id",
+      "org_id",
+      "nonce_hash",
+      "binding_hash",
+      "encrypted_code_verifier",
+      "callback_port",
+      "callback_state",
+    ])
     .executeTakeFirst();
 
 /** Sign-ins never finished, and spent ones, are kept a day for inspection and then removed. */

@@ -39,7 +39,8 @@ const queryText = (req: Request, name: string) => {
  * The browser's side of single sign-on: plain redirects, outside the JSON contract. `login` sends
  * the browser to the provider; `callback` comes back with the code, sets the refresh cookie and
  * sends the browser into the console, which asks `POST /api/v1/auth/token` for an access token.
- * No token ever travels in a URL.
+ * No token ever travels in a URL. A sign-in begun by `keyward login` names the port (and one-time
+ * state) of its loopback listener; the console's `/login/cli` page hands that listener a session.
  */
 export const ssoBrowserRoutes = (deps: AppDeps) => {
   const router = Router();
@@ -52,7 +53,16 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
       if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && callbackPort > 0 && callbackPort < 65536)) {
         throw new BadRequestError("callbackPort must be a port number");
       }
-      const started = await beginSignIn(deps, { orgSlug, callbackPort, redirectUri: callbackUrl(deps, req) });
+      const callbackState = queryText(req, "callbackState");
+      if (callbackState !== undefined && !/^[\w-]{16,128}$/.test(callbackState)) {
+        throw new BadRequestError("callbackState must be 16 to 128 letters, digits, '-' or '_'");
+      }
+      const started = await beginSignIn(deps, {
+        orgSlug,
+        callbackPort,
+        callbackState,
+        redirectUri: callbackUrl(deps, req),
+      });
       setSignInCookie(req, res, deps.env.PUBLIC_URL, started.binding, started.ttlSeconds);
       res.redirect(302, started.url);
     })().catch(next);
@@ -77,7 +87,11 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
       clearSignInCookie(req, res, deps.env.PUBLIC_URL);
       setRefreshCookie(req, res, deps.env.PUBLIC_URL, result.refreshToken, deps.env.SESSION_IDLE_TTL_S);
       // A fixed, same-origin path: the return address is never taken from the request.
-      const next = result.callbackPort === null ? "/" : `/login/cli?callback_port=${result.callbackPort}`;
+      const next =
+        result.callbackPort === null
+          ? "/"
+          : `/login/cli?callback_port=${result.callbackPort}` +
+            (result.callbackState ? `&callback_state=${result.callbackState}` : "");
       res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}${next}`);
     })().catch(next);
   });
