@@ -1,5 +1,5 @@
 import type { Actor, RequestContext } from "../../context";
-import { inTransaction } from "../../db/transaction";
+import { afterCommit, inTransaction } from "../../db/transaction";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
@@ -150,6 +150,8 @@ export const updateOrgPerson = async (
   });
   await inTransaction(ctx, async (trx) => {
     await updateOrgMembershipRow(trx, row.id, body);
+    // A session's actor carries its org role: cached sessions see the new one at once.
+    afterCommit(trx, () => ctx.deps.tokenCache.clear());
     if (body.isActive === false && row.user_id) await endSessionsOfUser(ctx.deps, trx, row.user_id, "deactivated");
   });
   return toOrgMembershipDto((await findOrgMembership(ctx.deps.db, orgId, membershipId))!);
