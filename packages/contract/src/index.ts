@@ -30,7 +30,7 @@ import { secretTagsContract } from "./secret-tags.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
-import { sessionsContract, ssoContract, usersContract } from "./people.contract";
+import { sessionsContract, ssoContract, userPrivilegesContract, usersContract } from "./people.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -121,6 +121,7 @@ type Routers = {
   users: typeof usersContract;
   sso: typeof ssoContract;
   sessions: typeof sessionsContract;
+  userPrivileges: typeof userPrivilegesContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -178,6 +179,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     users: usersContract,
     sso: ssoContract,
     sessions: sessionsContract,
+    userPrivileges: userPrivilegesContract,
   },
   options,
 );

@@ -1,6 +1,8 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { MessageSchema, TimestampSchema, rateLimited } from "./common";
+import { MessageSchema, TimestampSchema, rateLimited, slugSchema } from "./common";
+import { ProjectPermissionsInputSchema } from "./permission.schema";
+import { PrivilegeSummarySchema, PrivilegeTypeSchema, PrivilegeWithMembershipSchema } from "./privilege.schema";
 import { MembershipRoleSchema } from "./roles.schema";
 
 const c = initContract();
@@ -332,5 +334,64 @@ export const sessionsContract = c.router({
     body: c.noBody(),
     responses: { 200: MessageSchema },
     summary: "Whether the bearer token is valid",
+  },
+});
+
+const UserPrivilegeSchema = PrivilegeWithMembershipSchema.extend({ userId: z.string(), projectId: z.string() });
+const PrivilegeIdParams = z.object({ privilegeId: IdParam });
+
+/** A person's additional privileges in a project, as identities have them (same rules, same boundary). */
+export const userPrivilegesContract = c.router({
+  create: {
+    method: "POST",
+    path: "/api/v1/user-project-additional-privilege",
+    body: z.object({
+      projectMembershipId: z.string().trim().min(1).max(64),
+      slug: slugSchema({ min: 1, max: 60 }).optional(),
+      permissions: ProjectPermissionsInputSchema,
+      type: PrivilegeTypeSchema.default({ isTemporary: false }),
+    }),
+    responses: { 200: z.object({ privilege: UserPrivilegeSchema }) },
+    summary: "Grant a person an additional privilege in a project",
+  },
+  update: {
+    method: "PATCH",
+    path: "/api/v1/user-project-additional-privilege/:privilegeId",
+    pathParams: PrivilegeIdParams,
+    body: z.object({
+      slug: slugSchema({ min: 1, max: 60 }).optional(),
+      permissions: ProjectPermissionsInputSchema.optional(),
+      type: PrivilegeTypeSchema.optional(),
+    }),
+    responses: { 200: z.object({ privilege: UserPrivilegeSchema }) },
+  },
+  delete: {
+    method: "DELETE",
+    path: "/api/v1/user-project-additional-privilege/:privilegeId",
+    pathParams: PrivilegeIdParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ privilege: UserPrivilegeSchema }) },
+  },
+  list: {
+    method: "GET",
+    path: "/api/v1/user-project-additional-privilege",
+    query: z.object({ projectMembershipId: z.string().trim().min(1).max(64) }),
+    responses: {
+      200: z.object({
+        privileges: z.array(
+          PrivilegeSummarySchema.extend({
+            userId: z.string(),
+            projectId: z.string(),
+            isLinkedToAccessApproval: z.boolean(),
+          }),
+        ),
+      }),
+    },
+  },
+  get: {
+    method: "GET",
+    path: "/api/v1/user-project-additional-privilege/:privilegeId",
+    pathParams: PrivilegeIdParams,
+    responses: { 200: z.object({ privilege: UserPrivilegeSchema }) },
   },
 });

@@ -38,7 +38,7 @@ import { secretVersionsRouter } from "../modules/secrets/versions/versions.route
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
-import { usersRouter } from "../modules/users/users.router";
+import { userPrivilegesRouter, usersRouter } from "../modules/users/users.router";
 import { SSO_MOUNT, ssoBrowserRoutes, ssoRouter } from "../modules/sso/sso.router";
 import { sessionsRouter } from "../modules/sessions/sessions.router";
 import { bucketedRoutes } from "./route-buckets";
@@ -140,6 +140,7 @@ export const createApp = (deps: AppDeps): Express => {
     users: usersRouter(deps),
     sso: ssoRouter(deps),
     sessions: sessionsRouter(deps),
+    userPrivileges: userPrivilegesRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

@@ -189,6 +189,9 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "sessions.refresh": change("refresh-user-session"),
   "sessions.logout": change("logout-user-session"),
   "sessions.cliSession": change("create-cli-session"),
+  "userPrivileges.create": change("create-user-additional-privilege"),
+  "userPrivileges.update": change("update-user-additional-privilege"),
+  "userPrivileges.delete": change("delete-user-additional-privilege"),
   "sessions.checkAuth": read("check-auth"),
 };
 

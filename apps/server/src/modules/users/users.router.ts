@@ -6,6 +6,13 @@ import { publicBaseOf } from "../../http/public-base";
 import { ok } from "../../http/respond";
 import { addProjectMembers, listProjectPeople, removeProjectMembers } from "./project-members.service";
 import {
+  createUserPrivilege,
+  deleteUserPrivilege,
+  getUserPrivilege,
+  listUserPrivileges,
+  updateUserPrivilege,
+} from "./user-privileges.service";
+import {
   getMe,
   inviteToOrganization,
   listMyOrganizations,
@@ -37,4 +44,17 @@ export const usersRouter = (deps: AppDeps) =>
       ok({ memberships: await removeProjectMembers(contextOf(deps, req, res), params.projectId, body) }),
     listProjectMemberships: async ({ params, req, res }) =>
       ok({ memberships: await listProjectPeople(contextOf(deps, req, res), params.projectId) }),
+  });
+
+export const userPrivilegesRouter = (deps: AppDeps) =>
+  s.router(contract.userPrivileges, {
+    create: async ({ body, req, res }) => ok({ privilege: await createUserPrivilege(contextOf(deps, req, res), body) }),
+    update: async ({ params, body, req, res }) =>
+      ok({ privilege: await updateUserPrivilege(contextOf(deps, req, res), params.privilegeId, body) }),
+    delete: async ({ params, req, res }) =>
+      ok({ privilege: await deleteUserPrivilege(contextOf(deps, req, res), params.privilegeId) }),
+    list: async ({ query, req, res }) =>
+      ok({ privileges: await listUserPrivileges(contextOf(deps, req, res), query.projectMembershipId) }),
+    get: async ({ params, req, res }) =>
+      ok({ privilege: await getUserPrivilege(contextOf(deps, req, res), params.privilegeId) }),
   });

@@ -3,7 +3,10 @@ import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { configureSso, refresh, signIn } from "../../sso/sso-helpers";
 import { ok, type Step } from "./runner";
 
-type PeopleOperation = Extract<MutatingOperation, `users.${string}` | `sso.${string}` | `sessions.${string}`>;
+type PeopleOperation = Extract<
+  MutatingOperation,
+  `users.${string}` | `sso.${string}` | `sessions.${string}` | `userPrivileges.${string}`
+>;
 
 /** A person of the tenant's organization, signed in through its provider. */
 const person = async (tenant: Tenant) => {
@@ -16,6 +19,18 @@ const person = async (tenant: Tenant) => {
   )!;
   return { ...session, user, email, membership };
 };
+
+/** A person who is a member of a new project, with their project membership id. */
+const projectPerson = async (tenant: Tenant) => {
+  const { email, user } = await person(tenant);
+  const project = await createProject(tenant);
+  const params = { projectId: project.id };
+  ok(await tenant.admin.users.inviteProjectMembers({ params, body: { emails: [email] } }));
+  const membership = ok(await tenant.admin.users.listProjectMemberships({ params })).memberships[0]!;
+  return { project, user, membershipId: membership.id };
+};
+
+const READ_SECRETS = [{ subject: "secrets" as const, action: ["read" as const] }];
 
 const userActor = (user: { id: string; email: string }) => ({
   type: "user",
@@ -92,6 +107,27 @@ export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
     );
     if (answer.status !== 200) throw new Error(`cli-session answered ${answer.status}`);
     return { projectId: null, actor: userActor(user) };
+  },
+  "userPrivileges.create": async ({ tenant, act }) => {
+    const { project, user, membershipId } = await projectPerson(tenant);
+    const body = { projectMembershipId: membershipId, slug: "reads", permissions: READ_SECRETS };
+    ok(await act(() => tenant.admin.userPrivileges.create({ body })));
+    return { projectId: project.id, metadata: { userId: user.id, slug: "reads" } };
+  },
+  "userPrivileges.update": async ({ tenant, act }) => {
+    const { project, user, membershipId } = await projectPerson(tenant);
+    const body = { projectMembershipId: membershipId, slug: "reads", permissions: READ_SECRETS };
+    const { privilege } = ok(await tenant.admin.userPrivileges.create({ body }));
+    const params = { privilegeId: privilege.id };
+    ok(await act(() => tenant.admin.userPrivileges.update({ params, body: { slug: "reads-more" } })));
+    return { projectId: project.id, metadata: { privilegeId: privilege.id, userId: user.id, slug: "reads-more" } };
+  },
+  "userPrivileges.delete": async ({ tenant, act }) => {
+    const { project, user, membershipId } = await projectPerson(tenant);
+    const body = { projectMembershipId: membershipId, slug: "reads", permissions: READ_SECRETS };
+    const { privilege } = ok(await tenant.admin.userPrivileges.create({ body }));
+    ok(await act(() => tenant.admin.userPrivileges.delete({ params: { privilegeId: privilege.id } })));
+    return { projectId: project.id, metadata: { privilegeId: privilege.id, userId: user.id } };
   },
   "sessions.checkAuth": async ({ tenant, act }) => {
     ok(await act(() => tenant.admin.sessions.checkAuth()));
