@@ -6,6 +6,7 @@ import type { Metrics } from "./lib/metrics";
 import type { Logger } from "./lib/logger";
 import type { SecretBox } from "./crypto/envelope";
 import type { Job } from "./lib/loop";
+import type { Mailer } from "./lib/mail";
 import { scopeOfTransaction, type CommitScope, type Tx } from "./db/transaction";
 
 /**
@@ -63,6 +64,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** System roots plus OUTBOUND_EXTRA_CA_FILE, for outbound calls with no CA of their own (undefined: defaults). */
   outboundCa: string | undefined;
+  /** Outgoing e-mail (invitations), when SMTP_URL is set. */
+  mailer: Mailer | undefined;
   /** Background jobs this process may run (the worker starts them; tests start the ones they need). */
   jobs: AppJob[];
 }

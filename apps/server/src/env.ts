@@ -106,6 +106,14 @@ const EnvSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** An idle keep-alive connection is closed after this time. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  /** Where invitation e-mails go out: smtp://[user:pass@]host:port (STARTTLS when offered) or smtps://…; unset, invite links are returned to the inviter. */
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), "must be an smtp:// or smtps:// URL")
+    .optional(),
+  /** The sender of Keyward's e-mails. */
+  SMTP_FROM: z.string().min(3).max(320).default("Keyward <no-reply@keyward.invalid>"),
   /** A person's access token lives this long; the console renews it with the refresh cookie. */
   SESSION_ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(30).max(86_400).default(900),
   /** A session unused (not refreshed) this long ends. */

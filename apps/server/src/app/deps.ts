@@ -1,3 +1,4 @@
+import { createMailer } from "../lib/mail";
 import { createSessionsState } from "../modules/sessions/sessions.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
@@ -54,6 +55,7 @@ export const buildDeps = async (
     env,
     logger,
     secretBox,
+    mailer: createMailer(env.SMTP_URL, env.SMTP_FROM),
     ping: handle.ping,
     dbHealth: handle.health,
     lifecycle: createLifecycle(),

@@ -184,6 +184,29 @@ export const removeOrgPerson = async (ctx: RequestContext, orgId: string, member
 };
 
 /**
+ * E-mail each invitation when a mail server is configured; the links that could not be sent (all of
+ * them without a mail server) go back to the inviter to pass on.
+ */
+const mailInvitations = async (ctx: RequestContext, orgName: string, links: { email: string; link: string }[]) => {
+  const mailer = ctx.deps.mailer;
+  if (!mailer) return links;
+  const unsent: typeof links = [];
+  for (const invite of links) {
+    try {
+      await mailer.send({
+        to: invite.email,
+        subject: `You are invited to ${orgName} on Keyward`,
+        text: `You have been invited to the organization ${orgName}.\n\nSign in with your organization's single sign-on to accept:\n${invite.link}\n\nThe invitation expires in ${INVITATION_DAYS} days.\n`,
+      });
+    } catch (error) {
+      ctx.deps.logger.warn({ err: error, to: invite.email }, "could not send an invitation e-mail");
+      unsent.push(invite);
+    }
+  }
+  return unsent;
+};
+
+/**
  * Invite people: each e-mail becomes a pending membership, claimed at that person's first sign-in
  * with the same verified e-mail. Inviting again renews the invitation; inviting a member is a 400.
  */
@@ -221,11 +244,16 @@ export const inviteToOrganization = async (
       await upsertInvitation(trx, { orgId, email, role: body.organizationRoleSlug, expiresAt, projectIds });
     }
   });
+  const links = emails.map((email) => ({
+    email,
+    link: `${publicBase}/login?org=${encodeURIComponent(org.slug)}&email=${encodeURIComponent(email)}`,
+  }));
+  const unsent = await mailInvitations(ctx, org.name, links);
   return {
-    message: `Send an invite link to ${emails.join(", ")}`,
-    completeInviteLinks: emails.map((email) => ({
-      email,
-      link: `${publicBase}/login?org=${encodeURIComponent(org.slug)}&email=${encodeURIComponent(email)}`,
-    })),
+    message:
+      unsent.length === 0 && ctx.deps.mailer
+        ? `Sent an invitation e-mail to ${emails.join(", ")}`
+        : `Send an invite link to ${unsent.map((l) => l.email).join(", ")}`,
+    completeInviteLinks: unsent,
   };
 };
