@@ -17,7 +17,8 @@ const LIMITS: Limit[] = [
   {
     name: "token",
     method: "POST",
-    path: /^\/api\/v1\/auth\/token\/(renew|revoke)\/?$/,
+    // Identity token renewal and revocation, and people's session refresh, sign-out and hand-off.
+    path: /^\/api\/v1\/auth\/(token\/(renew|revoke)|token|logout|cli-session)\/?$/,
     perWindow: (deps) => deps.env.RATE_LIMIT_TOKEN,
   },
   {
