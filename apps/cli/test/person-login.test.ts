@@ -143,13 +143,17 @@ describe("keyward login for a person (single sign-on in the browser)", () => {
   it("renews the session silently when the access token has expired, storing the rotated refresh token", async () => {
     const { home, who } = await loginThroughBrowser();
     const before = profileOf(home);
-    writeFileSync(join(home, "keyward/profile.json"), JSON.stringify({ ...before, token: expiredJwt() }));
+    const expired = expiredJwt();
+    writeFileSync(join(home, "keyward/profile.json"), JSON.stringify({ ...before, token: expired }));
 
     const whoami = await keyward(["whoami"], { configDir: home });
     expect(whoami.code, whoami.stderr).toBe(0);
     expect(whoami.stdout).toContain(`person: ${who.email}`);
     const after = profileOf(home);
-    expect(after.token).not.toBe(before.token);
+    // (Within the same second the server may sign the very same access token again.)
+    expect(after.token).not.toBe(expired);
+    const { exp } = JSON.parse(Buffer.from(after.token.split(".")[1]!, "base64url").toString()) as { exp: number };
+    expect(exp * 1000).toBeGreaterThan(Date.now() + 60_000);
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(statSync(join(home, "keyward/profile.json")).mode & 0o777).toBe(0o600);
 
@@ -159,6 +163,21 @@ describe("keyward login for a person (single sign-on in the browser)", () => {
       headers: { cookie: `jid=${before.refreshToken}` },
     });
     expect(stale.status).toBe(401);
+  });
+
+  it("renews once for several commands started together (a refresh token spent twice would end the session)", async () => {
+    const { home, who } = await loginThroughBrowser();
+    const before = profileOf(home);
+    writeFileSync(join(home, "keyward/profile.json"), JSON.stringify({ ...before, token: expiredJwt() }));
+    const runs = await Promise.all([1, 2, 3].map(() => keyward(["whoami"], { configDir: home })));
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`person: ${who.email}`);
+    }
+    // The session is still alive: the stored refresh token renews it.
+    const renew = await keyward(["token", "renew"], { configDir: home });
+    expect(renew.code, renew.stderr).toBe(0);
+    expect(renew.stdout).toMatch(/renewed; expires in \d+ s/);
   });
 
   it("renews once when the server refuses a token that has not expired", async () => {
