@@ -114,12 +114,13 @@ export const startLoopbackListener = async (serverUrl: string, state: string, ti
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
 
-  const minutes = Math.round((timeoutMs / 60_000) * 10) / 10;
+  const seconds = Math.round(timeoutMs / 1000);
+  const waited = seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? "" : "s"}` : `${seconds} s`;
   const timer = setTimeout(
     () =>
       settle?.reject(
         new CliError(
-          `Timed out after ${minutes} minute${minutes === 1 ? "" : "s"} waiting for the browser sign-in; ` +
+          `Timed out after ${waited} waiting for the browser sign-in; ` +
             "run `keyward login` again, or `keyward login --no-browser` to paste a code instead",
         ),
       ),

@@ -136,7 +136,7 @@ describe("keyward login for a person (single sign-on in the browser)", () => {
     await printed;
     const result = await run;
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Timed out");
+    expect(result.stderr).toContain("Timed out after 1 s waiting for the browser sign-in");
     expect(result.stderr).toContain("--no-browser");
   });
 
