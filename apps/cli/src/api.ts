@@ -1,28 +1,44 @@
 import { createKeywardClient, isKeywardError, ok, type KeywardClient } from "@keyward/client";
-import { CliError, resolveConnection } from "./config";
+import { CliError, resolveConnection, unreachable } from "./config";
+import { currentSessionToken, isPersonProfile, renewSession } from "./session";
 
-/** A client together with the base URL it talks to, so every failure can say where it went. */
-export type Api = { url: string; client: KeywardClient };
+/**
+ * A client together with the base URL it talks to, so every failure can say where it went. For a
+ * person's stored session, `renew` replaces the client's token once (after a 401).
+ */
+export type Api = { url: string; client: KeywardClient; renew?: () => Promise<void> };
 
 export const connectTo = (url: string, token?: string): Api => ({
   url,
   client: createKeywardClient({ baseUrl: url, token }),
 });
 
-export const connect = (needToken = true): Api => {
-  const { url, token } = resolveConnection(needToken);
-  return connectTo(url, token);
+/**
+ * The API with the caller's token. A person's stored session is renewed first when its access
+ * token expires within 30 seconds, and once more if the server still answers 401.
+ */
+export const connect = async (needToken = true): Promise<Api> => {
+  const { url, token, profile, tokenSource } = resolveConnection(needToken);
+  if (tokenSource !== "profile" || !isPersonProfile(profile)) return connectTo(url, token);
+  let sessionToken = await currentSessionToken(profile);
+  const api = connectTo(url, sessionToken);
+  api.renew = async () => {
+    api.renew = undefined;
+    sessionToken = (await renewSession(sessionToken)).token;
+    api.client = createKeywardClient({ baseUrl: url, token: sessionToken });
+  };
+  return api;
 };
 
-/** fetch reports a refused connection, an unknown host or a bad URL as a TypeError whose cause says which. */
-const unreachable = (url: string, error: TypeError) => {
-  const cause = error.cause instanceof Error ? error.cause.message : undefined;
-  return new CliError(`Cannot reach Keyward at ${url}: ${cause ?? error.message}`);
-};
+const isUnauthorized = (response: unknown) =>
+  typeof response === "object" && response !== null && (response as { status?: unknown }).status === 401;
 
 /** The server's response whatever its status, or a CliError naming the URL when none came. */
 export const send = async <R>(api: Api, request: (client: KeywardClient) => Promise<R>): Promise<R> => {
   try {
+    const response = await request(api.client);
+    if (!api.renew || !isUnauthorized(response)) return response;
+    await api.renew();
     return await request(api.client);
   } catch (error) {
     if (error instanceof TypeError) throw unreachable(api.url, error);

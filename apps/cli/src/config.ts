@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
   chmodSync,
+  statSync,
   closeSync,
   fchmodSync,
   fsyncSync,
@@ -18,9 +19,15 @@ import { cliEnv } from "./env";
 /** What `keyward login` stores: enough to call the API and to renew or log in again. */
 export type Profile = {
   url: string;
+  /** The bearer: an identity's access token, or a person's session access token (a JWT). */
   token: string;
-  method: "universal-auth" | "token";
+  /** "user": a person signed in through the browser; the session renews with `refreshToken`. */
+  method: "universal-auth" | "token" | "user";
   clientId?: string;
+  /** A person's e-mail and organization slug, and the session's refresh token (it rotates on every use). */
+  email?: string;
+  organization?: string;
+  refreshToken?: string;
   loggedInAt: string;
 };
 
@@ -81,6 +88,43 @@ export const writeProfile = (profile: Profile) => {
   }
 };
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A lock older than this was left by a keyward that died; it is taken over. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Run `work` while holding the profile's lock (a file created exclusively beside it), so two
+ * keyward processes never renew a session with the same refresh token: a refresh token used twice
+ * ends the whole session. Whoever waits re-reads the profile once it holds the lock.
+ */
+export const withProfileLock = async <T>(work: () => Promise<T>): Promise<T> => {
+  const dir = cliEnv().configDir;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = join(dir, "profile.json.lock");
+  const deadline = Date.now() + 2 * STALE_LOCK_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
+      } catch {
+        // It went away meanwhile.
+      }
+      if (Date.now() > deadline) throw new CliError(`Another keyward holds ${lock}; remove it if none is running`);
+      await sleep(50 + Math.random() * 100);
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+};
+
 export const removeProfile = () => {
   const existed = readProfile() !== undefined;
   rmSync(profilePath(), { force: true });
@@ -95,6 +139,12 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** fetch reports a refused connection, an unknown host or a bad URL as a TypeError whose cause says which. */
+export const unreachable = (url: string, error: TypeError) => {
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return new CliError(`Cannot reach Keyward at ${url}: ${cause ?? error.message}`);
+};
 
 /** KEYWARD_URL and KEYWARD_TOKEN win over the stored profile. */
 export const resolveConnection = (needToken = true) => {

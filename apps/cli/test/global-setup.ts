@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { startPostgres15 } from "@keyward/test-services";
+// The server's own test OpenID provider (a real `oidc-provider` issuer with a sign-in form).
+import { startOidcProvider } from "../../server/test/services/oidc-provider";
 
 /**
  * One real Keyward server per test run, started from the server's entry point as a child process
@@ -35,6 +37,8 @@ const waitForPort = (child: ChildProcess) =>
 export default async function setup(project: TestProject) {
   // A real PostgreSQL for the lease commands to lease roles on (password login over TCP).
   const target = await startPostgres15({ name: "cli-pg" });
+  // A real OpenID provider for people's single sign-on (`keyward login` without --method).
+  const stopOidc = await startOidcProvider();
   dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-server-"));
   server = spawn(join(serverDir, "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: serverDir,
@@ -50,8 +54,9 @@ export default async function setup(project: TestProject) {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const port = await waitForPort(server).catch((error: unknown) => {
+  const port = await waitForPort(server).catch(async (error: unknown) => {
     target.stop();
+    await stopOidc();
     throw error;
   });
   const url = `http://127.0.0.1:${port}`;
@@ -62,18 +67,21 @@ export default async function setup(project: TestProject) {
   });
   if (bootstrap.status !== 200) throw new Error(`bootstrap failed: ${bootstrap.status} ${await bootstrap.text()}`);
   const body = (await bootstrap.json()) as {
-    organization: { id: string };
+    organization: { id: string; slug: string };
     identity: { id: string; credentials: { token: string } };
   };
   project.provide("keywardUrl", url);
   project.provide("adminToken", body.identity.credentials.token);
   project.provide("orgId", body.organization.id);
+  project.provide("orgSlug", body.organization.slug);
+  project.provide("oidcIssuer", process.env.KEYWARD_TEST_OIDC_ISSUER!);
   project.provide("pgTargetUrl", target.url);
   return async () => {
     server?.kill("SIGTERM");
     await new Promise((resolve) => server?.once("exit", resolve));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     target.stop();
+    await stopOidc();
   };
 }
 
@@ -82,6 +90,8 @@ declare module "vitest" {
     keywardUrl: string;
     adminToken: string;
     orgId: string;
+    orgSlug: string;
+    oidcIssuer: string;
     pgTargetUrl: string;
   }
 }

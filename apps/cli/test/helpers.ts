@@ -20,12 +20,14 @@ export const keyward = (
   {
     env = {},
     configDir = mkdtempSync(join(tmpdir(), "keyward-cli-config-")),
-  }: { env?: Record<string, string>; configDir?: string } = {},
+    input,
+  }: { env?: Record<string, string>; configDir?: string; input?: string } = {},
 ) => {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: configDir, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  child.stdin.end(input);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

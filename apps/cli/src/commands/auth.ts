@@ -1,11 +1,15 @@
 import { Command, Option } from "commander";
 import { call, connect, connectTo } from "../api";
-import { CliError, readProfile, removeProfile, resolveConnection, writeProfile } from "../config";
+import { CliError, readProfile, removeProfile, resolveConnection, writeProfile, type Profile } from "../config";
 import { cliEnv } from "../env";
 import { printJson } from "../output";
+import { loginAsPerson } from "../person-login";
+import { isPersonProfile, isSessionToken, jwtExpiry, postWithRefreshCookie, renewSession } from "../session";
 
 type LoginOptions = {
-  method: "universal-auth" | "token";
+  method?: "universal-auth" | "token";
+  org?: string;
+  browser: boolean;
   url?: string;
   clientId?: string;
   clientSecret?: string;
@@ -14,17 +18,25 @@ type LoginOptions = {
 
 export const loginCommand = () =>
   new Command("login")
-    .description("log in and store a profile (mode 0600) under the config directory")
+    .description(
+      "log in and store a profile (mode 0600) under the config directory: without --method, sign in as a person in the browser",
+    )
     .addOption(
-      new Option("--method <method>", "how to log in").choices(["universal-auth", "token"]).makeOptionMandatory(),
+      new Option("--method <method>", "log in as a machine identity instead of a person").choices([
+        "universal-auth",
+        "token",
+      ]),
     )
     .option("--url <url>", "Keyward URL (default: KEYWARD_URL or the stored profile's)")
+    .option("--org <slug>", "the organization to sign in to (a person; asked when not given)")
+    .option("--no-browser", "do not wait for the browser: print the sign-in address and read the code it shows")
     .option("--client-id <id>", "universal auth client id")
     .option("--client-secret <secret>", "universal auth client secret")
     .option("--token <token>", "an access token (method token; default: KEYWARD_TOKEN)")
     .action(async (opts: LoginOptions) => {
       const url = opts.url ?? cliEnv().url ?? readProfile()?.url;
       if (!url) throw new CliError("Give --url or set KEYWARD_URL");
+      if (opts.method === undefined) return loginAsPerson(url, opts);
       const api = connectTo(url);
       if (opts.method === "universal-auth") {
         const { clientId, clientSecret } = opts;
@@ -49,9 +61,21 @@ export const loginCommand = () =>
     });
 
 export const logoutCommand = () =>
-  new Command("logout").description("forget the stored profile").action(() => {
-    process.stderr.write(removeProfile() ? "Logged out\n" : "No stored profile\n");
-  });
+  new Command("logout")
+    .description("forget the stored profile; a person's session is also ended on the server")
+    .action(async () => {
+      const profile = readProfile();
+      if (isPersonProfile(profile)) {
+        const response = await postWithRefreshCookie(profile.url, "/api/v1/auth/logout", profile.refreshToken);
+        // 401: the session had already ended; either way nothing stored works any more.
+        if (!response.ok && response.status !== 401) {
+          throw new CliError(
+            `Signing out failed (${response.status}); the session is still stored: run \`keyward logout\` again`,
+          );
+        }
+      }
+      process.stderr.write(removeProfile() ? "Logged out\n" : "No stored profile\n");
+    });
 
 const NEVER_EXPIRES = "this token does not expire; treat it as a master key and revoke it when replaced";
 
@@ -66,13 +90,42 @@ const expiryLine = (info: {
   return `expires: ${info.expiresAt}${info.maxExpiresAt ? ` (renewable until ${info.maxExpiresAt})` : ""}`;
 };
 
+/** A person's session: who they are (the server says), the organization they signed in to, and its expiry. */
+const whoamiPerson = async (url: string, tokenSource: string, profile: Profile | undefined, output: string) => {
+  const api = await connect();
+  const { user } = await call(api, (client) => client.users.me());
+  const stored = tokenSource === "profile" ? readProfile() : undefined;
+  const exp = jwtExpiry(stored?.token ?? cliEnv().token ?? "");
+  const info = {
+    url,
+    tokenSource,
+    person: { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName },
+    organization: tokenSource === "profile" ? (profile?.organization ?? null) : null,
+    authMethod: "session",
+    expiresAt: exp === undefined ? null : new Date(exp * 1000).toISOString(),
+    renewedAutomatically: tokenSource === "profile",
+  };
+  if (output === "json") return printJson(info);
+  const name = `${user.firstName} ${user.lastName}`.trim();
+  const lines = [
+    `url: ${info.url}`,
+    `token from: ${info.tokenSource}`,
+    `person: ${user.email}${name ? ` (${name})` : ""}`,
+    ...(info.organization ? [`organization: ${info.organization}`] : []),
+    "auth method: a person's session (single sign-on)",
+    `access token expires: ${info.expiresAt ?? "unknown"}${info.renewedAutomatically ? " (renewed automatically)" : ""}`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+};
+
 export const whoamiCommand = () =>
   new Command("whoami")
     .description("show who the token belongs to, how it was issued and when it expires")
     .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
     .action(async (opts: { output: string }) => {
-      const { url, profile, tokenSource } = resolveConnection();
-      const self = await call(connect(), (client) => client.accessTokens.self());
+      const { url, token, profile, tokenSource } = resolveConnection();
+      if (isSessionToken(token!)) return whoamiPerson(url, tokenSource, profile, opts.output);
+      const self = await call(await connect(), (client) => client.accessTokens.self());
       const info = {
         url,
         tokenSource,
@@ -113,7 +166,16 @@ export const tokenCommand = () => {
     .description("restart the token's TTL (bounded by its max TTL)")
     .addOption(new Option("--output <format>", "output format").choices(["text", "json"]).default("text"))
     .action(async (opts: { output: string }) => {
-      const renewed = await call(connect(), (client) =>
+      const { profile, tokenSource } = resolveConnection();
+      if (tokenSource === "profile" && isPersonProfile(profile)) {
+        // A person's session: a new access token (and refresh token) now.
+        const exp = jwtExpiry((await renewSession(profile.token)).token);
+        const expiresIn = exp === undefined ? null : Math.max(0, exp - Math.floor(Date.now() / 1000));
+        if (opts.output === "json") return printJson({ expiresIn });
+        process.stdout.write(`renewed; expires in ${expiresIn ?? "?"} s\n`);
+        return;
+      }
+      const renewed = await call(await connect(), (client) =>
         client.accessTokens.renew({ body: { accessToken: currentToken() } }),
       );
       if (opts.output === "json")
@@ -124,8 +186,11 @@ export const tokenCommand = () => {
     .command("revoke")
     .description("revoke the token; it stops working at once and the stored profile is removed")
     .action(async () => {
-      const { tokenSource } = resolveConnection();
-      await call(connect(), (client) => client.accessTokens.revoke({ body: { accessToken: currentToken() } }));
+      const { tokenSource, profile } = resolveConnection();
+      if (tokenSource === "profile" && isPersonProfile(profile)) {
+        throw new CliError("This is a person's session: end it with `keyward logout`");
+      }
+      await call(await connect(), (client) => client.accessTokens.revoke({ body: { accessToken: currentToken() } }));
       if (tokenSource === "profile") removeProfile();
       process.stderr.write("Token revoked\n");
     });

@@ -17,7 +17,7 @@ export const dynamicSecretsCommand = () => {
   scoped(lease.command("create").argument("<name>", "dynamic secret name").description("create a lease"))
     .option("--ttl <ttl>", "lease TTL, e.g. 1h")
     .action(async (name: string, opts: LeaseScope & { ttl?: string }) => {
-      const body = await call(connect(), (client) =>
+      const body = await call(await connect(), (client) =>
         client.dynamicSecretLeases.create({
           body: {
             dynamicSecretName: name,
@@ -35,7 +35,7 @@ export const dynamicSecretsCommand = () => {
   scoped(lease.command("renew").argument("<leaseId>", "lease id").description("extend a lease"))
     .option("--ttl <ttl>", "extension, e.g. 1h")
     .action(async (leaseId: string, opts: LeaseScope & { ttl?: string }) => {
-      const { lease: renewed } = await call(connect(), (client) =>
+      const { lease: renewed } = await call(await connect(), (client) =>
         client.dynamicSecretLeases.renew({
           params: { leaseId },
           body: { projectSlug: opts.projectSlug, environmentSlug: opts.env, path: opts.path, ttl: opts.ttl },
@@ -47,7 +47,7 @@ export const dynamicSecretsCommand = () => {
   scoped(lease.command("revoke").argument("<leaseId>", "lease id").description("revoke a lease"))
     .option("--force", "drop the lease even when the provider cannot be reached")
     .action(async (leaseId: string, opts: LeaseScope & { force?: boolean }) => {
-      const { lease: revoked } = await call(connect(), (client) =>
+      const { lease: revoked } = await call(await connect(), (client) =>
         client.dynamicSecretLeases.delete({
           params: { leaseId },
           body: {

@@ -14,7 +14,7 @@ export const runCommand = () =>
       .description("run a command with the secrets in its environment; exits with the command's code")
       .argument("<command...>", "the command and its arguments (after --)"),
   ).action(async (argv: string[], opts: ScopeOptions) => {
-    const secrets = await fetchSecretMap(connect(), opts);
+    const secrets = await fetchSecretMap(await connect(), opts);
     const [file, ...args] = argv;
     if (!file) throw new CliError("Give the command to run after --");
     const child = spawn(file, args, { stdio: "inherit", env: { ...parentEnvironment(), ...secrets } });

@@ -20,7 +20,7 @@ export const secretsCommand = () => {
   withScope(secrets.command("list").description("list secrets (name and value)"))
     .addOption(outputOption())
     .action(async (opts: ScopeOptions & Output) => {
-      const map = await fetchSecretMap(connect(), opts);
+      const map = await fetchSecretMap(await connect(), opts);
       if (opts.output === "json") return printJson(map);
       process.stdout.write(formatSecrets(map, "dotenv"));
     });
@@ -31,7 +31,7 @@ export const secretsCommand = () => {
     .option("--plain", "print only the value")
     .addOption(outputOption())
     .action(async (name: string, opts: ScopeOptions & Output & { plain?: boolean }) => {
-      const { secret } = await call(connect(), (client) =>
+      const { secret } = await call(await connect(), (client) =>
         client.secretsV3.get({
           params: { secretName: name },
           query: {
@@ -54,7 +54,7 @@ export const secretsCommand = () => {
     .addOption(outputOption())
     .action(async (pairs: string[], opts: ScopeOptions & Output) => {
       const items = parseAssignments(pairs);
-      const { secrets: written } = await call(connect(), (client) =>
+      const { secrets: written } = await call(await connect(), (client) =>
         client.secretsV4.batchUpdate({
           body: {
             projectId: opts.projectId,
@@ -74,7 +74,7 @@ export const secretsCommand = () => {
   })
     .addOption(outputOption())
     .action(async (names: string[], opts: ScopeOptions & Output) => {
-      const { secrets: removed } = await call(connect(), (client) =>
+      const { secrets: removed } = await call(await connect(), (client) =>
         client.secretsV4.batchDelete({
           body: {
             projectId: opts.projectId,
@@ -95,5 +95,5 @@ export const exportCommand = () =>
   withScope(new Command("export").description("print the secrets as dotenv, JSON or YAML"))
     .addOption(new Option("--format <format>", "output format").choices(["dotenv", "json", "yaml"]).default("dotenv"))
     .action(async (opts: ScopeOptions & { format: "dotenv" | "json" | "yaml" }) => {
-      process.stdout.write(formatSecrets(await fetchSecretMap(connect(), opts), opts.format));
+      process.stdout.write(formatSecrets(await fetchSecretMap(await connect(), opts), opts.format));
     });
