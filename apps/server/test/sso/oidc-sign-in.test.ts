@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { startTestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 import { authorizeAtProvider, configureSso, CookieJar, finishAtKeyward, refresh, signIn } from "./sso-helpers";
 
@@ -203,5 +204,28 @@ describe("signing in with the organization's OpenID Connect provider", () => {
       redirect: "manual",
     });
     expect(start.status).toBe(404);
+  });
+
+  it("makes the bootstrap e-mail the first organization's admin person once single sign-on is on", async () => {
+    const app = await startTestApp();
+    try {
+      const root: Tenant = {
+        app,
+        orgId: app.bootstrap.organization.id,
+        orgSlug: app.bootstrap.organization.slug,
+        adminIdentityId: app.bootstrap.identity.id,
+        adminToken: app.rootToken,
+        admin: app.client(app.rootToken),
+        anonymous: app.client(),
+      };
+      await configureSso(root);
+      const admin = await signIn(root, { sub: "the-first-admin", email: app.bootstrap.user.email });
+      const { user } = expectOk(await admin.client.users.me());
+      expect(user.id).toBe(app.bootstrap.user.id);
+      const people = expectOk(await admin.client.users.listOrgMemberships({ params: { orgId: root.orgId } })).users;
+      expect(people.find((m) => m.user?.id === user.id)).toMatchObject({ role: "admin", status: "accepted" });
+    } finally {
+      await app.close();
+    }
   });
 });
