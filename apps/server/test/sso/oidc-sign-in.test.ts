@@ -23,6 +23,9 @@ describe("signing in with the organization's OpenID Connect provider", () => {
     expect(user).toMatchObject({ email: person.email, firstName: "Ada", lastName: "Lovelace", isEmailVerified: true });
     expect(user.authMethods).toEqual(["oidc"]);
     expect(expectOk(await session.client.users.meV2()).user.id).toBe(user.id);
+    const self = await session.client.accessTokens.self();
+    expect(self.status).toBe(403);
+    expect(self.body).toMatchObject({ message: expect.stringContaining("GET /api/v1/user") });
     const { organizations } = expectOk(await session.client.users.organizations());
     expect(organizations.map((o) => o.id)).toEqual([tenant.orgId]);
     // Not invited: a member without access, who sees no project.

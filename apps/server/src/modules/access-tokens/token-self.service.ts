@@ -1,6 +1,6 @@
 import type { TokenSelf } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import { UnauthorizedError } from "../../errors";
+import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { findTokenDetails } from "./access-token.repository";
 import { toAccessTokenDto } from "./access-token.service";
@@ -9,6 +9,9 @@ const plusSeconds = (at: Date | string, seconds: number) => new Date(new Date(at
 
 /** GET /api/v1/auth/token/self: what `keyward whoami` shows; the token's secret is never part of it. */
 export const describeOwnToken = async (ctx: RequestContext): Promise<TokenSelf> => {
+  if (ctx.actor.type === "user") {
+    throw new ForbiddenError("This is a person's session, not an identity's token: GET /api/v1/user describes it");
+  }
   const row = await findTokenDetails(ctx.deps.db, ctx.actor.tokenId);
   // Revoked between authentication (cached for at most a second) and this read.
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
