@@ -1,44 +1,8 @@
 import { expect, inject } from "vitest";
 import { admin, url } from "./helpers";
+import { authorizeFrom, location, step, type CookieJar, type Person } from "../../server/test/sso/browser-trip";
 
-/** Cookies by name, as a browser keeps them for one site (paths and expiry are not needed here). */
-export class CookieJar {
-  private cookies = new Map<string, string>();
-  take(response: Response) {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  get(name: string) {
-    return this.cookies.get(name);
-  }
-  header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
-
-const location = (response: Response) => {
-  const to = response.headers.get("location");
-  if (!to) throw new Error(`expected a redirect, got ${response.status}: ${response.statusText}`);
-  return to;
-};
-
-/** One request without following redirects, cookies from and into the jar. */
-const step = async (jar: CookieJar, address: string, init: RequestInit = {}) => {
-  const response = await fetch(address, {
-    ...init,
-    redirect: "manual",
-    headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
-  });
-  jar.take(response);
-  return response;
-};
+export type { Person };
 
 /** Single sign-on for the CLI tests' organization through the test provider (once per test file). */
 export const configureSso = async () => {
@@ -72,34 +36,14 @@ export const configureSso = async () => {
   }
 };
 
-export type Person = { sub: string; email: string };
-
 /**
  * The browser's trip from the sign-in address `keyward login` printed: Keyward's login route, the
  * provider's sign-in form, Keyward's callback. Answers the console page it lands on and the jar
  * holding the console's `jid` cookie.
  */
 export const signInInBrowser = async (signInUrl: string, person: Person) => {
-  const keyward = new CookieJar();
-  const provider = new CookieJar();
-  const start = await step(keyward, signInUrl);
-  expect(start.status, await start.clone().text()).toBe(302);
-  let address = location(start);
-  let response = await step(provider, address);
-  address = new URL(location(response), address).toString();
-  const form = new URLSearchParams({ sub: person.sub, email: person.email, email_verified: "true" });
-  response = await step(provider, address, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: form.toString(),
-  });
-  for (let hops = 0; hops < 5; hops++) {
-    address = new URL(location(response), address).toString();
-    if (address.startsWith(url())) break;
-    response = await step(provider, address);
-  }
-  expect(address.startsWith(`${url()}/api/v1/sso/oidc/callback?`)).toBe(true);
-  const back = await step(keyward, address);
+  const { callbackUrl, keyward } = await authorizeFrom(signInUrl, url(), person);
+  const back = await step(keyward, callbackUrl);
   expect(back.status, await back.clone().text()).toBe(302);
   return { landing: new URL(location(back), url()), jar: keyward };
 };

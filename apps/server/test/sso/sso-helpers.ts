@@ -1,31 +1,9 @@
 import { expect } from "vitest";
 import type { Tenant } from "../helpers/tenant";
 import { expectOk } from "../helpers/tenant";
+import { authorizeFrom, CookieJar, location, step, type Person } from "./browser-trip";
 
-/** Cookies by name, as a browser would keep them for one site (paths and expiry are not needed here). */
-export class CookieJar {
-  private cookies = new Map<string, string>();
-  take(response: Response) {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(";");
-      const eq = pair!.indexOf("=");
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
-      if (expired || value === "") this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  get(name: string) {
-    return this.cookies.get(name);
-  }
-  set(name: string, value: string) {
-    this.cookies.set(name, value);
-  }
-  header() {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-}
+export { CookieJar, type Person };
 
 export const issuer = () => {
   const url = process.env.KEYWARD_TEST_OIDC_ISSUER;
@@ -67,25 +45,6 @@ export const configureSso = async (tenant: Tenant, options: { allowedEmailDomain
   );
 };
 
-export type Person = { sub: string; email?: string; verified?: boolean; givenName?: string; familyName?: string };
-
-const location = (response: Response) => {
-  const to = response.headers.get("location");
-  if (!to) throw new Error(`expected a redirect, got ${response.status}: ${response.statusText}`);
-  return to;
-};
-
-/** One request without following redirects, cookies from and into the jar. */
-const step = async (jar: CookieJar, url: string, init: RequestInit = {}) => {
-  const response = await fetch(url, {
-    ...init,
-    redirect: "manual",
-    headers: { ...(init.headers as Record<string, string>), cookie: jar.header() },
-  });
-  jar.take(response);
-  return response;
-};
-
 /**
  * A browser's trip through sign-in up to the provider's redirect back: Keyward's login route,
  * the provider's authorization endpoint, its sign-in form. Answers the callback URL the provider
@@ -97,35 +56,10 @@ export const authorizeAtProvider = async (
   person: Person,
   options: { callbackPort?: number; callbackState?: string } = {},
 ) => {
-  const keyward = new CookieJar();
-  const provider = new CookieJar();
   const port =
     (options.callbackPort ? `&callbackPort=${options.callbackPort}` : "") +
     (options.callbackState ? `&callbackState=${options.callbackState}` : "");
-  const start = await step(keyward, `${baseUrl}/api/v1/sso/oidc/login?orgSlug=${orgSlug}${port}`);
-  expect(start.status, await start.clone().text()).toBe(302);
-  let url = location(start);
-  let response = await step(provider, url);
-  // To the sign-in form, then post it.
-  url = new URL(location(response), url).toString();
-  const form = new URLSearchParams({ sub: person.sub });
-  if (person.email) form.set("email", person.email);
-  if (person.verified !== false) form.set("email_verified", "true");
-  if (person.givenName) form.set("given_name", person.givenName);
-  if (person.familyName) form.set("family_name", person.familyName);
-  response = await step(provider, url, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: form.toString(),
-  });
-  // The provider resumes the authorization and redirects back to Keyward's callback.
-  for (let hops = 0; hops < 5; hops++) {
-    url = new URL(location(response), url).toString();
-    if (url.startsWith(baseUrl)) break;
-    response = await step(provider, url);
-  }
-  expect(url.startsWith(`${baseUrl}/api/v1/sso/oidc/callback?`)).toBe(true);
-  return { callbackUrl: url, keyward };
+  return authorizeFrom(`${baseUrl}/api/v1/sso/oidc/login?orgSlug=${orgSlug}${port}`, baseUrl, person);
 };
 
 /** Follow the provider's redirect into Keyward's callback with the browser's cookies. */
