@@ -50,6 +50,8 @@ const startServer = async (): Promise<Running> => {
       LOG_LEVEL: "warn",
       ALLOW_PRIVATE_OUTBOUND: "loopback",
       LEASE_REVOCATION_INTERVAL_MS: "1000",
+      // People's access tokens live the shortest time allowed, so the console's renewal happens within a test.
+      SESSION_ACCESS_TOKEN_TTL_S: "30",
       WEB_DIST_DIR: join(webDir, "dist"),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },

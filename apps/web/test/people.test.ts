@@ -209,6 +209,26 @@ describe("people in the console (single sign-on in Chromium)", () => {
     await adaPage.getByRole("button", { name: "Continue with single sign-on" }).waitFor();
   });
 
+  it("renews a person's access token before it runs out, without interrupting her", async () => {
+    const { page, watcher } = await openPage();
+    await page.goto(`${baseUrl}/`);
+    const signedInAt = Date.now();
+    await signInWithSso(page, oidcIssuer, ada, orgSlug);
+    // Access tokens live 30 s here: the console asks for a fresh one a few seconds before that.
+    const renewal = await page.waitForResponse(
+      (response) => response.url().endsWith("/api/v1/auth/token") && Date.now() - signedInAt > 15_000,
+      { timeout: 45_000 },
+    );
+    expect(renewal.status()).toBe(200);
+    await page.waitForTimeout(10_000);
+    // Past the first token's lifetime, the console still works on the renewed one.
+    await page.getByRole("link", { name: "Payments API" }).click();
+    await page.getByRole("heading", { name: "Payments API" }).waitFor();
+    await page.getByRole("banner").getByText(ada.email).waitFor();
+    expect(await page.getByText("Your session has expired").count()).toBe(0);
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
   it("hands the command line a session of its own, with the listener's state, and shows the code to paste", async () => {
     let server: Server | undefined;
     try {
