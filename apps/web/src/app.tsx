@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { KeywardError, ok } from "@keyward/client";
 import { SessionProvider, useClient, useSession } from "./session";
-import { Link, useLocation } from "./router";
+import { Link, navigate, useLocation } from "./router";
 import { Button, Loading } from "./ui/components";
 import { SignIn } from "./screens/sign-in";
 
@@ -122,6 +122,11 @@ const Gate = () => {
   useEffect(() => {
     if (token) void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" });
   }, [token, queryClient]);
+  // Signed in, the sign-in address (an invitation link) opens the console's start page.
+  const signedIn = session !== null;
+  useEffect(() => {
+    if (signedIn && pathname === "/login") navigate("/", true);
+  }, [signedIn, pathname]);
   if (checking) return <Loading what="session" />;
   if (pathname === "/login/cli")
     return (

@@ -164,6 +164,11 @@ describe("people in the console (single sign-on in Chromium)", () => {
     await people.getByRole("row").filter({ hasText: grace.email }).getByText("accepted").waitFor();
     expect(await people.getByLabel(`Role of ${grace.email}`).inputValue()).toBe("member");
 
+    // Signed in, the invitation link opens the console's start page.
+    await page.goto(`${baseUrl}${url.pathname}${url.search}`);
+    await page.waitForURL(`${baseUrl}/`);
+    await page.getByRole("link", { name: "Edge certificates" }).waitFor();
+
     // Signing out ends the session server-side: a reload does not bring it back.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByText("You are signed out.").waitFor();
