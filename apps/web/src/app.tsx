@@ -1,8 +1,8 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
-import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { KeywardError } from "@keyward/client";
-import { EXPIRED_NOTICE, SessionProvider, useSession } from "./session";
-import { Link, useLocation } from "./router";
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
+import { KeywardError, ok } from "@keyward/client";
+import { SessionProvider, useClient, useSession } from "./session";
+import { Link, navigate, useLocation } from "./router";
 import { Button, Loading } from "./ui/components";
 import { SignIn } from "./screens/sign-in";
 
@@ -13,6 +13,8 @@ const Identities = lazy(() => import("./screens/identities").then((m) => ({ defa
 const AuditLog = lazy(() => import("./screens/audit-log").then((m) => ({ default: m.AuditLog })));
 const Certificates = lazy(() => import("./screens/certificates").then((m) => ({ default: m.Certificates })));
 const Groups = lazy(() => import("./screens/groups").then((m) => ({ default: m.Groups })));
+const Organization = lazy(() => import("./screens/organization").then((m) => ({ default: m.Organization })));
+const CliLogin = lazy(() => import("./screens/cli-login").then((m) => ({ default: m.CliLogin })));
 
 const NAV = [
   { href: "/", label: "Projects" },
@@ -20,12 +22,15 @@ const NAV = [
   { href: "/certificates", label: "Certificates" },
   { href: "/groups", label: "Groups & templates" },
   { href: "/audit-log", label: "Audit log" },
+  { href: "/organization", label: "Organization" },
 ];
 
 const route = (pathname: string): ReactNode => {
   const project = /^\/projects\/([^/]+)(?:\/([a-z-]+))?\/?$/.exec(pathname);
   if (project) return <ProjectPage projectId={decodeURIComponent(project[1] ?? "")} tab={project[2] ?? "secrets"} />;
-  if (pathname === "/" || pathname === "/projects") return <Projects />;
+  if (pathname === "/" || pathname === "/projects" || pathname === "/login") return <Projects />;
+  const organization = /^\/organization(?:\/([a-z-]+))?\/?$/.exec(pathname);
+  if (organization) return <Organization tab={organization[1] ?? "people"} />;
   if (pathname === "/identities") return <Identities />;
   if (pathname === "/audit-log") return <AuditLog />;
   if (pathname === "/certificates") return <Certificates />;
@@ -38,6 +43,16 @@ const route = (pathname: string): ReactNode => {
       </p>
     </div>
   );
+};
+
+/** Who is signed in: a person's e-mail, or the machine identity behind the token. */
+const Who = () => {
+  const { session } = useSession();
+  const client = useClient();
+  const person = session?.kind === "person";
+  const me = useQuery({ queryKey: ["me"], queryFn: () => ok(client.users.me()), enabled: person });
+  if (!person) return <span className="muted small">Machine identity</span>;
+  return <span className="small who">{me.data?.user.email ?? ""}</span>;
 };
 
 const Shell = () => {
@@ -65,6 +80,7 @@ const Shell = () => {
             ))}
           </ul>
         </nav>
+        <Who />
         <Button variant="secondary" onClick={() => signOut("You are signed out.")}>
           Sign out
         </Button>
@@ -77,11 +93,12 @@ const Shell = () => {
 };
 
 const Gate = () => {
-  const { session, signOut } = useSession();
-  // A 401 on any call means the token ended (expired, revoked, out of uses): back to sign-in.
+  const { session, checking, unauthorized } = useSession();
+  const { pathname } = useLocation();
+  // A 401 on any call means the token ended (expired, revoked, out of uses): a person's is renewed once, else back to sign-in.
   const [queryClient] = useState(() => {
     const onError = (error: unknown) => {
-      if (error instanceof KeywardError && error.isUnauthorized) signOut(EXPIRED_NOTICE);
+      if (error instanceof KeywardError && error.isUnauthorized) unauthorized();
     };
     return new QueryClient({
       queryCache: new QueryCache({ onError }),
@@ -100,6 +117,23 @@ const Gate = () => {
   useEffect(() => {
     if (!session) queryClient.clear();
   }, [session, queryClient]);
+  // A renewed token retries what the old one was refused.
+  const token = session?.token;
+  useEffect(() => {
+    if (token) void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" });
+  }, [token, queryClient]);
+  // Signed in, the sign-in address (an invitation link) opens the console's start page.
+  const signedIn = session !== null;
+  useEffect(() => {
+    if (signedIn && pathname === "/login") navigate("/", true);
+  }, [signedIn, pathname]);
+  if (checking) return <Loading what="session" />;
+  if (pathname === "/login/cli")
+    return (
+      <Suspense fallback={<Loading what="page" />}>
+        <CliLogin />
+      </Suspense>
+    );
   if (!session) return <SignIn />;
   return (
     <QueryClientProvider client={queryClient}>

@@ -37,6 +37,7 @@ describe("web console in Chromium", () => {
       return { domContentLoaded: Math.round(nav?.domContentLoadedEventEnd ?? 0) };
     });
     await screenshot(page, "sign-in");
+    await page.getByRole("radio", { name: "Universal Auth" }).check();
     await page.getByLabel("Client ID").fill(seeded.clientId);
     await page.getByLabel("Client secret").fill(seeded.clientSecret);
     await page.getByLabel("Client secret").press("Enter");
@@ -246,7 +247,7 @@ describe("web console in Chromium", () => {
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     // Once set up, a new visit gets the sign-in form.
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.getByRole("heading", { name: "Sign in to Keyward" }).waitFor();
     expect(await page.getByRole("heading", { name: "Set up Keyward" }).count()).toBe(0);
     expect(watcher.unexpected()).toEqual([]);
   });

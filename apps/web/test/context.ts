@@ -2,9 +2,16 @@ import type { Seeded } from "./seed";
 
 /**
  * What the global setup hands the tests: the seeded server's URL, the URL of a server nobody has set
- * up, the browser binary and the seeded ids.
+ * up, the browser binary, the OpenID provider's issuer and the seeded ids.
  */
-export type TestContext = { baseUrl: string; freshBaseUrl: string; chromium: string; seeded: Seeded };
+export type TestContext = {
+  baseUrl: string;
+  freshBaseUrl: string;
+  chromium: string;
+  /** The OpenID provider people sign in at (single sign-on). */
+  oidcIssuer: string;
+  seeded: Seeded;
+};
 
 export const CONTEXT_VARIABLE = "KEYWARD_WEB_TEST_CONTEXT";
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONTEXT_VARIABLE, type TestContext } from "./context";
 import { seed } from "./seed";
-import { chromiumPath, freePort, freshDatabaseUrl, startPostgresTarget } from "./services";
+import { chromiumPath, freePort, freshDatabaseUrl, startOidcProvider, startPostgresTarget } from "./services";
 
 const webDir = fileURLToPath(new URL("..", import.meta.url));
 const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
@@ -50,6 +50,8 @@ const startServer = async (): Promise<Running> => {
       LOG_LEVEL: "warn",
       ALLOW_PRIVATE_OUTBOUND: "loopback",
       LEASE_REVOCATION_INTERVAL_MS: "1000",
+      // People's access tokens live the shortest time allowed, so the console's renewal happens within a test.
+      SESSION_ACCESS_TOKEN_TTL_S: "30",
       WEB_DIST_DIR: join(webDir, "dist"),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
@@ -76,8 +78,8 @@ const startServer = async (): Promise<Running> => {
 };
 
 /**
- * Builds the console, then starts two servers serving that build: one seeded through the typed
- * client, and one nobody has set up yet.
+ * Builds the console, then starts an OpenID provider and two servers serving that build: one
+ * seeded through the typed client, and one nobody has set up yet.
  */
 export default async function setup() {
   const chromium = chromiumPath();
@@ -89,6 +91,8 @@ export default async function setup() {
     timeout: 180_000,
   });
   const target = await startPostgresTarget();
+  const stopProvider = await startOidcProvider();
+  const oidcIssuer = process.env.KEYWARD_TEST_OIDC_ISSUER ?? "";
   const servers: Running[] = [];
   try {
     servers.push(await startServer(), await startServer());
@@ -97,18 +101,21 @@ export default async function setup() {
       baseUrl: seededServer.baseUrl,
       freshBaseUrl: freshServer.baseUrl,
       chromium,
+      oidcIssuer,
       seeded: await seed(seededServer.baseUrl, target),
     };
     // Test workers are forked after this and inherit the environment (as the server suite's services do).
     process.env[CONTEXT_VARIABLE] = JSON.stringify(context);
   } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));
+    await stopProvider();
     target.stop();
     throw error;
   }
 
   return async () => {
     await Promise.all(servers.map((server) => server.stop()));
+    await stopProvider();
     target.stop();
   };
 }

@@ -15,7 +15,7 @@ const CSP = [
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
-  "connect-src 'self'",
+  "connect-src 'self' http://127.0.0.1:* http://localhost:*",
   "frame-ancestors 'none'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -8,6 +8,7 @@ import { ErrorBanner, Loading } from "../ui/components";
 const Secrets = lazy(() => import("./secrets").then((m) => ({ default: m.Secrets })));
 const Access = lazy(() => import("./access").then((m) => ({ default: m.Access })));
 const DynamicSecrets = lazy(() => import("./dynamic-secrets").then((m) => ({ default: m.DynamicSecrets })));
+const ProjectPeople = lazy(() => import("./project-people").then((m) => ({ default: m.ProjectPeople })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 
 const TABS = [
@@ -15,6 +16,7 @@ const TABS = [
   { tab: "access", label: "Roles & privileges" },
   { tab: "dynamic", label: "Dynamic secrets" },
   { tab: "environments", label: "Environments" },
+  { tab: "people", label: "People" },
 ];
 
 export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string }) => {
@@ -44,6 +46,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         {tab === "access" ? <Access project={p} /> : null}
         {tab === "dynamic" ? <DynamicSecrets project={p} /> : null}
         {tab === "environments" ? <Environments project={p} /> : null}
+        {tab === "people" ? <ProjectPeople project={p} /> : null}
       </Suspense>
     </section>
   );

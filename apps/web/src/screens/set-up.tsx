@@ -61,7 +61,7 @@ export const SetUp = () => {
           <div className="banner banner-warning" role="alert">
             {issued.warning}
           </div>
-          <Button type="button" onClick={() => signIn({ token: issued.token, expiresAt: null })}>
+          <Button type="button" onClick={() => signIn({ token: issued.token, expiresAt: null, kind: "machine" })}>
             Continue with this token
           </Button>
         </section>

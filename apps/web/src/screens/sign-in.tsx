@@ -2,12 +2,32 @@ import { useEffect, useState, type FormEvent } from "react";
 import { contract } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { apiClient } from "../api";
-import { useSession } from "../session";
+import { returnAfterSignIn, useSession } from "../session";
+import { useLocation } from "../router";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import { SetUp } from "./set-up";
 
-type Mode = "universal" | "token";
+type Mode = "sso" | "universal" | "token";
+
+/**
+ * Where single sign-on starts: the server's login route for the organization. A sign-in begun by the
+ * command line (`/login/cli?callback_port=…`) carries its listener's port and state through, so the
+ * server returns the browser to that page; any other page is remembered and reopened afterwards.
+ */
+export const startSingleSignOn = (orgSlug: string) => {
+  const here = new URLSearchParams(window.location.search);
+  const target = new URLSearchParams({ orgSlug });
+  const port = window.location.pathname === "/login/cli" ? here.get("callback_port") : null;
+  if (port) {
+    target.set("callbackPort", port);
+    const state = here.get("callback_state");
+    if (state) target.set("callbackState", state);
+  } else if (window.location.pathname !== "/" && window.location.pathname !== "/login") {
+    returnAfterSignIn(`${window.location.pathname}${window.location.search}`);
+  }
+  window.location.assign(`/api/v1/sso/oidc/login?${target.toString()}`);
+};
 
 /** Whether the instance is set up; undefined until known (or when the server cannot say). */
 const useInstanceInitialized = () => {
@@ -30,7 +50,9 @@ export const SignIn = () => (useInstanceInitialized() === false ? <SetUp /> : <S
 
 const SignInForm = () => {
   const { signIn, notice } = useSession();
-  const [mode, setMode] = useState<Mode>("universal");
+  const { search } = useLocation();
+  const [mode, setMode] = useState<Mode>("sso");
+  const [orgSlug, setOrgSlug] = useState(() => search.get("org") ?? "");
   const [clientId, setClientId] = useState("");
   const [clientSecret, setClientSecret] = useState("");
   const [token, setToken] = useState("");
@@ -43,6 +65,15 @@ const SignInForm = () => {
     setError(null);
     setBusy(true);
     try {
+      if (mode === "sso") {
+        const slug = orgSlug.trim().toLowerCase();
+        if (!slug) return setErrors({ orgSlug: "Organization is required" });
+        if (!/^[a-z0-9-]+$/.test(slug))
+          return setErrors({ orgSlug: "An organization slug is letters, digits and '-'" });
+        setErrors({});
+        startSingleSignOn(slug);
+        return;
+      }
       if (mode === "universal") {
         const checked = validate(contract.universalAuth.login.body, { clientId, clientSecret });
         if (checked.errors) return setErrors(checked.errors);
@@ -53,6 +84,7 @@ const SignInForm = () => {
         signIn({
           token: login.accessToken,
           expiresAt: login.expiresIn > 0 ? Date.now() + login.expiresIn * 1000 : null,
+          kind: "machine",
         });
       } else {
         const value = token.trim();
@@ -60,7 +92,7 @@ const SignInForm = () => {
         setErrors({});
         // Proves the token works before the console opens on it.
         await ok(apiClient(value).projects.list({ query: {} }));
-        signIn({ token: value, expiresAt: null });
+        signIn({ token: value, expiresAt: null, kind: "machine" });
       }
     } catch (caught) {
       setError(caught);
@@ -81,6 +113,7 @@ const SignInForm = () => {
         <div className="segmented" role="radiogroup" aria-label="Sign-in method">
           {(
             [
+              ["sso", "Single sign-on"],
               ["universal", "Universal Auth"],
               ["token", "Access token"],
             ] as const
@@ -101,7 +134,24 @@ const SignInForm = () => {
             </label>
           ))}
         </div>
-        {mode === "universal" ? (
+        {mode === "sso" ? (
+          <>
+            <p className="muted small">Sign in with your organization&apos;s single sign-on.</p>
+            <Field
+              label="Organization"
+              name="orgSlug"
+              autoComplete="organization"
+              value={orgSlug}
+              onChange={(e) => setOrgSlug(e.target.value)}
+              error={errors.orgSlug}
+              hint={
+                search.get("email")
+                  ? `You were invited as ${search.get("email")}: sign in with that e-mail.`
+                  : "The organization's slug, as in its invitation link."
+              }
+            />
+          </>
+        ) : mode === "universal" ? (
           <>
             <Field
               label="Client ID"
@@ -135,9 +185,13 @@ const SignInForm = () => {
         )}
         <ErrorBanner error={error} />
         <Button type="submit" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
+          {mode === "sso" ? "Continue with single sign-on" : busy ? "Signing in…" : "Sign in"}
         </Button>
-        <p className="muted small">The token stays in this browser tab only and is forgotten when you sign out.</p>
+        <p className="muted small">
+          {mode === "sso"
+            ? "Your session is kept in an HttpOnly cookie; its access token lives only in this page's memory."
+            : "The token stays in this browser tab only and is forgotten when you sign out."}
+        </p>
       </form>
     </main>
   );

@@ -1,3 +1,4 @@
+import { KeywardError } from "@keyward/client";
 import { useEffect, useId, useRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode } from "react";
 
 export const Button = ({
@@ -60,10 +61,14 @@ export const SelectField = ({
   );
 };
 
-/** A server or validation error in plain words, announced to screen readers. */
+/** True for a 403: the caller may not see or do this. */
+export const isForbidden = (error: unknown) => error instanceof KeywardError && error.status === 403;
+
+/** A server or validation error in plain words, announced to screen readers; a 403 says "not allowed". */
 export const ErrorBanner = ({ error }: { error: unknown }) =>
   error ? (
-    <div className="banner banner-error" role="alert">
+    <div className={`banner ${isForbidden(error) ? "banner-warning" : "banner-error"}`} role="alert">
+      {isForbidden(error) ? "Not allowed: " : null}
       {error instanceof Error ? error.message : typeof error === "string" ? error : "Something went wrong"}
     </div>
   ) : null;
