@@ -207,6 +207,16 @@ describe("signing in with the organization's OpenID Connect provider", () => {
       redirect: "manual",
     });
     expect(start.status).toBe(404);
+    // A browser is sent back to the console's sign-in page with the reason instead.
+    const browser = await fetch(`${tenant.app.baseUrl}/api/v1/sso/oidc/login?orgSlug=${other.orgSlug}`, {
+      redirect: "manual",
+      headers: { accept: "text/html,application/xhtml+xml" },
+    });
+    expect(browser.status).toBe(302);
+    const to = new URL(browser.headers.get("location")!);
+    expect(to.origin + to.pathname).toBe(`${tenant.app.baseUrl}/login`);
+    expect(to.searchParams.get("org")).toBe(other.orgSlug);
+    expect(to.searchParams.get("sso_error")).toMatch(/not configured/);
   });
 
   it("makes the bootstrap e-mail the first organization's admin person once single sign-on is on", async () => {

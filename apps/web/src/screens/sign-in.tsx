@@ -57,7 +57,8 @@ const SignInForm = () => {
   const [clientSecret, setClientSecret] = useState("");
   const [token, setToken] = useState("");
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [error, setError] = useState<unknown>(null);
+  // Single sign-on that failed comes back here with its reason.
+  const [error, setError] = useState<unknown>(() => search.get("sso_error"));
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent) => {

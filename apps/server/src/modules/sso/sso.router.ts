@@ -1,11 +1,11 @@
-import { Router, type Request } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { clientIpOf, contextOf } from "../../http/authenticate";
 import { publicBaseOf } from "../../http/public-base";
 import { ok } from "../../http/respond";
-import { BadRequestError } from "../../errors";
+import { AppError, BadRequestError } from "../../errors";
 import {
   clearSignInCookie,
   cookieOf,
@@ -44,6 +44,18 @@ const queryText = (req: Request, name: string) => {
  */
 export const ssoBrowserRoutes = (deps: AppDeps) => {
   const router = Router();
+  /**
+   * A person's browser lands on the console's sign-in page with the reason, never on a JSON page;
+   * other clients get the JSON error body. The page is a fixed path: nothing of the request but the
+   * organization's slug and the message is carried.
+   */
+  const refused = (req: Request, res: Response, next: NextFunction) => (error: unknown) => {
+    if (req.accepts(["json", "html"]) !== "html") return next(error);
+    const message = error instanceof AppError && error.statusCode < 500 ? error.message : "Single sign-on failed";
+    const org = queryText(req, "orgSlug");
+    const query = new URLSearchParams({ ...(org && org.length <= 64 ? { org } : {}), sso_error: message });
+    res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}/login?${query.toString()}`);
+  };
   router.get("/login", (req, res, next) => {
     void (async () => {
       const orgSlug = queryText(req, "orgSlug");
@@ -65,7 +77,7 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
       });
       setSignInCookie(req, res, deps.env.PUBLIC_URL, started.binding, started.ttlSeconds);
       res.redirect(302, started.url);
-    })().catch(next);
+    })().catch(refused(req, res, next));
   });
   router.get("/callback", (req, res, next) => {
     void (async () => {
@@ -93,7 +105,7 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
           : `/login/cli?callback_port=${result.callbackPort}` +
             (result.callbackState ? `&callback_state=${result.callbackState}` : "");
       res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}${next}`);
-    })().catch(next);
+    })().catch(refused(req, res, next));
   });
   return router;
 };
