@@ -58,7 +58,7 @@ describe("audit log: what is recorded", () => {
     const second = await authenticate(tenant.app.deps, `Bearer ${reader.token}`, "127.0.0.1");
     expect(second).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
-    expect(first).toMatchObject({ identityId: reader.id, orgId: tenant.orgId, authMethod: "token-auth" });
+    expect(first).toMatchObject({ type: "identity", id: reader.id, orgId: tenant.orgId, authMethod: "token-auth" });
 
     expectOk(
       await tenant.admin.secretsV4.create({
