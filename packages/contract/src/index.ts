@@ -31,6 +31,7 @@ import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
 import { sessionsContract, ssoContract, usersContract } from "./people.contract";
+import { scimContract } from "./scim.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -76,6 +77,7 @@ export * from "./secret-versions.contract";
 export * from "./kms.contract";
 export * from "./audit-logs.contract";
 export * from "./people.contract";
+export * from "./scim.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -121,6 +123,7 @@ type Routers = {
   users: typeof usersContract;
   sso: typeof ssoContract;
   sessions: typeof sessionsContract;
+  scim: typeof scimContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -178,6 +181,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     users: usersContract,
     sso: ssoContract,
     sessions: sessionsContract,
+    scim: scimContract,
   },
   options,
 );
