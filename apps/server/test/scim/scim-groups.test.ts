@@ -64,6 +64,23 @@ describe("SCIM groups", () => {
       ],
     });
     expect(removed.body).toMatchObject({ displayName: `${name} 2`, members: [{ value: b.id }] });
+    // Operations apply in order: added then removed is out, everyone removed then one added is that one.
+    const ordered = await scim(tenant, token, "PATCH", `/Groups/${created.body.id}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [
+        { op: "add", path: "members", value: [{ value: a.id }] },
+        { op: "remove", path: "members", value: [{ value: a.id }] },
+      ],
+    });
+    expect(ordered.body.members).toEqual([{ value: b.id, display: b.userName }]);
+    const reset = await scim(tenant, token, "PATCH", `/Groups/${created.body.id}`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [
+        { op: "remove", path: "members" },
+        { op: "add", path: "members", value: [{ value: a.id }] },
+      ],
+    });
+    expect(reset.body.members).toEqual([{ value: a.id, display: a.userName }]);
 
     const replaced = await scim(tenant, token, "PUT", `/Groups/${created.body.id}`, {
       schemas: [GROUP_SCHEMA],
@@ -115,7 +132,7 @@ describe("SCIM groups", () => {
     expect(members.find((m) => m.id === member.id)).toMatchObject({ isActive: false });
   });
 
-  it("deleting a person ends their sessions and their project memberships", async () => {
+  it("deleting a person ends their sessions, project memberships and group memberships", async () => {
     await configureSso(tenant).catch(() => undefined);
     const project = await createProject(tenant);
     const address = email();
@@ -123,9 +140,16 @@ describe("SCIM groups", () => {
     expectOk(
       await tenant.admin.users.inviteProjectMembers({ params: { projectId: project.id }, body: { emails: [address] } }),
     );
+    const { body: group } = await scim(tenant, token, "POST", "/Groups", {
+      schemas: [GROUP_SCHEMA],
+      displayName: uniqueName("leavers"),
+      members: [{ value: member.id }],
+    });
     const session = await signIn(tenant, { sub: `sub-${address}`, email: address });
     expect((await session.client.projects.get({ params: { projectId: project.id } })).status).toBe(200);
     expect((await scim(tenant, token, "DELETE", `/Users/${member.id}`)).status).toBe(200);
+    expect((await scim(tenant, token, "GET", `/Groups/${group.id}`)).body.members).toEqual([]);
+    expect((await session.client.projects.get({ params: { projectId: project.id } })).status).toBe(401);
     expect((await session.client.users.me()).status).toBe(401);
     const left = expectOk(await tenant.admin.users.listProjectMemberships({ params: { projectId: project.id } }));
     expect(left.memberships.some((m) => m.user.email === address)).toBe(false);

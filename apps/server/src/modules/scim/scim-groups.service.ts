@@ -139,7 +139,9 @@ const memberValues = (value: unknown) => parseScim(Members, Array.isArray(value)
 
 const MEMBER_PATH = /^members\s*\[\s*value\s+eq\s+"([^"]{1,64})"\s*\]$/i;
 
-type GroupChange = { name?: string; set?: string[]; add: string[]; remove: string[] | "all" };
+type MemberStep = { set: string[] } | { add: string[] } | { remove: string[] | "all" };
+/** A PATCH's effect: the new name, and the member changes in the order the operations gave them. */
+type GroupChange = { name?: string; steps: MemberStep[] };
 
 const applyOperation = (
   change: GroupChange,
@@ -150,18 +152,13 @@ const applyOperation = (
   const target = path?.trim().toLowerCase();
   const one = path ? MEMBER_PATH.exec(path.trim()) : null;
   if (op === "remove") {
-    if (one) return void (change.remove !== "all" && change.remove.push(one[1]!));
+    if (one) return void change.steps.push({ remove: [one[1]!] });
     if (target !== "members") throw badRequest("A remove operation needs the members path", "noTarget");
-    if (value === undefined) change.remove = "all";
-    else if (change.remove !== "all") change.remove.push(...memberValues(value));
+    change.steps.push({ remove: value === undefined ? "all" : memberValues(value) });
     return;
   }
   if (target === "members") {
-    if (op === "replace") {
-      change.set = memberValues(value);
-      change.add = [];
-      change.remove = [];
-    } else change.add.push(...memberValues(value));
+    change.steps.push(op === "replace" ? { set: memberValues(value) } : { add: memberValues(value) });
     return;
   }
   if (target === "displayname") {
@@ -182,19 +179,14 @@ const applyOperation = (
 export const patchScimGroup = async (ctx: ScimContext, id: string, input: unknown) => {
   const operations = patchOperationsOf(input);
   const group = await requireGroup(ctx, id);
-  const change: GroupChange = { add: [], remove: [] };
+  const change: GroupChange = { steps: [] };
   for (const { op, path, value } of operations) applyOperation(change, op, path, value);
   const name = change.name ?? group.name;
   await naming(ctx, name, group.id, () =>
     inTransaction(ctx.deps.db, async (trx) => {
       if (name !== group.name) await renameProvisionedGroup(trx, group.id, name);
-      await changeProvisionedGroupMembers(trx, ctx.orgId, group.id, change);
-      await record(ctx, trx, "scim-update-group", {
-        groupId: group.id,
-        name,
-        added: change.add.length,
-        removed: change.remove === "all" ? "all" : change.remove.length,
-      });
+      for (const step of change.steps) await changeProvisionedGroupMembers(trx, ctx.orgId, group.id, step);
+      await record(ctx, trx, "scim-update-group", { groupId: group.id, name, memberChanges: change.steps.length });
     }),
   );
   return getScimGroup(ctx, id);
