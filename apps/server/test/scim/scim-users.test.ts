@@ -121,6 +121,15 @@ describe("SCIM users", () => {
     });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect(replaced.body).toMatchObject({ userName: `renamed-${address}`, displayName: "Grace Hopper", active: true });
+    const { body: other } = await scim(tenant, token, "POST", "/Users", scimUser(email()));
+    const clash = await scim(
+      tenant,
+      token,
+      "PUT",
+      `/Users/${user.id}`,
+      scimUser(address, { userName: other.userName }),
+    );
+    expectScimError(clash, 409, "uniqueness");
     const { active: _a, ...withoutActive } = scimUser(address);
     expectScimError(await scim(tenant, token, "PUT", `/Users/${user.id}`, withoutActive), 400);
 

@@ -78,6 +78,9 @@ const emailOf = (body: UserBody) => {
   return email;
 };
 
+const userNameTaken = (userName: string) =>
+  new ScimError(409, `A user with userName ${userName} already exists`, "uniqueness");
+
 const notFound = () => new ScimError(404, "User not found");
 
 const requireMember = async (ctx: ScimContext, id: string, db: Tx | ScimContext["deps"]["db"] = ctx.deps.db) => {
@@ -99,7 +102,7 @@ const record = (ctx: ScimContext, trx: Tx, type: string, metadata: Record<string
 const assertUserNameFree = async (ctx: ScimContext, trx: Tx, userName: string, own?: ProvisionedMemberRow) => {
   if (own && own.external_id === userName) return;
   if (await isExternalIdTaken(trx, ctx.orgId, ALIAS, userName)) {
-    throw new ScimError(409, `A user with userName ${userName} already exists`, "uniqueness");
+    throw userNameTaken(userName);
   }
 };
 
@@ -126,6 +129,7 @@ export const createScimUser = async (ctx: ScimContext, input: unknown) => {
       aliasType: ALIAS,
       externalId: body.userName,
     });
+    if (!member.aliasClaimed) throw userNameTaken(body.userName);
     const before = await getMemberForProvisioning(trx, ctx.orgId, ALIAS, member.membershipId);
     if (before!.is_active !== active) await setMemberActive(ctx.deps, trx, { orgId: ctx.orgId, ...member }, active);
     await record(ctx, trx, "scim-provision-user", {
@@ -149,7 +153,7 @@ const applyDraft = async (ctx: ScimContext, id: string, draft: (row: Provisioned
     const next = draft(row);
     if (next.userName !== (row.external_id ?? row.email)) await assertUserNameFree(ctx, trx, next.userName, row);
     const member = { orgId: ctx.orgId, membershipId: row.id, userId: row.user_id! };
-    await updateProvisionedProfile(trx, {
+    const claimed = await updateProvisionedProfile(trx, {
       orgId: ctx.orgId,
       userId: member.userId,
       aliasType: ALIAS,
@@ -157,6 +161,7 @@ const applyDraft = async (ctx: ScimContext, id: string, draft: (row: Provisioned
       firstName: next.firstName,
       lastName: next.lastName,
     });
+    if (!claimed) throw userNameTaken(next.userName);
     if (next.active !== row.is_active) await setMemberActive(ctx.deps, trx, member, next.active);
     const type =
       next.active === row.is_active

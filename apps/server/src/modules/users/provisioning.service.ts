@@ -48,10 +48,18 @@ export const getMemberForProvisioning = (db: Database | Tx, orgId: string, alias
 export const isExternalIdTaken = async (db: Database | Tx, orgId: string, aliasType: string, externalId: string) =>
   (await findAlias(db, orgId, aliasType, externalId)) !== undefined;
 
+/** Give the person the alias; false when someone else of the organization holds it already. */
+const claimAlias = async (trx: Tx, input: { userId: string; orgId: string; aliasType: string; externalId: string }) => {
+  await deleteAliasesOfUser(trx, input.orgId, input.userId, input.aliasType);
+  await insertAlias(trx, input);
+  return (await findAlias(trx, input.orgId, input.aliasType, input.externalId))?.user_id === input.userId;
+};
+
 /**
  * The person with this e-mail (created if new) as an accepted member of the organization: an
  * existing membership is kept, a pending invitation is claimed, otherwise a `no-access` membership.
- * Returns the membership id and whether it was already there.
+ * Returns the membership id, whether it was already there, and whether the alias was free (when
+ * not, the caller rolls the transaction back).
  */
 export const provisionMember = async (
   trx: Tx,
@@ -60,34 +68,31 @@ export const provisionMember = async (
   const known = await findUserByEmail(trx, input.email);
   const userId = known?.id ?? (await insertUser(trx, { ...input, isEmailVerified: false })).id;
   if (known) await updateUserNames(trx, userId, input);
-  await deleteAliasesOfUser(trx, input.orgId, userId, input.aliasType);
-  await insertAlias(trx, { userId, orgId: input.orgId, aliasType: input.aliasType, externalId: input.externalId });
+  const aliasClaimed = await claimAlias(trx, { userId, ...input });
   const existing = await findOrgMembershipOfUser(trx, input.orgId, userId);
-  if (existing) return { membershipId: existing.id, userId, existed: true };
+  if (existing) return { membershipId: existing.id, userId, existed: true, aliasClaimed };
   const invitation = await lockInvitation(trx, input.orgId, input.email);
   if (invitation) {
     await acceptInvitation(trx, invitation.id, userId);
-    return { membershipId: invitation.id, userId, existed: false };
+    return { membershipId: invitation.id, userId, existed: false, aliasClaimed };
   }
   const inserted = await insertOrgMembership(trx, input.orgId, userId, PROVISIONED_ROLE);
-  return { membershipId: inserted.id, userId, existed: false };
+  return { membershipId: inserted.id, userId, existed: false, aliasClaimed };
 };
 
-/** The provider's userName and the person's names. */
+/** The provider's userName and the person's names; false when another member holds that userName. */
 export const updateProvisionedProfile = async (
   trx: Tx,
   input: { orgId: string; userId: string; aliasType: string; externalId?: string; firstName: string; lastName: string },
 ) => {
   await updateUserNames(trx, input.userId, input);
-  if (input.externalId !== undefined) {
-    await deleteAliasesOfUser(trx, input.orgId, input.userId, input.aliasType);
-    await insertAlias(trx, {
-      userId: input.userId,
-      orgId: input.orgId,
-      aliasType: input.aliasType,
-      externalId: input.externalId,
-    });
-  }
+  if (input.externalId === undefined) return true;
+  return claimAlias(trx, {
+    userId: input.userId,
+    orgId: input.orgId,
+    aliasType: input.aliasType,
+    externalId: input.externalId,
+  });
 };
 
 /** Out of the organization's groups, every project it reached seeing the change first. */
