@@ -31,6 +31,7 @@ import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
 import { sessionsContract, ssoContract, userPrivilegesContract, usersContract } from "./people.contract";
+import { scimContract } from "./scim.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -76,6 +77,7 @@ export * from "./secret-versions.contract";
 export * from "./kms.contract";
 export * from "./audit-logs.contract";
 export * from "./people.contract";
+export * from "./scim.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -122,6 +124,7 @@ type Routers = {
   sso: typeof ssoContract;
   sessions: typeof sessionsContract;
   userPrivileges: typeof userPrivilegesContract;
+  scim: typeof scimContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -180,6 +183,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     sso: ssoContract,
     sessions: sessionsContract,
     userPrivileges: userPrivilegesContract,
+    scim: scimContract,
   },
   options,
 );

@@ -41,6 +41,8 @@ import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
 import { userPrivilegesRouter, usersRouter } from "../modules/users/users.router";
 import { SSO_MOUNT, ssoBrowserRoutes, ssoRouter } from "../modules/sso/sso.router";
 import { sessionsRouter } from "../modules/sessions/sessions.router";
+import { scimTokensRouter } from "../modules/scim/scim-tokens.router";
+import { SCIM_MOUNT, scimRoutes } from "../modules/scim/scim.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
 import { routeEntry } from "./route-entry";
@@ -87,6 +89,8 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
   app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
+  // SCIM 2.0 for identity providers: its own bearer tokens, media type and error bodies.
+  app.use(SCIM_MOUNT, scimRoutes(deps));
   app.use(jsonBodies);
   app.use(loginForms(contract));
 
@@ -141,6 +145,7 @@ export const createApp = (deps: AppDeps): Express => {
     sso: ssoRouter(deps),
     sessions: sessionsRouter(deps),
     userPrivileges: userPrivilegesRouter(deps),
+    scim: scimTokensRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

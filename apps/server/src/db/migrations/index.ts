@@ -15,6 +15,7 @@ import * as m0019 from "./0019-audit-log";
 import * as m0021 from "./0021-runtime";
 import * as m0022 from "./0022-secret-fields";
 import * as m0023 from "./0023-people";
+import * as m0024 from "./0024-scim";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   "0021-runtime": m0021,
   "0022-secret-fields": m0022,
   "0023-people": m0023,
+  "0024-scim": m0024,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

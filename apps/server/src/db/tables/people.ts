@@ -99,4 +99,17 @@ export interface PeopleTables {
   user_sessions: UserSessionsTable;
   user_session_refresh_tokens: UserSessionRefreshTokensTable;
   user_project_additional_privileges: UserProjectAdditionalPrivilegesTable;
+  scim_tokens: ScimTokensTable;
+}
+
+/** An organization's SCIM bearer token: only its hash is kept; `expires_at` null never expires. */
+export interface ScimTokensTable {
+  id: Generated<string>;
+  org_id: string;
+  token_hash: Buffer;
+  description: string;
+  ttl_days: number;
+  expires_at: Date | string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
 }

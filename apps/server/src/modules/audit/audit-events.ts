@@ -188,6 +188,8 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "sso.updateOidcConfig": change("update-oidc-config"),
   "sessions.refresh": change("refresh-user-session"),
   "sessions.logout": change("logout-user-session"),
+  "scim.createScimToken": change("create-scim-token"),
+  "scim.deleteScimToken": change("delete-scim-token"),
   "sessions.cliSession": change("create-cli-session"),
   "userPrivileges.create": change("create-user-additional-privilege"),
   "userPrivileges.update": change("update-user-additional-privilege"),

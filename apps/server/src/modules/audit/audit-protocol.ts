@@ -17,13 +17,17 @@ import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
  *   `create-acme-order`, `respond-to-acme-challenge`, `pass-acme-challenge`, `fail-acme-challenge`,
  *   `finalize-acme-order`, `revoke-acme-certificate`, and the buffered read `download-acme-certificate`;
  * - estAccount: `est-enrollment` (simpleenroll), `est-renewal` (simplereenroll), as SCEP's
- *   `scep-enrollment` / `scep-renewal`.
+ *   `scep-enrollment` / `scep-renewal`;
+ * - scimClient (an identity provider holding a SCIM token): `scim-provision-user`, `scim-update-user`,
+ *   `scim-deactivate-user`, `scim-deprovision-user`, `scim-create-group`, `scim-update-group`,
+ *   `scim-delete-group`.
  */
 export type ProtocolActor =
   | { type: "acmeProfile"; id: string; metadata: { profileId: string } }
   | { type: "acmeAccount"; id: string; metadata: { profileId: string; accountId: string } }
   | { type: "estAccount"; id: string; metadata: { profileId: string } }
-  | { type: "user"; id: string; metadata: { userId: string; email: string; authMethod?: string } };
+  | { type: "user"; id: string; metadata: { userId: string; email: string; authMethod?: string } }
+  | { type: "scimClient"; id: string; metadata: { scimTokenId: string } };
 
 export const acmeProfileActor = (profileId: string): ProtocolActor => ({
   type: "acmeProfile",
@@ -41,6 +45,12 @@ export const estAccountActor = (profileId: string): ProtocolActor => ({
   type: "estAccount",
   id: profileId,
   metadata: { profileId },
+});
+
+export const scimClientActor = (scimTokenId: string): ProtocolActor => ({
+  type: "scimClient",
+  id: scimTokenId,
+  metadata: { scimTokenId },
 });
 
 /** Where a protocol request came from, taken as the contract routes' events take it. */

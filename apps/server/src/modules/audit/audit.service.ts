@@ -27,6 +27,7 @@ const ACTOR_ID_KEYS: Record<string, string> = {
   estAccount: "profileId",
   scepAccount: "profileId",
   acmeAccount: "accountId",
+  scimClient: "scimTokenId",
 };
 
 /** `audit-logs: read` in the project when one is named, else in the organization. */

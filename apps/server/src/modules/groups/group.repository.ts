@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Database } from "../../db/database";
 
 export const GROUP_COLUMNS = ["id", "org_id", "name", "slug", "role", "created_at", "updated_at"] as const;
@@ -165,3 +166,67 @@ export const deleteIdentityMember = async (db: Database, groupId: string, identi
       .where("identity_id", "=", identityId)
       .executeTakeFirst()
   ).numDeletedRows > 0n;
+
+/** The organization's groups a provisioning client pages through, by name (case-insensitive) if asked, with the full count. */
+export const pageGroups = async (
+  db: Database,
+  orgId: string,
+  query: { name?: string; offset: number; limit: number },
+) => {
+  const base = db
+    .selectFrom("groups")
+    .where("org_id", "=", orgId)
+    .$if(query.name !== undefined, (qb) => qb.where(sql<boolean>`lower(name) = ${query.name!.toLowerCase()}`));
+  const [rows, count] = await Promise.all([
+    base.select(GROUP_COLUMNS).orderBy("created_at").orderBy("id").offset(query.offset).limit(query.limit).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+};
+
+/** The people of these groups, each with their org membership (the id a provisioning client knows them by). */
+export const listGroupUserMembersOf = (db: Database, orgId: string, groupIds: string[]) =>
+  groupIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("group_user_members as gm")
+        .innerJoin("users as u", "u.id", "gm.user_id")
+        .innerJoin("org_user_memberships as om", (j) =>
+          j.onRef("om.user_id", "=", "gm.user_id").on("om.org_id", "=", orgId),
+        )
+        .select(["gm.group_id", "gm.user_id", "om.id as membership_id", "u.email"])
+        .where("gm.group_id", "in", groupIds)
+        .orderBy("gm.created_at")
+        .execute();
+
+/** The users behind these org membership ids (unknown ids are left out). */
+export const findUsersOfOrgMemberships = (db: Database, orgId: string, membershipIds: string[]) =>
+  membershipIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("org_user_memberships")
+        .select(["id", "user_id"])
+        .where("org_id", "=", orgId)
+        .where("status", "=", "accepted")
+        .where(sql<boolean>`id = any(${membershipIds}::uuid[])`)
+        .execute();
+
+export const insertUserMembers = (db: Database, groupId: string, userIds: string[]) =>
+  userIds.length === 0
+    ? Promise.resolve()
+    : db
+        .insertInto("group_user_members")
+        .values(userIds.map((user_id) => ({ group_id: groupId, user_id })))
+        .onConflict((oc) => oc.columns(["group_id", "user_id"]).doNothing())
+        .execute()
+        .then(() => undefined);
+
+/** Removes these people (or, with "all", everyone) from the group. */
+export const deleteUserMembers = async (db: Database, groupId: string, userIds: string[] | "all") => {
+  if (userIds !== "all" && userIds.length === 0) return;
+  await db
+    .deleteFrom("group_user_members")
+    .where("group_id", "=", groupId)
+    .$if(userIds !== "all", (qb) => qb.where("user_id", "in", userIds as string[]))
+    .execute();
+};

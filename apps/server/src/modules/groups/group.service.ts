@@ -39,7 +39,7 @@ const assertGrantableRole = (ctx: RequestContext, role: string) => {
 };
 
 /** name-xxxx, lower-case and hyphenated, within the 5..36 slug bounds. */
-const slugFromName = (name: string) => {
+export const slugFromName = (name: string) => {
   const base = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")

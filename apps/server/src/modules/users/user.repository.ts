@@ -312,3 +312,107 @@ export const findProjectsOfOrg = (db: Database, orgId: string, ids: string[]) =>
         .where("org_id", "=", orgId)
         .where(sql<boolean>`id = any(${ids}::uuid[])`)
         .execute();
+
+/** What SCIM filters members by: `eq` on one attribute, compared case-insensitively. */
+export type MemberFilter = { attribute: "userName" | "externalId" | "email" | "displayName"; value: string };
+
+const scimMembers = (db: Database | Tx, orgId: string) =>
+  db
+    .selectFrom("org_user_memberships as om")
+    .innerJoin("users as u", "u.id", "om.user_id")
+    .where("om.org_id", "=", orgId)
+    .where("om.status", "=", "accepted");
+
+/** The member's latest alias of this type: the provider's userName. */
+const latestAlias = (orgId: string, aliasType: string) =>
+  sql<string | null>`(select a.external_id from user_aliases a where a.user_id = u.id and a.org_id = ${orgId}
+    and a.alias_type = ${aliasType} order by a.created_at desc limit 1)`.as("external_id");
+
+const memberFilterSql = (aliasType: string, orgId: string, filter: MemberFilter) => {
+  const value = filter.value.toLowerCase();
+  const aliasMatch = sql<boolean>`exists (select 1 from user_aliases a where a.user_id = u.id and a.org_id = ${orgId}
+    and a.alias_type = ${aliasType} and lower(a.external_id) = ${value})`;
+  switch (filter.attribute) {
+    case "userName":
+      return sql<boolean>`(${aliasMatch} or lower(u.email) = ${value})`;
+    case "externalId":
+      return aliasMatch;
+    case "email":
+      return sql<boolean>`lower(u.email) = ${value}`;
+    case "displayName":
+      return sql<boolean>`lower(trim(u.first_name || ' ' || u.last_name)) = ${value}`;
+  }
+};
+
+/** An organization's accepted members as a provisioning client pages through them, with the full count. */
+export const pageProvisionedMembers = async (
+  db: Database,
+  orgId: string,
+  aliasType: string,
+  query: { filter?: MemberFilter; offset: number; limit: number },
+) => {
+  const base = scimMembers(db, orgId).$if(query.filter !== undefined, (qb) =>
+    qb.where(memberFilterSql(aliasType, orgId, query.filter!)),
+  );
+  const [rows, count] = await Promise.all([
+    base
+      .select(PROVISIONED_COLUMNS)
+      .select(latestAlias(orgId, aliasType))
+      .orderBy("om.created_at")
+      .orderBy("om.id")
+      .offset(query.offset)
+      .limit(query.limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+};
+
+const PROVISIONED_COLUMNS = ["om.id", "om.user_id", "om.is_active", "u.email", "u.first_name", "u.last_name"] as const;
+
+export const findProvisionedMember = (db: Database | Tx, orgId: string, aliasType: string, membershipId: string) =>
+  scimMembers(db, orgId)
+    .select(PROVISIONED_COLUMNS)
+    .select(latestAlias(orgId, aliasType))
+    .where("om.id", "=", membershipId)
+    .executeTakeFirst();
+
+export type ProvisionedMemberRow = NonNullable<Awaited<ReturnType<typeof findProvisionedMember>>>;
+
+export const deleteAliasesOfUser = (trx: Tx, orgId: string, userId: string, aliasType: string) =>
+  trx
+    .deleteFrom("user_aliases")
+    .where("org_id", "=", orgId)
+    .where("user_id", "=", userId)
+    .where("alias_type", "=", aliasType)
+    .execute();
+
+export const updateUserNames = (trx: Tx, userId: string, values: { firstName: string; lastName: string }) =>
+  trx
+    .updateTable("users")
+    .set({ first_name: values.firstName, last_name: values.lastName, updated_at: new Date() })
+    .where("id", "=", userId)
+    .execute();
+
+/** The projects of an organization a person holds a membership of (their abilities there change with them). */
+export const listUserProjectIdsInOrg = async (trx: Tx, orgId: string, userId: string) =>
+  (
+    await trx
+      .selectFrom("project_user_memberships as m")
+      .innerJoin("projects as p", "p.id", "m.project_id")
+      .select("m.project_id")
+      .where("m.user_id", "=", userId)
+      .where("p.org_id", "=", orgId)
+      .execute()
+  ).map((r) => r.project_id);
+
+export const listUserGroupIdsInOrg = async (trx: Tx, orgId: string, userId: string) =>
+  (
+    await trx
+      .selectFrom("group_user_members as gm")
+      .innerJoin("groups as g", "g.id", "gm.group_id")
+      .select("gm.group_id")
+      .where("gm.user_id", "=", userId)
+      .where("g.org_id", "=", orgId)
+      .execute()
+  ).map((r) => r.group_id);

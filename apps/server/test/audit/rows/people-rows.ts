@@ -5,7 +5,7 @@ import { ok, type Step } from "./runner";
 
 type PeopleOperation = Extract<
   MutatingOperation,
-  `users.${string}` | `sso.${string}` | `sessions.${string}` | `userPrivileges.${string}`
+  `users.${string}` | `sso.${string}` | `sessions.${string}` | `userPrivileges.${string}` | `scim.${string}`
 >;
 
 /** A person of the tenant's organization, signed in through its provider. */
@@ -36,6 +36,11 @@ const userActor = (user: { id: string; email: string }) => ({
   type: "user",
   metadata: { userId: user.id, email: user.email },
 });
+
+const scimTokenNamed = async (tenant: Tenant, description: string) =>
+  ok(await tenant.admin.scim.listScimTokens({ query: { organizationId: tenant.orgId } })).scimTokens.find(
+    (t) => t.description === description,
+  );
 
 export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
   "users.revokeMySessions": async ({ tenant, act }) => {
@@ -132,5 +137,20 @@ export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
   "sessions.checkAuth": async ({ tenant, act }) => {
     ok(await act(() => tenant.admin.sessions.checkAuth()));
     return { projectId: null };
+  },
+  "scim.createScimToken": async ({ tenant, act }) => {
+    const body = { organizationId: tenant.orgId, description: uniqueName("idp"), ttlDays: 30 };
+    ok(await act(() => tenant.admin.scim.createScimToken({ body })));
+    const token = await scimTokenNamed(tenant, body.description);
+    return { projectId: null, metadata: { scimTokenId: token!.id, ttlDays: 30 } };
+  },
+  "scim.deleteScimToken": async ({ tenant, act }) => {
+    ok(
+      await tenant.admin.scim.createScimToken({ body: { organizationId: tenant.orgId, description: "", ttlDays: 0 } }),
+    );
+    const [token] = ok(await tenant.admin.scim.listScimTokens({ query: { organizationId: tenant.orgId } })).scimTokens;
+    const params = { scimTokenId: token!.id };
+    ok(await act(() => tenant.admin.scim.deleteScimToken({ params })));
+    return { projectId: null, metadata: { scimTokenId: token!.id } };
   },
 };
