@@ -43,8 +43,9 @@ export const MEMBERSHIP_ROLE_COLUMNS = [
   "r.updated_at",
 ] as const;
 
-/** Identity and group memberships keep their roles in tables of one shape (MembershipRoleColumns). */
-export type MembershipRoleTable = "identity_project_membership_roles" | "group_project_membership_roles";
+/** Identity, person and group memberships keep their roles in tables of one shape (MembershipRoleColumns). */
+export type MembershipRoleTable =
+  "identity_project_membership_roles" | "project_user_membership_roles" | "group_project_membership_roles";
 
 export const findMembershipRoles = (
   db: Database,

@@ -34,57 +34,22 @@ const appendCookie = (res: Response, cookie: string) => {
   res.setHeader("Set-Cookie", [...list, cookie]);
 };
 
-export const setRefreshCookie = (
-  req: Request,
-  res: Response,
-  publicUrl: string | undefined,
-  token: string,
-  maxAgeSeconds: number,
-) =>
-  appendCookie(
-    res,
-    serialize(REFRESH_COOKIE, token, isSecureContext(req, publicUrl), {
-      path: REFRESH_PATH,
-      maxAgeSeconds,
-      sameSite: "Strict",
-    }),
-  );
+const REFRESH: CookieOptions = { path: REFRESH_PATH, maxAgeSeconds: 0, sameSite: "Strict" };
+const SIGN_IN: CookieOptions = { path: SIGN_IN_PATH, maxAgeSeconds: 0, sameSite: "Lax" };
 
+/** Set (or with `maxAgeSeconds` 0 and an empty value, clear) one of the two cookies. */
+const cookieSetter =
+  (name: string, options: CookieOptions) =>
+  (req: Request, res: Response, publicUrl: string | undefined, value: string, maxAgeSeconds: number) =>
+    appendCookie(res, serialize(name, value, isSecureContext(req, publicUrl), { ...options, maxAgeSeconds }));
+
+export const setRefreshCookie = cookieSetter(REFRESH_COOKIE, REFRESH);
 export const clearRefreshCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
-  appendCookie(
-    res,
-    serialize(REFRESH_COOKIE, "", isSecureContext(req, publicUrl), {
-      path: REFRESH_PATH,
-      maxAgeSeconds: 0,
-      sameSite: "Strict",
-    }),
-  );
+  setRefreshCookie(req, res, publicUrl, "", 0);
 
-export const setSignInCookie = (
-  req: Request,
-  res: Response,
-  publicUrl: string | undefined,
-  value: string,
-  maxAgeSeconds: number,
-) =>
-  appendCookie(
-    res,
-    serialize(SIGN_IN_COOKIE, value, isSecureContext(req, publicUrl), {
-      path: SIGN_IN_PATH,
-      maxAgeSeconds,
-      sameSite: "Lax",
-    }),
-  );
-
+export const setSignInCookie = cookieSetter(SIGN_IN_COOKIE, SIGN_IN);
 export const clearSignInCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
-  appendCookie(
-    res,
-    serialize(SIGN_IN_COOKIE, "", isSecureContext(req, publicUrl), {
-      path: SIGN_IN_PATH,
-      maxAgeSeconds: 0,
-      sameSite: "Lax",
-    }),
-  );
+  setSignInCookie(req, res, publicUrl, "", 0);
 
 /** One cookie's value from the request's Cookie header (values here are base64url: no decoding needed). */
 export const cookieOf = (req: Request, name: string): string | undefined => {

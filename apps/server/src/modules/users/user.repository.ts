@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { roleRows, type RoleGrant } from "../authz/membership-roles.repository";
+import { findMembershipRoles, roleRows, type RoleGrant } from "../authz/membership-roles.repository";
 
 const USER_COLUMNS = [
   "u.id",
@@ -270,29 +270,7 @@ export const listUserProjectMemberships = (db: Database | Tx, projectId: string,
     .execute();
 
 export const listUserMembershipRoles = (db: Database, membershipIds: string[]) =>
-  membershipIds.length === 0
-    ? Promise.resolve([])
-    : db
-        .selectFrom("project_user_membership_roles as r")
-        .leftJoin("project_roles as pr", "pr.id", "r.custom_role_id")
-        .select([
-          "r.id",
-          "r.membership_id",
-          "r.role",
-          "r.custom_role_id",
-          "pr.name as custom_role_name",
-          "pr.slug as custom_role_slug",
-          "r.is_temporary",
-          "r.temporary_mode",
-          "r.temporary_range",
-          "r.temporary_access_start_time",
-          "r.temporary_access_end_time",
-          "r.created_at",
-          "r.updated_at",
-        ])
-        .where("r.membership_id", "in", membershipIds)
-        .orderBy("r.created_at")
-        .execute();
+  findMembershipRoles(db, membershipIds, "project_user_membership_roles");
 
 export const deleteUserProjectMemberships = (trx: Tx, projectId: string, userIds: string[]) =>
   trx
