@@ -21,6 +21,7 @@ const loginPage = (uid: string) => `<!doctype html><html><head><title>Test provi
 <label>E-mail <input name="email" type="email"></label>
 <label>Given name <input name="given_name"></label>
 <label>Family name <input name="family_name"></label>
+<label>Groups <input name="groups"></label>
 <label><input type="checkbox" name="email_verified" value="true" checked> E-mail verified</label>
 <button type="submit">Sign in</button>
 </form></body></html>`;
@@ -49,7 +50,11 @@ export const startOidcProvider = async () => {
       response_types: [],
     })),
     jwks: { keys: [jwk] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["given_name", "family_name"] },
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["given_name", "family_name", "groups"],
+    },
     // Scope claims go into the ID token itself, as most providers send them.
     conformIdTokenClaims: false,
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub, ...people.get(sub) }) }),
@@ -104,6 +109,7 @@ export const startOidcProvider = async () => {
       email_verified: form.get("email_verified") === "true",
       ...(form.get("given_name") ? { given_name: form.get("given_name") } : {}),
       ...(form.get("family_name") ? { family_name: form.get("family_name") } : {}),
+      ...(form.get("groups") !== null ? { groups: form.get("groups")!.split(",").filter(Boolean) } : {}),
     });
     await provider.interactionFinished(req, res, { login: { accountId: sub } }, { mergeWithLastSubmission: false });
   };

@@ -30,7 +30,14 @@ export class CookieJar {
   }
 }
 
-export type Person = { sub: string; email?: string; verified?: boolean; givenName?: string; familyName?: string };
+export type Person = {
+  sub: string;
+  email?: string;
+  verified?: boolean;
+  givenName?: string;
+  familyName?: string;
+  groups?: string[];
+};
 
 export const location = (response: Response) => {
   const to = response.headers.get("location");
@@ -68,6 +75,7 @@ export const authorizeFrom = async (signInUrl: string, keywardBase: string, pers
   if (person.verified !== false) form.set("email_verified", "true");
   if (person.givenName) form.set("given_name", person.givenName);
   if (person.familyName) form.set("family_name", person.familyName);
+  if (person.groups) form.set("groups", person.groups.join(","));
   response = await step(provider, url, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },

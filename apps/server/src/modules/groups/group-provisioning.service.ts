@@ -11,6 +11,7 @@ import {
   insertGroup,
   insertUserMembers,
   listGroupUserMembersOf,
+  listGroups,
   pageGroups,
   updateGroupRow,
 } from "./group.repository";
@@ -72,4 +73,34 @@ export const changeProvisionedGroupMembers = async (
 export const deleteProvisionedGroup = async (trx: Tx, groupId: string) => {
   await bumpPermissionVersionForGroup(trx, groupId);
   await deleteGroupRow(trx, groupId);
+};
+
+/**
+ * A person's groups as their provider's groups claim names them (by group name or slug), when the
+ * organization lets its provider manage group memberships: added to the groups it names, removed
+ * from the others. Groups are never created here; names that match no group are ignored.
+ */
+export const syncPersonGroups = async (trx: Tx, orgId: string, userId: string, claimed: string[]) => {
+  const wanted = new Set(claimed.map((name) => name.toLowerCase()));
+  const groups = await listGroups(trx, orgId);
+  const members = await listGroupUserMembersOf(
+    trx,
+    orgId,
+    groups.map((g) => g.id),
+  );
+  const current = new Set(members.filter((m) => m.user_id === userId).map((m) => m.group_id));
+  const changed: { added: string[]; removed: string[] } = { added: [], removed: [] };
+  for (const group of groups) {
+    const named = wanted.has(group.name.toLowerCase()) || wanted.has(group.slug.toLowerCase());
+    if (named === current.has(group.id)) continue;
+    await bumpPermissionVersionForGroup(trx, group.id);
+    if (named) {
+      await insertUserMembers(trx, group.id, [userId]);
+      changed.added.push(group.slug);
+    } else {
+      await deleteUserMembers(trx, group.id, [userId]);
+      changed.removed.push(group.slug);
+    }
+  }
+  return changed;
 };

@@ -209,6 +209,13 @@ const emailOf = (config: OidcConfigRow, claims: JWTPayload) => {
   return email;
 };
 
+/** The groups claim as group names: a bounded list of strings (anything else counts as no groups). */
+const groupsOf = (claims: JWTPayload): string[] => {
+  const value = claims.groups;
+  if (!Array.isArray(value)) return [];
+  return value.filter((g): g is string => typeof g === "string" && g.length > 0 && g.length <= 256).slice(0, 256);
+};
+
 export type SignInResult = SessionTokens & {
   callbackPort: number | null;
   callbackState: string | null;
@@ -247,6 +254,7 @@ export const completeSignIn = async (
   });
   const claims = await verifyIdToken(deps, config, endpoints, idToken, state.nonce_hash);
   const email = emailOf(config, claims);
+  const groups = config.manage_group_memberships ? groupsOf(claims) : undefined;
   const names = {
     firstName: typeof claims.given_name === "string" ? claims.given_name.slice(0, 128) : "",
     lastName: typeof claims.family_name === "string" ? claims.family_name.slice(0, 128) : "",
@@ -259,6 +267,7 @@ export const completeSignIn = async (
       email,
       ...names,
       now,
+      groups,
     });
     const tokens = await startSession(deps, trx, {
       userId: person.userId,

@@ -1,6 +1,7 @@
 import type { Tx } from "../../db/transaction";
 import { ForbiddenError } from "../../errors";
 import { bumpPermissionVersion } from "../authz/permission-version";
+import { syncPersonGroups } from "../groups/group-provisioning.service";
 import {
   acceptInvitation,
   findAlias,
@@ -35,7 +36,21 @@ export const claimPersonOfProvider = async (
     firstName: string;
     lastName: string;
     now: Date;
+    /** The provider's groups claim, when the organization lets it manage group memberships. */
+    groups?: string[];
   },
+): Promise<{ userId: string; note: Record<string, unknown> }> => {
+  const person = await claimPerson(trx, input);
+  if (input.groups) {
+    const changed = await syncPersonGroups(trx, input.orgId, person.userId, input.groups);
+    if (changed.added.length || changed.removed.length) person.note.groups = changed;
+  }
+  return person;
+};
+
+const claimPerson = async (
+  trx: Tx,
+  input: Parameters<typeof claimPersonOfProvider>[1],
 ): Promise<{ userId: string; note: Record<string, unknown> }> => {
   const note: Record<string, unknown> = {};
   const alias = await findAlias(trx, input.orgId, input.aliasType, input.subject);
