@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { once } from "node:events";
 import { exportJWK, generateKeyPair } from "jose";
 import Provider from "oidc-provider";
@@ -34,8 +35,18 @@ const loginPage = (uid: string) => `<!doctype html><html><head><title>Test provi
  * KEYWARD_TEST_OIDC_ISSUER.
  */
 export const startOidcProvider = async () => {
+  const { issuer, close } = await serveOidcProvider();
+  process.env.KEYWARD_TEST_OIDC_ISSUER = issuer;
+  return close;
+};
+
+/**
+ * One provider instance on a free loopback port; over HTTPS when given a CA's server certificate
+ * (the issuer is then `https://127.0.0.1:<port>`, trusted only by whoever holds that CA).
+ */
+export const serveOidcProvider = async (tls?: { certPem: string; keyPem: string; caPem: string }) => {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: "keyward-test-key", alg: "RS256", use: "sig" };
   const claimsByClient: Record<string, object> = Object.fromEntries(
@@ -113,17 +124,22 @@ export const startOidcProvider = async () => {
     });
     await provider.interactionFinished(req, res, { login: { accountId: sub } }, { mergeWithLastSubmission: false });
   };
-  const server = createServer((req, res) => {
+  const route = (req: IncomingMessage, res: ServerResponse) => {
     const uid = /^\/interaction\/([\w-]+)$/.exec(req.url ?? "")?.[1];
     if (uid) void interaction(req, res, uid).catch(() => res.writeHead(400).end("interaction failed"));
     else void handle(req, res);
-  });
+  };
+  const server = tls ? createHttpsServer({ key: tls.keyPem, cert: tls.certPem }, route) : createServer(route);
   server.listen(port, "127.0.0.1");
   await once(server, "listening");
-  await waitFor("oidc-provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`)).ok);
-  process.env.KEYWARD_TEST_OIDC_ISSUER = issuer;
-  return async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!tls) {
+    await waitFor("oidc-provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`)).ok);
+  }
+  return {
+    issuer,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 };
