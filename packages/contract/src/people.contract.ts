@@ -2,6 +2,9 @@ import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { MessageSchema, TimestampSchema, rateLimited, slugSchema } from "./common";
 import { ProjectPermissionsInputSchema } from "./permission.schema";
+// In scope so that declaration files name the rule type here (see privileges.contract.ts).
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+import type { ProjectPermissionRule } from "./permission-rule.types";
 import { PrivilegeSummarySchema, PrivilegeTypeSchema, PrivilegeWithMembershipSchema } from "./privilege.schema";
 import { MembershipRoleSchema } from "./roles.schema";
 
