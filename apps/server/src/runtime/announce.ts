@@ -18,6 +18,6 @@ export const announceServing = async (logger: Logger, db: Database, url: string,
   if (!initialized)
     logger.warn(
       { url },
-      `keyward is not set up yet: open ${url}/ in a browser, or POST ${url}/api/v1/admin/bootstrap with {"email","password","organization"}`,
+      `keyward is not set up yet: open ${url}/ in a browser, or POST ${url}/api/v1/admin/bootstrap with {"email","organization"}`,
     );
 };
