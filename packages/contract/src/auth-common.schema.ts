@@ -51,3 +51,20 @@ export const AuthConfigCommonSchema = z.object({
 });
 
 export const IdentityParams = z.object({ identityId: z.string().trim().min(1) });
+
+/**
+ * JWT signature algorithms Keyward verifies against a provider's public keys: never `none`, never HMAC
+ * (a public key used as a shared secret would verify a forged token).
+ */
+export const PUBLIC_KEY_JWT_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+] as const;

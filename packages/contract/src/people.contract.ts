@@ -1,5 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { PUBLIC_KEY_JWT_ALGORITHMS } from "./auth-common.schema";
 import { MessageSchema, TimestampSchema, rateLimited, slugSchema } from "./common";
 import { ProjectPermissionsInputSchema } from "./permission.schema";
 // In scope so that declaration files name the rule type here (see privileges.contract.ts).
@@ -203,18 +204,7 @@ const OidcConfigFields = {
   isActive: z.boolean(),
   allowedEmailDomains: z.string().trim().max(2048),
   manageGroupMemberships: z.boolean(),
-  jwtSignatureAlgorithm: z.enum([
-    "RS256",
-    "RS384",
-    "RS512",
-    "PS256",
-    "PS384",
-    "PS512",
-    "ES256",
-    "ES384",
-    "ES512",
-    "EdDSA",
-  ]),
+  jwtSignatureAlgorithm: z.enum(PUBLIC_KEY_JWT_ALGORITHMS),
   /** PEM roots for a provider served with a private CA. */
   caCert: z.string().trim().max(65_536).nullable(),
 };

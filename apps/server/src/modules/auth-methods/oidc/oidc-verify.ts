@@ -1,3 +1,4 @@
+import { PUBLIC_KEY_JWT_ALGORITHMS } from "@keyward/contract";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import { plainGlobMatcher } from "../../../permissions";
 import { ForbiddenError, UnauthorizedError } from "../../../errors";
@@ -7,7 +8,7 @@ import { getJsonPinned, resolveOutboundTarget, type OutboundPolicy } from "../..
 const SCHEMES = ["https:", "http:"] as const;
 const MAX_KEYS_WITHOUT_KID = 10;
 // Only public-key algorithms: a JWKS never legitimately verifies an HMAC token.
-const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+const ALGORITHMS: string[] = [...PUBLIC_KEY_JWT_ALGORITHMS];
 
 const denied = (message: string) => new UnauthorizedError(`Access denied: ${message}`);
 

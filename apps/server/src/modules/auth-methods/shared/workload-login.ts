@@ -1,3 +1,4 @@
+import { PUBLIC_KEY_JWT_ALGORITHMS } from "@keyward/contract";
 import { createHash } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import type { PublicContext } from "../../../context";
@@ -14,18 +15,7 @@ import { insertVerifiedClaims } from "./workload-claims.repository";
  */
 
 /** Public-key algorithms only: `none` and HMAC (a public key used as a shared secret) never verify. */
-export const PUBLIC_KEY_ALGORITHMS = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-];
+export const PUBLIC_KEY_ALGORITHMS: string[] = [...PUBLIC_KEY_JWT_ALGORITHMS];
 
 /** Issue the token through the one issuing path and record what the login verified. */
 export const issueWorkloadToken = (ctx: PublicContext, config: AuthConfigForIssue, claims: Record<string, unknown>) =>
