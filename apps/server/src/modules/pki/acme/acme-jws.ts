@@ -1,3 +1,4 @@
+import { PUBLIC_KEY_JWT_ALGORITHMS } from "@keyward/contract";
 import { calculateJwkThumbprint, decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from "jose";
 import type { AppDeps } from "../../../context";
 import { illFormedStringPaths, toWellFormedText } from "../../../http/well-formed";
@@ -8,18 +9,7 @@ import { badNonce, badSignatureAlgorithm, malformed, unauthorized, AcmeProblem }
 import { findAccount, type AcmeAccountRow } from "./acme.repository";
 
 /** Asymmetric signatures only: never `none`, never an HMAC with a key the client picked. */
-export const ACCOUNT_KEY_ALGORITHMS = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-];
+export const ACCOUNT_KEY_ALGORITHMS: string[] = [...PUBLIC_KEY_JWT_ALGORITHMS];
 
 export type AcmeContext = {
   deps: AppDeps;
