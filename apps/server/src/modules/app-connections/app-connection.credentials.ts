@@ -7,7 +7,7 @@ import type { UsableConnection } from "./app-connection.types";
 const aad = (id: string) => `app_connections:${id}:credentials`;
 
 /** A connection's credentials sealed under the root key (org- and project-level connections alike). */
-export const sealConnectionCredentials = (deps: AppDeps, id: string, credentials: object) =>
+export const sealConnectionCredentials = (deps: Pick<AppDeps, "secretBox">, id: string, credentials: object) =>
   deps.secretBox.encrypt(JSON.stringify(credentials), aad(id));
 
 /** The row with its credentials opened: only for code that uses the connection, never for an answer. */
