@@ -57,16 +57,13 @@ const rotationRow = async () =>
     )
   )[0]!;
 
+/** The mapped pair as a service reads it: one list of the folder, so both values are from the same moment. */
 const mapped = async (server: Spawned) => {
-  const client = server.client(rootToken);
-  const read = async (name: string) =>
-    expectOk(
-      await client.secretsV4.get({
-        params: { secretName: name },
-        query: { projectId, environment: "dev", secretPath: "/db" },
-      }),
-    ).secret;
-  const [username, password] = [await read("DB_USERNAME"), await read("DB_PASSWORD")];
+  const { secrets } = expectOk(
+    await server.client(rootToken).secretsV4.list({ query: { projectId, environment: "dev", secretPath: "/db" } }),
+  );
+  const read = (key: string) => secrets.find((s) => s.secretKey === key)!;
+  const [username, password] = [read("DB_USERNAME"), read("DB_PASSWORD")];
   return { username: username.secretValue, password: password.secretValue, version: password.version };
 };
 
