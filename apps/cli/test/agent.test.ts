@@ -1,0 +1,234 @@
+import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { createKeywardClient, ok } from "@keyward/client";
+import { admin, createScope, unique, url } from "./helpers";
+import { canLogin } from "./postgres-target";
+import {
+  readIfAny,
+  sleep,
+  startKeyward,
+  stopAgent,
+  waitFor,
+  workspace,
+  type LogLine,
+  type Running,
+} from "./agent-helpers";
+
+let scope: Awaited<ReturnType<typeof createScope>>;
+const running: Running[] = [];
+
+const agent = (configFile: string) => {
+  const started = startKeyward(["agent", "--config", configFile]);
+  running.push(started);
+  return started;
+};
+
+const setSecrets = (secrets: Record<string, string>, secretPath = "/") =>
+  ok(
+    admin().secretsV4.batchUpdate({
+      body: {
+        projectId: scope.project.id,
+        environment: "dev",
+        secretPath,
+        mode: "upsert",
+        secrets: Object.entries(secrets).map(([secretKey, secretValue]) => ({ secretKey, secretValue })),
+      },
+    }),
+  );
+
+const server = () => ({ address: url() });
+const tokenAuth = () => ({ type: "token", config: { token: scope.token } });
+const logged = (a: Running, msg: string, match: (l: LogLine) => boolean = () => true) =>
+  a.lines.find((l) => l.msg === msg && match(l));
+
+beforeAll(async () => {
+  scope = await createScope();
+  await setSecrets({ DB_URL: "postgres://one", API_KEY: "k1" });
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map(stopAgent));
+});
+
+describe("keyward agent", () => {
+  it("renders a template, follows a change within 2 s, writes atomically with mode 0600 and runs the command once per change", async () => {
+    const ws = workspace();
+    const out = ws.path("out/app.env");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: tokenAuth(),
+        templates: [
+          {
+            "template-content": `{% secrets "${scope.project.id}" "dev" "/" as all %}{% for s in all %}{{ s.key }}={{ s.value }}\n{% endfor %}url={% getSecretByName "${scope.project.id}" "dev" "/" "DB_URL" %}\n`,
+            "destination-path": out,
+            config: { "polling-interval": "1s", execute: { command: ws.countCommand, timeout: "10s" } },
+          },
+        ],
+      }),
+    );
+    await waitFor("the first render", () => readIfAny(out)?.includes("url=postgres://one"));
+    expect(readIfAny(out)).toBe("API_KEY=k1\nDB_URL=postgres://one\nurl=postgres://one\n");
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    await waitFor("the first command run", () => ws.runs() === 1);
+    const inode = statSync(out).ino;
+
+    // A burst of changes: one file write per content, one command run for the burst.
+    const changedAt = Date.now();
+    await setSecrets({ DB_URL: "postgres://two" });
+    await setSecrets({ API_KEY: "k2" });
+    await waitFor("the change in the file", () => readIfAny(out)?.includes("API_KEY=k2"), 2000);
+    expect(Date.now() - changedAt).toBeLessThan(2000);
+    expect(readIfAny(out)).toBe("API_KEY=k2\nDB_URL=postgres://two\nurl=postgres://two\n");
+    // Replaced by a rename, not rewritten in place, and no temporary file left behind.
+    expect(statSync(out).ino).not.toBe(inode);
+    expect(readdirSync(ws.path("out"))).toEqual(["app.env"]);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    await sleep(2500);
+    expect(ws.runs()).toBe(2);
+    expect(logged(a, "command ran")).toMatchObject({ exitCode: 0 });
+
+    // Nothing a secret holds ever reaches the log.
+    for (const value of ["postgres://one", "postgres://two", "k1", "k2", scope.token]) {
+      expect(a.stderr()).not.toContain(value);
+    }
+  });
+
+  it("leaves the old file of a template that fails, says why, and renders the others", async () => {
+    const ws = workspace();
+    const broken = ws.path("broken.txt");
+    const good = ws.path("good.txt");
+    writeFileSync(broken, "old content\n");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: tokenAuth(),
+        templates: [
+          {
+            name: "broken",
+            "template-content": `{% getSecretByName "${scope.project.id}" "dev" "/" "NO_SUCH_SECRET" %}`,
+            "destination-path": broken,
+          },
+          {
+            name: "good",
+            "template-content": `{% getSecretByName "${scope.project.id}" "dev" "/" "API_KEY" %}`,
+            "destination-path": good,
+          },
+        ],
+      }),
+    );
+    await waitFor("the good template", () => readIfAny(good));
+    const failure = await waitFor("the failure's log line", () =>
+      logged(a, "template failed; its file is left as it was", (l) => l.template === "broken"),
+    );
+    expect(failure.reason).toContain("NO_SUCH_SECRET not found in / of environment 'dev'");
+    expect(readIfAny(broken)).toBe("old content\n");
+    expect(readIfAny(good)).toMatch(/^k\d$/);
+  });
+
+  it("re-reads its config on SIGHUP and answers on its health endpoint", async () => {
+    const ws = workspace();
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const first = ws.path("first.txt");
+    const second = ws.path("second.txt");
+    const template = (dest: string, name: string) => ({
+      "template-content": `{{ "x" }}{% getSecretByName "${scope.project.id}" "dev" "/" "${name}" %}`,
+      "destination-path": dest,
+    });
+    const config = {
+      keyward: server(),
+      auth: tokenAuth(),
+      health: { address: `127.0.0.1:${port}` },
+      templates: [template(first, "API_KEY")],
+    };
+    const file = ws.writeConfig(config);
+    const a = agent(file);
+    await waitFor("the first render", () => readIfAny(first));
+    const health = await waitFor("the health report", async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      return response?.status === 200 ? ((await response.json()) as Record<string, unknown>) : undefined;
+    });
+    expect(health).toMatchObject({ status: "ok", templates: [{ name: first, status: "ok" }] });
+    expect(["connected", "polling"]).toContain(health.stream);
+    expect(typeof health.lastRenderAt).toBe("string");
+
+    ws.writeConfig({ ...config, templates: [template(first, "API_KEY"), template(second, "DB_URL")] });
+    a.child.kill("SIGHUP");
+    await waitFor("the new template's file", () => readIfAny(second)?.startsWith("xpostgres://"));
+    const after = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { templates: unknown[] };
+    expect(after.templates).toHaveLength(2);
+    expect(a.child.exitCode).toBeNull();
+  });
+
+  it("renews a lease before it ends, and on SIGTERM revokes its leases and its token and exits 0", async () => {
+    const target = new URL(inject("pgTargetUrl"));
+    const name = unique("pg");
+    await ok(
+      admin().dynamicSecrets.create({
+        body: {
+          projectSlug: scope.project.slug,
+          environmentSlug: "dev",
+          path: "/",
+          name,
+          provider: {
+            type: "sql-database",
+            inputs: {
+              client: "postgres",
+              host: target.hostname,
+              port: Number(target.port),
+              database: "postgres",
+              username: decodeURIComponent(target.username),
+              password: decodeURIComponent(target.password),
+            },
+          },
+          defaultTTL: "1m",
+          maxTTL: "1h",
+        },
+      }),
+    );
+    const ws = workspace();
+    const out = ws.path("db.env");
+    const sink = ws.path("token");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: { type: "universal-auth", config: { "client-id": scope.clientId, "client-secret": scope.clientSecret } },
+        sinks: [{ type: "file", config: { path: sink } }],
+        // A one-minute lease renewed 55 s before it ends: the first renewal comes after about 5 s.
+        leases: { "renew-before": "55s" },
+        templates: [
+          {
+            "template-content": `{% dynamicSecret "${scope.project.slug}" "dev" "/" "${name}" "1m" as db %}user={{ db.DB_USERNAME }}\npassword={{ db.DB_PASSWORD }}\n`,
+            "destination-path": out,
+          },
+        ],
+      }),
+    );
+    const content = await waitFor("the lease's credentials", () => readIfAny(out));
+    const [, user, password] = /^user=(\S+)\npassword=(\S+)\n$/.exec(content) ?? [];
+    expect(canLogin(target.toString(), user!, password!)).toBe(true);
+    const token = readIfAny(sink)!;
+    expect(statSync(sink).mode & 0o777).toBe(0o600);
+    const taken = logged(a, "lease taken")!;
+    const leaseId = String(taken.lease);
+    const leaseScope = { projectSlug: scope.project.slug, environmentSlug: "dev", path: "/" };
+    const before = await ok(admin().dynamicSecretLeases.get({ params: { leaseId }, query: leaseScope }));
+
+    const renewed = await waitFor("the lease's renewal", () => logged(a, "lease renewed"), 15_000);
+    expect(renewed.lease).toBe(leaseId);
+    const after = await ok(admin().dynamicSecretLeases.get({ params: { leaseId }, query: leaseScope }));
+    expect(Date.parse(after.lease.expireAt)).toBeGreaterThan(Date.parse(before.lease.expireAt));
+    // Renewal keeps the same credentials: the file is not rewritten.
+    expect(readIfAny(out)).toBe(content);
+
+    a.child.kill("SIGTERM");
+    expect(await a.exited).toMatchObject({ code: 0 });
+    const gone = await admin().dynamicSecretLeases.get({ params: { leaseId }, query: leaseScope });
+    expect(gone.status).toBe(404);
+    expect(canLogin(target.toString(), user!, password!)).toBe(false);
+    const self = await createKeywardClient({ baseUrl: url(), token }).accessTokens.self();
+    expect(self.status).toBe(401);
+    expect(a.stderr()).not.toContain(token);
+    expect(a.stderr()).not.toContain(password!);
+  });
+});
