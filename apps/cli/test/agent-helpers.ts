@@ -26,8 +26,8 @@ export const startKeyward = (args: string[], env: Record<string, string> = {}): 
   let stdout = "";
   let stderr = "";
   let partial = "";
-  child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on("data", (c: Buffer) => {
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on("data", (c: Buffer) => {
     stderr += c.toString();
     partial += c.toString();
     const parts = partial.split("\n");
@@ -53,7 +53,7 @@ export const waitFor = async <T>(what: string, check: () => T | Promise<T>, ms =
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
   }

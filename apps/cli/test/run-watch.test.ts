@@ -75,7 +75,15 @@ describe("keyward run --watch", () => {
     expect(starts(r)[1]).toBe("start v4");
 
     const ending = await keyward(
-      ["run", ...scope.scope, "--watch", "--", process.execPath, "-e", "console.log(process.env.WATCHED); process.exit(3)"],
+      [
+        "run",
+        ...scope.scope,
+        "--watch",
+        "--",
+        process.execPath,
+        "-e",
+        "console.log(process.env.WATCHED); process.exit(3)",
+      ],
       { env: scope.env },
     );
     expect(ending.code).toBe(3);

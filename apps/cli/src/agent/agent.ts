@@ -1,6 +1,12 @@
 import type { Server } from "node:http";
 import { ok } from "@keyward/client";
-import { followProjectEvents, placeMatches, planRegistrations, type ChangedPlace, type EventStream } from "../events/stream";
+import {
+  followProjectEvents,
+  placeMatches,
+  planRegistrations,
+  type ChangedPlace,
+  type EventStream,
+} from "../events/stream";
 import { TokenKeeper } from "./auth";
 import { loadAgentConfig, type AgentConfig, type TemplateSpec } from "./config";
 import { CommandRunner } from "./exec";

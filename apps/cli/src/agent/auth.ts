@@ -78,9 +78,7 @@ export class TokenKeeper {
       return;
     }
     const token = this.config.auth.token;
-    const self = await ok(
-      createKeywardClient({ baseUrl: this.config.url, token }).accessTokens.self(),
-    );
+    const self = await ok(createKeywardClient({ baseUrl: this.config.url, token }).accessTokens.self());
     const expiresIn = self.token.expiresAt ? (Date.parse(self.token.expiresAt) - Date.now()) / 1000 : 0;
     const maxLeft = self.token.maxExpiresAt ? (Date.parse(self.token.maxExpiresAt) - Date.now()) / 1000 : 0;
     this.accept(token, Math.max(0, Math.floor(expiresIn)), Math.max(0, Math.floor(maxLeft)));
@@ -149,7 +147,9 @@ export class TokenKeeper {
     clearTimeout(this.timer);
     if (!revoke || !this.ownsToken || !this.token) return;
     try {
-      await ok(createKeywardClient({ baseUrl: this.config.url }).accessTokens.revoke({ body: { accessToken: this.token } }));
+      await ok(
+        createKeywardClient({ baseUrl: this.config.url }).accessTokens.revoke({ body: { accessToken: this.token } }),
+      );
       this.log.info("access token revoked");
     } catch (error) {
       this.log.error("cannot revoke the access token", { reason: reasonOf(error) });

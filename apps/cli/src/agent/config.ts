@@ -85,7 +85,10 @@ export const AgentConfigSchema = z
       .array(z.object({ type: z.literal("file"), config: z.object({ path: text }).strict() }).strict())
       .default([]),
     templates: z.array(Template).min(1),
-    leases: z.object({ "renew-before": duration(0) }).strict().default({}),
+    leases: z
+      .object({ "renew-before": duration(0) })
+      .strict()
+      .default({}),
     health: z
       .object({ address: z.string().regex(/^[^:]+:\d+$/, "host:port, e.g. 127.0.0.1:8125") })
       .strict()
@@ -148,8 +151,7 @@ export const loadAgentConfig = (file: string): AgentConfig => {
           type: "universal-auth",
           clientId: c.auth.config["client-id"] ?? readSecretFile(at(c.auth.config["client-id-file"]!), "client-id"),
           clientSecret:
-            c.auth.config["client-secret"] ??
-            readSecretFile(at(c.auth.config["client-secret-file"]!), "client-secret"),
+            c.auth.config["client-secret"] ?? readSecretFile(at(c.auth.config["client-secret-file"]!), "client-secret"),
         }
       : {
           type: "token",

@@ -116,11 +116,16 @@ export class LeaseKeeper {
         this.schedule(lease);
         return;
       } catch (error) {
-        const refused = error instanceof MaxTtlReached || (isKeywardError(error) && error.status >= 400 && error.status < 500);
+        const refused =
+          error instanceof MaxTtlReached || (isKeywardError(error) && error.status >= 400 && error.status < 500);
         if (refused) return this.replace(lease, reasonOf(error));
         if (lease.expireAt <= Date.now()) return this.replace(lease, "the lease ended while Keyward was unreachable");
         const delay = Math.min(backoff.next(), Math.max(lease.expireAt - Date.now(), 1000));
-        this.log.error("lease renewal failed; retrying", { lease: lease.id, reason: reasonOf(error), retryInMs: delay });
+        this.log.error("lease renewal failed; retrying", {
+          lease: lease.id,
+          reason: reasonOf(error),
+          retryInMs: delay,
+        });
         await sleep(delay, this.stopper.signal);
       }
     }

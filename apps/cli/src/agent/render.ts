@@ -1,5 +1,14 @@
 import { isKeywardError, ok, type KeywardClient } from "@keyward/client";
-import { Liquid, Tag, Tokenizer, evalToken, type Context, type Emitter, type TagToken, type TopLevelToken } from "liquidjs";
+import {
+  Liquid,
+  Tag,
+  Tokenizer,
+  evalToken,
+  type Context,
+  type Emitter,
+  type TagToken,
+  type TopLevelToken,
+} from "liquidjs";
 import type { ValueToken } from "liquidjs";
 import { formatSecrets } from "../output";
 import { leaseKey, type LeaseArgs } from "./leases";
@@ -110,7 +119,8 @@ type TagCall = (session: RenderSession, args: string[]) => Promise<unknown>;
 
 const asText = (value: unknown) => {
   if (typeof value === "string") return value;
-  if (Array.isArray(value)) return formatSecrets(Object.fromEntries(value.map((s: SecretItem) => [s.key, s.value])), "dotenv");
+  if (Array.isArray(value))
+    return formatSecrets(Object.fromEntries(value.map((s: SecretItem) => [s.key, s.value])), "dotenv");
   return formatSecrets(value as Record<string, string>, "dotenv");
 };
 
@@ -137,7 +147,9 @@ const defineTag = (arity: [number, number], call: TagCall, session: RenderSessio
       }
       const [min, max] = arity;
       if (this.values.length < min || this.values.length > max) {
-        throw new Error(`${token.name} takes ${min === max ? min : `${min} to ${max}`} arguments, got ${this.values.length}`);
+        throw new Error(
+          `${token.name} takes ${min === max ? min : `${min} to ${max}`} arguments, got ${this.values.length}`,
+        );
       }
     }
 
@@ -170,5 +182,5 @@ export const renderTemplate = async (source: string, session: RenderSession) => 
     ["dynamicSecret", [4, 5], dynamic],
   ];
   for (const [name, arity, call] of tags) liquid.registerTag(name, defineTag(arity, call, session));
-  return liquid.parseAndRender(source, {});
+  return (await liquid.parseAndRender(source, {})) as string;
 };

@@ -13,9 +13,11 @@ export const agentCommand = () =>
       // Signals are taken before anything slow, so a SIGTERM during the first login still cleans up.
       let reloading = Promise.resolve();
       const onHup = () => {
-        reloading = reloading.then(() => agent.reload()).catch((error: unknown) => {
-          jsonLogger.error("config reload failed", { reason: reasonOf(error) });
-        });
+        reloading = reloading
+          .then(() => agent.reload())
+          .catch((error: unknown) => {
+            jsonLogger.error("config reload failed", { reason: reasonOf(error) });
+          });
       };
       const done = new Promise<void>((resolve) => {
         const onStop = (signal: NodeJS.Signals) => {

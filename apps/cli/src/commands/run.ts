@@ -23,7 +23,9 @@ const durationOption = (value: string, flag: string) => {
 };
 
 const signalOption = (value: string): NodeJS.Signals => {
-  const name = (value.toUpperCase().startsWith("SIG") ? value.toUpperCase() : `SIG${value.toUpperCase()}`) as NodeJS.Signals;
+  const name = (
+    value.toUpperCase().startsWith("SIG") ? value.toUpperCase() : `SIG${value.toUpperCase()}`
+  ) as NodeJS.Signals;
   if (!(name in constants.signals)) throw new CliError(`--watch-signal: unknown signal ${value}`);
   return name;
 };
@@ -119,7 +121,9 @@ const runWatching = async (
     try {
       next = await fetchSecretMap(api, scope);
     } catch (error) {
-      note(`cannot re-read the secrets; the command keeps running (${error instanceof Error ? error.message : String(error)})`);
+      note(
+        `cannot re-read the secrets; the command keeps running (${error instanceof Error ? error.message : String(error)})`,
+      );
       return;
     }
     if (stopping || sameSecrets(next, secrets)) return;
