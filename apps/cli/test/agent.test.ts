@@ -231,4 +231,60 @@ describe("keyward agent", () => {
     expect(a.stderr()).not.toContain(token);
     expect(a.stderr()).not.toContain(password!);
   });
+
+  it("renews its token at two thirds of its TTL and logs in again before the max TTL ends", async () => {
+    const client = admin();
+    const { identity } = await ok(
+      client.identities.create({ body: { name: unique("short"), organizationId: inject("orgId"), role: "no-access" } }),
+    );
+    await ok(
+      client.projects.addIdentityMembership({
+        params: { projectId: scope.project.id, identityId: identity.id },
+        body: { role: "viewer" },
+      }),
+    );
+    // A 3 s token renewable to 9 s: renewed after 2 s, replaced by a new login after 4 s.
+    const ua = await ok(
+      client.universalAuth.attach({
+        params: { identityId: identity.id },
+        body: { accessTokenTTL: 3, accessTokenMaxTTL: 9 },
+      }),
+    );
+    const { clientSecret } = await ok(
+      client.universalAuth.createClientSecret({ params: { identityId: identity.id }, body: {} }),
+    );
+    const ws = workspace();
+    const sink = ws.path("token");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: {
+          type: "universal-auth",
+          config: { "client-id": ua.identityUniversalAuth.clientId, "client-secret": clientSecret },
+        },
+        sinks: [{ type: "file", config: { path: sink } }],
+        templates: [
+          {
+            "template-content": `{% getSecretByName "${scope.project.id}" "dev" "/" "API_KEY" %}`,
+            "destination-path": ws.path("key.txt"),
+          },
+        ],
+      }),
+    );
+    const first = await waitFor("the first token", () => readIfAny(sink));
+    await waitFor("a renewal", () => logged(a, "access token renewed"), 5000);
+    await waitFor(
+      "a new login",
+      () => a.lines.filter((l) => l.msg === "logged in with universal auth").length >= 2,
+      8000,
+    );
+    const second = await waitFor("the new token in the sink", () => {
+      const now = readIfAny(sink);
+      return now !== first ? now : undefined;
+    });
+    const self = await createKeywardClient({ baseUrl: url(), token: second }).accessTokens.self();
+    expect(self.status).toBe(200);
+    expect(a.stderr()).not.toContain(first);
+    expect(a.stderr()).not.toContain(second);
+  });
 });
