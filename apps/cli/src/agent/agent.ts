@@ -42,9 +42,9 @@ const STATUS_EVERY_MS = 60_000;
  * following each project's events stream and polling with ETags while the stream is down.
  */
 export class Agent {
-  private config!: AgentConfig;
-  private tokens!: TokenKeeper;
-  private leases!: LeaseKeeper;
+  private config: AgentConfig;
+  private tokens: TokenKeeper;
+  private readonly leases: LeaseKeeper;
   private templates: TemplateState[] = [];
   private readonly streams = new Map<string, ProjectStreams>();
   private readonly projectIds = new Map<string, string>();
@@ -53,12 +53,11 @@ export class Agent {
   private stopping = false;
   private lastRenderAt: Date | undefined;
 
+  /** Reads the config at once: a file that does not load stops the command before anything starts. */
   constructor(
     private readonly configPath: string,
     private readonly log: Logger,
-  ) {}
-
-  async start() {
+  ) {
     this.config = loadAgentConfig(this.configPath);
     this.tokens = new TokenKeeper(this.config, this.log);
     this.leases = new LeaseKeeper(
@@ -67,6 +66,9 @@ export class Agent {
       this.config.leaseRenewBeforeMs,
       (key) => this.onLeaseReplaced(key),
     );
+  }
+
+  async start() {
     await this.startHealth();
     this.log.info("agent starting", { url: this.config.url, templates: this.config.templates.map((t) => t.name) });
     if (!(await this.tokens.start())) return;
@@ -347,6 +349,7 @@ export class Agent {
     }
     const healthChanged = JSON.stringify(next.health) !== JSON.stringify(this.config.health);
     this.config = next;
+    this.leases.renewBeforeMs = next.leaseRenewBeforeMs;
     if (healthChanged) {
       await new Promise((resolve) => (this.health ? this.health.close(resolve) : resolve(undefined)));
       this.health = undefined;

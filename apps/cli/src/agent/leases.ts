@@ -36,7 +36,8 @@ export class LeaseKeeper {
   constructor(
     private readonly client: () => KeywardClient,
     private readonly log: Logger,
-    private readonly renewBeforeMs: number,
+    /** Changed by a config reload; used from the next renewal on. */
+    public renewBeforeMs: number,
     private readonly onReplaced: (key: string) => void,
   ) {}
 
