@@ -40,6 +40,26 @@ const EnvSchema = z.object({
   GCP_KEYS_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
+  /** Project events stream: open streams one caller (identity or person) may hold at once. */
+  EVENTS_MAX_STREAMS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** Project events stream: open streams one serving process holds at most. */
+  EVENTS_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(2_000),
+  /** Seconds between keep-alive pings; each also re-checks the stream's token and permission. */
+  EVENTS_PING_INTERVAL_S: z.coerce.number().min(0.05).max(300).default(15),
+  /** Seconds an event is kept for clients reconnecting with Last-Event-ID (older: a `resync` event). */
+  EVENTS_REPLAY_WINDOW_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(3_600),
+  /** Bytes a stream may have waiting to be sent before its reader counts as too slow and is dropped. */
+  EVENTS_MAX_BUFFERED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Days an audit event is kept (a project may keep its events for fewer). */
   AUDIT_LOG_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   /** How often buffered read events are written (at most this much of them is lost on a hard kill). */

@@ -57,8 +57,8 @@ export class UnprocessableEntityError extends AppError {
 }
 
 export class TooManyRequestsError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super(429, "TooManyRequests", "Too many requests; please retry later");
+  constructor(retryAfterSeconds: number, message = "Too many requests; please retry later") {
+    super(429, "TooManyRequests", message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -32,6 +32,7 @@ import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
 import { sessionsContract, ssoContract, userPrivilegesContract, usersContract } from "./people.contract";
 import { scimContract } from "./scim.contract";
+import { eventsContract } from "./events.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -78,6 +79,7 @@ export * from "./kms.contract";
 export * from "./audit-logs.contract";
 export * from "./people.contract";
 export * from "./scim.contract";
+export * from "./events.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -125,6 +127,7 @@ type Routers = {
   sessions: typeof sessionsContract;
   userPrivileges: typeof userPrivilegesContract;
   scim: typeof scimContract;
+  events: typeof eventsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -184,6 +187,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     sessions: sessionsContract,
     userPrivileges: userPrivilegesContract,
     scim: scimContract,
+    events: eventsContract,
   },
   options,
 );

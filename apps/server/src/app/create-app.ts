@@ -1,3 +1,4 @@
+import { eventsRouter } from "../modules/events/events.router";
 import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
@@ -146,6 +147,7 @@ export const createApp = (deps: AppDeps): Express => {
     sessions: sessionsRouter(deps),
     userPrivileges: userPrivilegesRouter(deps),
     scim: scimTokensRouter(deps),
+    events: eventsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

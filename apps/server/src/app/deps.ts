@@ -1,5 +1,6 @@
 import { createMailer } from "../lib/mail";
 import { createSessionsState } from "../modules/sessions/sessions.state";
+import { createEventsState } from "../modules/events/events.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
@@ -68,6 +69,7 @@ export const buildDeps = async (
     ...createKmsState(clock),
     ...createAuditState(),
     ...createSessionsState(secretBox),
+    ...createEventsState(),
     hooks: { resolveProjectTemplate: resolveTemplate },
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

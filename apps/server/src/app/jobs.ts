@@ -5,6 +5,7 @@ import { auditFlushJob } from "../modules/audit/audit-buffer";
 import { auditRetentionJob } from "../modules/audit/audit-retention";
 import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
 import { rateLimitSweepJob } from "./rate-limit-sweep.job";
+import { eventsJob } from "../modules/events/events.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): AppJob[] => [
@@ -14,6 +15,7 @@ export const allJobs = (): AppJob[] => [
   auditFlushJob,
   auditStreamJob,
   auditRetentionJob,
+  eventsJob,
 ];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */

@@ -10,6 +10,7 @@ import type { KmsTables } from "./tables/kms";
 import type { AuditTables } from "./tables/audit";
 import type { RuntimeTables } from "./tables/runtime";
 import type { PeopleTables } from "./tables/people";
+import type { EventTables } from "./tables/events";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -28,4 +29,5 @@ export interface DB
     KmsTables,
     AuditTables,
     RuntimeTables,
-    PeopleTables {}
+    PeopleTables,
+    EventTables {}

@@ -20,6 +20,7 @@ export interface CommitScope {
 type ChangeTarget = { deps: { db: Database }; scope?: CommitScope };
 
 const pending = new WeakMap<Tx, (() => void)[]>();
+const closing = new WeakMap<Tx, ((trx: Tx) => Promise<void>)[]>();
 const scopes = new WeakMap<Tx, CommitScope>();
 
 /** Transactions PostgreSQL aborted for a deadlock or a serialization failure run again, this many times at most. */
@@ -48,9 +49,12 @@ export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: 
     let result: T;
     try {
       result = await db.transaction().execute(async (trx) => {
+        const closers: ((trx: Tx) => Promise<void>)[] = [];
         pending.set(trx, callbacks);
+        closing.set(trx, closers);
         if (scope) scopes.set(trx, scope);
         const value = await work(trx);
+        for (const close of closers) await close(trx);
         if (scope) await scope.beforeCommit(trx);
         return value;
       });
@@ -66,6 +70,38 @@ export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: 
 
 /** The scope a transaction was opened in (a request's or a job's change), if any. */
 export const scopeOfTransaction = (trx: Tx): CommitScope | undefined => scopes.get(trx);
+
+/**
+ * Run `close` as the transaction's work ends, before its audit event and COMMIT: for rows that sum
+ * up the whole change (the events stream's log), written once however many steps noted it. It runs
+ * inside the transaction; an error rolls the change back.
+ */
+export const beforeCommit = (trx: Tx, close: (trx: Tx) => Promise<void>) => {
+  const closers = closing.get(trx);
+  if (!closers) throw new Error("beforeCommit needs a transaction opened by inTransaction");
+  closers.push(close);
+};
+
+const collected = new WeakMap<Tx, Map<object, unknown[]>>();
+
+/**
+ * Gather items under `key` for the whole transaction and hand them, once, to `flush` before it
+ * commits (see `beforeCommit`): many steps of one change note things, one statement records them.
+ */
+export const collectBeforeCommit = <T>(
+  trx: Tx,
+  key: object,
+  item: T,
+  flush: (trx: Tx, items: T[]) => Promise<void>,
+) => {
+  let byKey = collected.get(trx);
+  if (!byKey) collected.set(trx, (byKey = new Map<object, unknown[]>()));
+  const items = byKey.get(key) as T[] | undefined;
+  if (items) return void items.push(item);
+  const list = [item];
+  byKey.set(key, list);
+  beforeCommit(trx, (inner) => flush(inner, list));
+};
 
 /**
  * Defer `callback` until the transaction of `trx` commits. The transaction must have been opened by

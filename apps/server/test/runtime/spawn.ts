@@ -23,8 +23,11 @@ export type Spawned = {
   orgId: string;
 };
 
-/** The server as an operator runs it (src/main.ts), with its log captured, bootstrapped. */
-export const spawnKeyward = async (env: Record<string, string>): Promise<Spawned> => {
+/**
+ * The server as an operator runs it (src/main.ts), with its log captured, bootstrapped (unless
+ * `bootstrap` is false: another instance on the same database already was; its token is then "").
+ */
+export const spawnKeyward = async (env: Record<string, string>, { bootstrap = true } = {}): Promise<Spawned> => {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: SERVER_DIR,
@@ -64,20 +67,13 @@ export const spawnKeyward = async (env: Record<string, string>): Promise<Spawned
     throw new Error(`${(error as Error).message}; stderr: ${stderr}`);
   });
   const client = (token?: string) => createKeywardClient({ baseUrl, token });
+  const spawned = { child, baseUrl, port, exited, logs: () => [...lines], client };
+  if (!bootstrap) return { ...spawned, rootToken: "", orgId: "" };
   const boot = await client().system.bootstrap({
     body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
   });
   if (boot.status !== 200) throw new Error(`bootstrap failed: ${JSON.stringify(boot.body)}`);
-  return {
-    child,
-    baseUrl,
-    port,
-    exited,
-    logs: () => [...lines],
-    client,
-    rootToken: boot.body.identity.credentials.token,
-    orgId: boot.body.organization.id,
-  };
+  return { ...spawned, rootToken: boot.body.identity.credentials.token, orgId: boot.body.organization.id };
 };
 
 export const stopKeyward = async (server: Spawned) => {

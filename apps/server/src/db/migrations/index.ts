@@ -16,6 +16,7 @@ import * as m0021 from "./0021-runtime";
 import * as m0022 from "./0022-secret-fields";
 import * as m0023 from "./0023-people";
 import * as m0024 from "./0024-scim";
+import * as m0025 from "./0025-secret-events";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   "0022-secret-fields": m0022,
   "0023-people": m0023,
   "0024-scim": m0024,
+  "0025-secret-events": m0025,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -195,6 +195,8 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "userPrivileges.update": change("update-user-additional-privilege"),
   "userPrivileges.delete": change("delete-user-additional-privilege"),
   "sessions.checkAuth": read("check-auth"),
+  // Opening a stream changes nothing: recorded like a read, when the stream ends.
+  "events.subscribeProjectEvents": read("subscribe-project-events"),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

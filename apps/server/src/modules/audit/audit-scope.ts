@@ -232,7 +232,17 @@ const writeAuditEventAlone = async (deps: AppDeps, event: AuditEventInput) => {
  */
 export const openAuditScope = (deps: AppDeps, spec: AuditSpec, req: Request, res: Response) => {
   const scope = new AuditScope(deps, spec, req);
-  res.on("finish", () => void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody));
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    void scope.finish(res.statusCode, res.locals.errorBody as ErrorBody);
+  };
+  res.on("finish", finish);
+  // A response cut before its end (a stream its client left) still counts once its answer has begun.
+  res.on("close", () => {
+    if (res.headersSent) finish();
+  });
   attachScope(res, scope);
 };
 

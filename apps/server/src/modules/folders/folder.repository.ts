@@ -195,3 +195,24 @@ export const folderPath = async (db: Database, folderId: string) => {
   if (rows.length === 0) return undefined;
   return joinPath(rows.filter((r) => !r.is_root).map((r) => r.name));
 };
+
+export type FolderPlace = { folder_id: string; project_id: string; env_id: string; env_slug: string; path: string };
+
+/** Each folder's project, environment and "/a/b" path, in one statement for several folders. */
+export const findFolderPlaces = async (db: Database, folderIds: readonly string[]): Promise<FolderPlace[]> => {
+  if (folderIds.length === 0) return [];
+  const { rows } = await sql<FolderPlace>`
+    with recursive chain as (
+      select f.id as folder_id, f.id, f.parent_id, f.name, 0 as depth
+      from secret_folders f where f.id = any(${[...folderIds]}::uuid[])
+      union all
+      select c.folder_id, p.id, p.parent_id, p.name, c.depth + 1
+      from secret_folders p join chain c on p.id = c.parent_id
+    )
+    select f.id as folder_id, e.project_id, e.id as env_id, e.slug as env_slug,
+      coalesce((select '/' || string_agg(c.name, '/' order by c.depth desc)
+                from chain c where c.folder_id = f.id and c.parent_id is not null), '/') as path
+    from secret_folders f join environments e on e.id = f.env_id
+    where f.id = any(${[...folderIds]}::uuid[])`.execute(db);
+  return rows;
+};

@@ -8,6 +8,7 @@ import { findProjectById } from "../authz/project-access.repository";
 import { assertCan } from "../authz/guard";
 import { toFolderDto } from "./folder.dto";
 import {
+  findFolderPlaces,
   deleteFolderRow,
   findChildFolder,
   findEnvironmentBySlug,
@@ -203,3 +204,6 @@ export const lookupFolderByPath = (db: Database, projectId: string, environmentS
  * the transaction; undefined when the folder is gone.
  */
 export const lockFolderForChanges = (trx: Tx, folderId: string) => lockFolder(trx, folderId);
+
+/** Several folders' project, environment and path at once (the events stream names where a change happened). */
+export const lookupFolderPlaces = (db: Database, folderIds: readonly string[]) => findFolderPlaces(db, folderIds);

@@ -148,3 +148,14 @@ export const listImportsOfFolders = async (db: Database, folderIds: readonly str
     order by i.folder_id, i.position`.execute(db);
   return rows;
 };
+
+/** The folders whose imports name one of these sources (an environment id and a path). */
+export const listImportersOfSources = async (db: Database, sources: readonly { envId: string; path: string }[]) => {
+  if (sources.length === 0) return [];
+  const { rows } = await sql<{ folder_id: string }>`
+    select distinct i.folder_id from secret_imports i
+    join unnest(${sources.map((s) => s.envId)}::uuid[], ${sources.map((s) => s.path)}::text[]) as src(env_id, path)
+      on i.import_env = src.env_id and i.import_path = src.path
+    where i.is_replication = false`.execute(db);
+  return rows.map((row) => row.folder_id);
+};

@@ -23,6 +23,7 @@ import {
   findImportBySource,
   insertImport,
   listImports,
+  listImportersOfSources,
   listImportsOfFolders,
   listProjectImportEdges,
   lockProjectImports,
@@ -101,6 +102,7 @@ export const createSecretImport = async (
       position,
     });
     noteAudit(ctx, { metadata: { secretImportId: inserted.id } });
+    ctx.deps.noteSecretEvent(ctx, trx, { kind: "imports", folderId: folder.id });
     return inserted.id;
   }).catch(asDuplicate);
   const row = await findImport(ctx.deps.db, folder.id, id);
@@ -152,6 +154,7 @@ export const updateSecretImport = async (
       await assertAcceptableSource(trx, project.id, target, source, current.id);
       await updateImportSource(trx, current.id, { import_env: source.envId, import_path: source.path });
     }
+    ctx.deps.noteSecretEvent(ctx, trx, { kind: "imports", folderId: folder.id });
     // 0 leaves the position alone, as in the reference; beyond the end means last.
     if (body.import.position) {
       const to = Math.min(body.import.position, await countImports(trx, folder.id));
@@ -176,6 +179,7 @@ export const deleteSecretImport = async (
     const row = isUuid(importId) ? await findImport(trx, folder.id, importId) : undefined;
     if (!row) throw new NotFoundError(`Secret import with folder ID '${importId}' not found`);
     await deleteImportRow(trx, folder.id, row.id, row.position);
+    ctx.deps.noteSecretEvent(ctx, trx, { kind: "imports", folderId: folder.id });
     return row;
   });
   return { message: "Successfully deleted secret import", secretImport: toSecretImportDto(deleted) };
@@ -187,3 +191,7 @@ export const deleteSecretImport = async (
  */
 export const listImportLinksOfFolders = (db: Database, folderIds: readonly string[]) =>
   listImportsOfFolders(db, folderIds);
+
+/** The folders that import any of these folders (named by environment id and path): they see their changes. */
+export const listImportingFolders = (db: Database, sources: readonly { envId: string; path: string }[]) =>
+  listImportersOfSources(db, sources);

@@ -81,9 +81,9 @@ const isFolderField = (field: string) => field === "environment" || field === "s
  * secret there is read: an allow rule counts when its conditions on the folder hold (those on names,
  * tags or metadata might hold for some secret), a forbid rule only when it has no other conditions.
  */
-export const assertMayActIn = (
+export const mayActIn = (
   ability: Ability,
-  action: "create" | "edit" | "delete",
+  action: "create" | "edit" | "delete" | "describeSecret" | "read",
   at: { environment: string; secretPath: string },
 ) => {
   const folder = { environment: at.environment, secretPath: at.secretPath };
@@ -93,10 +93,22 @@ export const assertMayActIn = (
     const onFolder = Object.fromEntries(fields.filter(([field]) => isFolderField(field)));
     if (!matchConditions(onFolder, folder)) continue;
     if (!rule.inverted) allowed = true;
-    else if (fields.every(([field]) => isFolderField(field))) throw denied(ability, action);
+    else if (fields.every(([field]) => isFolderField(field))) return false;
   }
-  if (!allowed) throw denied(ability, action);
+  return allowed;
 };
+
+export const assertMayActIn = (
+  ability: Ability,
+  action: "create" | "edit" | "delete",
+  at: { environment: string; secretPath: string },
+) => {
+  if (!mayActIn(ability, action, at)) throw denied(ability, action);
+};
+
+/** May the caller describe some secret of this folder (the new action or the legacy `read`)? */
+export const mayDescribeSomeIn = (ability: Ability, at: { environment: string; secretPath: string }) =>
+  mayActIn(ability, "describeSecret", at) || mayActIn(ability, "read", at);
 
 type AuditPlace = { environment?: string; secretPath?: string };
 

@@ -71,6 +71,16 @@ const versionOf = (ctx: RequestContext, state: SecretState, version: number, isD
   ...actorOf(ctx),
 });
 
+/** Every write of a secret reaches the project events stream (names and tags, never values). */
+const noteEvent = (ctx: RequestContext, trx: Tx, type: "create" | "update" | "delete", state: SecretState) =>
+  ctx.deps.noteSecretEvent(ctx, trx, {
+    kind: "secret",
+    type,
+    folderId: state.folderId,
+    key: state.key,
+    tags: state.tags.map((t) => t.slug),
+  });
+
 /** A unique violation on a folder's keys is the reference's 400; anything else propagates. */
 export const asKeyConflict = (message: string) => (error: unknown) => {
   if (isUniqueViolation(error)) throw new BadRequestError(message);
@@ -97,6 +107,7 @@ export const insertNewSecrets = async (ctx: RequestContext, trx: Tx, key: DataKe
       actor_type: actor.actorType,
     })),
   );
+  for (const s of states) noteEvent(ctx, trx, "create", s);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const links = states.flatMap((s) => s.tags.map((t) => ({ secret_id: s.id, tag_id: t.id })));
   if (links.length > 0) await insertTagLinks(trx, links);
@@ -137,6 +148,9 @@ export const writeSecretUpdate = async (
       after.tags.map((t) => t.id),
     );
   await insertVersions(trx, [sealVersion(key, versionOf(ctx, after, row.version))]);
+  // A rename is an update of both names: a subscriber may follow either.
+  if (before.key !== after.key || before.folderId !== after.folderId) noteEvent(ctx, trx, "update", before);
+  noteEvent(ctx, trx, "update", after);
   return row;
 };
 
@@ -146,8 +160,10 @@ export const recordDeletions = (
   trx: Tx,
   key: DataKey,
   deleted: readonly { state: SecretState; version: number }[],
-) =>
-  insertVersions(
+) => {
+  for (const d of deleted) noteEvent(ctx, trx, "delete", d.state);
+  return insertVersions(
     trx,
     deleted.map((d) => sealVersion(key, versionOf(ctx, d.state, d.version + 1, true))),
   );
+};

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
@@ -6,6 +7,7 @@ import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { CLOUD_LOGIN_STEPS } from "./cloud-login-rows";
 import { DYNAMIC_SECRET_STEPS } from "./dynamic-secret-rows";
 import { PKI_STEPS } from "./pki-rows";
+import { openEventStream } from "../../helpers/event-stream";
 import { ok, type Step } from "./runner";
 import { JWT_OIDC_STEPS, WORKLOAD_CONFIG_STEPS } from "./workload-rows";
 
@@ -20,6 +22,7 @@ type PlatformOperation = Extract<
   | `certificates.${string}`
   | `dynamicSecrets.${string}`
   | `dynamicSecretLeases.${string}`
+  | `events.${string}`
   | `${"kubernetes" | "oidc" | "gcp" | "jwt" | "aws" | "azure"}Auth.${string}`
 >;
 
@@ -58,6 +61,17 @@ const stream = async (tenant: Tenant) =>
   ).auditLogStream;
 
 export const PLATFORM_STEPS: Record<PlatformOperation, Step> = {
+  "events.subscribeProjectEvents": async ({ tenant, act }) => {
+    const project = await createProject(tenant);
+    const register = [{ event: "secret:create", conditions: { environmentSlug: "dev", secretPath: "/" } }];
+    const stream = await act(() =>
+      openEventStream(tenant.app.baseUrl, tenant.adminToken, { projectId: project.id, register }),
+    );
+    expect(stream.status).toBe(200);
+    // Recorded when the stream ends, here by its client leaving.
+    stream.close();
+    return { projectId: project.id };
+  },
   "gateways.create": async ({ tenant, act }) => {
     const name = uniqueName("gateway");
     const gateway = ok(
