@@ -11,6 +11,8 @@ import { startServer, type ServerProcess } from "./server-process";
 const dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-restart-"));
 let server: ServerProcess | undefined;
 let agent: Running | undefined;
+/** A stopping server waits this long for open streams (the agent's) before it closes them. */
+const serverEnv = { SHUTDOWN_TIMEOUT_MS: "1000" };
 
 afterAll(async () => {
   if (agent) await stopAgent(agent);
@@ -20,7 +22,7 @@ afterAll(async () => {
 
 it("reconnects after the server restarts, catches up, and runs the command once for one change", async () => {
   const port = await freePort();
-  server = await startServer({ port, dataDir });
+  server = await startServer({ port, dataDir, env: serverEnv });
   const bootstrap = await fetch(`${server.url}/api/v1/admin/bootstrap`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -57,25 +59,32 @@ it("reconnects after the server restarts, catches up, and runs the command once 
         {
           "template-content": `{% getSecretByName "${project.id}" "dev" "/" "VALUE" %}`,
           "destination-path": out,
-          config: { "polling-interval": "1s", execute: { command: ws.countCommand } },
+          // No polling within the test: the catch-up comes from the stream's reconnection.
+          config: { "polling-interval": "5m", execute: { command: ws.countCommand } },
         },
       ],
     }),
   ]);
   await waitFor("the first render", () => readIfAny(out) === "before");
   await waitFor("the first command run", () => ws.runs() === 1);
+  await waitFor("the events stream", () => agent!.lines.some((l) => l.msg === "events stream connected"));
+  // One change through the stream, so the agent has an event id to resume from.
+  await set("middle");
+  await waitFor("the change through the stream", () => readIfAny(out) === "middle", 5000);
+  await waitFor("the second command run", () => ws.runs() === 2, 5000);
 
   await server.stop();
   // While Keyward is down the agent keeps the file and keeps running.
   await sleep(1500);
-  expect(readIfAny(out)).toBe("before");
+  expect(readIfAny(out)).toBe("middle");
   expect(agent.child.exitCode).toBeNull();
 
-  server = await startServer({ port, dataDir });
+  server = await startServer({ port, dataDir, env: serverEnv });
   await set("after");
-  await waitFor("the change after the restart", () => readIfAny(out) === "after", 20_000);
+  await waitFor("the change after the restart", () => readIfAny(out) === "after", 40_000);
+  expect(agent.lines.some((l) => l.msg === "events stream connected" && l.resumed === true)).toBe(true);
   await sleep(2500);
-  expect(ws.runs()).toBe(2);
+  expect(ws.runs()).toBe(3);
   expect(agent.child.exitCode).toBeNull();
   expect(agent.stderr()).not.toContain(token);
 });

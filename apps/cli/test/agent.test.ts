@@ -62,7 +62,8 @@ describe("keyward agent", () => {
           {
             "template-content": `{% secrets "${scope.project.id}" "dev" "/" as all %}{% for s in all %}{{ s.key }}={{ s.value }}\n{% endfor %}url={% getSecretByName "${scope.project.id}" "dev" "/" "DB_URL" %}\n`,
             "destination-path": out,
-            config: { "polling-interval": "1s", execute: { command: ws.countCommand, timeout: "10s" } },
+            // Polling is the fallback only: a change can arrive within 2 s through the events stream alone.
+            config: { "polling-interval": "5m", execute: { command: ws.countCommand, timeout: "10s" } },
           },
         ],
       }),
@@ -71,6 +72,7 @@ describe("keyward agent", () => {
     expect(readIfAny(out)).toBe("API_KEY=k1\nDB_URL=postgres://one\nurl=postgres://one\n");
     expect(statSync(out).mode & 0o777).toBe(0o600);
     await waitFor("the first command run", () => ws.runs() === 1);
+    await waitFor("the events stream", () => logged(a, "events stream connected"));
     const inode = statSync(out).ino;
 
     // A burst of changes: one file write per content, one command run for the burst.
@@ -92,6 +94,55 @@ describe("keyward agent", () => {
     for (const value of ["postgres://one", "postgres://two", "k1", "k2", scope.token]) {
       expect(a.stderr()).not.toContain(value);
     }
+  });
+
+  it("polls at the template's interval when the events stream is refused (a viewer may not subscribe)", async () => {
+    const viewer = await createScope("viewer");
+    await ok(
+      admin().secretsV4.batchUpdate({
+        body: {
+          projectId: viewer.project.id,
+          environment: "dev",
+          secretPath: "/",
+          mode: "upsert",
+          secrets: [{ secretKey: "POLLED", secretValue: "p1" }],
+        },
+      }),
+    );
+    const ws = workspace();
+    const out = ws.path("polled.txt");
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: { type: "token", config: { token: viewer.token } },
+        health: { address: `127.0.0.1:${port}` },
+        templates: [
+          {
+            "template-content": `{% getSecretByName "${viewer.project.id}" "dev" "/" "POLLED" %}`,
+            "destination-path": out,
+            config: { "polling-interval": "1s" },
+          },
+        ],
+      }),
+    );
+    await waitFor("the first render", () => readIfAny(out) === "p1");
+    const refused = await waitFor("the refused stream", () => logged(a, "events stream unavailable; polling"));
+    expect(refused.reason).toMatch(/^403/);
+    await ok(
+      admin().secretsV4.batchUpdate({
+        body: {
+          projectId: viewer.project.id,
+          environment: "dev",
+          secretPath: "/",
+          mode: "upsert",
+          secrets: [{ secretKey: "POLLED", secretValue: "p2" }],
+        },
+      }),
+    );
+    await waitFor("the change through polling", () => readIfAny(out) === "p2", 3000);
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { stream: string };
+    expect(health.stream).toBe("polling");
   });
 
   it("leaves the old file of a template that fails, says why, and renders the others", async () => {

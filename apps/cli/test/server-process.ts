@@ -30,7 +30,15 @@ export type ServerProcess = { url: string; port: number; stop: () => Promise<voi
  * A real Keyward server from the server's entry point, as a child process in a process group of
  * its own (so stopping it stops every process it started), on `port` (0: one the OS picks).
  */
-export const startServer = async ({ port, dataDir }: { port: number; dataDir: string }): Promise<ServerProcess> => {
+export const startServer = async ({
+  port,
+  dataDir,
+  env = {},
+}: {
+  port: number;
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<ServerProcess> => {
   const child = spawn(join(serverDir, "node_modules/.bin/tsx"), ["src/main.ts"], {
     cwd: serverDir,
     env: {
@@ -42,6 +50,7 @@ export const startServer = async ({ port, dataDir }: { port: number; dataDir: st
       LOG_LEVEL: "info",
       // The lease target listens on loopback.
       ALLOW_PRIVATE_OUTBOUND: "loopback",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,

@@ -162,10 +162,9 @@ const runWatching = async (
       registrations,
       token: () => bearer,
       handlers: {
-        onOpen: (resumed) => {
-          // After a drop, what happened meanwhile is compared; a fresh open may have missed the start.
-          if (resumed) changed();
-        },
+        // What changed since the secrets were read (before the first open, or while the stream was
+        // down) is found by comparing; an unchanged read restarts nothing.
+        onOpen: changed,
         onChange: (_event, places) => {
           if (places.some((p) => folders.some((f) => placeMatches(p, f.environment, f.path, f.recursive)))) changed();
         },
