@@ -41,6 +41,36 @@ const tokenAuth = () => ({ type: "token", config: { token: scope.token } });
 const logged = (a: Running, msg: string, match: (l: LogLine) => boolean = () => true) =>
   a.lines.find((l) => l.msg === msg && match(l));
 
+/** A dynamic secret on the test PostgreSQL with one-minute leases and the given max TTL. */
+const createPgDynamicSecret = async (maxTTL: string) => {
+  const target = new URL(inject("pgTargetUrl"));
+  const name = unique("pg");
+  await ok(
+    admin().dynamicSecrets.create({
+      body: {
+        projectSlug: scope.project.slug,
+        environmentSlug: "dev",
+        path: "/",
+        name,
+        provider: {
+          type: "sql-database",
+          inputs: {
+            client: "postgres",
+            host: target.hostname,
+            port: Number(target.port),
+            database: "postgres",
+            username: decodeURIComponent(target.username),
+            password: decodeURIComponent(target.password),
+          },
+        },
+        defaultTTL: "1m",
+        maxTTL,
+      },
+    }),
+  );
+  return name;
+};
+
 beforeAll(async () => {
   scope = await createScope();
   await setSecrets({ DB_URL: "postgres://one", API_KEY: "k1" });
@@ -213,30 +243,7 @@ describe("keyward agent", () => {
 
   it("renews a lease before it ends, and on SIGTERM revokes its leases and its token and exits 0", async () => {
     const target = new URL(inject("pgTargetUrl"));
-    const name = unique("pg");
-    await ok(
-      admin().dynamicSecrets.create({
-        body: {
-          projectSlug: scope.project.slug,
-          environmentSlug: "dev",
-          path: "/",
-          name,
-          provider: {
-            type: "sql-database",
-            inputs: {
-              client: "postgres",
-              host: target.hostname,
-              port: Number(target.port),
-              database: "postgres",
-              username: decodeURIComponent(target.username),
-              password: decodeURIComponent(target.password),
-            },
-          },
-          defaultTTL: "1m",
-          maxTTL: "1h",
-        },
-      }),
-    );
+    const name = await createPgDynamicSecret("1h");
     const ws = workspace();
     const out = ws.path("db.env");
     const sink = ws.path("token");
@@ -337,5 +344,49 @@ describe("keyward agent", () => {
     expect(self.status).toBe(200);
     expect(a.stderr()).not.toContain(first);
     expect(a.stderr()).not.toContain(second);
+  });
+
+  it("takes a new lease when the max TTL lets the old one go no further, renders again, and revokes both on SIGTERM", async () => {
+    const target = new URL(inject("pgTargetUrl"));
+    const name = await createPgDynamicSecret("1m");
+    const ws = workspace();
+    const out = ws.path("db.env");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: tokenAuth(),
+        leases: { "renew-before": "55s" },
+        templates: [
+          {
+            "template-content": `{% dynamicSecret "${scope.project.slug}" "dev" "/" "${name}" "1m" as db %}{{ db.DB_USERNAME }} {{ db.DB_PASSWORD }}`,
+            "destination-path": out,
+            config: { execute: { command: ws.countCommand } },
+          },
+        ],
+      }),
+    );
+    const first = await waitFor("the first lease's credentials", () => readIfAny(out));
+    await waitFor("the replacement", () => logged(a, "lease cannot be renewed; taking a new one"), 15_000);
+    const second = await waitFor("the new credentials", () => {
+      const now = readIfAny(out);
+      return now !== first ? now : undefined;
+    });
+    const leaseIds = a.lines.filter((l) => l.msg === "lease taken").map((l) => String(l.lease));
+    expect(new Set(leaseIds).size).toBe(2);
+    await waitFor("the command run for the new credentials", () => ws.runs() === 2, 5000);
+    const [user1, password1] = first.split(" ");
+    const [user2, password2] = second.split(" ");
+    // The old lease is left to end by itself while the agent runs; the new one works.
+    expect(canLogin(target.toString(), user2!, password2!)).toBe(true);
+
+    a.child.kill("SIGTERM");
+    expect(await a.exited).toMatchObject({ code: 0 });
+    const leaseScope = { projectSlug: scope.project.slug, environmentSlug: "dev", path: "/" };
+    for (const leaseId of leaseIds) {
+      const gone = await admin().dynamicSecretLeases.get({ params: { leaseId }, query: leaseScope });
+      expect(gone.status).toBe(404);
+    }
+    expect(canLogin(target.toString(), user1!, password1!)).toBe(false);
+    expect(canLogin(target.toString(), user2!, password2!)).toBe(false);
   });
 });
