@@ -10,7 +10,7 @@ import {
 import { TokenKeeper } from "./auth";
 import { loadAgentConfig, type AgentConfig, type TemplateSpec } from "./config";
 import { CommandRunner } from "./exec";
-import { readFileIfAny, writeFileAtomic } from "./files";
+import { keepMode, readFileIfAny, writeFileAtomic } from "./files";
 import { startHealthServer, type HealthReport } from "./health";
 import { LeaseKeeper } from "./leases";
 import { reasonOf, type Logger } from "./log";
@@ -145,7 +145,11 @@ export class Agent {
     t.status = "ok";
     t.error = undefined;
     t.lastRenderAt = this.lastRenderAt = new Date();
-    if (readFileIfAny(t.spec.destination) === content) return;
+    if (readFileIfAny(t.spec.destination) === content) {
+      // Same text: nothing to write or run, but a mode changed in the config still applies.
+      keepMode(t.spec.destination, t.spec.mode);
+      return;
+    }
     try {
       writeFileAtomic(t.spec.destination, content, t.spec.mode);
     } catch (error) {

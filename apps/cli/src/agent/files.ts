@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  chmodSync,
   closeSync,
   fchmodSync,
   fsyncSync,
@@ -8,6 +9,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -44,5 +46,14 @@ export const readFileIfAny = (path: string) => {
     return readFileSync(path, "utf8");
   } catch {
     return undefined;
+  }
+};
+
+/** Give an existing file `mode` when it has another (best effort: the next write sets it anyway). */
+export const keepMode = (path: string, mode: number) => {
+  try {
+    if ((statSync(path).mode & 0o7777) !== mode) chmodSync(path, mode);
+  } catch {
+    // Gone or not ours: the next write creates it with the mode.
   }
 };

@@ -180,6 +180,7 @@ export const renderTemplate = async (source: string, session: RenderSession) => 
     ["secrets", [3, 3], list],
     ["listSecretsByProjectSlug", [3, 3], bySlug],
     ["dynamicSecret", [4, 5], dynamic],
+    ["dynamic_secret", [4, 5], dynamic],
   ];
   for (const [name, arity, call] of tags) liquid.registerTag(name, defineTag(arity, call, session));
   return (await liquid.parseAndRender(source, {})) as string;
