@@ -29,6 +29,8 @@ type TemplateState = {
   pollTimer?: NodeJS.Timeout;
   etags: Map<string, string>;
   runner?: CommandRunner;
+  /** Replaced by a reload (or the agent stops): it renders, polls and runs nothing more. */
+  retired: boolean;
 };
 
 type ProjectStreams = { plan: string; streams: EventStream[] };
@@ -95,6 +97,7 @@ export class Agent {
       dirty: false,
       etags: new Map(),
       runner: spec.execute && new CommandRunner(spec.name, spec.execute, this.log),
+      retired: false,
     }));
     await Promise.all(this.templates.map((t) => this.render(t)));
     for (const t of this.templates) this.schedulePoll(t);
@@ -102,7 +105,7 @@ export class Agent {
 
   /** Render one template; a render asked for while one runs makes one more after it. */
   private async render(t: TemplateState): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || t.retired) return;
     if (t.rendering) {
       t.dirty = true;
       return;
@@ -112,7 +115,7 @@ export class Agent {
       do {
         t.dirty = false;
         await this.renderOnce(t);
-      } while (t.dirty && !this.stopping);
+      } while (t.dirty && !this.stopping && !t.retired);
     } finally {
       t.rendering = false;
     }
@@ -252,7 +255,7 @@ export class Agent {
    * stream is listed with If-None-Match; a new ETag (or a template that failed last time) renders again.
    */
   private schedulePoll(t: TemplateState) {
-    if (this.stopping) return;
+    if (this.stopping || t.retired) return;
     t.pollTimer = setTimeout(() => {
       void this.poll(t).finally(() => this.schedulePoll(t));
     }, t.spec.pollingMs);
@@ -323,6 +326,7 @@ export class Agent {
 
   private stopTemplates() {
     for (const t of this.templates) {
+      t.retired = true;
       clearTimeout(t.soon);
       clearTimeout(t.pollTimer);
       t.runner?.stop();

@@ -11,7 +11,9 @@ export const agentCommand = () =>
     .action(async (opts: { config: string }) => {
       const agent = new Agent(opts.config, jsonLogger);
       // Signals are taken before anything slow, so a SIGTERM during the first login still cleans up.
-      let reloading = Promise.resolve();
+      const started = agent.start();
+      // A SIGHUP during the start is handled once the start is done.
+      let reloading = started.catch(() => undefined);
       const onHup = () => {
         reloading = reloading
           .then(() => agent.reload())
@@ -28,7 +30,7 @@ export const agentCommand = () =>
         process.once("SIGINT", onStop);
       });
       process.on("SIGHUP", onHup);
-      await agent.start();
+      await started;
       await done;
       process.off("SIGHUP", onHup);
       process.exit(0);
