@@ -91,6 +91,33 @@ describe("keyward run --watch", () => {
     expect(ending.stdout).toBe("v4\n");
   });
 
+  it("re-reads the secrets at the poll interval when the events stream is refused", async () => {
+    const viewer = await createScope("viewer");
+    const setFor = (value: string) =>
+      ok(
+        admin().secretsV4.batchUpdate({
+          body: {
+            projectId: viewer.project.id,
+            environment: "dev",
+            secretPath: "/",
+            mode: "upsert",
+            secrets: [{ secretKey: "WATCHED", secretValue: value }],
+          },
+        }),
+      );
+    await setFor("p1");
+    const r = startKeyward(
+      ["run", ...viewer.scope, "--watch", "--watch-poll-interval", "1s", "--", ...CHILD],
+      viewer.env,
+    );
+    running.push(r);
+    await waitFor("the first start", () => starts(r).length === 1);
+    await waitFor("the note", () => r.stderr().includes("events stream unavailable (403"));
+    await setFor("p2");
+    await waitFor("the restart", () => starts(r).length === 2, 5000);
+    expect(starts(r)).toEqual(["start p1", "start p2"]);
+  });
+
   it("does not restart the command without --watch", async () => {
     const r = run([]);
     await waitFor("the first start", () => starts(r).length === 1);

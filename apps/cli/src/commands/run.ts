@@ -154,6 +154,7 @@ const runWatching = async (
 
   const { profile, tokenSource, token } = resolveConnection();
   let bearer = token!;
+  let streamDown = false;
   const folders = pathsOf(scope).map((path) => ({ environment: scope.env, path, recursive: scope.recursive }));
   const streams: EventStream[] = planRegistrations(folders).map((registrations) =>
     followProjectEvents({
@@ -164,12 +165,19 @@ const runWatching = async (
       handlers: {
         // What changed since the secrets were read (before the first open, or while the stream was
         // down) is found by comparing; an unchanged read restarts nothing.
-        onOpen: changed,
+        onOpen: () => {
+          streamDown = false;
+          changed();
+        },
         onChange: (_event, places) => {
           if (places.some((p) => folders.some((f) => placeMatches(p, f.environment, f.path, f.recursive)))) changed();
         },
         onResync: changed,
-        onDown: () => undefined,
+        onDown: (reason) => {
+          // Said once per outage, not at every retry.
+          if (!streamDown) note(`events stream unavailable (${reason}); re-reading the secrets every ${pollMs} ms`);
+          streamDown = true;
+        },
         onAuthProblem: async () => {
           if (tokenSource === "profile" && isPersonProfile(profile)) bearer = (await renewSession(bearer)).token;
         },
