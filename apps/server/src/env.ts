@@ -44,8 +44,10 @@ const EnvSchema = z.object({
   EVENTS_MAX_STREAMS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Project events stream: open streams one serving process holds at most. */
   EVENTS_MAX_STREAMS: z.coerce.number().int().min(1).max(100_000).default(2_000),
-  /** Seconds between keep-alive pings; each also re-checks the stream's token and permission. */
+  /** Seconds between a stream's keep-alive pings. */
   EVENTS_PING_INTERVAL_S: z.coerce.number().min(0.05).max(300).default(15),
+  /** Seconds between checks that a stream's token is still valid and still holds its rights (at a ping). */
+  EVENTS_RECHECK_INTERVAL_S: z.coerce.number().min(0.05).max(3_600).default(30),
   /** Seconds an event is kept for clients reconnecting with Last-Event-ID (older: a `resync` event). */
   EVENTS_REPLAY_WINDOW_S: z.coerce
     .number()

@@ -11,6 +11,7 @@ import type { AuditTables } from "./tables/audit";
 import type { RuntimeTables } from "./tables/runtime";
 import type { PeopleTables } from "./tables/people";
 import type { EventTables } from "./tables/events";
+import type { RotationTables } from "./tables/rotation";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -30,4 +31,5 @@ export interface DB
     AuditTables,
     RuntimeTables,
     PeopleTables,
-    EventTables {}
+    EventTables,
+    RotationTables {}

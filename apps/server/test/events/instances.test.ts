@@ -10,7 +10,7 @@ let a: Spawned;
 let b: Spawned;
 let databaseUrl: string;
 let projectId: string;
-const env = () => ({ DATABASE_URL: databaseUrl, EVENTS_PING_INTERVAL_S: "0.5" });
+const env = () => ({ DATABASE_URL: databaseUrl, EVENTS_PING_INTERVAL_S: "0.5", EVENTS_RECHECK_INTERVAL_S: "0.5" });
 
 beforeAll(async () => {
   const targetUrl = process.env.KEYWARD_TEST_PG_TARGET_URL;

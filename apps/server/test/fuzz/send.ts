@@ -42,6 +42,11 @@ const sendOnce = (baseUrl: string, req: RawRequest, via: Agent | false): Promise
     const outgoing = request(
       { host: url.hostname, port: url.port, method: req.method, path: req.path, headers, agent: via, timeout: 10_000 },
       (res) => {
+        // A stream that opened (the events stream) has answered: its body never ends by itself.
+        if (String(res.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+          res.destroy();
+          return resolve({ status: res.statusCode ?? 0, headers: res.headers, text: "" });
+        }
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () =>

@@ -17,6 +17,8 @@ import * as m0022 from "./0022-secret-fields";
 import * as m0023 from "./0023-people";
 import * as m0024 from "./0024-scim";
 import * as m0025 from "./0025-secret-events";
+import * as m0026 from "./0026-app-connections";
+import * as m0027 from "./0027-secret-rotations";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -41,6 +43,8 @@ const migrations: Record<string, Migration> = {
   "0023-people": m0023,
   "0024-scim": m0024,
   "0025-secret-events": m0025,
+  "0026-app-connections": m0026,
+  "0027-secret-rotations": m0027,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

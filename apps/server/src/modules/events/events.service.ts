@@ -61,8 +61,9 @@ export const subscribeProjectEvents = async (ctx: RequestContext, subscription: 
 /**
  * The stream itself. ts-rest pipes a stream body into the response; this one takes the response
  * over: headers, a `: connected` comment, the missed events of a reconnecting client (or `resync`),
- * then each visible event as it is committed, and a `ping` every EVENTS_PING_INTERVAL_S, at which
- * the token and the permission are checked again.
+ * then each visible event as it is committed, and a `ping` every EVENTS_PING_INTERVAL_S. At the
+ * first ping after EVENTS_RECHECK_INTERVAL_S the token and the rights are checked again: a revoked
+ * or expired token, or a right taken away, ends the stream with an `error` event.
  */
 class EventStreamBody extends Stream {
   constructor(
@@ -133,18 +134,24 @@ class EventStreamBody extends Stream {
       subscriber.end("The event log could not be read");
       return;
     }
+    const pingMs = deps.env.EVENTS_PING_INTERVAL_S * 1_000;
+    let checkedAt = deps.clock.now();
     const tick = () => {
       if (closed) return;
       send(frame({ event: "ping" }));
+      if (deps.clock.now() - checkedAt < deps.env.EVENTS_RECHECK_INTERVAL_S * 1_000) {
+        timer = setTimeout(tick, pingMs);
+        return;
+      }
+      checkedAt = deps.clock.now();
       this.recheck().then(
-        (allowed) => {
-          if (!allowed) subscriber.end(REVOKED);
-          else if (!closed) timer = setTimeout(tick, deps.env.EVENTS_PING_INTERVAL_S * 1_000);
+        () => {
+          if (!closed) timer = setTimeout(tick, pingMs);
         },
         () => subscriber.end(REVOKED),
       );
     };
-    timer = setTimeout(tick, deps.env.EVENTS_PING_INTERVAL_S * 1_000);
+    timer = setTimeout(tick, pingMs);
   }
 
   /** A reconnecting client's missed events, from the log; `resync` when they are no longer all there. */
@@ -179,12 +186,11 @@ class EventStreamBody extends Stream {
     }
   }
 
-  /** Is the token still valid, and does it still hold every registration's right? The ability is refreshed. */
+  /** Throws unless the token is still valid and still holds every registration's right; refreshes the ability. */
   private async recheck() {
     const actor = await reauthenticate(this.ctx, this.subscription.authorization);
     const { ability } = await getProjectPermission({ ...this.ctx, actor }, this.subscription.projectId, SECRET_MANAGER);
     assertMaySubscribe(ability, this.subscription.registrations);
     this.ability = ability;
-    return true;
   }
 }
