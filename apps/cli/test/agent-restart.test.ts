@@ -11,7 +11,7 @@ import { startServer, type ServerProcess } from "./server-process";
 const dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-restart-"));
 let server: ServerProcess | undefined;
 let agent: Running | undefined;
-/** A stopping server waits this long for open streams (the agent's) before it closes them. */
+/** A stopping server closes whatever is still open after 1 s, so the test does not wait out the default 10 s. */
 const serverEnv = { SHUTDOWN_TIMEOUT_MS: "1000" };
 
 afterAll(async () => {

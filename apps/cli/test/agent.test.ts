@@ -346,6 +346,34 @@ describe("keyward agent", () => {
     expect(a.stderr()).not.toContain(second);
   });
 
+  it("logs in again when its token is revoked under it, and renders the next change", async () => {
+    await setSecrets({ REVOKE_CHECK: "before" });
+    const ws = workspace();
+    const out = ws.path("key.txt");
+    const sink = ws.path("token");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: { type: "universal-auth", config: { "client-id": scope.clientId, "client-secret": scope.clientSecret } },
+        sinks: [{ type: "file", config: { path: sink } }],
+        templates: [
+          {
+            "template-content": `{% getSecretByName "${scope.project.id}" "dev" "/" "REVOKE_CHECK" %}`,
+            "destination-path": out,
+          },
+        ],
+      }),
+    );
+    await waitFor("the first render", () => readIfAny(out) === "before");
+    await waitFor("the events stream", () => logged(a, "events stream connected"));
+    const revoked = readIfAny(sink)!;
+    await ok(createKeywardClient({ baseUrl: url() }).accessTokens.revoke({ body: { accessToken: revoked } }));
+    await setSecrets({ REVOKE_CHECK: "after-revocation" });
+    await waitFor("the change", () => readIfAny(out) === "after-revocation", 5000);
+    expect(readIfAny(sink)).not.toBe(revoked);
+    expect(a.lines.filter((l) => l.msg === "logged in with universal auth")).toHaveLength(2);
+  });
+
   it("takes a new lease when the max TTL lets the old one go no further, renders again, and revokes both on SIGTERM", async () => {
     const target = new URL(inject("pgTargetUrl"));
     const name = await createPgDynamicSecret("1m");

@@ -22,7 +22,7 @@ export type StreamHandlers = {
   onResync: () => void;
   /** The stream is not (or no longer) open; `reason` is for the log. */
   onDown: (reason: string) => void;
-  /** 401 or an `error` event: the token needs renewing (or a new login) before the next try. */
+  /** 401: the token needs renewing (or a new login) before the next try. */
   onAuthProblem: (reason: string) => Promise<void>;
 };
 
@@ -136,7 +136,9 @@ export const followProjectEvents = (options: StreamOptions): EventStream => {
             } catch {
               // Not JSON: the generic text will do.
             }
-            ended = { reason: `error event: ${text}`, auth: true };
+            // The token may have ended, a right been taken away, or the server be shutting down:
+            // reconnecting tells which (a 401 then renews the token), without renewing on every shutdown.
+            ended = { reason: `error event: ${text}` };
           }
         },
       });
