@@ -1,7 +1,7 @@
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { createKeywardClient, ok } from "@keyward/client";
-import { admin, createScope, unique, url } from "./helpers";
+import { admin, createScope, keyward, unique, url } from "./helpers";
 import { canLogin } from "./postgres-target";
 import {
   readIfAny,
@@ -173,6 +173,23 @@ describe("keyward agent", () => {
     await waitFor("the change through polling", () => readIfAny(out) === "p2", 3000);
     const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { stream: string };
     expect(health.stream).toBe("polling");
+  });
+
+  it("refuses a config it cannot use, naming what is wrong", async () => {
+    const ws = workspace();
+    const result = await keyward([
+      "agent",
+      "--config",
+      ws.writeConfig({
+        keyward: server(),
+        auth: { type: "universal-auth", config: { "client-id": "x" } },
+        templates: [{ "destination-path": ws.path("x"), config: { "polling-interval": "soon" } }],
+      }),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("give client-secret or client-secret-file");
+    expect(result.stderr).toContain("give exactly one of source-path and template-content");
+    expect(result.stderr).toContain("templates.0.config.polling-interval: not a duration: soon");
   });
 
   it("leaves the old file of a template that fails, says why, and renders the others", async () => {
