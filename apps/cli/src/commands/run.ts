@@ -119,7 +119,8 @@ const runWatching = async (
   const restart = async () => {
     let next: Record<string, string>;
     try {
-      next = await fetchSecretMap(api, scope);
+      // A fresh connection each time: a person's session is renewed as often as it needs.
+      next = await fetchSecretMap(await connect(), scope);
     } catch (error) {
       note(
         `cannot re-read the secrets; the command keeps running (${error instanceof Error ? error.message : String(error)})`,
