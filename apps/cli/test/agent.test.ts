@@ -276,6 +276,11 @@ describe("keyward agent", () => {
             "template-content": `{% dynamicSecret "${scope.project.slug}" "dev" "/" "${name}" "1m" as db %}user={{ db.DB_USERNAME }}\npassword={{ db.DB_PASSWORD }}\n`,
             "destination-path": out,
           },
+          // A second template asking for the same lease shares it.
+          {
+            "template-content": `{% dynamicSecret "${scope.project.slug}" "dev" "/" "${name}" "1m" as db %}{{ db.DB_USERNAME }}`,
+            "destination-path": ws.path("user.txt"),
+          },
         ],
       }),
     );
@@ -284,6 +289,8 @@ describe("keyward agent", () => {
     expect(canLogin(target.toString(), user!, password!)).toBe(true);
     const token = readIfAny(sink)!;
     expect(statSync(sink).mode & 0o777).toBe(0o600);
+    expect(await waitFor("the second template", () => readIfAny(ws.path("user.txt")))).toBe(user);
+    expect(a.lines.filter((l) => l.msg === "lease taken")).toHaveLength(1);
     const taken = logged(a, "lease taken")!;
     const leaseId = String(taken.lease);
     const leaseScope = { projectSlug: scope.project.slug, environmentSlug: "dev", path: "/" };

@@ -30,6 +30,7 @@ export class LeaseKeeper {
   private readonly held = new Map<string, Held>();
   /** Replaced leases, revoked at shutdown if they have not ended by then. */
   private readonly retired = new Map<string, Held>();
+  private readonly creating = new Map<string, Promise<Held>>();
   private stopped = false;
   private readonly stopper = new AbortController();
 
@@ -45,8 +46,13 @@ export class LeaseKeeper {
     const key = leaseKey(args);
     const existing = this.held.get(key);
     if (existing && existing.expireAt > Date.now() + 1000) return existing.data;
-    const lease = await this.create(key, args);
-    return lease.data;
+    // Templates rendered together that ask for the same lease share one request, and so one lease.
+    let creating = this.creating.get(key);
+    if (!creating) {
+      creating = this.create(key, args).finally(() => this.creating.delete(key));
+      this.creating.set(key, creating);
+    }
+    return (await creating).data;
   }
 
   private async create(key: string, args: LeaseArgs) {
