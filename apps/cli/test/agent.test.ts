@@ -1,6 +1,7 @@
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { createKeywardClient, ok } from "@keyward/client";
+import { freePort } from "@keyward/test-services";
 import { admin, createScope, keyward, unique, url } from "./helpers";
 import { canLogin } from "./postgres-target";
 import {
@@ -141,7 +142,7 @@ describe("keyward agent", () => {
     );
     const ws = workspace();
     const out = ws.path("polled.txt");
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const a = agent(
       ws.writeConfig({
         keyward: server(),
@@ -226,7 +227,7 @@ describe("keyward agent", () => {
 
   it("re-reads its config on SIGHUP and answers on its health endpoint", async () => {
     const ws = workspace();
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const first = ws.path("first.txt");
     const second = ws.path("second.txt");
     const template = (dest: string, name: string) => ({
