@@ -127,6 +127,44 @@ describe("keyward agent", () => {
     }
   });
 
+  it("renders a folder again when a folder it imports changes (an import mutation on the stream)", async () => {
+    const client = admin();
+    for (const name of ["shared", "importer"]) {
+      await ok(client.folders.create({ body: { workspaceId: scope.project.id, environment: "dev", path: "/", name } }));
+    }
+    await setSecrets({ SHARED: "s1" }, "/shared");
+    await setSecrets({ OWN: "o1" }, "/importer");
+    await ok(
+      client.secretImports.create({
+        body: {
+          workspaceId: scope.project.id,
+          environment: "dev",
+          path: "/importer",
+          import: { environment: "dev", path: "/shared" },
+        },
+      }),
+    );
+    const ws = workspace();
+    const out = ws.path("imported.env");
+    const a = agent(
+      ws.writeConfig({
+        keyward: server(),
+        auth: tokenAuth(),
+        templates: [
+          {
+            "template-content": `{% listSecrets "${scope.project.id}" "dev" "/importer" %}`,
+            "destination-path": out,
+            config: { "polling-interval": "5m" },
+          },
+        ],
+      }),
+    );
+    await waitFor("the first render", () => readIfAny(out) === "SHARED=s1\nOWN=o1\n");
+    await waitFor("the events stream", () => logged(a, "events stream connected"));
+    await setSecrets({ SHARED: "s2" }, "/shared");
+    await waitFor("the imported change", () => readIfAny(out) === "SHARED=s2\nOWN=o1\n", 2000);
+  });
+
   it("polls at the template's interval when the events stream is refused (a viewer may not subscribe)", async () => {
     const viewer = await createScope("viewer");
     await ok(
