@@ -94,6 +94,12 @@ const EnvSchema = z.object({
   /** Longest a single SQL statement may run (PostgreSQL statement_timeout); past it the request is a 503. 0: no bound. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
+  /** How often each instance looks for due secret rotations (and rotations left half-way). */
+  ROTATION_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /** The length of a rotation interval's unit in seconds: a day; tests shorten it. */
+  ROTATION_INTERVAL_UNIT_S: z.coerce.number().int().min(1).max(86_400).default(86_400),
+  /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */
+  ROTATION_CLAIM_TTL_S: z.coerce.number().int().min(1).max(3_600).default(120),
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Leases one dynamic secret may have at once (counting those still being revoked). */
   MAX_LEASE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),

@@ -33,6 +33,7 @@ import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contrac
 import { sessionsContract, ssoContract, userPrivilegesContract, usersContract } from "./people.contract";
 import { scimContract } from "./scim.contract";
 import { eventsContract } from "./events.contract";
+import { secretRotationsContract } from "./secret-rotations.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -80,6 +81,7 @@ export * from "./audit-logs.contract";
 export * from "./people.contract";
 export * from "./scim.contract";
 export * from "./events.contract";
+export * from "./secret-rotations.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -128,6 +130,7 @@ type Routers = {
   userPrivileges: typeof userPrivilegesContract;
   scim: typeof scimContract;
   events: typeof eventsContract;
+  secretRotations: typeof secretRotationsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -188,6 +191,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     userPrivileges: userPrivilegesContract,
     scim: scimContract,
     events: eventsContract,
+    secretRotations: secretRotationsContract,
   },
   options,
 );

@@ -177,6 +177,13 @@ export const ORG_PERMISSION_CATALOG = {
   sso: CRUD,
   scim: CRUD,
   gateway: ["list-gateways", "create-gateways", "edit-gateways", "delete-gateways", "attach-gateways"],
+  "app-connections": [
+    "read-app-connections",
+    "create-app-connections",
+    "edit-app-connections",
+    "delete-app-connections",
+    "connect-app-connections",
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type OrgPermissionSubject = keyof typeof ORG_PERMISSION_CATALOG;

@@ -1,3 +1,4 @@
+import { secretRotationsRouter } from "../modules/secret-rotations/secret-rotations.router";
 import { eventsRouter } from "../modules/events/events.router";
 import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
@@ -148,6 +149,7 @@ export const createApp = (deps: AppDeps): Express => {
     userPrivileges: userPrivilegesRouter(deps),
     scim: scimTokensRouter(deps),
     events: eventsRouter(deps),
+    secretRotations: secretRotationsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

@@ -6,6 +6,7 @@ import { auditRetentionJob } from "../modules/audit/audit-retention";
 import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
 import { rateLimitSweepJob } from "./rate-limit-sweep.job";
 import { eventsJob } from "../modules/events/events.job";
+import { secretRotationJob } from "../modules/secret-rotations/secret-rotation.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): AppJob[] => [
@@ -16,6 +17,7 @@ export const allJobs = (): AppJob[] => [
   auditStreamJob,
   auditRetentionJob,
   eventsJob,
+  secretRotationJob,
 ];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */

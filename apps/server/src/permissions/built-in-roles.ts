@@ -130,6 +130,7 @@ export const ORG_ROLE_RULES: Record<string, PermissionRule[]> = {
     allow("settings", "read"),
     allow("project-templates", "read"),
     allow("gateway", "list-gateways", "attach-gateways"),
+    allow("app-connections", "read-app-connections", "connect-app-connections"),
   ],
   "no-access": [],
 };

@@ -9,6 +9,8 @@ import { startedTestApp } from "./app";
 const SECRET_KEY =
   /password|passphrase|privatekey|clientsecret|accesstoken|refreshtoken|^token$|^jwt$|plaintext|secretvalue|bindpass|eabsecret|hmackey|^secret$/i;
 const SECRET_TREE = /^credentials$/i;
+/** A rotation's `secretsMapping` names secrets (`{password: "DB_PASSWORD"}`): names, never values. */
+const NAME_TREE = /^secretsMapping$/;
 /** Names of secrets, not secrets: `clientSecretId`, `accessTokenPrefix`, `tokenType`… */
 const NAMING_KEY = /(Id|Ids|Prefix|Type|TTL|Method|Name)$/;
 /** Where a credentials object is sent, not what it proves: an audit-log stream's `url`, a header's `key`. */
@@ -37,7 +39,7 @@ const collect = (node: unknown, all = false, path = "") => {
     if (typeof value === "string") {
       const secret = all ? !ADDRESS_KEY.test(key) : SECRET_KEY.test(key) && !NAMING_KEY.test(key);
       if (secret && value.length >= MIN_LENGTH) state.values.set(value, `${path}.${key}`);
-    } else collect(value, all || SECRET_TREE.test(key), `${path}.${key}`);
+    } else if (!NAME_TREE.test(key)) collect(value, all || SECRET_TREE.test(key), `${path}.${key}`);
   }
 };
 

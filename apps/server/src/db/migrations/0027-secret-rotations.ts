@@ -6,7 +6,8 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
  * holds both (sealed); `active_index` names the one the mapped secrets hold. `encrypted_intent` is the
  * write-ahead record of a rotation in progress (the slot and its new password, sealed), committed
  * before the outside system is touched, so a rotation cut short is finished with the same password.
- * A connection in use by a rotation cannot be deleted.
+ * A rotation runs under a claim (`claimed_until`, `claim_token`): one instance at a time, and a claim
+ * left by a process that died expires. A connection in use by a rotation cannot be deleted.
  */
 export const up = (db: Kysely<unknown>) =>
   runStatements(db, [
@@ -32,6 +33,8 @@ export const up = (db: Kysely<unknown>) =>
       next_rotation_at timestamptz,
       is_last_rotation_manual boolean not null default false,
       attempts int not null default 0,
+      claimed_until timestamptz,
+      claim_token uuid,
       ${TIMESTAMPS},
       unique (folder_id, name))`,
     `create index secret_rotations_project_id_idx on secret_rotations (project_id)`,

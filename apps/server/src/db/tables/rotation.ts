@@ -48,6 +48,9 @@ export interface SecretRotationsTable {
   next_rotation_at: Date | string | null;
   is_last_rotation_manual: Generated<boolean>;
   attempts: Generated<number>;
+  /** Until when the instance running it holds the rotation; null when nobody does. */
+  claimed_until: Date | string | null;
+  claim_token: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -53,6 +53,13 @@ const tagWrites = {
   delete: change("delete-secret-tag"),
 };
 
+const rotationWrites = {
+  create: change("create-secret-rotation"),
+  update: change("update-secret-rotation"),
+  delete: change("delete-secret-rotation"),
+  rotate: change("secret-rotation-rotate-secrets"),
+};
+
 const universal = authMethod("universal");
 const ldap = authMethod("ldap");
 
@@ -197,6 +204,10 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "sessions.checkAuth": read("check-auth"),
   // Opening a stream changes nothing: recorded like a read, when the stream ends.
   "events.subscribeProjectEvents": read("subscribe-project-events"),
+  ...prefixed("secretRotations.postgresCredentials", rotationWrites),
+  ...prefixed("secretRotations.mysqlCredentials", rotationWrites),
+  ...prefixed("secretRotations.redisCredentials", rotationWrites),
+  ...prefixed("secretRotations.ldapPassword", rotationWrites),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

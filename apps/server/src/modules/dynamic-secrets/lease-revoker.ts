@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { AppDeps, ChangeContext } from "../../context";
 import { deleteDrainedDynamicSecrets, findProviderConfig } from "./dynamic-secret.repository";
 import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.scope";
-import { failpoint } from "./failpoint";
+import { failpoint } from "../../lib/failpoint";
 import {
   claimLockedLeases,
   deleteClaimedLease,

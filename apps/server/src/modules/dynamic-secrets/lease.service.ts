@@ -22,7 +22,7 @@ import {
   requireFolder,
   type Scope,
 } from "./dynamic-secret.scope";
-import { failpoint } from "./failpoint";
+import { failpoint } from "../../lib/failpoint";
 import { CLAIM_SECONDS, revokeClaimedLease } from "./lease-revoker";
 import {
   activateLease,

@@ -24,7 +24,13 @@ export type SecretState = {
   tags: TagRef[];
 };
 
-const actorOf = (ctx: RequestContext) => ({ actorId: ctx.actor.id, actorType: ctx.actor.type });
+/**
+ * Who writes: a request's caller, or the platform itself (a rotation job writes the secrets it
+ * rotates as actor type "platform", the rotation's id as actor id).
+ */
+export type SecretWriter = Pick<RequestContext, "deps" | "scope"> & { actor: { id: string; type: string } };
+
+const actorOf = (ctx: SecretWriter) => ({ actorId: ctx.actor.id, actorType: ctx.actor.type });
 
 export const stateOf = (secret: PlainSecret): SecretState => ({
   id: secret.id,
@@ -43,7 +49,7 @@ export const stateOf = (secret: PlainSecret): SecretState => ({
 export const plainOf = (
   state: SecretState,
   row: { version: number; created_at?: Date | string; updated_at: Date | string },
-  ctx: RequestContext,
+  ctx: SecretWriter,
 ): PlainSecret => ({
   ...state,
   type: "shared",
@@ -55,7 +61,7 @@ export const plainOf = (
   value: () => state.value,
 });
 
-const versionOf = (ctx: RequestContext, state: SecretState, version: number, isDeleted = false): VersionState => ({
+const versionOf = (ctx: SecretWriter, state: SecretState, version: number, isDeleted = false): VersionState => ({
   secretId: state.id,
   folderId: state.folderId,
   version,
@@ -72,7 +78,7 @@ const versionOf = (ctx: RequestContext, state: SecretState, version: number, isD
 });
 
 /** Every write of a secret reaches the project events stream (names and tags, never values). */
-const noteEvent = (ctx: RequestContext, trx: Tx, type: "create" | "update" | "delete", state: SecretState) =>
+const noteEvent = (ctx: SecretWriter, trx: Tx, type: "create" | "update" | "delete", state: SecretState) =>
   ctx.deps.noteSecretEvent(ctx, trx, {
     kind: "secret",
     type,
@@ -90,7 +96,7 @@ export const asKeyConflict = (message: string) => (error: unknown) => {
 export const newSecretId = () => randomUUID();
 
 /** Inserts new secrets (version 1) with their tags and first versions, in one statement each. */
-export const insertNewSecrets = async (ctx: RequestContext, trx: Tx, key: DataKey, states: readonly SecretState[]) => {
+export const insertNewSecrets = async (ctx: SecretWriter, trx: Tx, key: DataKey, states: readonly SecretState[]) => {
   if (states.length === 0) return [];
   const actor = actorOf(ctx);
   const rows = await insertSecrets(
@@ -120,7 +126,7 @@ export const insertNewSecrets = async (ctx: RequestContext, trx: Tx, key: DataKe
 
 /** Writes one secret's new state over its locked row: one more version, recorded. */
 export const writeSecretUpdate = async (
-  ctx: RequestContext,
+  ctx: SecretWriter,
   trx: Tx,
   key: DataKey,
   before: SecretState,
@@ -156,7 +162,7 @@ export const writeSecretUpdate = async (
 
 /** Records deletions as versions (the rows themselves are deleted by the caller). */
 export const recordDeletions = (
-  ctx: RequestContext,
+  ctx: SecretWriter,
   trx: Tx,
   key: DataKey,
   deleted: readonly { state: SecretState; version: number }[],

@@ -5,6 +5,7 @@ import { PEOPLE_STEPS } from "./people-rows";
 import { PLATFORM_STEPS } from "./platform-rows";
 import type { Step } from "./runner";
 import { SECRET_STEPS } from "./secret-rows";
+import { ROTATION_STEPS } from "./rotation-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -13,4 +14,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...SECRET_STEPS,
   ...PLATFORM_STEPS,
   ...PEOPLE_STEPS,
+  ...ROTATION_STEPS,
 };

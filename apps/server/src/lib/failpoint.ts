@@ -1,6 +1,14 @@
-import type { Env } from "../../env";
+import type { Env } from "../env";
 
-export type Failpoint = "lease-after-intent" | "lease-after-provider" | "revoke-after-claim" | "revoke-after-provider";
+export type Failpoint =
+  | "lease-after-intent"
+  | "lease-after-provider"
+  | "revoke-after-claim"
+  | "revoke-after-provider"
+  | "rotation-after-intent"
+  | "rotation-after-password"
+  | "rotation-before-secrets"
+  | "rotation-before-active";
 
 /**
  * Crash-safety tests name a point (KEYWARD_FAILPOINT) where the process kills itself with SIGKILL,

@@ -1,0 +1,36 @@
+/** The outside systems Keyward connects to with an app connection. */
+export type AppConnectionApp = "postgres" | "mysql" | "ldap" | "redis";
+
+/** TLS of a connection: on or off, whether the peer's certificate is checked, and an extra CA (PEM). */
+type Tls = { sslEnabled: boolean; sslRejectUnauthorized: boolean; sslCertificate?: string };
+
+export type SqlConnectionCredentials = Tls & {
+  host: string;
+  port: number;
+  database: string;
+  username: string;
+  password: string;
+};
+
+export type RedisConnectionCredentials = Tls & { host: string; port: number; username: string; password: string };
+
+export type LdapConnectionCredentials = {
+  provider: "openldap" | "active-directory";
+  /** ldap:// or ldaps:// */
+  url: string;
+  dn: string;
+  password: string;
+  sslRejectUnauthorized: boolean;
+  sslCertificate?: string;
+};
+
+type Base = { id: string; orgId: string; projectId: string | null; name: string };
+
+/** A connection with its credentials opened, as the code that uses it (rotations) gets it. */
+export type UsableConnection =
+  | (Base & { app: "postgres" | "mysql"; credentials: SqlConnectionCredentials })
+  | (Base & { app: "redis"; credentials: RedisConnectionCredentials })
+  | (Base & { app: "ldap"; credentials: LdapConnectionCredentials });
+
+/** Other credentials to log in with over the same connection (a rotated user's). */
+export type Login = { username: string; password: string };
