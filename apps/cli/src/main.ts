@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { CliError } from "./config";
+import { agentCommand } from "./commands/agent";
 import { loginCommand, logoutCommand, tokenCommand, whoamiCommand } from "./commands/auth";
 import { dynamicSecretsCommand } from "./commands/leases";
 import { runCommand } from "./commands/run";
@@ -20,6 +21,7 @@ for (const command of [
   exportCommand(),
   dynamicSecretsCommand(),
   tokenCommand(),
+  agentCommand(),
 ]) {
   program.addCommand(command);
 }

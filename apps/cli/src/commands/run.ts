@@ -1,32 +1,219 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
 import { Command } from "commander";
-import { connect } from "../api";
-import { CliError } from "../config";
+import { connect, type Api } from "../api";
+import { parseDuration } from "../agent/duration";
+import { CliError, resolveConnection } from "../config";
 import { parentEnvironment } from "../env";
-import { fetchSecretMap, withScope, type ScopeOptions } from "../scope";
+import { followProjectEvents, placeMatches, planRegistrations, type EventStream } from "../events/stream";
+import { fetchSecretMap, pathsOf, withScope, type ScopeOptions } from "../scope";
+import { isPersonProfile, renewSession } from "../session";
 
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2"] as const;
+
+type WatchOptions = { watch?: boolean; watchSignal: string; watchGrace: string; watchPollInterval: string };
+
+const exitCodeOf = (exitCode: number | null, signal: NodeJS.Signals | null) =>
+  exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+
+const durationOption = (value: string, flag: string) => {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new CliError(`${flag}: not a duration: ${value} (e.g. 10s, 500ms, 1m)`);
+  return ms;
+};
+
+const signalOption = (value: string): NodeJS.Signals => {
+  const name = (
+    value.toUpperCase().startsWith("SIG") ? value.toUpperCase() : `SIG${value.toUpperCase()}`
+  ) as NodeJS.Signals;
+  if (!(name in constants.signals)) throw new CliError(`--watch-signal: unknown signal ${value}`);
+  return name;
+};
+
+/** Stops for a secret change: the same secrets, in any order. */
+const sameSecrets = (a: Record<string, string>, b: Record<string, string>) => {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+};
 
 export const runCommand = () =>
   withScope(
     new Command("run")
       .description("run a command with the secrets in its environment; exits with the command's code")
       .argument("<command...>", "the command and its arguments (after --)"),
-  ).action(async (argv: string[], opts: ScopeOptions) => {
-    const secrets = await fetchSecretMap(await connect(), opts);
-    const [file, ...args] = argv;
-    if (!file) throw new CliError("Give the command to run after --");
-    const child = spawn(file, args, { stdio: "inherit", env: { ...parentEnvironment(), ...secrets } });
-    const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
-    const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
-    for (const [signal, handler] of handlers) process.on(signal, handler);
-    const code = await new Promise<number>((resolve, reject) => {
-      child.on("error", (error) => reject(new CliError(`Cannot start ${file}: ${error.message}`, 127)));
-      child.on("exit", (exitCode, signal) =>
-        resolve(exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)),
-      );
+  )
+    .option("--watch", "restart the command when the secrets it was given change (follows the events stream)")
+    .option("--watch-signal <signal>", "with --watch: the signal that asks the command to stop", "SIGTERM")
+    .option("--watch-grace <duration>", "with --watch: how long to wait for it before SIGKILL", "10s")
+    .option(
+      "--watch-poll-interval <duration>",
+      "with --watch: how often to re-read the secrets while the events stream is unavailable",
+      "30s",
+    )
+    .action(async (argv: string[], opts: ScopeOptions & WatchOptions) => {
+      const [file] = argv;
+      if (!file) throw new CliError("Give the command to run after --");
+      const api = await connect();
+      const secrets = await fetchSecretMap(api, opts);
+      process.exitCode = opts.watch
+        ? await runWatching(api, opts, argv, secrets, {
+            signal: signalOption(opts.watchSignal),
+            graceMs: durationOption(opts.watchGrace, "--watch-grace"),
+            pollMs: Math.max(durationOption(opts.watchPollInterval, "--watch-poll-interval"), 1000),
+          })
+        : await runOnce(argv, secrets);
     });
-    for (const [signal, handler] of handlers) process.off(signal, handler);
-    process.exitCode = code;
+
+const start = (argv: string[], secrets: Record<string, string>) => {
+  const [file, ...args] = argv;
+  return spawn(file!, args, { stdio: "inherit", env: { ...parentEnvironment(), ...secrets } });
+};
+
+/** Resolves with the exit code; rejects when the command cannot start. */
+const exited = (child: ChildProcess, file: string) =>
+  new Promise<number>((resolve, reject) => {
+    child.once("error", (error) => reject(new CliError(`Cannot start ${file}: ${error.message}`, 127)));
+    child.once("exit", (exitCode, signal) => resolve(exitCodeOf(exitCode, signal)));
   });
+
+const runOnce = async (argv: string[], secrets: Record<string, string>) => {
+  const child = start(argv, secrets);
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  try {
+    return await exited(child, argv[0]!);
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  }
+};
+
+/** Changes within this window make one restart. */
+const DEBOUNCE_MS = 1000;
+
+const note = (message: string) => process.stderr.write(`keyward: ${message}\n`);
+
+/**
+ * `run --watch`: the command runs with the secrets; when the folders it read change (the events
+ * stream says so, or a poll while the stream is down finds different secrets), it is asked to stop
+ * with `signal`, killed after `graceMs`, and started again with the secrets read anew. It ends
+ * with the command's code when the command ends by itself.
+ */
+const runWatching = async (
+  api: Api,
+  scope: ScopeOptions,
+  argv: string[],
+  initial: Record<string, string>,
+  { signal, graceMs, pollMs }: { signal: NodeJS.Signals; graceMs: number; pollMs: number },
+): Promise<number> => {
+  let secrets = initial;
+  let child = start(argv, secrets);
+  let childExit = exited(child, argv[0]!);
+  let stopping = false;
+  /** Restarts run one after another; `pending` counts those asked for and not finished. */
+  let chain = Promise.resolve();
+  let pending = 0;
+  let debounce: NodeJS.Timeout | undefined;
+  let pollTimer: NodeJS.Timeout | undefined;
+
+  const restart = async () => {
+    let next: Record<string, string>;
+    try {
+      // A fresh connection each time: a person's session is renewed as often as it needs.
+      next = await fetchSecretMap(await connect(), scope);
+    } catch (error) {
+      note(
+        `cannot re-read the secrets; the command keeps running (${error instanceof Error ? error.message : String(error)})`,
+      );
+      return;
+    }
+    if (stopping || sameSecrets(next, secrets)) return;
+    note(`the secrets changed; restarting the command (${signal}, then SIGKILL after ${graceMs} ms)`);
+    const old = child;
+    const oldExit = childExit;
+    old.kill(signal);
+    const killer = setTimeout(() => old.kill("SIGKILL"), graceMs);
+    await oldExit.catch(() => undefined);
+    clearTimeout(killer);
+    if (stopping) return;
+    secrets = next;
+    child = start(argv, secrets);
+    childExit = exited(child, argv[0]!);
+  };
+
+  const changed = () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(() => {
+      // One restart at a time; a change during one is looked at after it.
+      pending++;
+      chain = chain
+        .then(restart)
+        .catch(() => undefined)
+        .finally(() => pending--);
+    }, DEBOUNCE_MS);
+  };
+
+  const { profile, tokenSource, token } = resolveConnection();
+  let bearer = token!;
+  let streamDown = false;
+  const folders = pathsOf(scope).map((path) => ({ environment: scope.env, path, recursive: scope.recursive }));
+  const streams: EventStream[] = planRegistrations(folders).map((registrations) =>
+    followProjectEvents({
+      url: api.url,
+      projectId: scope.projectId,
+      registrations,
+      token: () => bearer,
+      handlers: {
+        // What changed since the secrets were read (before the first open, or while the stream was
+        // down) is found by comparing; an unchanged read restarts nothing.
+        onOpen: () => {
+          streamDown = false;
+          changed();
+        },
+        onChange: (_event, places) => {
+          if (places.some((p) => folders.some((f) => placeMatches(p, f.environment, f.path, f.recursive)))) changed();
+        },
+        onResync: changed,
+        onDown: (reason) => {
+          // Said once per outage, not at every retry.
+          if (!streamDown) note(`events stream unavailable (${reason}); re-reading the secrets every ${pollMs} ms`);
+          streamDown = true;
+        },
+        onAuthProblem: async () => {
+          if (tokenSource === "profile" && isPersonProfile(profile)) bearer = (await renewSession(bearer)).token;
+        },
+      },
+    }),
+  );
+  // While the stream is down, the secrets are compared at the poll interval.
+  const poll = () => {
+    pollTimer = setTimeout(() => {
+      if (!streams.every((s) => s.connected)) changed();
+      poll();
+    }, pollMs);
+  };
+  poll();
+
+  const forward = (sig: NodeJS.Signals) => () => {
+    if (sig === "SIGINT" || sig === "SIGTERM") stopping = true;
+    child.kill(sig);
+  };
+  const handlers = FORWARDED.map((sig) => [sig, forward(sig)] as const);
+  for (const [sig, handler] of handlers) process.on(sig, handler);
+  try {
+    for (;;) {
+      const current = child;
+      const code = await childExit;
+      // A child that ended because it was restarted is replaced; any other end is the command's own.
+      if (pending > 0 && !stopping) await chain;
+      if (current !== child) continue;
+      return code;
+    }
+  } finally {
+    stopping = true;
+    clearTimeout(debounce);
+    clearTimeout(pollTimer);
+    for (const s of streams) s.stop();
+    for (const [sig, handler] of handlers) process.off(sig, handler);
+  }
+};
