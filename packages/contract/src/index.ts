@@ -34,6 +34,7 @@ import { sessionsContract, ssoContract, userPrivilegesContract, usersContract } 
 import { scimContract } from "./scim.contract";
 import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
+import { appConnectionsContract } from "./app-connections.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -82,6 +83,7 @@ export * from "./people.contract";
 export * from "./scim.contract";
 export * from "./events.contract";
 export * from "./secret-rotations.contract";
+export * from "./app-connections.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -131,6 +133,7 @@ type Routers = {
   scim: typeof scimContract;
   events: typeof eventsContract;
   secretRotations: typeof secretRotationsContract;
+  appConnections: typeof appConnectionsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -192,6 +195,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     scim: scimContract,
     events: eventsContract,
     secretRotations: secretRotationsContract,
+    appConnections: appConnectionsContract,
   },
   options,
 );

@@ -1,3 +1,4 @@
+import { appConnectionsRouter } from "../modules/app-connections/app-connections.router";
 import { secretRotationsRouter } from "../modules/secret-rotations/secret-rotations.router";
 import { eventsRouter } from "../modules/events/events.router";
 import express, { type Express } from "express";
@@ -150,6 +151,7 @@ export const createApp = (deps: AppDeps): Express => {
     scim: scimTokensRouter(deps),
     events: eventsRouter(deps),
     secretRotations: secretRotationsRouter(deps),
+    appConnections: appConnectionsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

@@ -17,6 +17,10 @@ export const isTransientConflict = (error: unknown) => {
 
 export const isForeignKeyViolation = (error: unknown) => (error as PgError)?.code === "23503";
 
+/** A delete refused by an `on delete restrict` foreign key (a row still in use). */
+export const isRestrictViolation = (error: unknown) =>
+  (error as PgError)?.code === "23001" || (error as PgError)?.code === "23503";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Ids are UUIDs in storage; anything else cannot exist, so callers answer 404 without a query. */
 export const isUuid = (value: string) => UUID.test(value);

@@ -13,8 +13,11 @@ const SECRET_TREE = /^credentials$/i;
 const NAME_TREE = /^secretsMapping$/;
 /** Names of secrets, not secrets: `clientSecretId`, `accessTokenPrefix`, `tokenType`… */
 const NAMING_KEY = /(Id|Ids|Prefix|Type|TTL|Method|Name)$/;
-/** Where a credentials object is sent, not what it proves: an audit-log stream's `url`, a header's `key`. */
-const ADDRESS_KEY = /^(url|key|provider)$/i;
+/**
+ * Where a credentials object is sent or whom it names, not what it proves: an audit-log stream's
+ * `url`, a header's `key`, an app connection's host, port, database, user name and DN.
+ */
+const ADDRESS_KEY = /^(url|key|provider|host|port|database|username|dn)$/i;
 const SHAPES: [string, RegExp][] = [
   ["a PEM private key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/],
   ["a JWT", /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/],

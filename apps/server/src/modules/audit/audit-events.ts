@@ -60,6 +60,12 @@ const rotationWrites = {
   rotate: change("secret-rotation-rotate-secrets"),
 };
 
+const connectionWrites = {
+  create: change("create-app-connection"),
+  update: change("update-app-connection"),
+  delete: change("delete-app-connection"),
+};
+
 const universal = authMethod("universal");
 const ldap = authMethod("ldap");
 
@@ -208,6 +214,10 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("secretRotations.mysqlCredentials", rotationWrites),
   ...prefixed("secretRotations.redisCredentials", rotationWrites),
   ...prefixed("secretRotations.ldapPassword", rotationWrites),
+  ...prefixed("appConnections.postgres", connectionWrites),
+  ...prefixed("appConnections.mysql", connectionWrites),
+  ...prefixed("appConnections.redis", connectionWrites),
+  ...prefixed("appConnections.ldap", connectionWrites),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

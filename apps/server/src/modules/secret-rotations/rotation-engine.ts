@@ -174,10 +174,7 @@ export const runRotation = async (
       trx,
       { projectId: row.project_id, folderId: row.folder_id },
       Object.fromEntries(
-        Object.entries(rotator.values(active)).map(([field, value]) => [
-          (row.secrets_mapping)[field]!,
-          value,
-        ]),
+        Object.entries(rotator.values(active)).map(([field, value]) => [row.secrets_mapping[field]!, value]),
       ),
     );
     failpoint(deps.env, "rotation-before-active");

@@ -321,13 +321,7 @@ export const deleteSecretRotation = async (
     const usernames = rotator.usernames(row.parameters);
     const revoked = usernames.map((username) => ({ username, password: generatePassword() }));
     for (const [slot, cred] of revoked.entries())
-      await rotator.setPassword(
-        ctx.deps,
-        connection,
-        row.parameters,
-        cred,
-        revoked[(slot + 1) % 2],
-      );
+      await rotator.setPassword(ctx.deps, connection, row.parameters, cred, revoked[(slot + 1) % 2]);
   }
   await inTransaction(ctx, async (trx) => {
     if (options.deleteSecrets)

@@ -6,6 +6,7 @@ import { PLATFORM_STEPS } from "./platform-rows";
 import type { Step } from "./runner";
 import { SECRET_STEPS } from "./secret-rows";
 import { ROTATION_STEPS } from "./rotation-rows";
+import { APP_CONNECTION_STEPS } from "./app-connection-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -15,4 +16,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...PLATFORM_STEPS,
   ...PEOPLE_STEPS,
   ...ROTATION_STEPS,
+  ...APP_CONNECTION_STEPS,
 };

@@ -1,0 +1,327 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { Attribute, Change } from "ldapts";
+import pg from "pg";
+import type { Selectable } from "kysely";
+import type { AppConnection, AppConnectionAppName } from "@keyward/contract";
+import { noteAudit, type RequestContext } from "../../context";
+import { inTransaction } from "../../db/transaction";
+import { isRestrictViolation, isUniqueViolation, isUuid } from "../../db/errors";
+import type { AppConnectionsTable } from "../../db/tables/rotation";
+import { AppError, BadRequestError, NotFoundError } from "../../errors";
+import type { Ability } from "../../permissions";
+import { redactSecrets } from "../dynamic-secrets/providers/templates";
+import { assertCan } from "../authz/guard";
+import { getOrgPermission } from "../authz/org-access";
+import { getProjectPermission } from "../authz/project-access";
+import { withLdap, withMysql, withPostgres, withRedis } from "./app-clients";
+import { openConnection, sealConnectionCredentials } from "./app-connection.credentials";
+import {
+  deleteConnectionRow,
+  findConnectionByName,
+  findConnectionRow,
+  insertConnectionRow,
+  listConnectionRows,
+  lockConnectionRow,
+  updateConnectionRow,
+} from "./app-connection.repository";
+import type { UsableConnection } from "./app-connection.types";
+
+type Row = Selectable<AppConnectionsTable>;
+type Credentials = Record<string, unknown> & { password: string };
+
+const APP_NAMES: Record<AppConnectionAppName, string> = {
+  postgres: "PostgreSQL",
+  mysql: "MySQL",
+  redis: "Redis",
+  ldap: "LDAP",
+};
+
+const notFound = (id: string) => new NotFoundError(`Could not find App Connection with ID ${id}`);
+
+/** Answers show the credentials without their password. */
+const toDto = (deps: RequestContext["deps"], row: Row): AppConnection => {
+  const { password: _password, ...shown } = openConnection(deps, row).credentials as Credentials;
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    version: row.version,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    app: row.app,
+    method: row.method,
+    credentials: shown,
+    credentialsHash: row.credentials_hash,
+    isPlatformManagedCredentials: row.is_platform_managed_credentials,
+    gatewayId: row.gateway_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+};
+
+/** The ability that decides over a connection: the project's for a project's connection, else the organization's. */
+const abilityFor = async (ctx: RequestContext, projectId: string | null): Promise<Ability> =>
+  projectId === null
+    ? getOrgPermission(ctx.actor, ctx.actor.orgId)
+    : (await getProjectPermission(ctx, projectId)).ability;
+
+const requireConnection = async (ctx: RequestContext, app: AppConnectionAppName, id: string) => {
+  const row = isUuid(id) ? await findConnectionRow(ctx.deps.db, id) : undefined;
+  if (!row || row.org_id !== ctx.actor.orgId) throw notFound(id);
+  const ability = await abilityFor(ctx, row.project_id).catch((error: unknown) => {
+    throw error instanceof NotFoundError ? notFound(id) : error;
+  });
+  if (row.app !== app) throw new BadRequestError(`App Connection with ID ${id} is not for App "${app}"`);
+  return { row, ability };
+};
+
+const usable = (
+  row: Pick<Row, "id" | "org_id" | "project_id" | "name">,
+  app: AppConnectionAppName,
+  credentials: Credentials,
+) =>
+  ({
+    id: row.id,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    name: row.name,
+    app,
+    credentials,
+  }) as unknown as UsableConnection;
+
+/** Connects with the credentials and runs a trivial command; 400 with the cause (password masked) when it fails. */
+const validate = async (ctx: RequestContext, connection: UsableConnection) => {
+  const { deps } = ctx;
+  try {
+    if (connection.app === "postgres") await withPostgres(deps, connection.credentials, (c) => c.query("select 1"));
+    else if (connection.app === "mysql") await withMysql(deps, connection.credentials, (c) => c.query("select 1"));
+    else if (connection.app === "redis") await withRedis(deps, connection.credentials, (r) => r.ping());
+    else if (connection.app === "ldap") await withLdap(deps, connection.credentials, async () => undefined);
+  } catch (error) {
+    if (error instanceof AppError && !(error instanceof BadRequestError)) throw error;
+    const message = redactSecrets(error instanceof Error ? error.message : String(error), [
+      connection.credentials.password,
+    ]);
+    throw new BadRequestError(`Unable to validate connection: ${message}`);
+  }
+};
+
+/** Platform-managed credentials: the connection's own user gets a password only Keyward knows. */
+const takeOverPassword = async (ctx: RequestContext, connection: UsableConnection): Promise<string> => {
+  const password = randomBytes(24)
+    .toString("base64url")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 32)
+    .padEnd(32, "0");
+  const { deps } = ctx;
+  if (connection.app === "postgres")
+    await withPostgres(deps, connection.credentials, (c) =>
+      c.query(
+        `alter user ${pg.escapeIdentifier(connection.credentials.username)} with password ${pg.escapeLiteral(password)}`,
+      ),
+    );
+  else if (connection.app === "mysql")
+    await withMysql(deps, connection.credentials, (c) =>
+      c.query("alter user current_user() identified by ?", [password]),
+    );
+  else if (connection.app === "redis")
+    await withRedis(deps, connection.credentials, (r) =>
+      r.call("ACL", "SETUSER", connection.credentials.username, "resetpass", `>${password}`),
+    );
+  else if (connection.app === "ldap")
+    await withLdap(deps, connection.credentials, (c) =>
+      c.modify(
+        connection.credentials.dn,
+        new Change({ operation: "replace", modification: new Attribute({ type: "userPassword", values: [password] }) }),
+      ),
+    );
+  return password;
+};
+
+const hashOf = (sealed: string) => createHash("sha256").update(sealed).digest("hex");
+
+const nameTaken = (name: string) => (error: unknown) => {
+  if (isUniqueViolation(error)) throw new BadRequestError(`An App Connection with the name "${name}" already exists`);
+  throw error;
+};
+
+const GATEWAYS = "Gateways are not supported for app connections yet";
+
+export const listAppConnections = async (
+  ctx: RequestContext,
+  app: AppConnectionAppName | undefined,
+  projectId?: string,
+) => {
+  const ability = await abilityFor(ctx, projectId ?? null);
+  const rows = await listConnectionRows(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app);
+  const visible = rows.filter((row) =>
+    ability.can("read-app-connections", "app-connections", { connectionId: row.id }),
+  );
+  if (rows.length > 0 && visible.length === 0) assertCan(ability, "read-app-connections", "app-connections");
+  return { appConnections: visible.map((row) => toDto(ctx.deps, row)) };
+};
+
+export const listAvailableAppConnections = async (
+  ctx: RequestContext,
+  app: AppConnectionAppName,
+  projectId?: string,
+) => {
+  const ability = await abilityFor(ctx, projectId ?? null);
+  const rows = await listConnectionRows(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app);
+  return {
+    appConnections: rows
+      .filter((row) => ability.can("connect-app-connections", "app-connections", { connectionId: row.id }))
+      .map((row) => ({ app: row.app, name: row.name, id: row.id, projectId: row.project_id, orgId: row.org_id })),
+  };
+};
+
+export const getAppConnection = async (ctx: RequestContext, app: AppConnectionAppName, id: string) => {
+  const { row, ability } = await requireConnection(ctx, app, id);
+  assertCan(ability, "read-app-connections", "app-connections", { connectionId: row.id });
+  return { appConnection: toDto(ctx.deps, row) };
+};
+
+export const getAppConnectionByName = async (
+  ctx: RequestContext,
+  app: AppConnectionAppName,
+  name: string,
+  projectId?: string,
+) => {
+  const ability = await abilityFor(ctx, projectId ?? null);
+  const row = await findConnectionByName(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app, name);
+  if (!row) throw new NotFoundError(`Could not find App Connection with name ${name}`);
+  assertCan(ability, "read-app-connections", "app-connections", { connectionId: row.id });
+  return { appConnection: toDto(ctx.deps, row) };
+};
+
+export type CreateConnectionBody = {
+  name: string;
+  description?: string | null;
+  method: string;
+  credentials: Credentials;
+  isPlatformManagedCredentials: boolean;
+  gatewayId?: string | null;
+  projectId?: string;
+};
+
+export const createAppConnection = async (
+  ctx: RequestContext,
+  app: AppConnectionAppName,
+  body: CreateConnectionBody,
+) => {
+  const projectId = body.projectId ?? null;
+  const ability = await abilityFor(ctx, projectId);
+  assertCan(ability, "create-app-connections", "app-connections");
+  if (body.gatewayId) throw new BadRequestError(GATEWAYS);
+  const id = randomUUID();
+  const draft = usable({ id, org_id: ctx.actor.orgId, project_id: projectId, name: body.name }, app, body.credentials);
+  await validate(ctx, draft);
+  let credentials = body.credentials;
+  if (body.isPlatformManagedCredentials) {
+    const password = await takeOverPassword(ctx, draft).catch((error: unknown) => {
+      const message = redactSecrets(error instanceof Error ? error.message : String(error), [
+        body.credentials.password,
+      ]);
+      throw new BadRequestError(`Unable to take over the connection's credentials: ${message}`);
+    });
+    credentials = { ...credentials, password };
+  }
+  const sealed = sealConnectionCredentials(ctx.deps, id, credentials);
+  const row = await inTransaction(ctx, async (trx) => {
+    const inserted = await insertConnectionRow(trx, {
+      id,
+      org_id: ctx.actor.orgId,
+      project_id: projectId,
+      app,
+      name: body.name,
+      description: body.description ?? null,
+      method: body.method,
+      encrypted_credentials: sealed,
+      credentials_hash: hashOf(sealed),
+      is_platform_managed_credentials: body.isPlatformManagedCredentials,
+      gateway_id: null,
+    });
+    noteAudit(ctx, {
+      ...(projectId ? { projectId } : {}),
+      metadata: {
+        name: body.name,
+        method: body.method,
+        app,
+        connectionId: id,
+        isPlatformManagedCredentials: body.isPlatformManagedCredentials,
+      },
+    });
+    return inserted;
+  }).catch(nameTaken(body.name));
+  return { appConnection: toDto(ctx.deps, row) };
+};
+
+export type UpdateConnectionBody = {
+  name?: string;
+  description?: string | null;
+  credentials?: Credentials;
+  isPlatformManagedCredentials?: boolean;
+  gatewayId?: string | null;
+};
+
+export const updateAppConnection = async (
+  ctx: RequestContext,
+  app: AppConnectionAppName,
+  id: string,
+  body: UpdateConnectionBody,
+) => {
+  const { row, ability } = await requireConnection(ctx, app, id);
+  assertCan(ability, "edit-app-connections", "app-connections", { connectionId: row.id });
+  if (body.gatewayId) throw new BadRequestError(GATEWAYS);
+  if (row.is_platform_managed_credentials && (body.credentials || body.isPlatformManagedCredentials === false))
+    throw new BadRequestError("Cannot update credentials or management status for platform managed connections");
+  if (body.isPlatformManagedCredentials && !row.is_platform_managed_credentials && !body.credentials)
+    throw new BadRequestError("Credentials required to transition to platform managed credentials");
+  let sealed: string | undefined;
+  if (body.credentials) {
+    const draft = usable(row, app, body.credentials);
+    await validate(ctx, draft);
+    let credentials = body.credentials;
+    if (body.isPlatformManagedCredentials)
+      credentials = { ...credentials, password: await takeOverPassword(ctx, draft) };
+    sealed = sealConnectionCredentials(ctx.deps, row.id, credentials);
+  }
+  const updated = await inTransaction(ctx, async (trx) => {
+    if (!(await lockConnectionRow(trx, row.id))) throw notFound(id);
+    const next = await updateConnectionRow(trx, row.id, {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.description !== undefined ? { description: body.description } : {}),
+      ...(sealed ? { encrypted_credentials: sealed, credentials_hash: hashOf(sealed) } : {}),
+      ...(body.isPlatformManagedCredentials !== undefined
+        ? { is_platform_managed_credentials: body.isPlatformManagedCredentials }
+        : {}),
+    });
+    noteAudit(ctx, {
+      ...(row.project_id ? { projectId: row.project_id } : {}),
+      metadata: { name: next.name, app, connectionId: row.id, credentialsUpdated: sealed !== undefined },
+    });
+    return next;
+  }).catch(nameTaken(body.name ?? row.name));
+  return { appConnection: toDto(ctx.deps, updated) };
+};
+
+export const deleteAppConnection = async (ctx: RequestContext, app: AppConnectionAppName, id: string) => {
+  const { row, ability } = await requireConnection(ctx, app, id);
+  assertCan(ability, "delete-app-connections", "app-connections", { connectionId: row.id });
+  await inTransaction(ctx, async (trx) => {
+    await deleteConnectionRow(trx, row.id);
+    noteAudit(ctx, {
+      ...(row.project_id ? { projectId: row.project_id } : {}),
+      metadata: { name: row.name, app, connectionId: row.id },
+    });
+  }).catch((error: unknown) => {
+    if (isRestrictViolation(error))
+      throw new BadRequestError(
+        "Cannot delete App Connection with existing connections. Remove all existing connections and try again.",
+      );
+    throw error;
+  });
+  return { appConnection: toDto(ctx.deps, row) };
+};
+
+export const appName = (app: AppConnectionAppName) => APP_NAMES[app];

@@ -1,0 +1,180 @@
+import { initContract } from "@ts-rest/core";
+import { z } from "zod";
+import { TimestampSchema, slugSchema } from "./common";
+import { ProjectIdInput } from "./folders.contract";
+
+const c = initContract();
+
+export const APP_CONNECTION_APPS = ["postgres", "mysql", "redis", "ldap"] as const;
+export type AppConnectionAppName = (typeof APP_CONNECTION_APPS)[number];
+
+const host = z.string().trim().min(1, "Host required").max(255);
+const port = z.coerce.number().int().min(1).max(65_535);
+const secretText = z.string().min(1).max(1_024);
+const pem = z
+  .string()
+  .max(16_384)
+  .optional()
+  .transform((value) => (value ? value : undefined));
+const tls = {
+  sslEnabled: z.boolean().default(false),
+  sslRejectUnauthorized: z.boolean().default(true),
+  sslCertificate: pem,
+};
+
+const SqlCredentials = z.object({
+  host,
+  port,
+  database: z.string().trim().min(1, "Database required").max(255),
+  username: z.string().trim().min(1, "Username required").max(255),
+  password: secretText,
+  ...tls,
+});
+const RedisCredentials = z.object({
+  host,
+  port,
+  username: z.string().trim().min(1).max(255).default("default"),
+  password: secretText,
+  ...tls,
+});
+const LdapCredentials = z.object({
+  provider: z.enum(["openldap", "active-directory"]).default("openldap"),
+  url: z
+    .string()
+    .trim()
+    .max(1_024)
+    .refine((v) => /^ldaps?:\/\/[^\s/]+/i.test(v), "The URL must start with ldap:// or ldaps://"),
+  dn: z.string().trim().min(1, "DN required").max(1_024),
+  password: secretText,
+  sslRejectUnauthorized: z.boolean().default(true),
+  sslCertificate: pem,
+});
+
+const APPS = {
+  postgres: { name: "PostgreSQL", method: "username-and-password", credentials: SqlCredentials },
+  mysql: { name: "MySQL", method: "username-and-password", credentials: SqlCredentials },
+  redis: { name: "Redis", method: "username-and-password", credentials: RedisCredentials },
+  ldap: { name: "LDAP", method: "simple-bind", credentials: LdapCredentials },
+} as const;
+
+/** A connection as answered: its credentials without the password, never anything secret. */
+export const AppConnectionSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  version: z.number().int(),
+  orgId: z.string(),
+  projectId: z.string().nullable(),
+  app: z.string(),
+  method: z.string(),
+  credentials: z.record(z.unknown()),
+  credentialsHash: z.string(),
+  isPlatformManagedCredentials: z.boolean(),
+  gatewayId: z.string().nullable(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+export type AppConnection = z.infer<typeof AppConnectionSchema>;
+
+const ConnectionParams = z.object({ connectionId: z.string().uuid() });
+const Wrapped = z.object({ appConnection: AppConnectionSchema });
+const ProjectQuery = z.object({ projectId: ProjectIdInput.optional() });
+
+const routesOf = <A extends AppConnectionAppName>(app: A) => {
+  const { name, method, credentials } = APPS[app];
+  const base = `/api/v1/app-connections/${app}`;
+  return c.router({
+    list: {
+      method: "GET",
+      path: base,
+      query: ProjectQuery,
+      responses: { 200: z.object({ appConnections: z.array(AppConnectionSchema) }) },
+      summary: `The ${name} connections the caller may read (the organization's, or a project's with projectId)`,
+    },
+    available: {
+      method: "GET",
+      path: `${base}/available`,
+      query: ProjectQuery,
+      responses: {
+        200: z.object({
+          appConnections: z.array(
+            z.object({
+              app: z.string(),
+              name: z.string(),
+              id: z.string(),
+              projectId: z.string().nullable(),
+              orgId: z.string(),
+            }),
+          ),
+        }),
+      },
+      summary: `The ${name} connections the caller may use`,
+    },
+    get: {
+      method: "GET",
+      path: `${base}/:connectionId`,
+      pathParams: ConnectionParams,
+      responses: { 200: Wrapped },
+      summary: `One ${name} connection`,
+    },
+    getByName: {
+      method: "GET",
+      path: `${base}/connection-name/:connectionName`,
+      pathParams: z.object({ connectionName: z.string().trim().min(1).max(64) }),
+      query: ProjectQuery,
+      responses: { 200: Wrapped },
+      summary: `One ${name} connection by name`,
+    },
+    create: {
+      method: "POST",
+      path: base,
+      body: z.object({
+        name: slugSchema({ max: 64, field: "Name" }),
+        description: z.string().trim().max(256).nullable().optional(),
+        method: z.literal(method).default(method as never),
+        credentials,
+        isPlatformManagedCredentials: z.boolean().default(false),
+        gatewayId: z.string().uuid().nullable().optional(),
+        projectId: ProjectIdInput.optional(),
+      }),
+      responses: { 200: Wrapped },
+      summary: `Create a ${name} connection; Keyward connects with it first and refuses it (400) when that fails`,
+    },
+    update: {
+      method: "PATCH",
+      path: `${base}/:connectionId`,
+      pathParams: ConnectionParams,
+      body: z.object({
+        name: slugSchema({ max: 64, field: "Name" }).optional(),
+        description: z.string().trim().max(256).nullable().optional(),
+        credentials: credentials.optional(),
+        isPlatformManagedCredentials: z.boolean().optional(),
+        gatewayId: z.string().uuid().nullable().optional(),
+      }),
+      responses: { 200: Wrapped },
+      summary: `Change a ${name} connection; new credentials are checked by connecting`,
+    },
+    delete: {
+      method: "DELETE",
+      path: `${base}/:connectionId`,
+      pathParams: ConnectionParams,
+      body: c.noBody(),
+      responses: { 200: Wrapped },
+      summary: `Delete a ${name} connection (refused while a rotation uses it)`,
+    },
+  });
+};
+
+export const appConnectionsContract = c.router({
+  postgres: routesOf("postgres"),
+  mysql: routesOf("mysql"),
+  redis: routesOf("redis"),
+  ldap: routesOf("ldap"),
+  listAll: {
+    method: "GET",
+    path: "/api/v1/app-connections",
+    query: ProjectQuery,
+    responses: { 200: z.object({ appConnections: z.array(AppConnectionSchema) }) },
+    summary: "Every connection of every app the caller may read",
+  },
+});
