@@ -79,13 +79,13 @@ describe("app connections refuse what cannot work", () => {
     const target = await postgresTarget();
     const api = routes(target);
     const down = await api.create({
-      body: { name: uniqueName("down"), credentials: { ...target.connection, port: 1 } } as never,
+      body: { name: uniqueName("down"), credentials: { ...target.connection, port: 1 } },
     });
     expect(down.status).toBe(400);
     expect(JSON.stringify(down.body)).toMatch(/Unable to validate connection/);
     const wrong = `wrong-${randomBytes(6).toString("hex")}`;
     const refused = await api.create({
-      body: { name: uniqueName("wrong"), credentials: { ...target.connection, password: wrong } } as never,
+      body: { name: uniqueName("wrong"), credentials: { ...target.connection, password: wrong } },
     });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).not.toContain(wrong);
@@ -98,9 +98,9 @@ describe("app connections refuse what cannot work", () => {
     const api = routes(target);
     const name = uniqueName("taken");
     const created = expectOk(
-      await api.create({ body: { name, credentials: target.connection } as never }),
+      await api.create({ body: { name, credentials: target.connection } }),
     ).appConnection;
-    const again = await api.create({ body: { name, credentials: target.connection } as never });
+    const again = await api.create({ body: { name, credentials: target.connection } });
     expect(again.status).toBe(400);
     expect((again.body as { message: string }).message).toBe(
       `An App Connection with the name "${name}" already exists`,
@@ -114,7 +114,7 @@ describe("app connections refuse what cannot work", () => {
     expect(
       (
         await member.client.appConnections.redis.create({
-          body: { name: uniqueName("m"), credentials: target.connection } as never,
+          body: { name: uniqueName("m"), credentials: target.connection },
         })
       ).status,
     ).toBe(403);
@@ -129,7 +129,7 @@ describe("app connections refuse what cannot work", () => {
     const other = await createProject(tenant);
     const created = expectOk(
       await routes(target).create({
-        body: { name: uniqueName("p"), credentials: target.connection, projectId: project.id } as never,
+        body: { name: uniqueName("p"), credentials: target.connection, projectId: project.id },
       }),
     ).appConnection;
     expect(created.projectId).toBe(project.id);
@@ -145,7 +145,7 @@ describe("app connections refuse what cannot work", () => {
         environment: "dev",
         secretPath: "/db",
         rotationInterval: 1,
-        parameters: target.parameters as { username1: string; username2: string },
+        parameters: target.parameters,
         secretsMapping: mappingOf(target, "ELSEWHERE") as { username: string; password: string },
       },
     });
@@ -158,7 +158,7 @@ describe("app connections refuse what cannot work", () => {
     const project = await createProject(tenant);
     await createFolder(tenant, project.id, "dev", "/", "db");
     const connection = expectOk(
-      await routes(target).create({ body: { name: uniqueName("used"), credentials: target.connection } as never }),
+      await routes(target).create({ body: { name: uniqueName("used"), credentials: target.connection } }),
     ).appConnection;
     expectOk(
       await tenant.admin.secretRotations.postgresCredentials.create({
@@ -169,7 +169,7 @@ describe("app connections refuse what cannot work", () => {
           environment: "dev",
           secretPath: "/db",
           rotationInterval: 1,
-          parameters: target.parameters as { username1: string; username2: string },
+          parameters: target.parameters,
           secretsMapping: { username: "IN_USE_USER", password: "IN_USE_PASSWORD" },
         },
       }),
@@ -198,7 +198,7 @@ describe("app connections refuse what cannot work", () => {
     };
     const created = expectOk(
       await tenant.admin.appConnections.postgres.create({
-        body: { name: uniqueName("managed"), credentials, isPlatformManagedCredentials: true } as never,
+        body: { name: uniqueName("managed"), credentials, isPlatformManagedCredentials: true },
       }),
     ).appConnection;
     expect(created.isPlatformManagedCredentials).toBe(true);
@@ -213,7 +213,7 @@ describe("app connections refuse what cannot work", () => {
     await old.end().catch(() => undefined);
     const change = await tenant.admin.appConnections.postgres.update({
       params: { connectionId: created.id },
-      body: { credentials } as never,
+      body: { credentials },
     });
     expect(change.status).toBe(400);
     expect(JSON.stringify(change.body)).toContain(

@@ -17,7 +17,7 @@ const s = initServer();
 
 /** The same seven routes for each app. */
 const appRouter = (deps: AppDeps, app: AppConnectionAppName) =>
-  s.router(contract.appConnections[app] as (typeof contract.appConnections)["postgres"], {
+  s.router(contract.appConnections[app], {
     list: async ({ query, req, res }) => ok(await listAppConnections(contextOf(deps, req, res), app, query.projectId)),
     available: async ({ query, req, res }) =>
       ok(await listAvailableAppConnections(contextOf(deps, req, res), app, query.projectId)),
