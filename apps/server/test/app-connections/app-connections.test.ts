@@ -97,9 +97,7 @@ describe("app connections refuse what cannot work", () => {
     const target = await redisTarget();
     const api = routes(target);
     const name = uniqueName("taken");
-    const created = expectOk(
-      await api.create({ body: { name, credentials: target.connection } }),
-    ).appConnection;
+    const created = expectOk(await api.create({ body: { name, credentials: target.connection } })).appConnection;
     const again = await api.create({ body: { name, credentials: target.connection } });
     expect(again.status).toBe(400);
     expect((again.body as { message: string }).message).toBe(
