@@ -1,19 +1,6 @@
-import { randomBytes } from "node:crypto";
-import {
-  chmodSync,
-  statSync,
-  closeSync,
-  fchmodSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, statSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "./agent/files";
 import { cliEnv } from "./env";
 
 /** What `keyward login` stores: enough to call the API and to renew or log in again. */
@@ -70,22 +57,7 @@ export const writeProfile = (profile: Profile) => {
   if (entryOf(path)?.isSymbolicLink()) {
     throw new CliError(`${path} is a symbolic link; remove it (or replace it with a regular file) and log in again`);
   }
-  const temporary = join(dir, `.profile.json.${process.pid}.${randomBytes(6).toString("hex")}`);
-  try {
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      // The creation mode is narrowed by the umask; the file must be readable by its owner.
-      fchmodSync(fd, 0o600);
-      writeFileSync(fd, `${JSON.stringify(profile, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomic(path, `${JSON.stringify(profile, null, 2)}\n`, 0o600);
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -79,6 +79,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_LOGIN: z.coerce.number().int().min(0).default(600),
   /** Token renewals and revocations per client IP per window; 0: no limit. */
   RATE_LIMIT_TOKEN: z.coerce.number().int().min(0).default(600),
+  /** Events stream openings per client address per window (0: unlimited). */
+  RATE_LIMIT_EVENT_SUBSCRIBE: z.coerce.number().int().min(0).default(600),
   /** Secret reads (v3 raw and v4) per client IP per window; 0 (the default): no limit, no write per read. */
   RATE_LIMIT_SECRET_READ: z.coerce.number().int().min(0).default(0),
   /** Port of the Prometheus `GET /metrics` listener; unset: no metrics listener. */

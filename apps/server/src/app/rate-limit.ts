@@ -6,7 +6,7 @@ import { incrementRateLimitCounter } from "./rate-limit.repository";
 
 export type Limit = { name: string; method: string; path: RegExp; perWindow: (deps: AppDeps) => number };
 
-/** Routes that guess or spend credentials, and secret reads; everything else is not limited. */
+/** Routes that guess or spend credentials, event stream openings and secret reads; everything else is not limited. */
 const LIMITS: Limit[] = [
   {
     name: "login",
@@ -20,6 +20,13 @@ const LIMITS: Limit[] = [
     // Identity token renewal and revocation, and people's session refresh, sign-out and hand-off.
     path: /^\/api\/v1\/auth\/(token\/(renew|revoke)|token|logout|cli-session)\/?$/,
     perWindow: (deps) => deps.env.RATE_LIMIT_TOKEN,
+  },
+  {
+    // Opening an events stream: a reconnect storm (every agent after an outage) is spread out.
+    name: "event-subscribe",
+    method: "POST",
+    path: /^\/api\/v1\/events\/subscribe\//,
+    perWindow: (deps) => deps.env.RATE_LIMIT_EVENT_SUBSCRIBE,
   },
   {
     name: "secret-read",

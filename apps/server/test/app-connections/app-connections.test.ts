@@ -107,6 +107,9 @@ describe("app connections refuse what cannot work", () => {
     expect((await routes(target, stranger).get({ params: { connectionId: created.id } })).status).toBe(404);
     expect((await routes(target, stranger).delete({ params: { connectionId: created.id } })).status).toBe(404);
     expect((await tenant.admin.appConnections.postgres.get({ params: { connectionId: created.id } })).status).toBe(400);
+    const nobody = await createIdentity(tenant, { orgRole: "no-access" });
+    expect((await nobody.client.appConnections.redis.list({ query: {} })).status).toBe(403);
+    expect((await nobody.client.appConnections.redis.get({ params: { connectionId: created.id } })).status).toBe(403);
     const member = await createIdentity(tenant, { orgRole: "member" });
     expect((await member.client.appConnections.redis.get({ params: { connectionId: created.id } })).status).toBe(200);
     expect(

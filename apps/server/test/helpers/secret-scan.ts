@@ -48,7 +48,10 @@ const collect = (node: unknown, all = false, path = "") => {
 
 const collectText = (text: string) => {
   try {
-    collect(JSON.parse(text));
+    const parsed = JSON.parse(text) as unknown;
+    // The OpenAPI document describes shapes (`required: ["password"]`); it carries no value.
+    if (parsed && typeof parsed === "object" && "openapi" in parsed) return;
+    collect(parsed);
   } catch {
     // Not JSON: nothing named to collect.
   }

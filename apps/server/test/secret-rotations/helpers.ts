@@ -7,7 +7,7 @@ import type { AppDeps } from "../../src/context";
 import { sealConnectionCredentials } from "../../src/modules/app-connections/app-connection.credentials";
 import { sql } from "kysely";
 import type { Tenant } from "../helpers/tenant";
-import { targetUrl } from "../dynamic-secrets/helpers";
+import { canLogin as canLoginToPostgres, targetUrl } from "../dynamic-secrets/helpers";
 
 const suffix = () => randomBytes(4).toString("hex");
 
@@ -69,24 +69,13 @@ export const postgresTarget = async (options: { weak?: boolean } = {}) => {
   } finally {
     await admin.end();
   }
-  const canLogin = async (user: string, password: string) => {
-    const client = new pg.Client({ host: url.hostname, port: Number(url.port), database: "postgres", user, password });
-    try {
-      await client.connect();
-      await client.query("select 1");
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  };
+
   return {
     app: "postgres" as const,
     type: "postgres-credentials" as const,
     connection,
     parameters: { username1: users[0]!, username2: users[1]! },
-    canLogin,
+    canLogin: canLoginToPostgres,
   };
 };
 

@@ -239,6 +239,11 @@ describe("secret rotations through the API", () => {
     expect(
       (await tenant.admin.secretRotations.mysqlCredentials.get({ params: { rotationId: rotation.id } })).status,
     ).toBe(400);
+    const none = await createIdentity(tenant, { projectId, projectRole: "no-access" });
+    expect((await none.client.secretRotations.postgresCredentials.list({ query: { projectId } })).status).toBe(403);
+    expect(
+      (await none.client.secretRotations.postgresCredentials.get({ params: { rotationId: rotation.id } })).status,
+    ).toBe(403);
     const viewer = await createIdentity(tenant, { projectId, projectRole: "viewer" });
     expect(
       (await viewer.client.secretRotations.postgresCredentials.rotate({ params: { rotationId: rotation.id } })).status,

@@ -153,11 +153,11 @@ export const listAppConnections = async (
   projectId?: string,
 ) => {
   const ability = await abilityFor(ctx, projectId ?? null);
+  assertCan(ability, "read-app-connections", "app-connections");
   const rows = await listConnectionRows(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app);
   const visible = rows.filter((row) =>
     ability.can("read-app-connections", "app-connections", { connectionId: row.id }),
   );
-  if (rows.length > 0 && visible.length === 0) assertCan(ability, "read-app-connections", "app-connections");
   return { appConnections: visible.map((row) => toDto(ctx.deps, row)) };
 };
 

@@ -129,12 +129,12 @@ const reread = async (ctx: RequestContext, id: string, path: string) =>
 
 export const listSecretRotations = async (ctx: RequestContext, projectId: string, type?: SecretRotationType) => {
   const { ability } = await getProjectPermission(ctx, projectId, SECRET_MANAGER);
+  assertCan(ability, "read", "secret-rotation");
   const rows = await listProjectRotations(ctx.deps.db, projectId, type);
   const paths = await pathsOf(ctx, rows);
   const visible = rows.filter((row) =>
     ability.can("read", "secret-rotation", rotationObject(row, paths.get(row.folder_id)!)),
   );
-  if (rows.length > 0 && visible.length === 0) assertCan(ability, "read", "secret-rotation");
   noteAudit(ctx, { metadata: { type, count: visible.length, rotationIds: visible.map((r) => r.id) } });
   return { secretRotations: visible.map((row) => toDto(row, paths.get(row.folder_id)!)) };
 };
