@@ -1,6 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
+import { withPostgres } from "../../src/modules/app-connections/app-clients";
+import { openConnectionById } from "../../src/modules/app-connections/app-connection.service";
 import { targetUrl } from "../dynamic-secrets/helpers";
 import { createFolder } from "../helpers/structure";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
@@ -107,8 +109,16 @@ describe("app connections refuse what cannot work", () => {
     expect((await routes(target, stranger).get({ params: { connectionId: created.id } })).status).toBe(404);
     expect((await routes(target, stranger).delete({ params: { connectionId: created.id } })).status).toBe(404);
     expect((await tenant.admin.appConnections.postgres.get({ params: { connectionId: created.id } })).status).toBe(400);
+    const gateway = await api.create({
+      body: { name: uniqueName("gw"), credentials: target.connection, gatewayId: randomUUID() },
+    });
+    expect(gateway.status).toBe(400);
+    expect((gateway.body as { message: string }).message).toBe("Gateways are not supported for app connections yet");
     const nobody = await createIdentity(tenant, { orgRole: "no-access" });
     expect((await nobody.client.appConnections.redis.list({ query: {} })).status).toBe(403);
+    // In an organization with no connection at all the refusal is the same, so it says nothing about how many exist.
+    const nobodyElsewhere = await createIdentity(stranger, { orgRole: "no-access" });
+    expect((await nobodyElsewhere.client.appConnections.ldap.list({ query: {} })).status).toBe(403);
     expect((await nobody.client.appConnections.redis.get({ params: { connectionId: created.id } })).status).toBe(403);
     const member = await createIdentity(tenant, { orgRole: "member" });
     expect((await member.client.appConnections.redis.get({ params: { connectionId: created.id } })).status).toBe(200);
@@ -212,6 +222,12 @@ describe("app connections refuse what cannot work", () => {
     });
     await expect(old.connect()).rejects.toThrow();
     await old.end().catch(() => undefined);
+    // The password Keyward set is the one it stored: the connection still logs in with it.
+    const opened = await openConnectionById(tenant.app.deps, created.id);
+    if (opened?.app !== "postgres") throw new Error("the managed connection should open as postgres");
+    expect(opened.credentials.password).toMatch(/^[A-Za-z0-9]{32}$/);
+    const one = await withPostgres(tenant.app.deps, opened.credentials, (c) => c.query("select 1 as one"));
+    expect(one.rows).toEqual([{ one: 1 }]);
     const change = await tenant.admin.appConnections.postgres.update({
       params: { connectionId: created.id },
       body: { credentials },

@@ -107,7 +107,15 @@ const validate = async (ctx: RequestContext, connection: UsableConnection) => {
 };
 
 /** Platform-managed credentials: the connection's own user gets a password only Keyward knows. */
-const takeOverPassword = async (ctx: RequestContext, connection: UsableConnection): Promise<string> => {
+const takeOverPassword = (ctx: RequestContext, connection: UsableConnection): Promise<string> =>
+  setOwnPassword(ctx, connection).catch((error: unknown) => {
+    const message = redactSecrets(error instanceof Error ? error.message : String(error), [
+      connection.credentials.password,
+    ]);
+    throw new BadRequestError(`Unable to take over the connection's credentials: ${message}`);
+  });
+
+const setOwnPassword = async (ctx: RequestContext, connection: UsableConnection): Promise<string> => {
   const password = randomBytes(24)
     .toString("base64url")
     .replace(/[^A-Za-z0-9]/g, "")
@@ -153,6 +161,7 @@ export const listAppConnections = async (
   projectId?: string,
 ) => {
   const ability = await abilityFor(ctx, projectId ?? null);
+  // Refused up front, so whether the answer is 403 never depends on how many connections exist.
   assertCan(ability, "read-app-connections", "app-connections");
   const rows = await listConnectionRows(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app);
   const visible = rows.filter((row) =>
@@ -218,13 +227,7 @@ export const createAppConnection = async (
   await validate(ctx, draft);
   let credentials = body.credentials;
   if (body.isPlatformManagedCredentials) {
-    const password = await takeOverPassword(ctx, draft).catch((error: unknown) => {
-      const message = redactSecrets(error instanceof Error ? error.message : String(error), [
-        body.credentials.password,
-      ]);
-      throw new BadRequestError(`Unable to take over the connection's credentials: ${message}`);
-    });
-    credentials = { ...credentials, password };
+    credentials = { ...credentials, password: await takeOverPassword(ctx, draft) };
   }
   const sealed = sealConnectionCredentials(ctx.deps, id, credentials);
   const row = await inTransaction(ctx, async (trx) => {
