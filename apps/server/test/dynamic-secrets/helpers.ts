@@ -96,6 +96,7 @@ export const canLoginToRedis = async (username: string, password: string) => {
     username,
     password,
     lazyConnect: true,
+    enableReadyCheck: false,
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
   });

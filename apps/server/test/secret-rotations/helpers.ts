@@ -7,7 +7,7 @@ import type { AppDeps } from "../../src/context";
 import { sealConnectionCredentials } from "../../src/modules/app-connections/app-connection.credentials";
 import { sql } from "kysely";
 import type { Tenant } from "../helpers/tenant";
-import { canLogin as canLoginToPostgres, targetUrl } from "../dynamic-secrets/helpers";
+import { canLogin as canLoginToPostgres, canLoginToRedis, targetUrl } from "../dynamic-secrets/helpers";
 
 const suffix = () => randomBytes(4).toString("hex");
 
@@ -137,31 +137,13 @@ export const redisTarget = async () => {
   } finally {
     admin.disconnect();
   }
-  const canLogin = async (username: string, password: string) => {
-    const client = new Redis({
-      ...base,
-      username,
-      password,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    client.on("error", () => undefined);
-    try {
-      await client.connect();
-      return (await client.ping()) === "PONG";
-    } catch {
-      return false;
-    } finally {
-      client.disconnect();
-    }
-  };
+
   return {
     app: "redis" as const,
     type: "redis-credentials" as const,
     connection: { ...base, username: "default", password: decodeURIComponent(url.password), ...tls },
     parameters: { username1: users[0]!, username2: users[1]! },
-    canLogin,
+    canLogin: canLoginToRedis,
   };
 };
 

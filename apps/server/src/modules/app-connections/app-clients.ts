@@ -106,6 +106,7 @@ export const withRedis = async <T>(
     password: login?.password ?? creds.password,
     tls: tlsOf(creds, host.servername),
     lazyConnect: true,
+    enableReadyCheck: false,
     connectTimeout: APP_DEADLINE_MS,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,

@@ -320,8 +320,17 @@ export const deleteSecretRotation = async (
     const rotator = ROTATORS[type];
     const usernames = rotator.usernames(row.parameters);
     const revoked = usernames.map((username) => ({ username, password: generatePassword() }));
-    for (const [slot, cred] of revoked.entries())
-      await rotator.setPassword(ctx.deps, connection, row.parameters, cred, revoked[(slot + 1) % 2]);
+    try {
+      for (const [slot, cred] of revoked.entries())
+        await rotator.setPassword(ctx.deps, connection, row.parameters, cred, revoked[(slot + 1) % 2]);
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      const message = redactSecrets(error instanceof Error ? error.message : String(error), [
+        connection.credentials.password,
+        ...revoked.map((c) => c.password),
+      ]);
+      throw new BadRequestError(`Unable to revoke the generated credentials; the rotation is kept: ${message}`);
+    }
   }
   await inTransaction(ctx, async (trx) => {
     if (options.deleteSecrets)
