@@ -98,6 +98,8 @@ export type ChangeNote = {
   projectId?: string;
   projectName?: string;
   orgId?: string;
+  /** The event's type when the change became another kind than its route's (a write that opened a change request). */
+  eventType?: string;
 };
 
 /**

@@ -2,6 +2,7 @@ import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { rateLimited } from "./common";
 import { ProjectIdInput } from "./folders.contract";
+import { ChangeRequestSchema } from "./secret-approvals.contract";
 import {
   MAX_SECRET_NAME_LENGTH,
   SecretByIdSchema,
@@ -32,6 +33,8 @@ const SecretIdParam = z.object({ secretId: z.string().trim().min(1).max(64) });
 
 const secretBody = z.object({ secret: SecretRawSchema });
 const secretWithHidden = z.object({ secret: SecretWithHiddenSchema });
+/** A write to a folder a change policy protects: nothing is written, a change request is opened. */
+const changeRequestBody = z.object({ approval: ChangeRequestSchema });
 
 /** v3 names the project by `workspaceId` or a slug. */
 const v3Get = { workspaceId: optionalProject, workspaceSlug: optionalProject };
@@ -65,7 +68,7 @@ export const secretsV3Contract = c.router({
     path: "/api/v3/secrets/raw/:secretName",
     pathParams: CreateNameParam,
     body: z.object({ ...v3Write, ...createBodyFields }),
-    responses: { 200: secretBody },
+    responses: { 200: z.union([secretBody, changeRequestBody]) },
     summary: "Create a secret",
   },
   update: {
@@ -73,7 +76,7 @@ export const secretsV3Contract = c.router({
     path: "/api/v3/secrets/raw/:secretName",
     pathParams: SecretNameParam,
     body: z.object({ ...v3Write, ...updateBodyFields }),
-    responses: { 200: secretWithHidden },
+    responses: { 200: z.union([secretWithHidden, changeRequestBody]) },
     summary: "Update a secret's value, comment, tags, metadata or name",
   },
   delete: {
@@ -81,28 +84,28 @@ export const secretsV3Contract = c.router({
     path: "/api/v3/secrets/raw/:secretName",
     pathParams: SecretNameParam,
     body: z.object({ ...v3Write, ...deleteBodyFields }),
-    responses: { 200: secretWithHidden },
+    responses: { 200: z.union([secretWithHidden, changeRequestBody]) },
     summary: "Delete a secret",
   },
   batchCreate: {
     method: "POST",
     path: "/api/v3/secrets/batch/raw",
     body: z.object({ ...v3Write, ...batchCreateFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretRawSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretRawSchema) }), changeRequestBody]) },
     summary: "Create up to 1,000 secrets at once (all or nothing)",
   },
   batchUpdate: {
     method: "PATCH",
     path: "/api/v3/secrets/batch/raw",
     body: z.object({ ...v3Write, ...batchUpdateFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretWithHiddenSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretWithHiddenSchema) }), changeRequestBody]) },
     summary: "Update (or upsert) up to 1,000 secrets at once (all or nothing)",
   },
   batchDelete: {
     method: "DELETE",
     path: "/api/v3/secrets/batch/raw",
     body: z.object({ ...v3Write, ...batchDeleteFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretWithHiddenSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretWithHiddenSchema) }), changeRequestBody]) },
     summary: "Delete up to 1,000 secrets at once (all or nothing)",
   },
 });
@@ -122,21 +125,21 @@ export const secretsV4Contract = c.router({
     method: "POST",
     path: "/api/v4/secrets/batch",
     body: z.object({ ...v4Project, ...batchCreateFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretRawSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretRawSchema) }), changeRequestBody]) },
     summary: "Create up to 1,000 secrets at once (all or nothing)",
   },
   batchUpdate: {
     method: "PATCH",
     path: "/api/v4/secrets/batch",
     body: z.object({ ...v4Project, ...batchUpdateFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretWithHiddenSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretWithHiddenSchema) }), changeRequestBody]) },
     summary: "Update (or upsert) up to 1,000 secrets at once (all or nothing)",
   },
   batchDelete: {
     method: "DELETE",
     path: "/api/v4/secrets/batch",
     body: z.object({ ...v4Project, ...batchDeleteFields }),
-    responses: { 200: z.object({ secrets: z.array(SecretWithHiddenSchema) }) },
+    responses: { 200: z.union([z.object({ secrets: z.array(SecretWithHiddenSchema) }), changeRequestBody]) },
     summary: "Delete up to 1,000 secrets at once (all or nothing)",
   },
   getById: {
@@ -159,7 +162,7 @@ export const secretsV4Contract = c.router({
     path: "/api/v4/secrets/:secretName",
     pathParams: CreateNameParam,
     body: z.object({ ...v4Project, ...createBodyFields }),
-    responses: { 200: secretBody },
+    responses: { 200: z.union([secretBody, changeRequestBody]) },
     summary: "Create a secret",
   },
   update: {
@@ -167,7 +170,7 @@ export const secretsV4Contract = c.router({
     path: "/api/v4/secrets/:secretName",
     pathParams: SecretNameParam,
     body: z.object({ ...v4Project, ...updateBodyFields }),
-    responses: { 200: secretWithHidden },
+    responses: { 200: z.union([secretWithHidden, changeRequestBody]) },
     summary: "Update a secret's value, comment, tags, metadata or name",
   },
   delete: {
@@ -175,7 +178,7 @@ export const secretsV4Contract = c.router({
     path: "/api/v4/secrets/:secretName",
     pathParams: SecretNameParam,
     body: z.object({ ...v4Project, ...deleteBodyFields }),
-    responses: { 200: secretWithHidden },
+    responses: { 200: z.union([secretWithHidden, changeRequestBody]) },
     summary: "Delete a secret",
   },
 });

@@ -1,5 +1,9 @@
 import { appConnectionsRouter } from "../modules/app-connections/app-connections.router";
 import { secretRotationsRouter } from "../modules/secret-rotations/secret-rotations.router";
+import {
+  secretApprovalPoliciesRouter,
+  secretApprovalRequestsRouter,
+} from "../modules/secret-approvals/secret-approvals.router";
 import { eventsRouter } from "../modules/events/events.router";
 import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
@@ -152,6 +156,8 @@ export const createApp = (deps: AppDeps): Express => {
     events: eventsRouter(deps),
     secretRotations: secretRotationsRouter(deps),
     appConnections: appConnectionsRouter(deps),
+    secretApprovalPolicies: secretApprovalPoliciesRouter(deps),
+    secretApprovalRequests: secretApprovalRequestsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

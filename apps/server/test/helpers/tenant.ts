@@ -13,6 +13,14 @@ export const expectOk = <R extends { status: number; body: unknown }>(
   return response.body;
 };
 
+/** A secret write's answer when it was made: a change request opened instead fails loudly. */
+export const expectWritten = <R extends { status: number; body: unknown }>(response: R) => {
+  const body = expectOk(response);
+  if (typeof body === "object" && body !== null && "approval" in body)
+    throw new Error(`expected a write, a change request was opened: ${JSON.stringify(body)}`);
+  return body as Exclude<typeof body, { approval: unknown }>;
+};
+
 export type Tenant = {
   app: TestApp;
   orgId: string;

@@ -1,4 +1,4 @@
-import { createIdentity, createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
+import { createIdentity, createProject, createTenant, expectOk, expectWritten, type Tenant } from "../helpers/tenant";
 import { createFolder, insertCustomRole } from "../helpers/structure";
 import type { PermissionRule } from "../../src/permissions";
 
@@ -82,4 +82,4 @@ export const addImport = async (
     }),
   );
 
-export { createFolder, expectOk };
+export { createFolder, expectOk, expectWritten };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KeywardClient } from "@keyward/client";
-import { createSecretsScope, expectOk, identityWithRules, type SecretsScope } from "./helpers";
+import { createSecretsScope, expectOk, expectWritten, identityWithRules, type SecretsScope } from "./helpers";
 
 const ALL = ["describeSecret", "readValue", "create", "edit", "delete"];
 const DESTINATION_VALUE = "s3cret";
@@ -21,8 +21,8 @@ const scopeWithProdSecret = async () => {
 const putInDev = async (client: KeywardClient, scope: SecretsScope, key: string, value: string) => {
   const body = { projectId: scope.projectId, environment: "dev", secretPath: "/", secretValue: value };
   const updated = await client.secretsV4.update({ params: { secretName: key }, body });
-  if (updated.status === 200) return updated.body.secret.id;
-  return expectOk(await client.secretsV4.create({ params: { secretName: key }, body })).secret.id;
+  if (updated.status === 200 && "secret" in updated.body) return updated.body.secret.id;
+  return expectWritten(await client.secretsV4.create({ params: { secretName: key }, body })).secret.id;
 };
 
 const moveToProd = async (client: KeywardClient, scope: SecretsScope, secretId: string, shouldOverwrite = false) => {
@@ -176,7 +176,7 @@ describe("moving secrets tells the caller nothing about destination values it ma
         conditions: { environment: "prod", secretTags: { $in: ["admin"] } },
       },
     ]);
-    const moved = expectOk(
+    const moved = expectWritten(
       await caller.client.secretsV4.create({
         params: { secretName: "TAGGED" },
         body: { projectId, environment: "dev", secretPath: "/", secretValue: "t", tagIds: [tag.id] },

@@ -1,12 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { KeywardClient } from "@keyward/client";
 import { createTenant } from "../helpers/tenant";
-import { createFolder, createSecretsScope, expectOk, identityWithRules, type SecretsScope } from "./helpers";
+import {
+  createFolder,
+  createSecretsScope,
+  expectOk,
+  expectWritten,
+  identityWithRules,
+  type SecretsScope,
+} from "./helpers";
 
 const MISSING = "6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f";
 
 const put = async (client: KeywardClient, projectId: string, at: string, key: string, value: string, env = "dev") =>
-  expectOk(
+  expectWritten(
     await client.secretsV4.create({
       params: { secretName: key },
       body: { projectId, environment: env, secretPath: at, secretValue: value },

@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { KeywardClient } from "@keyward/client";
 import { createTenant } from "../helpers/tenant";
-import { createFolder, createSecretsScope, expectOk, identityWithRules, type SecretsScope } from "./helpers";
+import {
+  createFolder,
+  createSecretsScope,
+  expectOk,
+  expectWritten,
+  identityWithRules,
+  type SecretsScope,
+} from "./helpers";
 
 const put = async (client: KeywardClient, projectId: string, env: string, path: string, key: string, value: string) =>
-  expectOk(
+  expectWritten(
     await client.secretsV4.create({
       params: { secretName: key },
       body: { projectId, environment: env, secretPath: path, secretValue: value },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PermissionRule } from "../../src/permissions";
-import { createSecretsScope, expectOk, identityWithRules, type SecretsScope } from "./helpers";
+import { createSecretsScope, expectOk, expectWritten, identityWithRules, type SecretsScope } from "./helpers";
 
 const WRITE = ["describeSecret", "readValue", "create", "edit", "delete"];
 
@@ -28,7 +28,7 @@ const stored = async (scope: SecretsScope, key: string) => {
 };
 
 const put = async (scope: SecretsScope, key: string, value: string, tagIds: string[] = []) =>
-  expectOk(
+  expectWritten(
     await scope.tenant.admin.secretsV4.create({
       params: { secretName: key },
       body: { projectId: scope.projectId, environment: "dev", secretPath: "/", secretValue: value, tagIds },
@@ -85,7 +85,7 @@ describe("a secret write is checked against the name and tags it stores", () => 
   it("batch upsert creates a missing key under the newSecretName it was given when the caller may create it", async () => {
     const scope = await createSecretsScope();
     const caller = await identityWithRules(scope, publicOnly);
-    const res = expectOk(
+    const res = expectWritten(
       await caller.client.secretsV4.batchUpdate({
         body: {
           projectId: scope.projectId,

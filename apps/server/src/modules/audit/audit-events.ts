@@ -218,6 +218,13 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("appConnections.mysql", connectionWrites),
   ...prefixed("appConnections.redis", connectionWrites),
   ...prefixed("appConnections.ldap", connectionWrites),
+  "secretApprovalPolicies.create": change("create-secret-approval-policy"),
+  "secretApprovalPolicies.update": change("update-secret-approval-policy"),
+  "secretApprovalPolicies.delete": change("delete-secret-approval-policy"),
+  "secretApprovalRequests.review": change("secret-approval-request-review"),
+  // A reopening records secret-approval-reopened instead.
+  "secretApprovalRequests.status": change("secret-approval-closed"),
+  "secretApprovalRequests.merge": change("secret-approval-merged"),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

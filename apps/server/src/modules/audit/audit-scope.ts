@@ -69,6 +69,8 @@ export class AuditScope implements ChangeScope {
   private orgId: string | null;
   private actor: AuditActor;
   private login: { identityId: string; authMethod: string } | undefined;
+  /** Set when the change turned into another kind (a protected write opens a change request). */
+  private eventType: string | undefined;
   private readonly metadata: Record<string, unknown>;
   private readonly ipAddress: string;
   private readonly userAgent: string | null;
@@ -94,6 +96,7 @@ export class AuditScope implements ChangeScope {
     if (details.projectId) this.projectId = details.projectId;
     if (details.projectName !== undefined) this.projectName = details.projectName;
     if (details.orgId) this.orgId = details.orgId;
+    if (details.eventType) this.eventType = details.eventType;
   }
 
   notePerson(person: { userId: string; email: string }, orgId: string) {
@@ -142,7 +145,7 @@ export class AuditScope implements ChangeScope {
         this.noteActor({ type: "identity", id: subject.id, metadata }, subject.orgId);
       }
     }
-    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [this.event(this.spec.type)]);
+    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [this.event(this.eventType ?? this.spec.type)]);
     afterCommit(trx, () => {
       this.written = true;
     });

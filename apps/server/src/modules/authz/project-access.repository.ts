@@ -206,3 +206,7 @@ export const listProjectIdsOfIdentity = async (db: Database, identityId: string)
       )
       .execute()
   ).map((row) => row.project_id);
+
+/** A person's e-mail: what templates call a person's user name. */
+export const findUserEmail = async (db: Database, userId: string) =>
+  (await db.selectFrom("users").select("email").where("id", "=", userId).executeTakeFirst())?.email;

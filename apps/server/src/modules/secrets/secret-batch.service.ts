@@ -2,64 +2,32 @@ import { inTransaction } from "../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK } from "@keyward/contract";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
-import { ensureProjectKey } from "../project-keys/project-key.service";
-import { rewriteDependents, type Relocation } from "./references/rewrite";
-import { referenceTargets } from "./references/targets";
-import { validateReferences } from "./references/validate";
+import { proposeIfProtected } from "../secret-approvals/change-request.service";
 import {
-  assertMayStore,
-  assertSecretAction,
   canReadValue,
   refusePersonal,
   getProjectPermissionByRef,
   secretObject,
   type ProjectRef,
 } from "./secret-access";
-import { openSecretRow, type MetadataEntry } from "./secret-crypto";
 import { toSecretRaw } from "./secret.dto";
-import { noteAudit, type RequestContext } from "../../context";
+import type { RequestContext } from "../../context";
+import { asKeyConflict } from "./secret-persist";
+import { resolveFolder } from "./secret.repository";
 import {
-  asKeyConflict,
-  insertNewSecrets,
-  newSecretId,
-  plainOf,
-  recordDeletions,
-  stateOf,
-  writeSecretUpdate,
-  type SecretState,
-} from "./secret-persist";
-import { deleteSecretRows, lockSecretsByKeys, resolveFolder } from "./secret.repository";
-import { resolveTagIds } from "./tags/tag.service";
-import { canonicalIds, writeScope } from "./secret-write.service";
+  applyCreates,
+  applyDeletes,
+  applyUpdates,
+  duplicates,
+  readSecretStamps,
+  type BatchCreateItem,
+  type BatchUpdateItem,
+} from "./secret-apply";
+import { writeScope } from "./secret-write.service";
+
+export type { BatchCreateItem, BatchUpdateItem };
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
-type TagFields = { tagIds?: string[] };
-
-/** A batch's event names each secret it wrote by id, key and version (never its value). */
-const auditEntryOf = (secret: { id: string; key: string; version: number }) => ({
-  secretId: secret.id,
-  secretKey: secret.key,
-  secretVersion: secret.version,
-});
-const duplicates = (keys: readonly string[]) => [...new Set(keys.filter((k, i) => keys.indexOf(k) !== i))];
-const toRefs = (rows: { id: string; slug: string; color: string | null }[]) =>
-  rows.map((t) => ({ id: t.id, slug: t.slug, color: t.color }));
-
-/** Every tag named by the items, looked up once; 404 when any is missing. */
-const tagsByIds = async (trx: Parameters<typeof resolveTagIds>[0], projectId: string, items: readonly TagFields[]) => {
-  const rows = await resolveTagIds(trx, projectId, canonicalIds(items.flatMap((i) => i.tagIds ?? [])));
-  const byId = new Map(toRefs(rows).map((t) => [t.id, t]));
-  return (ids: readonly string[]) => canonicalIds(ids).map((id) => byId.get(id)!);
-};
-
-export type BatchCreateItem = {
-  secretKey: string;
-  secretValue: string;
-  secretComment: string;
-  skipMultilineEncoding?: boolean | null;
-  secretMetadata?: MetadataEntry[];
-  tagIds?: string[];
-};
 
 /** POST /api/v3/secrets/batch/raw and /api/v4/secrets/batch: all or nothing. */
 export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { secrets: BatchCreateItem[] }) => {
@@ -68,48 +36,17 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
   const keys = body.secrets.map((s) => s.secretKey);
   const repeated = duplicates(keys);
   if (repeated.length > 0) throw new BadRequestError(`Secret already exist: ${repeated.join(",")}`);
-  const created = await inTransaction(ctx, async (trx) => {
-    const existing = await lockSecretsByKeys(trx, folderId, keys);
-    if (existing.length > 0) throw new BadRequestError(`Secret already exist: ${existing.map((r) => r.key).join(",")}`);
-    const tagsOf = await tagsByIds(trx, project.id, body.secrets);
-    const states = body.secrets.map((item): SecretState => ({
-      id: newSecretId(),
-      folderId,
-      key: item.secretKey,
-      value: item.secretValue,
-      comment: item.secretComment,
-      skipMultilineEncoding: item.skipMultilineEncoding ?? false,
-      reminderNote: null,
-      reminderRepeatDays: null,
-      metadata: item.secretMetadata ?? [],
-      tags: tagsOf(item.tagIds ?? []),
-    }));
-    for (const state of states) assertMayStore(ability, "create", place, state);
-    await validateReferences(
-      states.map((s) => s.value),
-      place,
-      ability,
-      referenceTargets(trx, project.id),
-      new Set(keys),
-    );
-    const rows = await insertNewSecrets(ctx, trx, await ensureProjectKey(ctx.deps, trx, project.id), states);
-    noteAudit(ctx, { metadata: { secrets: rows.map(auditEntryOf) } });
-    return rows;
-  }).catch(asKeyConflict(`Secret already exist: ${keys.join(",")}`));
-  return created.map((secret) => toSecretRaw(secret, place, secret.value()));
-};
-
-export type BatchUpdateItem = {
-  secretKey: string;
-  secretValue?: string;
-  secretPath?: string;
-  secretComment?: string;
-  skipMultilineEncoding?: boolean | null;
-  newSecretName?: string;
-  tagIds?: string[];
-  secretReminderNote?: string | null;
-  secretReminderRepeatDays?: number | null;
-  secretMetadata?: MetadataEntry[];
+  const target = { ...place, ability, folderId };
+  const approval = await proposeIfProtected(
+    ctx,
+    target,
+    body.secrets.map((item) => ({ op: "create", item })),
+  );
+  if (approval) return { approval };
+  const created = await inTransaction(ctx, (trx) => applyCreates(ctx, trx, target, body.secrets)).catch(
+    asKeyConflict(`Secret already exist: ${keys.join(",")}`),
+  );
+  return { secrets: created.map((secret) => toSecretRaw(secret, place, secret.value())) };
 };
 
 /**
@@ -138,112 +75,80 @@ export const updateSecretsBatch = async (
     const repeated = duplicates(byPath.get(path)!.map((i) => i.secretKey));
     if (repeated.length > 0) throw new BadRequestError(`Secret already exist: ${repeated.join(",")}`);
   }
-  const results = await inTransaction(ctx, async (trx) => {
-    const key = await ensureProjectKey(ctx.deps, trx, project.id);
-    const tagsOf = await tagsByIds(trx, project.id, body.secrets);
-    const out: { secret: ReturnType<typeof plainOf>; secretPath: string; value?: string }[] = [];
-    const renamed: Relocation[] = [];
-    for (const path of [...byPath.keys()].sort()) {
-      const items = byPath.get(path)!;
-      const folderId = folders.get(path)!;
-      const at = { environment: body.environment, secretPath: path };
-      const rows = await lockSecretsByKeys(
-        trx,
-        folderId,
-        items.map((i) => i.secretKey),
-      );
-      const found = new Map(rows.map((r) => [r.key, r]));
-      const missing = items.filter((i) => !found.has(i.secretKey)).map((i) => i.secretKey);
-      if (missing.length > 0 && body.mode === "failOnNotFound")
-        throw new NotFoundError(`Secret does not exist: ${missing.join(", ")} in path ${path}`);
-      const renames = items.filter((i) => i.newSecretName !== undefined && i.newSecretName !== i.secretKey);
-      const taken = await lockSecretsByKeys(
-        trx,
-        folderId,
-        renames.map((i) => i.newSecretName!),
-      );
-      const freed = new Set(renames.map((i) => i.secretKey));
-      const clash = taken.filter((r) => !freed.has(r.key)).map((r) => r.key);
-      if (clash.length > 0) throw new BadRequestError(`Secret with new name already exists: ${clash.join(",")}`);
-      await validateReferences(
-        items.flatMap((i) => (i.secretValue !== undefined ? [i.secretValue] : [])),
-        { environment: body.environment, secretPath: path },
+  const target = { projectId: project.id, ability, environment: body.environment };
+  const approval = await proposeUpdates(ctx, target, folders, byPath, body.mode);
+  if (approval) return { approval };
+  const results = await inTransaction(ctx, (trx) => applyUpdates(ctx, trx, target, folders, byPath, body.mode)).catch(
+    asKeyConflict(`Secret with new name already exists: ${body.secrets.map((s) => s.newSecretName).join(",")}`),
+  );
+  return {
+    secrets: results.map(({ secret, secretPath }) => {
+      const readable = canReadValue(
         ability,
-        referenceTargets(trx, project.id),
-        new Set(items.map((i) => i.newSecretName ?? i.secretKey)),
+        secretObject(
+          body.environment,
+          secretPath,
+          secret.key,
+          secret.tags.map((t) => t.slug),
+        ),
       );
-      const creates: SecretState[] = [];
-      for (const item of items) {
-        const row = found.get(item.secretKey);
-        const newTags = item.tagIds !== undefined ? tagsOf(item.tagIds) : undefined;
-        if (!row) {
-          const created: SecretState = {
-            id: newSecretId(),
-            folderId,
-            key: item.newSecretName ?? item.secretKey,
-            value: item.secretValue ?? "",
-            comment: item.secretComment ?? "",
-            skipMultilineEncoding: item.skipMultilineEncoding ?? false,
-            reminderNote: item.secretReminderNote ?? null,
-            reminderRepeatDays: item.secretReminderRepeatDays ?? null,
-            metadata: item.secretMetadata ?? [],
-            tags: newTags ?? [],
-          };
-          assertMayStore(ability, "create", at, created);
-          // Addressed by one key and stored under another: the caller must be able to create both.
-          if (created.key !== item.secretKey)
-            assertMayStore(ability, "create", at, { ...created, key: item.secretKey });
-          creates.push(created);
-          continue;
-        }
-        const before = stateOf(openSecretRow(key, row));
-        assertMayStore(ability, "edit", at, before);
-        const tags = newTags ?? before.tags;
-        if (newTags) assertMayStore(ability, "edit", at, { key: before.key, tags });
-        const after: SecretState = {
-          ...before,
-          key: item.newSecretName ?? before.key,
-          value: item.secretValue ?? before.value,
-          comment: item.secretComment ?? before.comment,
-          skipMultilineEncoding: item.skipMultilineEncoding ?? before.skipMultilineEncoding,
-          reminderNote: item.secretReminderNote !== undefined ? item.secretReminderNote : before.reminderNote,
-          reminderRepeatDays:
-            item.secretReminderRepeatDays !== undefined ? item.secretReminderRepeatDays : before.reminderRepeatDays,
-          metadata: item.secretMetadata ?? before.metadata,
-          tags,
-        };
-        assertMayStore(ability, "edit", at, after);
-        const written = await writeSecretUpdate(ctx, trx, key, before, after);
-        if (after.key !== before.key) {
-          renamed.push({ from: { ...at, key: before.key }, to: { ...at, key: after.key } });
-        }
-        out.push({ secret: plainOf(after, { ...written, created_at: row.created_at }, ctx), secretPath: path });
-      }
-      for (const secret of await insertNewSecrets(ctx, trx, key, creates)) out.push({ secret, secretPath: path });
-    }
-    await rewriteDependents(ctx, trx, key, ability, project.id, renamed, new Set(out.map((o) => o.secret.id)));
-    noteAudit(ctx, { metadata: { secrets: out.map((o) => auditEntryOf(o.secret)) } });
-    return out;
-  }).catch(asKeyConflict(`Secret with new name already exists: ${body.secrets.map((s) => s.newSecretName).join(",")}`));
-  return results.map(({ secret, secretPath }) => {
-    const readable = canReadValue(
-      ability,
-      secretObject(
-        body.environment,
-        secretPath,
-        secret.key,
-        secret.tags.map((t) => t.slug),
-      ),
+      return {
+        ...toSecretRaw(
+          secret,
+          { projectId: project.id, environment: body.environment, secretPath },
+          readable ? secret.value() : SECRET_VALUE_HIDDEN_MASK,
+        ),
+        secretValueHidden: !readable,
+      };
+    }),
+  };
+};
+
+/**
+ * A batch update into a protected folder becomes a change request. A request holds the changes of one
+ * folder: a batch that spans folders and touches a protected one is refused, so nothing is half-applied.
+ * In `upsert` mode a key missing now is proposed as a create.
+ */
+const proposeUpdates = async (
+  ctx: RequestContext,
+  target: { projectId: string; ability: Parameters<typeof applyUpdates>[2]["ability"]; environment: string },
+  folders: ReadonlyMap<string, string>,
+  byPath: ReadonlyMap<string, readonly BatchUpdateItem[]>,
+  mode: "failOnNotFound" | "upsert",
+) => {
+  for (const [path, items] of byPath) {
+    const folderId = folders.get(path)!;
+    const existing =
+      mode === "upsert"
+        ? new Set(
+            (
+              await readSecretStamps(
+                ctx.deps.db,
+                folderId,
+                items.map((i) => i.secretKey),
+              )
+            ).map((s) => s.key),
+          )
+        : undefined;
+    const changes = items.map(({ secretPath: _path, ...item }) =>
+      existing && !existing.has(item.secretKey)
+        ? {
+            op: "create" as const,
+            item: {
+              ...item,
+              secretKey: item.newSecretName ?? item.secretKey,
+              secretValue: item.secretValue ?? "",
+              secretComment: item.secretComment ?? "",
+            },
+          }
+        : { op: "update" as const, item },
     );
-    return {
-      ...toSecretRaw(
-        secret,
-        { projectId: project.id, environment: body.environment, secretPath },
-        readable ? secret.value() : SECRET_VALUE_HIDDEN_MASK,
-      ),
-      secretValueHidden: !readable,
-    };
-  });
+    const approval = await proposeIfProtected(ctx, { ...target, folderId, secretPath: path }, changes);
+    if (!approval) continue;
+    if (byPath.size > 1) throw new BadRequestError("A change to a protected folder must name that folder alone");
+    return approval;
+  }
+  return undefined;
 };
 
 /** DELETE /api/v3/secrets/batch/raw and /api/v4/secrets/batch: all or nothing. */
@@ -255,34 +160,15 @@ export const deleteSecretsBatch = async (
   for (const item of body.secrets) refusePersonal(item.type, "delete");
   const keys = [...new Set(body.secrets.map((s) => s.secretKey))];
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
-  const deleted = await inTransaction(ctx, async (trx) => {
-    const rows = await lockSecretsByKeys(trx, folderId, keys);
-    if (rows.length !== keys.length)
-      throw new NotFoundError(`One or more secrets does not exist: ${rows.map((r) => r.key).join(",")}`);
-    const key = await ensureProjectKey(ctx.deps, trx, project.id);
-    const secrets = rows.map((row) => openSecretRow(key, row));
-    for (const secret of secrets)
-      assertSecretAction(
-        ability,
-        "delete",
-        secretObject(
-          body.environment,
-          body.secretPath,
-          secret.key,
-          secret.tags.map((t) => t.slug),
-        ),
-      );
-    await deleteSecretRows(trx, folderId, keys);
-    await recordDeletions(
-      ctx,
-      trx,
-      key,
-      secrets.map((s, i) => ({ state: stateOf(s), version: rows[i]!.version })),
-    );
-    noteAudit(ctx, { metadata: { secrets: secrets.map(auditEntryOf) } });
-    return secrets;
-  });
-  return deleted.map((secret) => {
+  const target = { ...place, ability, folderId };
+  const approval = await proposeIfProtected(
+    ctx,
+    target,
+    keys.map((secretKey) => ({ op: "delete", secretKey })),
+  );
+  if (approval) return { approval };
+  const deleted = await inTransaction(ctx, (trx) => applyDeletes(ctx, trx, target, keys));
+  const secrets = deleted.map((secret) => {
     const readable = canReadValue(
       ability,
       secretObject(
@@ -297,4 +183,5 @@ export const deleteSecretsBatch = async (
       secretValueHidden: !readable,
     };
   });
+  return { secrets };
 };

@@ -1,5 +1,5 @@
 import { inTransaction } from "../../db/transaction";
-import { SECRET_VALUE_HIDDEN_MASK, SecretNameSchema, type SecretRaw } from "@keyward/contract";
+import { SECRET_VALUE_HIDDEN_MASK, SecretNameSchema, type ChangeRequest, type SecretRaw } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { requireFolderAt } from "../folders/folder.service";
@@ -30,6 +30,8 @@ import {
 } from "./secret-persist";
 import { deleteSecretRows, findSecretByKey } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
+import { canonicalIds } from "./secret-apply";
+import { proposeIfProtected } from "../secret-approvals/change-request.service";
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
 
@@ -56,8 +58,7 @@ export type UpdateBody = Scope & {
   secretReminderNote?: string | null;
 };
 
-/** Ids as stored: a UUID may arrive in upper case, and must find (and count as) the same tag. */
-export const canonicalIds = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+export { canonicalIds };
 
 const tagSlugs = (state: { tags: { slug: string }[] }) => state.tags.map((t) => t.slug);
 
@@ -69,10 +70,28 @@ export const writeScope = async (ctx: RequestContext, body: Scope) => {
 };
 
 /** POST …/raw/:name and /api/v4/secrets/:name. */
-export const createSecret = async (ctx: RequestContext, name: string, body: CreateBody): Promise<SecretRaw> => {
+export const createSecret = async (
+  ctx: RequestContext,
+  name: string,
+  body: CreateBody,
+): Promise<{ secret: SecretRaw } | { approval: ChangeRequest }> => {
   const { project, ability, folderId } = await writeScope(ctx, body);
   refusePersonal(body.type, "create");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
+    {
+      op: "create",
+      item: {
+        secretKey: name,
+        secretValue: body.secretValue,
+        secretComment: body.secretComment,
+        skipMultilineEncoding: body.skipMultilineEncoding,
+        secretMetadata: body.secretMetadata,
+        tagIds: body.tagIds,
+      },
+    },
+  ]);
+  if (approval) return { approval };
   const [created] = await inTransaction(ctx, async (trx) => {
     if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     const tags = await resolveTagIds(trx, project.id, canonicalIds(body.tagIds ?? []));
@@ -95,7 +114,7 @@ export const createSecret = async (ctx: RequestContext, name: string, body: Crea
     noteAudit(ctx, { metadata: { secretId: rows[0]?.id, secretVersion: rows[0]?.version } });
     return rows;
   }).catch(asKeyConflict("Secret already exist"));
-  return toSecretRaw(created!, place, body.secretValue);
+  return { secret: toSecretRaw(created!, place, body.secretValue) };
 };
 
 /** PATCH …/raw/:name and /api/v4/secrets/:name: only the fields given change. */
@@ -106,6 +125,21 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   const newName = body.newSecretName !== undefined && body.newSecretName !== name ? body.newSecretName : undefined;
   if (newName !== undefined) SecretNameSchema.parse(newName);
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
+    {
+      op: "update",
+      item: {
+        secretKey: name,
+        secretValue: body.secretValue,
+        secretComment: body.secretComment,
+        skipMultilineEncoding: body.skipMultilineEncoding,
+        secretMetadata: body.secretMetadata,
+        tagIds: body.tagIds,
+        newSecretName: newName,
+      },
+    },
+  ]);
+  if (approval) return { approval };
   const updated = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError(`Secret with name ${name} not found`);
@@ -148,7 +182,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
     noteAudit(ctx, { metadata: { secretId: plain.id, secretVersion: plain.version } });
     return plain;
   }).catch(asKeyConflict("Secret with the new name already exist"));
-  return { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false };
+  return { secret: { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false } };
 };
 
 /** DELETE …/raw/:name and /api/v4/secrets/:name; the value shows only to a reader. */
@@ -160,6 +194,8 @@ export const deleteSecret = async (
   const { project, ability, folderId } = await writeScope(ctx, body);
   refusePersonal(body.type, "delete");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [{ op: "delete", secretKey: name }]);
+  if (approval) return { approval };
   const deleted = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError("Secret not found");
@@ -173,7 +209,9 @@ export const deleteSecret = async (
   });
   const readable = canReadValue(ability, secretObject(body.environment, body.secretPath, name, tagSlugs(deleted)));
   return {
-    ...toSecretRaw(deleted, place, readable ? deleted.value() : SECRET_VALUE_HIDDEN_MASK),
-    secretValueHidden: !readable,
+    secret: {
+      ...toSecretRaw(deleted, place, readable ? deleted.value() : SECRET_VALUE_HIDDEN_MASK),
+      secretValueHidden: !readable,
+    },
   };
 };

@@ -2,7 +2,7 @@ import type { MutatingOperation, ReadOperation } from "../../../src/modules/audi
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
 import { CLOUD_FAILED_LOGINS } from "./cloud-login-rows";
 import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
-import { ok, type Step } from "./runner";
+import { ok, written, type Step } from "./runner";
 import { JWT_OIDC_FAILED_LOGINS, KUBERNETES_FAILED_LOGIN } from "./workload-rows";
 
 type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
@@ -45,7 +45,7 @@ type RecordedRead = Extract<ReadOperation, `secretsV${3 | 4}.${"list" | "get" | 
 const secretIn = async (tenant: Tenant) => {
   const project = await createProject(tenant);
   const key = uniqueName("KEY").toUpperCase().replace(/-/g, "_");
-  const { secret } = ok(
+  const { secret } = written(
     await tenant.admin.secretsV4.create({
       params: { secretName: key },
       body: { projectId: project.id, environment: "dev", secretValue: uniqueName("read-value") },

@@ -37,6 +37,14 @@ export const contractOperations = (mutating: boolean): string[] =>
     .map(([, operation]) => operation)
     .sort();
 
+/** A secret write's answer when it was made (not a change request opened instead). */
+export const written = <R extends { status: number; body: unknown }>(response: R) => {
+  const body = ok(response);
+  if (typeof body === "object" && body !== null && "approval" in body)
+    throw new Error(`expected a write, a change request was opened: ${JSON.stringify(body)}`);
+  return body as Exclude<typeof body, { approval: unknown }>;
+};
+
 /** 200 or fail with the body. */
 export const ok = <R extends { status: number; body: unknown }>(response: R): Extract<R, { status: 200 }>["body"] => {
   if (response.status !== 200)

@@ -1,6 +1,6 @@
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
 import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
-import { ok, type Step } from "./runner";
+import { ok, written, type Step } from "./runner";
 
 type SecretOperation = Extract<
   MutatingOperation,
@@ -19,7 +19,7 @@ const secretValue = () => uniqueName("secret-value");
 const projectWithSecret = async (tenant: Tenant) => {
   const project = await createProject(tenant);
   const key = uniqueName("KEY").toUpperCase().replace(/-/g, "_");
-  const { secret } = ok(
+  const { secret } = written(
     await tenant.admin.secretsV4.create({
       params: { secretName: key },
       body: { projectId: project.id, environment: "dev", secretValue: secretValue() },
@@ -67,7 +67,7 @@ const secretSteps = (version: "secretsV3" | "secretsV4"): Record<string, Step> =
     create: async ({ tenant, act }) => {
       const project = await createProject(tenant);
       const key = secretKey();
-      const { secret } = ok(
+      const { secret } = written(
         await act(() =>
           tenant.admin[version].create({
             params: { secretName: key },
