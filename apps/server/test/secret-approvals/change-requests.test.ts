@@ -1,0 +1,418 @@
+import { describe, expect, it } from "vitest";
+import type { ApprovalPrincipalInput } from "@keyward/contract";
+import {
+  createIdentity,
+  createProject,
+  createTenant,
+  expectOk,
+  type Tenant,
+  type TestIdentity,
+} from "../helpers/tenant";
+import { createFolder, insertCustomRole } from "../helpers/structure";
+
+type Setup = {
+  tenant: Tenant;
+  projectId: string;
+  committer: TestIdentity;
+  approverA: TestIdentity;
+  approverB: TestIdentity;
+};
+
+const member = (tenant: Tenant, projectId: string) => createIdentity(tenant, { projectId, projectRole: "member" });
+const asIdentity = (i: TestIdentity): ApprovalPrincipalInput => ({ type: "identity", id: i.id });
+
+/** A project with three members: one who writes, two who approve. */
+const setup = async (): Promise<Setup> => {
+  const tenant = await createTenant();
+  const { id: projectId } = await createProject(tenant);
+  const [committer, approverA, approverB] = await Promise.all([
+    member(tenant, projectId),
+    member(tenant, projectId),
+    member(tenant, projectId),
+  ]);
+  return { tenant, projectId, committer, approverA, approverB };
+};
+
+const protect = async (
+  s: Setup,
+  extra: Partial<{
+    approvals: number;
+    approvers: ApprovalPrincipalInput[];
+    bypassers: ApprovalPrincipalInput[];
+    enforcementLevel: "hard" | "soft";
+    allowedSelfApprovals: boolean;
+    bypassForMachineIdentities: boolean;
+    secretPath: string;
+  }> = {},
+) =>
+  expectOk(
+    await s.tenant.admin.secretApprovalPolicies.create({
+      body: {
+        projectId: s.projectId,
+        environment: "dev",
+        secretPath: "/",
+        approvers: [asIdentity(s.approverA), asIdentity(s.approverB)],
+        approvals: 2,
+        ...extra,
+      } as never,
+    }),
+  ).approval;
+
+const propose = async (s: Setup, by: TestIdentity, key: string, value: string) => {
+  const res = await by.client.secretsV4.create({
+    params: { secretName: key },
+    body: { projectId: s.projectId, environment: "dev", secretPath: "/", secretValue: value },
+  });
+  expect(res.status).toBe(200);
+  const body = res.body as { approval?: { id: string; status: string; hasMerged: boolean } };
+  expect(body.approval, JSON.stringify(res.body)).toBeDefined();
+  expect(res.headers.get("x-keyward-change-request")).toBe(body.approval!.id);
+  return body.approval!;
+};
+
+const valueOf = async (s: Setup, key: string) => {
+  const res = await s.tenant.admin.secretsV4.get({
+    params: { secretName: key },
+    query: { projectId: s.projectId, environment: "dev", secretPath: "/" },
+  });
+  return res.status === 200 ? res.body.secret.secretValue : res.status;
+};
+
+const review = (who: TestIdentity, requestId: string, status: "approved" | "rejected", comment?: string) =>
+  who.client.secretApprovalRequests.review({ params: { requestId }, body: { status, comment } });
+const merge = (who: TestIdentity, requestId: string, bypassReason?: string) =>
+  who.client.secretApprovalRequests.merge({ params: { requestId }, body: { bypassReason } });
+
+describe("change approval policies", () => {
+  it("creates, lists, shows, finds for a folder, updates and retires a policy", async () => {
+    const s = await setup();
+    const policy = await protect(s, { secretPath: "/apps/**", approvals: 1 });
+    expect(policy).toMatchObject({
+      secretPath: "/apps/**",
+      approvals: 1,
+      enforcementLevel: "hard",
+      allowedSelfApprovals: false,
+      environment: { slug: "dev" },
+    });
+    expect(policy.approvers.map((a) => a.id).sort()).toEqual([s.approverA.id, s.approverB.id].sort());
+    const listed = expectOk(await s.tenant.admin.secretApprovalPolicies.list({ query: { projectId: s.projectId } }));
+    expect(listed.approvals.map((p) => p.id)).toEqual([policy.id]);
+    expect(
+      expectOk(await s.tenant.admin.secretApprovalPolicies.get({ params: { policyId: policy.id } })).approval.name,
+    ).toBe(policy.name);
+    const board = (secretPath: string) =>
+      s.tenant.admin.secretApprovalPolicies.board({
+        query: { projectId: s.projectId, environment: "dev", secretPath },
+      });
+    expect(expectOk(await board("/apps/api/")).policy?.id).toBe(policy.id);
+    expect(expectOk(await board("/other")).policy).toBeNull();
+    const updated = expectOk(
+      await s.tenant.admin.secretApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { approvers: [asIdentity(s.approverA)], approvals: 1, enforcementLevel: "soft" } as never,
+      }),
+    ).approval;
+    expect(updated.approvers.map((a) => a.id)).toEqual([s.approverA.id]);
+    expect(updated.enforcementLevel).toBe("soft");
+    const retired = expectOk(await s.tenant.admin.secretApprovalPolicies.delete({ params: { policyId: policy.id } }));
+    expect(retired.approval.deletedAt).not.toBeNull();
+    expect(expectOk(await board("/apps/api")).policy).toBeNull();
+  });
+
+  it("refuses unknown environments, unreachable approvals, outsiders, a second policy on the same folder", async () => {
+    const s = await setup();
+    const create = (body: Record<string, unknown>) =>
+      s.tenant.admin.secretApprovalPolicies.create({
+        body: {
+          projectId: s.projectId,
+          environment: "dev",
+          secretPath: "/",
+          approvers: [asIdentity(s.approverA)],
+          ...body,
+        } as never,
+      });
+    const nope = await create({ environment: "nope" });
+    expect(nope.status).toBe(404);
+    expect(nope.body).toMatchObject({ message: "One or more environments not found: nope" });
+    expect((await create({ approvals: 2 })).body).toMatchObject({
+      statusCode: 400,
+      message: "Approvals cannot be greater than approvers",
+    });
+    const outsider = await createIdentity(s.tenant);
+    const out = await create({ approvers: [asIdentity(outsider)] });
+    expect(out.status).toBe(400);
+    expect(JSON.stringify(out.body)).toContain("is not a member of the project");
+    expectOk(await create({}));
+    expect((await create({})).body).toMatchObject({
+      statusCode: 400,
+      message: "A policy for secret path '/' already exists in environment 'dev'",
+    });
+    expect((await create({ environment: undefined })).status).toBe(422);
+  });
+
+  it("403 for members without the policy rights, 404 for another organization's policy", async () => {
+    const s = await setup();
+    const policy = await protect(s);
+    const denied = await s.committer.client.secretApprovalPolicies.create({
+      body: {
+        projectId: s.projectId,
+        environment: "staging",
+        secretPath: "/",
+        approvers: [asIdentity(s.approverA)],
+      } as never,
+    });
+    expect(denied.status).toBe(403);
+    expect((await s.committer.client.secretApprovalPolicies.delete({ params: { policyId: policy.id } })).status).toBe(
+      403,
+    );
+    const other = await createTenant();
+    for (const res of [
+      await other.admin.secretApprovalPolicies.get({ params: { policyId: policy.id } }),
+      await other.admin.secretApprovalPolicies.delete({ params: { policyId: policy.id } }),
+    ])
+      expect(res.status).toBe(404);
+  });
+});
+
+describe("change requests", () => {
+  it("a protected write writes nothing and opens a request; two approvals merge it", async () => {
+    const s = await setup();
+    await protect(s);
+    const request = await propose(s, s.committer, "DB_PASSWORD", "s3cret");
+    expect(request).toMatchObject({ status: "open", hasMerged: false });
+    expect(await valueOf(s, "DB_PASSWORD")).toBe(404);
+
+    expectOk(await review(s.approverA, request.id, "approved", "ok by me"));
+    expect((await merge(s.committer, request.id)).body).toMatchObject({
+      statusCode: 400,
+      message: "Doesn't have minimum approvals needed",
+    });
+    expectOk(await review(s.approverB, request.id, "approved"));
+    const detail = expectOk(await s.committer.client.secretApprovalRequests.get({ params: { requestId: request.id } }));
+    expect(detail.approval.approvalCount).toBe(2);
+    expect(detail.approval.commits).toMatchObject([{ op: "create", secretKey: "DB_PASSWORD", secretValue: "s3cret" }]);
+    const merged = expectOk(await merge(s.approverA, request.id)).approval;
+    expect(merged).toMatchObject({ status: "close", hasMerged: true });
+    expect(await valueOf(s, "DB_PASSWORD")).toBe("s3cret");
+    expect((await merge(s.approverB, request.id)).body).toMatchObject({ statusCode: 400 });
+
+    const counts = expectOk(await s.tenant.admin.secretApprovalRequests.count({ query: { projectId: s.projectId } }));
+    expect(counts.approvals).toEqual({ open: 0, closed: 1 });
+  });
+
+  it("updates, renames and deletes go through requests too, batch writes as one request", async () => {
+    const s = await setup();
+    expectOk(
+      await s.tenant.admin.secretsV4.batchCreate({
+        body: {
+          projectId: s.projectId,
+          environment: "dev",
+          secretPath: "/",
+          secrets: [
+            { secretKey: "A", secretValue: "1", secretComment: "" },
+            { secretKey: "B", secretValue: "2", secretComment: "" },
+          ],
+        },
+      }),
+    );
+    await protect(s, { approvals: 1 });
+    const res = await s.committer.client.secretsV4.batchUpdate({
+      body: {
+        projectId: s.projectId,
+        environment: "dev",
+        secretPath: "/",
+        secrets: [
+          { secretKey: "A", secretValue: "10" },
+          { secretKey: "B", newSecretName: "B2" },
+        ],
+      },
+    });
+    const request = (res.body as { approval: { id: string } }).approval;
+    expect(request.id).toBeDefined();
+    const del = await s.committer.client.secretsV4.delete({
+      params: { secretName: "A" },
+      body: { projectId: s.projectId, environment: "dev", secretPath: "/" },
+    });
+    const deletion = (del.body as { approval: { id: string } }).approval;
+    expect(await valueOf(s, "A")).toBe("1");
+
+    expectOk(await review(s.approverA, request.id, "approved"));
+    expectOk(await merge(s.committer, request.id));
+    expect(await valueOf(s, "A")).toBe("10");
+    expect(await valueOf(s, "B2")).toBe("2");
+    expect(await valueOf(s, "B")).toBe(404);
+
+    // The deletion was proposed against version 1 of A: A has moved on, so the merge is a conflict.
+    expectOk(await review(s.approverB, deletion.id, "approved"));
+    const stale = await merge(s.committer, deletion.id);
+    expect(stale.status).toBe(400);
+    expect(stale.body).toMatchObject({ message: expect.stringContaining("A (the secret changed since") });
+    expect(await valueOf(s, "A")).toBe("10");
+    const after = expectOk(await s.committer.client.secretApprovalRequests.get({ params: { requestId: deletion.id } }));
+    expect(after.approval).toMatchObject({
+      status: "open",
+      hasMerged: false,
+      conflicts: [{ secretKey: "A", op: "delete" }],
+    });
+
+    await createFolder(s.tenant, s.projectId, "dev", "/", "elsewhere");
+    const spanning = await s.committer.client.secretsV4.batchUpdate({
+      body: {
+        projectId: s.projectId,
+        environment: "dev",
+        secretPath: "/",
+        mode: "upsert",
+        secrets: [
+          { secretKey: "X", secretValue: "x" },
+          { secretKey: "Y", secretValue: "y", secretPath: "/elsewhere" },
+        ],
+      },
+    });
+    expect(spanning.body).toMatchObject({
+      statusCode: 400,
+      message: "A change to a protected folder must name that folder alone",
+    });
+  });
+
+  it("a rejection closes the request; closing and reopening; nothing to review once closed", async () => {
+    const s = await setup();
+    await protect(s);
+    const request = await propose(s, s.committer, "K", "v");
+    expectOk(await review(s.approverA, request.id, "rejected", "not now"));
+    const detail = expectOk(await s.committer.client.secretApprovalRequests.get({ params: { requestId: request.id } }));
+    expect(detail.approval).toMatchObject({ status: "close", reviewers: [{ status: "rejected", comment: "not now" }] });
+    expect((await review(s.approverB, request.id, "approved")).body).toMatchObject({
+      message: "You can only review open approval requests",
+    });
+    expect((await merge(s.committer, request.id)).status).toBe(400);
+    const status = (who: TestIdentity, value: "open" | "close") =>
+      who.client.secretApprovalRequests.status({ params: { requestId: request.id }, body: { status: value } });
+    expect(expectOk(await status(s.committer, "open")).approval.status).toBe("open");
+    expect((await status(s.committer, "open")).body).toMatchObject({ message: "Approval request is already open" });
+    const stranger = await member(s.tenant, s.projectId);
+    expect((await status(stranger, "close")).status).toBe(403);
+    expect(expectOk(await status(s.approverB, "close")).approval.status).toBe("close");
+    expect(await valueOf(s, "K")).toBe(404);
+  });
+
+  it("a bypasser of a soft policy merges without approvals, with a reason on record; a hard policy has no bypass", async () => {
+    const s = await setup();
+    const bypasser = await member(s.tenant, s.projectId);
+    const policy = await protect(s, { enforcementLevel: "soft", bypassers: [asIdentity(bypasser)] });
+    const request = await propose(s, bypasser, "URGENT", "fix");
+    expect((await merge(bypasser, request.id)).body).toMatchObject({
+      message: "A reason is required to bypass the approval policy",
+    });
+    expect((await merge(s.committer, request.id)).status).toBe(403);
+    const merged = expectOk(await merge(bypasser, request.id, "production is down")).approval;
+    expect(merged).toMatchObject({ hasMerged: true, bypassReason: "production is down" });
+    expect(await valueOf(s, "URGENT")).toBe("fix");
+
+    expectOk(
+      await s.tenant.admin.secretApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { enforcementLevel: "hard" } as never,
+      }),
+    );
+    const second = await propose(s, bypasser, "URGENT2", "fix");
+    expect((await merge(bypasser, second.id, "again")).body).toMatchObject({
+      message: "Doesn't have minimum approvals needed",
+    });
+  });
+
+  it("a committer cannot approve their own request unless the policy allows it", async () => {
+    const s = await setup();
+    const policy = await protect(s, { approvals: 1 });
+    const request = await propose(s, s.approverA, "SELF", "v");
+    expect((await review(s.approverA, request.id, "approved")).body).toMatchObject({
+      statusCode: 400,
+      message: expect.stringContaining("Users are not authorized to review their own request"),
+    });
+    expect((await review(s.committer, request.id, "approved")).status).toBe(403);
+    expectOk(
+      await s.tenant.admin.secretApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { allowedSelfApprovals: true } as never,
+      }),
+    );
+    expectOk(await review(s.approverA, request.id, "approved"));
+    expectOk(await merge(s.approverA, request.id));
+    expect(await valueOf(s, "SELF")).toBe("v");
+  });
+
+  it("an approver without read access sees the request but not the values; outsiders see nothing", async () => {
+    const s = await setup();
+    const blindRole = await insertCustomRole(s.tenant, s.projectId, [
+      { subject: "secrets", action: ["describeSecret"], inverted: false },
+    ]);
+    const blind = await createIdentity(s.tenant, { projectId: s.projectId, projectRole: blindRole });
+    await protect(s, { approvers: [asIdentity(blind), asIdentity(s.approverA)], approvals: 1 });
+    const request = await propose(s, s.committer, "HIDDEN", "the-value");
+    const seen = expectOk(await blind.client.secretApprovalRequests.get({ params: { requestId: request.id } }));
+    expect(seen.approval.commits).toMatchObject([{ secretKey: "HIDDEN", secretValueHidden: true }]);
+    expect(JSON.stringify(seen)).not.toContain("the-value");
+    const listed = expectOk(
+      await blind.client.secretApprovalRequests.list({ query: { projectId: s.projectId, reviewable: "true" } }),
+    );
+    expect(listed.approvals.map((a) => a.id)).toEqual([request.id]);
+    expect(JSON.stringify(listed)).not.toContain("the-value");
+    expectOk(await review(blind, request.id, "approved"));
+    expectOk(await merge(blind, request.id));
+    expect(await valueOf(s, "HIDDEN")).toBe("the-value");
+
+    const outsiderRole = await insertCustomRole(s.tenant, s.projectId, [
+      { subject: "secrets", action: ["describeSecret"], inverted: false },
+    ]);
+    const outsider = await createIdentity(s.tenant, { projectId: s.projectId, projectRole: outsiderRole });
+    expect((await outsider.client.secretApprovalRequests.get({ params: { requestId: request.id } })).status).toBe(403);
+    const own = expectOk(await outsider.client.secretApprovalRequests.list({ query: { projectId: s.projectId } }));
+    expect(own.totalCount).toBe(0);
+    const other = await createTenant();
+    expect((await other.admin.secretApprovalRequests.get({ params: { requestId: request.id } })).status).toBe(404);
+    expect((await review(await createIdentity(other), request.id, "approved")).status).toBe(404);
+  });
+
+  it("a write the committer may not make opens no request; machines pass when the policy lets them", async () => {
+    const s = await setup();
+    const readerRole = await insertCustomRole(s.tenant, s.projectId, [
+      { subject: "secrets", action: ["describeSecret", "readValue"], inverted: false },
+    ]);
+    const reader = await createIdentity(s.tenant, { projectId: s.projectId, projectRole: readerRole });
+    const policy = await protect(s);
+    const refused = await reader.client.secretsV4.create({
+      params: { secretName: "NOPE" },
+      body: { projectId: s.projectId, environment: "dev", secretPath: "/", secretValue: "v" },
+    });
+    expect(refused.status).toBe(403);
+    const counts = expectOk(await s.tenant.admin.secretApprovalRequests.count({ query: { projectId: s.projectId } }));
+    expect(counts.approvals).toEqual({ open: 0, closed: 0 });
+    expectOk(
+      await s.tenant.admin.secretApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { bypassForMachineIdentities: true } as never,
+      }),
+    );
+    const direct = expectOk(
+      await s.committer.client.secretsV4.create({
+        params: { secretName: "DIRECT" },
+        body: { projectId: s.projectId, environment: "dev", secretPath: "/", secretValue: "v" },
+      }),
+    );
+    expect("secret" in direct).toBe(true);
+  });
+
+  it("two approvers merging at once merge once", async () => {
+    const s = await setup();
+    await protect(s);
+    const request = await propose(s, s.committer, "RACE", "1");
+    expectOk(await review(s.approverA, request.id, "approved"));
+    expectOk(await review(s.approverB, request.id, "approved"));
+    const results = await Promise.all([merge(s.approverA, request.id), merge(s.approverB, request.id)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    const versions = await s.tenant.admin.secretsV4.get({
+      params: { secretName: "RACE" },
+      query: { projectId: s.projectId, environment: "dev", secretPath: "/" },
+    });
+    expect(versions.status === 200 && versions.body.secret.version).toBe(1);
+  });
+});
