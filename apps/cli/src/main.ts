@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { CliError } from "./config";
 import { agentCommand } from "./commands/agent";
+import { approvalsCommand } from "./commands/approvals";
 import { loginCommand, logoutCommand, tokenCommand, whoamiCommand } from "./commands/auth";
 import { dynamicSecretsCommand } from "./commands/leases";
 import { runCommand } from "./commands/run";
@@ -22,6 +23,7 @@ for (const command of [
   dynamicSecretsCommand(),
   tokenCommand(),
   agentCommand(),
+  approvalsCommand(),
 ]) {
   program.addCommand(command);
 }

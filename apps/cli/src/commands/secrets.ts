@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import type { ChangeRequest } from "@keyward/contract";
 import { call, connect } from "../api";
 import { CliError } from "../config";
 import { formatSecrets, printJson } from "../output";
@@ -13,6 +14,19 @@ const parseAssignments = (pairs: string[]) =>
     if (at <= 0) throw new CliError(`Expected KEY=VALUE, got "${pair}"`);
     return { secretKey: pair.slice(0, at), secretValue: pair.slice(at + 1) };
   });
+
+/**
+ * A change policy protects the folder: nothing was written, a change request waits for reviewers.
+ * Said on stderr (and as JSON with --output json) so no script takes it for a write.
+ */
+const reportChangeRequest = (approval: ChangeRequest, opts: Output) => {
+  if (opts.output === "json") printJson({ approval });
+  process.stderr.write(
+    `A change policy protects ${approval.environment}:${approval.secretPath}: nothing was written yet.\n` +
+      `Change request ${approval.id} is open for review (keyward approvals show ${approval.id}).\n`,
+  );
+  process.exitCode = 3;
+};
 
 export const secretsCommand = () => {
   const secrets = new Command("secrets").description("read and write the secrets of a folder");
@@ -54,7 +68,7 @@ export const secretsCommand = () => {
     .addOption(outputOption())
     .action(async (pairs: string[], opts: ScopeOptions & Output) => {
       const items = parseAssignments(pairs);
-      const { secrets: written } = await call(await connect(), (client) =>
+      const answer = await call(await connect(), (client) =>
         client.secretsV4.batchUpdate({
           body: {
             projectId: opts.projectId,
@@ -65,8 +79,9 @@ export const secretsCommand = () => {
           },
         }),
       );
-      if (opts.output === "json") return printJson(written);
-      for (const s of written) process.stdout.write(`set ${s.secretKey}\n`);
+      if ("approval" in answer) return reportChangeRequest(answer.approval, opts);
+      if (opts.output === "json") return printJson(answer.secrets);
+      for (const s of answer.secrets) process.stdout.write(`set ${s.secretKey}\n`);
     });
 
   withScope(secrets.command("delete").argument("<names...>", "secret names").description("delete secrets"), {
@@ -74,7 +89,7 @@ export const secretsCommand = () => {
   })
     .addOption(outputOption())
     .action(async (names: string[], opts: ScopeOptions & Output) => {
-      const { secrets: removed } = await call(await connect(), (client) =>
+      const answer = await call(await connect(), (client) =>
         client.secretsV4.batchDelete({
           body: {
             projectId: opts.projectId,
@@ -84,8 +99,9 @@ export const secretsCommand = () => {
           },
         }),
       );
-      if (opts.output === "json") return printJson(removed);
-      for (const s of removed) process.stdout.write(`deleted ${s.secretKey}\n`);
+      if ("approval" in answer) return reportChangeRequest(answer.approval, opts);
+      if (opts.output === "json") return printJson(answer.secrets);
+      for (const s of answer.secrets) process.stdout.write(`deleted ${s.secretKey}\n`);
     });
 
   return secrets;
