@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApprovalPrincipalInput } from "@keyward/contract";
+import { auditEvents, eventTypes } from "../audit/helpers";
+import { eventData, isEvent, openEventStream } from "../helpers/event-stream";
 import {
   createIdentity,
   createProject,
@@ -198,6 +200,43 @@ describe("change requests", () => {
 
     const counts = expectOk(await s.tenant.admin.secretApprovalRequests.count({ query: { projectId: s.projectId } }));
     expect(counts.approvals).toEqual({ open: 0, closed: 1 });
+  });
+
+  it("the stream hears nothing of a request and the merged change as ordinary secret events; the audit log has each step", async () => {
+    const s = await setup();
+    await protect(s, { approvals: 1 });
+    const stream = await openEventStream(s.tenant.app.baseUrl, s.tenant.adminToken, {
+      projectId: s.projectId,
+      register: [{ event: "secret:create", conditions: { environmentSlug: "dev", secretPath: "/" } }],
+    });
+    try {
+      const request = await propose(s, s.committer, "STREAMED", "v");
+      await expect(stream.next(isEvent, 300)).rejects.toThrow();
+      expectOk(await review(s.approverA, request.id, "approved"));
+      expectOk(await merge(s.approverA, request.id));
+      const created = await stream.next(isEvent);
+      expect(eventData(created)).toMatchObject({
+        data: { eventType: "secret:create", payload: [{ secretKey: "STREAMED" }] },
+      });
+      const events = await auditEvents(s.tenant, { projectId: s.projectId });
+      expect(eventTypes(events).slice(0, 3)).toEqual([
+        "secret-approval-merged",
+        "secret-approval-request-review",
+        "secret-approval-request",
+      ]);
+      expect(events[2]!.actor).toMatchObject({ type: "identity", metadata: { identityId: s.committer.id } });
+      expect(events[2]!.event.metadata).toMatchObject({
+        secretApprovalRequestId: request.id,
+        secrets: [{ op: "create", secretKey: "STREAMED" }],
+      });
+      expect(events[0]!.event.metadata).toMatchObject({
+        mergedBy: s.approverA.id,
+        secrets: [{ secretKey: "STREAMED", secretVersion: 1 }],
+      });
+      expect(JSON.stringify(events.slice(0, 3))).not.toContain('"v"');
+    } finally {
+      stream.close();
+    }
   });
 
   it("updates, renames and deletes go through requests too, batch writes as one request", async () => {
