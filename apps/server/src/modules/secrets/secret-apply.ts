@@ -100,6 +100,25 @@ export const applyCreates = async (
   return rows;
 };
 
+/** A secret's state after an update: the fields given change, the others stay. */
+export const updatedState = (
+  before: SecretState,
+  key: string,
+  tags: SecretState["tags"],
+  change: Omit<BatchUpdateItem, "secretKey" | "secretPath" | "newSecretName" | "tagIds">,
+): SecretState => ({
+  ...before,
+  key,
+  value: change.secretValue ?? before.value,
+  comment: change.secretComment ?? before.comment,
+  skipMultilineEncoding: change.skipMultilineEncoding ?? before.skipMultilineEncoding,
+  reminderNote: change.secretReminderNote !== undefined ? change.secretReminderNote : before.reminderNote,
+  reminderRepeatDays:
+    change.secretReminderRepeatDays !== undefined ? change.secretReminderRepeatDays : before.reminderRepeatDays,
+  metadata: change.secretMetadata ?? before.metadata,
+  tags,
+});
+
 export type BatchUpdateItem = {
   secretKey: string;
   secretValue?: string;
@@ -186,18 +205,7 @@ export const applyUpdates = async (
       assertMayStore(ability, "edit", at, before);
       const tags = newTags ?? before.tags;
       if (newTags) assertMayStore(ability, "edit", at, { key: before.key, tags });
-      const after: SecretState = {
-        ...before,
-        key: item.newSecretName ?? before.key,
-        value: item.secretValue ?? before.value,
-        comment: item.secretComment ?? before.comment,
-        skipMultilineEncoding: item.skipMultilineEncoding ?? before.skipMultilineEncoding,
-        reminderNote: item.secretReminderNote !== undefined ? item.secretReminderNote : before.reminderNote,
-        reminderRepeatDays:
-          item.secretReminderRepeatDays !== undefined ? item.secretReminderRepeatDays : before.reminderRepeatDays,
-        metadata: item.secretMetadata ?? before.metadata,
-        tags,
-      };
+      const after = updatedState(before, item.newSecretName ?? before.key, tags, item);
       assertMayStore(ability, "edit", at, after);
       const written = await writeSecretUpdate(ctx, trx, key, before, after);
       if (after.key !== before.key) renamed.push({ from: { ...at, key: before.key }, to: { ...at, key: after.key } });

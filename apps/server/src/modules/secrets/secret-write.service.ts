@@ -30,7 +30,7 @@ import {
 } from "./secret-persist";
 import { deleteSecretRows, findSecretByKey } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
-import { canonicalIds } from "./secret-apply";
+import { canonicalIds, updatedState } from "./secret-apply";
 import { proposeIfProtected } from "../secret-approvals/change-request.service";
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
@@ -62,6 +62,16 @@ export { canonicalIds };
 
 const tagSlugs = (state: { tags: { slug: string }[] }) => state.tags.map((t) => t.slug);
 
+/** A single write's fields as one change of a change request. */
+const proposedItem = (name: string, body: Omit<UpdateBody, "type" | keyof Scope>) => ({
+  secretKey: name,
+  secretValue: body.secretValue,
+  secretComment: body.secretComment,
+  skipMultilineEncoding: body.skipMultilineEncoding,
+  secretMetadata: body.secretMetadata,
+  tagIds: body.tagIds,
+});
+
 /** The project, the caller's ability and the folder a write names (404 on a missing folder). */
 export const writeScope = async (ctx: RequestContext, body: Scope) => {
   const { project, ability } = await getProjectPermissionByRef(ctx, body);
@@ -81,14 +91,7 @@ export const createSecret = async (
   const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
     {
       op: "create",
-      item: {
-        secretKey: name,
-        secretValue: body.secretValue,
-        secretComment: body.secretComment,
-        skipMultilineEncoding: body.skipMultilineEncoding,
-        secretMetadata: body.secretMetadata,
-        tagIds: body.tagIds,
-      },
+      item: { ...proposedItem(name, body), secretValue: body.secretValue, secretComment: body.secretComment },
     },
   ]);
   if (approval) return { approval };
@@ -129,13 +132,10 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
     {
       op: "update",
       item: {
-        secretKey: name,
-        secretValue: body.secretValue,
-        secretComment: body.secretComment,
-        skipMultilineEncoding: body.skipMultilineEncoding,
-        secretMetadata: body.secretMetadata,
-        tagIds: body.tagIds,
+        ...proposedItem(name, body),
         newSecretName: newName,
+        secretReminderNote: body.secretReminderNote,
+        secretReminderRepeatDays: body.secretReminderRepeatDays,
       },
     },
   ]);
@@ -157,18 +157,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
     }
     if (newName !== undefined && (await findSecretByKey(trx, folderId, newName)))
       throw new BadRequestError("Secret with the new name already exist");
-    const after: SecretState = {
-      ...before,
-      key: newName ?? name,
-      value: body.secretValue ?? before.value,
-      comment: body.secretComment ?? before.comment,
-      skipMultilineEncoding: body.skipMultilineEncoding ?? before.skipMultilineEncoding,
-      reminderNote: body.secretReminderNote !== undefined ? body.secretReminderNote : before.reminderNote,
-      reminderRepeatDays:
-        body.secretReminderRepeatDays !== undefined ? body.secretReminderRepeatDays : before.reminderRepeatDays,
-      metadata: body.secretMetadata ?? before.metadata,
-      tags,
-    };
+    const after = updatedState(before, newName ?? name, tags, body);
     assertMayStore(ability, "edit", place, after);
     if (body.secretValue !== undefined)
       await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
