@@ -200,6 +200,18 @@ describe("change requests in the console (Chromium)", () => {
     await notice.getByRole("link", { name: "Open the change request" }).click();
     const change = page.getByRole("table", { name: "Changes" }).getByRole("row").filter({ hasText: "UPSTREAM_URL" });
     await change.getByText("delete", { exact: true }).waitFor();
-    expect(watcher.unexpected()).toEqual([]);
+
+    // The secret moves on before the deletion is merged: the merge is refused as a conflict, shown in the page.
+    const moved = await propose(
+      admin.secretsV3.update({ params: { secretName: "UPSTREAM_URL" }, body: { ...where(), secretValue: "v3" } }),
+    );
+    await ok(admin.secretApprovalRequests.review({ params: { requestId: moved }, body: { status: "approved" } }));
+    await ok(admin.secretApprovalRequests.merge({ params: { requestId: moved }, body: {} }));
+    await page.getByRole("form", { name: "Review" }).getByRole("button", { name: "Approve" }).click();
+    await page.getByText("1 of 1 approvals").waitFor();
+    await page.getByRole("button", { name: "Merge" }).click();
+    await page.getByRole("alert").getByText("UPSTREAM_URL (the secret changed since", { exact: false }).waitFor();
+    expect(await valueOf("UPSTREAM_URL")).toBe("v3");
+    expect(watcher.unexpected([400])).toEqual([]);
   });
 });
