@@ -9,10 +9,12 @@ const Secrets = lazy(() => import("./secrets").then((m) => ({ default: m.Secrets
 const Access = lazy(() => import("./access").then((m) => ({ default: m.Access })));
 const DynamicSecrets = lazy(() => import("./dynamic-secrets").then((m) => ({ default: m.DynamicSecrets })));
 const ProjectPeople = lazy(() => import("./project-people").then((m) => ({ default: m.ProjectPeople })));
+const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ default: m.ChangeRequests })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 
 const TABS = [
   { tab: "secrets", label: "Secrets" },
+  { tab: "change-requests", label: "Change requests" },
   { tab: "access", label: "Roles & privileges" },
   { tab: "dynamic", label: "Dynamic secrets" },
   { tab: "environments", label: "Environments" },
@@ -43,6 +45,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
       </nav>
       <Suspense fallback={<Loading what="section" />}>
         {tab === "secrets" ? <Secrets project={p} /> : null}
+        {tab === "change-requests" ? <ChangeRequests project={p} /> : null}
         {tab === "access" ? <Access project={p} /> : null}
         {tab === "dynamic" ? <DynamicSecrets project={p} /> : null}
         {tab === "environments" ? <Environments project={p} /> : null}

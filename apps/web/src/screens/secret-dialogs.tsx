@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { contract } from "@keyward/contract";
+import { contract, type ChangeRequest } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, Button, Dialog, Empty, ErrorBanner, Field, Loading, formatDate } from "../ui/components";
@@ -28,8 +28,21 @@ const TextArea = ({
   );
 };
 
-/** Create a secret, or edit the value and comment of one. */
-export const SecretEditor = ({ scope, secret, onClose }: { scope: Scope; secret?: Secret; onClose: () => void }) => {
+/**
+ * Create a secret, or edit the value and comment of one. In a protected folder the server writes nothing and
+ * opens a change request instead: `onChangeRequest` hears of it.
+ */
+export const SecretEditor = ({
+  scope,
+  secret,
+  onClose,
+  onChangeRequest,
+}: {
+  scope: Scope;
+  secret?: Secret;
+  onClose: () => void;
+  onChangeRequest: (request: ChangeRequest) => void;
+}) => {
   const client = useClient();
   const queryClient = useQueryClient();
   const [key, setKey] = useState(secret?.secretKey ?? "");
@@ -56,8 +69,11 @@ export const SecretEditor = ({ scope, secret, onClose }: { scope: Scope; secret?
     },
     onMutate: () => setErrors({}),
     onError: (error) => setErrors((error as { fields?: FieldErrors }).fields ?? {}),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["secrets"] });
+    onSuccess: async (result) => {
+      if ("approval" in result) {
+        onChangeRequest(result.approval);
+        await queryClient.invalidateQueries({ queryKey: ["change-requests", scope.projectId] });
+      } else await queryClient.invalidateQueries({ queryKey: ["secrets"] });
       onClose();
     },
   });

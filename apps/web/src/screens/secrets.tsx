@@ -4,6 +4,8 @@ import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import { Button, Empty, ErrorBanner, Loading, SelectField, TableHead } from "../ui/components";
+import type { ChangeRequest } from "@keyward/contract";
+import { ChangeRequestOpened } from "./change-request-notice";
 import { FolderBar } from "./folders";
 import { SecretEditor, SecretVersions } from "./secret-dialogs";
 import { SecretImports } from "./secret-imports";
@@ -14,11 +16,13 @@ const SecretRow = ({
   scope,
   onEdit,
   onVersions,
+  onChangeRequest,
 }: {
   secret: Secret;
   scope: Scope;
   onEdit: () => void;
   onVersions: () => void;
+  onChangeRequest: (request: ChangeRequest) => void;
 }) => {
   const client = useClient();
   const queryClient = useQueryClient();
@@ -31,7 +35,13 @@ const SecretRow = ({
           body: { workspaceId: scope.projectId, environment: scope.environment, secretPath: scope.path },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["secrets"] }),
+    onSuccess: async (result) => {
+      // In a protected folder nothing is deleted: a change request is opened.
+      if ("approval" in result) {
+        onChangeRequest(result.approval);
+        await queryClient.invalidateQueries({ queryKey: ["change-requests", scope.projectId] });
+      } else await queryClient.invalidateQueries({ queryKey: ["secrets"] });
+    },
   });
   return (
     <tr>
@@ -86,6 +96,7 @@ export const Secrets = ({ project }: { project: Project }) => {
   const path = search.get("path") ?? "/";
   const scope: Scope = { projectId: project.id, environment, path };
   const [editing, setEditing] = useState<Editing>(null);
+  const [opened, setOpened] = useState<ChangeRequest | null>(null);
   const secrets = useQuery({
     queryKey: ["secrets", scope],
     enabled: environment !== "",
@@ -116,6 +127,7 @@ export const Secrets = ({ project }: { project: Project }) => {
         <Button onClick={() => setEditing({ mode: "create" })}>Add secret</Button>
       </div>
       <FolderBar scope={scope} />
+      {opened ? <ChangeRequestOpened request={opened} onDismiss={() => setOpened(null)} /> : null}
       <ErrorBanner error={secrets.error} />
       {secrets.isPending ? <Loading what="secrets" /> : null}
       {secrets.data && list.length === 0 ? <Empty>No secrets in this folder.</Empty> : null}
@@ -130,15 +142,23 @@ export const Secrets = ({ project }: { project: Project }) => {
                 scope={scope}
                 onEdit={() => setEditing({ mode: "edit", secret })}
                 onVersions={() => setEditing({ mode: "versions", secret })}
+                onChangeRequest={setOpened}
               />
             ))}
           </tbody>
         </table>
       ) : null}
       <SecretImports scope={scope} ownKeys={list.map((s) => s.secretKey)} imported={secrets.data?.imports ?? []} />
-      {editing?.mode === "create" ? <SecretEditor scope={scope} onClose={() => setEditing(null)} /> : null}
+      {editing?.mode === "create" ? (
+        <SecretEditor scope={scope} onClose={() => setEditing(null)} onChangeRequest={setOpened} />
+      ) : null}
       {editing?.mode === "edit" ? (
-        <SecretEditor scope={scope} secret={editing.secret} onClose={() => setEditing(null)} />
+        <SecretEditor
+          scope={scope}
+          secret={editing.secret}
+          onClose={() => setEditing(null)}
+          onChangeRequest={setOpened}
+        />
       ) : null}
       {editing?.mode === "versions" ? (
         <SecretVersions secret={editing.secret} onClose={() => setEditing(null)} />
