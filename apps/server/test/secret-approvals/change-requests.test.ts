@@ -440,6 +440,54 @@ describe("change requests", () => {
     expect("secret" in direct).toBe(true);
   });
 
+  it("a rollback or a move into or out of a protected folder is refused: they have no change-request form", async () => {
+    const s = await setup();
+    const created = expectOk(
+      await s.tenant.admin.secretsV4.create({
+        params: { secretName: "MOVABLE" },
+        body: { projectId: s.projectId, environment: "staging", secretPath: "/", secretValue: "1" },
+      }),
+    );
+    if (!("secret" in created)) throw new Error("staging is not protected");
+    expectOk(
+      await s.tenant.admin.secretsV4.update({
+        params: { secretName: "MOVABLE" },
+        body: { projectId: s.projectId, environment: "staging", secretPath: "/", secretValue: "2" },
+      }),
+    );
+    const policy = await protect(s, { approvals: 1 });
+    expectOk(
+      await s.tenant.admin.secretApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { environments: ["dev", "staging"] } as never,
+      }),
+    );
+    const rollback = await s.committer.client.secretVersions.rollback({
+      params: { secretId: created.secret.id, version: 1 },
+      body: {},
+    });
+    expect(rollback.body).toMatchObject({
+      statusCode: 400,
+      message: expect.stringContaining("A change policy protects staging:/: a rollback is not allowed there"),
+    });
+    const move = await s.committer.client.secretsMove.move({
+      body: {
+        projectId: s.projectId,
+        sourceEnvironment: "staging",
+        sourceSecretPath: "/",
+        destinationEnvironment: "prod",
+        destinationSecretPath: "/",
+        secretIds: [created.secret.id],
+      },
+    });
+    expect(move.body).toMatchObject({ statusCode: 400, message: expect.stringContaining("moving secrets") });
+    const stillThere = await s.tenant.admin.secretsV4.get({
+      params: { secretName: "MOVABLE" },
+      query: { projectId: s.projectId, environment: "staging", secretPath: "/" },
+    });
+    expect(stillThere.status === 200 && stillThere.body.secret.secretValue).toBe("2");
+  });
+
   it("two approvers merging at once merge once", async () => {
     const s = await setup();
     await protect(s);

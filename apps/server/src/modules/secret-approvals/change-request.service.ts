@@ -199,6 +199,23 @@ export const proposeIfProtected = async (
   return toRequestDto(row);
 };
 
+/**
+ * For writes that have no change-request form (a version rollback, a move): refused in a folder a
+ * change policy protects, so no route writes there without review.
+ */
+export const assertUnprotected = async (
+  ctx: RequestContext,
+  projectId: string,
+  at: { environment: string; secretPath: string },
+  what: string,
+) => {
+  const policy = await findApplyingPolicy(ctx.deps.db, projectId, at.environment, at.secretPath);
+  if (!policy || (ctx.actor.type === "identity" && policy.bypass_for_machine_identities)) return;
+  throw new BadRequestError(
+    `A change policy protects ${at.environment}:${at.secretPath}: ${what} is not allowed there; change the secrets through a change request`,
+  );
+};
+
 /** The request and the caller's standing; another organization's request is a 404. */
 const requestInScope = async (ctx: RequestContext, requestId: string) => {
   const notFound = () => new NotFoundError(`Secret approval request with ID '${requestId}' not found`);
