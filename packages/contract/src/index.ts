@@ -35,6 +35,7 @@ import { scimContract } from "./scim.contract";
 import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
+import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -84,6 +85,7 @@ export * from "./scim.contract";
 export * from "./events.contract";
 export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
+export * from "./access-approvals.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -134,6 +136,8 @@ type Routers = {
   events: typeof eventsContract;
   secretRotations: typeof secretRotationsContract;
   appConnections: typeof appConnectionsContract;
+  accessApprovalPolicies: typeof accessApprovalPoliciesContract;
+  accessApprovalRequests: typeof accessApprovalRequestsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -196,6 +200,8 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     events: eventsContract,
     secretRotations: secretRotationsContract,
     appConnections: appConnectionsContract,
+    accessApprovalPolicies: accessApprovalPoliciesContract,
+    accessApprovalRequests: accessApprovalRequestsContract,
   },
   options,
 );

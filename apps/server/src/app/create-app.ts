@@ -46,6 +46,10 @@ import { SSO_MOUNT, ssoBrowserRoutes, ssoRouter } from "../modules/sso/sso.route
 import { sessionsRouter } from "../modules/sessions/sessions.router";
 import { scimTokensRouter } from "../modules/scim/scim-tokens.router";
 import { SCIM_MOUNT, scimRoutes } from "../modules/scim/scim.router";
+import {
+  accessApprovalPoliciesRouter,
+  accessApprovalRequestsRouter,
+} from "../modules/access-approvals/access-approvals.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
 import { routeEntry } from "./route-entry";
@@ -152,6 +156,8 @@ export const createApp = (deps: AppDeps): Express => {
     events: eventsRouter(deps),
     secretRotations: secretRotationsRouter(deps),
     appConnections: appConnectionsRouter(deps),
+    accessApprovalPolicies: accessApprovalPoliciesRouter(deps),
+    accessApprovalRequests: accessApprovalRequestsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

@@ -12,6 +12,7 @@ import type { RuntimeTables } from "./tables/runtime";
 import type { PeopleTables } from "./tables/people";
 import type { EventTables } from "./tables/events";
 import type { RotationTables } from "./tables/rotation";
+import type { AccessApprovalTables } from "./tables/access-approvals";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -32,4 +33,5 @@ export interface DB
     RuntimeTables,
     PeopleTables,
     EventTables,
-    RotationTables {}
+    RotationTables,
+    AccessApprovalTables {}

@@ -19,6 +19,7 @@ import * as m0024 from "./0024-scim";
 import * as m0025 from "./0025-secret-events";
 import * as m0026 from "./0026-app-connections";
 import * as m0027 from "./0027-secret-rotations";
+import * as m0029 from "./0029-access-approvals";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   "0025-secret-events": m0025,
   "0026-app-connections": m0026,
   "0027-secret-rotations": m0027,
+  "0029-access-approvals": m0029,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -218,6 +218,12 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("appConnections.mysql", connectionWrites),
   ...prefixed("appConnections.redis", connectionWrites),
   ...prefixed("appConnections.ldap", connectionWrites),
+  "accessApprovalPolicies.create": change("create-access-approval-policy"),
+  "accessApprovalPolicies.update": change("update-access-approval-policy"),
+  "accessApprovalPolicies.delete": change("delete-access-approval-policy"),
+  "accessApprovalRequests.create": change("project-access-request"),
+  "accessApprovalRequests.review": change("review-access-request"),
+  "accessApprovalRequests.revoke": change("revoke-access-request"),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */
