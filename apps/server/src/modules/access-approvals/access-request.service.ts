@@ -354,6 +354,8 @@ export const reviewAccessRequest = async (
   } else if (!isNamed(policy, "approvers", me, groupIds)) {
     throw new ForbiddenError("You are not an approver of this request's policy");
   }
+  if (sameHolder(requesterOf(row), me) && !policy.row.allowed_self_approvals)
+    throw new ForbiddenError("You cannot review your own access request: the policy does not allow self-approval");
   // Nobody approves access they do not hold themselves.
   if (body.status === "approved")
     assertWithinBoundary(ability, row.rules as PermissionRule[], "Failed to approve the access request");
@@ -364,8 +366,6 @@ export const reviewAccessRequest = async (
   if (status === "expired") throw new BadRequestError("This access request has expired and can no longer be reviewed");
   if (status !== "pending") throw new BadRequestError(CLOSED);
   assertPolicyStillCovers(row, policy);
-  if (sameHolder(requesterOf(row), me) && !policy.row.allowed_self_approvals)
-    throw new BadRequestError("You cannot review your own access request: the policy does not allow self-approval");
 
   try {
     return await inTransaction(ctx, async (trx) => {
