@@ -7,6 +7,7 @@ import type { Step } from "./runner";
 import { SECRET_STEPS } from "./secret-rows";
 import { ROTATION_STEPS } from "./rotation-rows";
 import { APP_CONNECTION_STEPS } from "./app-connection-rows";
+import { ACCESS_APPROVAL_STEPS } from "./access-approval-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -17,4 +18,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...PEOPLE_STEPS,
   ...ROTATION_STEPS,
   ...APP_CONNECTION_STEPS,
+  ...ACCESS_APPROVAL_STEPS,
 };
