@@ -35,6 +35,7 @@ export const up = (db: Kysely<unknown>) =>
       user_id uuid references users(id) on delete cascade,
       identity_id uuid references identities(id) on delete cascade,
       group_id uuid references groups(id) on delete cascade,
+      position int not null default 0,
       created_at timestamptz not null default now(),
       check (num_nonnulls(user_id, identity_id, group_id) = 1))`,
     `create index access_approval_policy_principals_policy_idx on access_approval_policy_principals (policy_id)`,

@@ -33,6 +33,8 @@ export interface AccessApprovalPolicyPrincipalsTable {
   user_id: string | null;
   identity_id: string | null;
   group_id: string | null;
+  /** The order they were given in. */
+  position: Generated<number>;
   created_at: CreatedAt;
 }
 

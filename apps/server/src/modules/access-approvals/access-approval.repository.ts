@@ -89,8 +89,9 @@ export const setPolicyPrincipals = async (
     await trx
       .insertInto("access_approval_policy_principals")
       .values(
-        principals.map((p) => ({
+        principals.map((p, position) => ({
           policy_id: policyId,
+          position,
           role,
           principal_type: p.type,
           user_id: p.type === "user" ? p.id : null,
@@ -135,7 +136,7 @@ export const listPolicyPrincipals = (db: Database, policyIds: readonly string[])
           "g.slug as group_slug",
         ])
         .where("pp.policy_id", "in", [...policyIds])
-        .orderBy("pp.created_at")
+        .orderBy("pp.position")
         .orderBy("pp.id")
         .execute();
 
