@@ -210,6 +210,47 @@ describe("access requests", () => {
     expect(await readSecret(f.requester, f)).toBe(200);
   });
 
+  it("an approval counts only while its approver still holds the access and is still an approver", async () => {
+    const f = await fixture();
+    const third = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "admin" });
+    const fourth = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "admin" });
+    const policy = await createPolicy(f, {
+      approvals: 2,
+      approvers: [...f.approvers, third, fourth].map((a) => ({ type: "identity" as const, id: a.id })),
+    });
+    const { approval } = expectOk(await requestAccess(f.requester, f));
+    expectOk(await review(f.approvers[0], approval.id, "approved"));
+    expectOk(await review(f.approvers[1], approval.id, "approved"));
+    // Both approvals counted at once: approved.
+    expect((await listed(f, approval.id))?.status).toBe("approved");
+
+    const second = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "no-access" });
+    const { approval: next } = expectOk(await requestAccess(second, f));
+    expectOk(await review(third, next.id, "approved"));
+    // The first approver loses the access it vouched for: its approval no longer counts.
+    expectOk(
+      await f.tenant.admin.projects.updateIdentityMembership({
+        params: { projectId: f.project.id, identityId: third.id },
+        body: { roles: [{ role: "viewer" }] },
+      }),
+    );
+    expectOk(await review(fourth, next.id, "approved"));
+    expect((await listed(f, next.id))?.status).toBe("pending");
+    expect(await privilegeCount(f, next.id)).toBe(0);
+    // Nor does one whom the policy no longer names.
+    expectOk(
+      await f.tenant.admin.accessApprovalPolicies.update({
+        params: { policyId: policy.id },
+        body: { approvers: [f.approvers[0], f.approvers[1]].map((a) => ({ type: "identity" as const, id: a.id })) },
+      }),
+    );
+    expectOk(await review(f.approvers[0], next.id, "approved"));
+    expect((await listed(f, next.id))?.status).toBe("pending");
+    expectOk(await review(f.approvers[1], next.id, "approved"));
+    expect((await listed(f, next.id))?.status).toBe("approved");
+    expect(await readSecret(second, f)).toBe(200);
+  });
+
   it("refuses self-approval unless the policy allows it", async () => {
     const f = await fixture();
     await createPolicy(f, {

@@ -6,12 +6,15 @@ import {
 } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
+import type { Database } from "../../db/database";
 import { inTransaction } from "../../db/transaction";
 import { ForbiddenError, BadRequestError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { isGlobSubsetOfGlob, missingPermissions, type Ability, type PermissionRule } from "../../permissions";
 import { assertWithinBoundary } from "../authz/boundary";
+import { abilityOfGrants, toGrants } from "../authz/grants";
 import { bumpPermissionVersion } from "../authz/permission-version";
+import { loadProjectAccessById } from "../authz/project-access.repository";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../folders/folder.service";
 import { expandLegacyPermissions } from "../privileges/legacy-permissions";
@@ -329,14 +332,47 @@ const assertPolicyStillCovers = (row: RequestRow, policy: PolicyDetails) => {
     throw new BadRequestError(`The policy no longer covers secret path '${row.secret_path}'.`);
 };
 
-/** Approvals that count: distinct approving reviewers, or one bypass. */
-const isApprovedBy = (reviews: readonly ReviewRow[], approvals: number) =>
-  reviews.some((r) => r.status === "approved" && r.bypass_reason !== null) ||
-  new Set(
-    reviews
-      .filter((r) => r.status === "approved")
-      .map((r) => `${r.reviewer_type}:${r.reviewer_user_id ?? r.reviewer_identity_id!}`),
-  ).size >= approvals;
+/** Does the holder, as the project stands now, still hold the rules? Read fresh, inside the review's transaction. */
+const holdsNow = async (db: Database, projectId: string, holder: Holder, rules: PermissionRule[]) => {
+  const row = await loadProjectAccessById(db, projectId, holder);
+  if (!row || (row.grants.membershipId === null && row.grants.groupMembershipId === null)) return false;
+  return missingPermissions(abilityOfGrants(toGrants(row.grants)).ability, rules).length === 0;
+};
+
+/**
+ * Approvals that count: a bypass, or distinct approving reviewers who are still the policy's
+ * approvers and still hold what the request grants (an approver whose rights were taken away since
+ * no longer vouches for it). The caller is one of them, checked already.
+ */
+const countsAsApproved = async (
+  db: Database,
+  row: RequestRow,
+  policy: PolicyDetails,
+  me: Holder,
+  reviews: readonly ReviewRow[],
+) => {
+  if (reviews.some((r) => r.status === "approved" && r.bypass_reason !== null)) return true;
+  const approvers = new Map<string, Holder>();
+  for (const r of reviews) {
+    if (r.status !== "approved") continue;
+    const holder: Holder =
+      r.reviewer_type === "user"
+        ? { type: "user", id: r.reviewer_user_id! }
+        : { type: "identity", id: r.reviewer_identity_id! };
+    approvers.set(`${holder.type}:${holder.id}`, holder);
+  }
+  let counted = 0;
+  for (const holder of approvers.values()) {
+    if (
+      sameHolder(holder, me) ||
+      (isNamed(policy, "approvers", holder, await findGroupIdsOf(db, holder)) &&
+        (await holdsNow(db, row.project_id, holder, row.rules as PermissionRule[])))
+    )
+      counted += 1;
+    if (counted >= policy.row.approvals) return true;
+  }
+  return false;
+};
 
 export const reviewAccessRequest = async (
   ctx: RequestContext,
@@ -387,7 +423,7 @@ export const reviewAccessRequest = async (
       if (body.status === "rejected") {
         await updateRequestRow(trx, id, { status: "rejected" });
         outcome = "rejected";
-      } else if (isApprovedBy(await listReviews(trx, [id]), policy.row.approvals)) {
+      } else if (await countsAsApproved(trx, locked, policy, me, await listReviews(trx, [id]))) {
         const requester = requesterOf(locked);
         const membershipId = await findDirectMembershipId(trx, locked.project_id, requester);
         if (!membershipId) throw new BadRequestError("The requester is no longer a direct member of the project");
