@@ -6,8 +6,8 @@ import {
   grantRequestedIdentityPrivilege,
   listRequestedIdentityPrivileges,
   revokeRequestedIdentityPrivilege,
+  type PrivilegeWindow,
 } from "../privileges/privileges.service";
-import type { PrivilegeWindow } from "../privileges/privileges.repository";
 import {
   grantRequestedUserPrivilege,
   listRequestedUserPrivileges,

@@ -27,6 +27,8 @@ import {
   type PrivilegeWindow,
 } from "./privileges.repository";
 
+export type { PrivilegeWindow };
+
 /** A privilege's lifetime as requested: permanent, or from a start for an ms-style range. */
 export type PrivilegeTiming =
   | { isTemporary: false }
