@@ -55,6 +55,8 @@ export const AccessApprovalPolicySchema = z.object({
   enforcementLevel: EnforcementLevelSchema,
   allowedSelfApprovals: z.boolean(),
   maxTimePeriod: z.string().nullable(),
+  /** How long a request may wait for its approvals before it expires; null: as long as its range. */
+  requestExpirationTime: z.string().nullable(),
   /** The first environment, as older clients read it. */
   envId: z.string().nullable(),
   environment: EnvironmentSummary.nullable(),
@@ -78,6 +80,7 @@ const policyFields = {
   allowedSelfApprovals: z.boolean(),
   bypassers: Principals,
   maxTimePeriod: TemporaryRangeSchema,
+  requestExpirationTime: TemporaryRangeSchema,
 };
 
 const PolicyParams = z.object({ policyId: Id });
@@ -101,6 +104,7 @@ export const accessApprovalPoliciesContract = c.router({
         allowedSelfApprovals: policyFields.allowedSelfApprovals.default(false),
         bypassers: policyFields.bypassers.optional(),
         maxTimePeriod: policyFields.maxTimePeriod.nullable().optional(),
+        requestExpirationTime: policyFields.requestExpirationTime.nullable().optional(),
       })
       .refine((v) => v.environment !== undefined || v.environments !== undefined, {
         message: "An environment or environments is required",
@@ -146,6 +150,8 @@ export const accessApprovalPoliciesContract = c.router({
       bypassers: policyFields.bypassers.optional(),
       /** Omitted keeps the stored one; null removes it. */
       maxTimePeriod: policyFields.maxTimePeriod.nullable().optional(),
+      /** Omitted keeps the stored one; null removes it. */
+      requestExpirationTime: policyFields.requestExpirationTime.nullable().optional(),
     }),
     responses: { 200: PolicyWrapped },
     summary: "Change an access approval policy",

@@ -19,6 +19,7 @@ describe("access approval policies", () => {
       enforcementLevel: "hard",
       allowedSelfApprovals: false,
       maxTimePeriod: null,
+      requestExpirationTime: null,
       environment: { slug: "dev" },
       environments: [expect.objectContaining({ slug: "dev" })],
       bypassers: [],
@@ -50,6 +51,7 @@ describe("access approval policies", () => {
           enforcementLevel: "soft",
           bypassers: [{ type: "identity", id: f.approvers[0].id }],
           maxTimePeriod: "1h",
+          requestExpirationTime: "2d",
         },
       }),
     ).approval;
@@ -59,6 +61,7 @@ describe("access approval policies", () => {
       approvals: 2,
       enforcementLevel: "soft",
       maxTimePeriod: "1h",
+      requestExpirationTime: "2d",
       bypassers: [expect.objectContaining({ type: "identity", id: f.approvers[0].id })],
     });
     expect(updated.environments.map((e) => e.slug).sort()).toEqual(["dev", "staging"]);

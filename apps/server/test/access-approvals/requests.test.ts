@@ -396,6 +396,20 @@ describe("access requests", () => {
     expect(env.body).toMatchObject({ message: "The policy is no longer attached to environment 'dev'." });
   });
 
+  it("a request waits no longer than the policy's expiration time", async () => {
+    const f = await fixture();
+    const policy = await createPolicy(f, { requestExpirationTime: "1s" });
+    expect(policy.requestExpirationTime).toBe("1s");
+    const { approval } = expectOk(await requestAccess(f.requester, f));
+    await sleep(1200);
+    const expired = await review(f.approvers[0], approval.id, "approved");
+    expect(expired.status).toBe(400);
+    expect(expired.body).toMatchObject({ message: "This access request has expired and can no longer be reviewed" });
+    expect(
+      await f.tenant.admin.accessApprovalRequests.count({ query: { projectSlug: f.project.slug } }).then(expectOk),
+    ).toEqual({ pendingCount: 0, finalizedCount: 1 });
+  });
+
   it("deleting the policy revokes its approved requests and closes its pending ones to review", async () => {
     const f = await fixture();
     const policy = await createPolicy(f);

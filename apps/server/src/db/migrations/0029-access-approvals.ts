@@ -19,6 +19,7 @@ export const up = (db: Kysely<unknown>) =>
       enforcement_level text not null default 'hard' check (enforcement_level in ('hard', 'soft')),
       allowed_self_approvals boolean not null default false,
       max_time_period text,
+      request_expiration_time text,
       deleted_at timestamptz,
       ${TIMESTAMPS})`,
     `create unique index access_approval_policies_name_idx on access_approval_policies (project_id, name)

@@ -12,6 +12,8 @@ export interface AccessApprovalPoliciesTable {
   enforcement_level: Generated<string>;
   allowed_self_approvals: Generated<boolean>;
   max_time_period: string | null;
+  /** How long a request may stay pending; null: as long as its range. */
+  request_expiration_time: string | null;
   /** Set when the policy was deleted: the row stays for its requests. */
   deleted_at: Date | string | null;
   created_at: CreatedAt;

@@ -77,6 +77,7 @@ export const toPolicyDto = ({ row, environments, approvers, bypassers }: PolicyD
   enforcementLevel: row.enforcement_level as "hard" | "soft",
   allowedSelfApprovals: row.allowed_self_approvals,
   maxTimePeriod: row.max_time_period,
+  requestExpirationTime: row.request_expiration_time,
   envId: environments[0]?.id ?? null,
   environment: environments[0] ?? null,
   environments,
@@ -174,6 +175,7 @@ export type CreatePolicyBody = {
   allowedSelfApprovals: boolean;
   bypassers?: AccessApprovalPrincipalInput[];
   maxTimePeriod?: string | null;
+  requestExpirationTime?: string | null;
 };
 
 export const createAccessApprovalPolicy = async (ctx: RequestContext, body: CreatePolicyBody) => {
@@ -194,6 +196,7 @@ export const createAccessApprovalPolicy = async (ctx: RequestContext, body: Crea
         enforcement_level: body.enforcementLevel,
         allowed_self_approvals: body.allowedSelfApprovals,
         max_time_period: body.maxTimePeriod ?? null,
+        request_expiration_time: body.requestExpirationTime ?? null,
       });
       await setPolicyEnvironments(
         trx,
@@ -265,6 +268,7 @@ export const updateAccessApprovalPolicy = async (ctx: RequestContext, id: string
         ...(body.enforcementLevel !== undefined ? { enforcement_level: body.enforcementLevel } : {}),
         ...(body.allowedSelfApprovals !== undefined ? { allowed_self_approvals: body.allowedSelfApprovals } : {}),
         ...(body.maxTimePeriod !== undefined ? { max_time_period: body.maxTimePeriod } : {}),
+        ...(body.requestExpirationTime !== undefined ? { request_expiration_time: body.requestExpirationTime } : {}),
       });
       if (envs)
         await setPolicyEnvironments(

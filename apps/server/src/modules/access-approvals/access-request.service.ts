@@ -194,6 +194,12 @@ const dtoOf = async (ctx: RequestContext, row: RequestRow) => (await buildDtos(c
 
 // ---- create ----
 
+/** A request waits for its approvals no longer than its range, nor than the policy's expiration time. */
+const pendingUntil = (now: number, range: string | null, expiration: string | null) => {
+  const limits = [range, expiration].flatMap((d) => (d === null ? [] : [parseDuration(d)!]));
+  return limits.length === 0 ? null : new Date(now + Math.min(...limits));
+};
+
 export const createAccessRequest = async (
   ctx: RequestContext,
   projectSlug: string,
@@ -245,7 +251,7 @@ export const createAccessRequest = async (
       requester_type: requester.type,
       requested_by_user_id: requester.type === "user" ? requester.id : null,
       requested_by_identity_id: requester.type === "identity" ? requester.id : null,
-      expires_at: range === null ? null : new Date(now + parseDuration(range)!),
+      expires_at: pendingUntil(now, range, locked.request_expiration_time),
     });
     noteAudit(ctx, {
       metadata: {
