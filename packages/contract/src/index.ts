@@ -36,6 +36,7 @@ import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
 import { secretApprovalPoliciesContract, secretApprovalRequestsContract } from "./secret-approvals.contract";
+import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
 export * from "./common";
 export * from "./empty-query";
@@ -86,6 +87,7 @@ export * from "./events.contract";
 export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
 export * from "./secret-approvals.contract";
+export * from "./access-approvals.contract";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();
@@ -138,6 +140,8 @@ type Routers = {
   appConnections: typeof appConnectionsContract;
   secretApprovalPolicies: typeof secretApprovalPoliciesContract;
   secretApprovalRequests: typeof secretApprovalRequestsContract;
+  accessApprovalPolicies: typeof accessApprovalPoliciesContract;
+  accessApprovalRequests: typeof accessApprovalRequestsContract;
 };
 
 // Strict: a client's response type lists exactly the statuses the server sends, nothing typed `unknown`.
@@ -202,6 +206,8 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     appConnections: appConnectionsContract,
     secretApprovalPolicies: secretApprovalPoliciesContract,
     secretApprovalRequests: secretApprovalRequestsContract,
+    accessApprovalPolicies: accessApprovalPoliciesContract,
+    accessApprovalRequests: accessApprovalRequestsContract,
   },
   options,
 );

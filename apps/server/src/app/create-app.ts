@@ -50,6 +50,10 @@ import { SSO_MOUNT, ssoBrowserRoutes, ssoRouter } from "../modules/sso/sso.route
 import { sessionsRouter } from "../modules/sessions/sessions.router";
 import { scimTokensRouter } from "../modules/scim/scim-tokens.router";
 import { SCIM_MOUNT, scimRoutes } from "../modules/scim/scim.router";
+import {
+  accessApprovalPoliciesRouter,
+  accessApprovalRequestsRouter,
+} from "../modules/access-approvals/access-approvals.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
 import { routeEntry } from "./route-entry";
@@ -158,6 +162,8 @@ export const createApp = (deps: AppDeps): Express => {
     appConnections: appConnectionsRouter(deps),
     secretApprovalPolicies: secretApprovalPoliciesRouter(deps),
     secretApprovalRequests: secretApprovalRequestsRouter(deps),
+    accessApprovalPolicies: accessApprovalPoliciesRouter(deps),
+    accessApprovalRequests: accessApprovalRequestsRouter(deps),
   });
   const { routes, dispatch } = bucketedRoutes(app);
   app.use(dispatch);

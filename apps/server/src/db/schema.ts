@@ -13,6 +13,7 @@ import type { PeopleTables } from "./tables/people";
 import type { EventTables } from "./tables/events";
 import type { RotationTables } from "./tables/rotation";
 import type { ApprovalTables } from "./tables/approvals";
+import type { AccessApprovalTables } from "./tables/access-approvals";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -34,4 +35,5 @@ export interface DB
     PeopleTables,
     EventTables,
     RotationTables,
-    ApprovalTables {}
+    ApprovalTables,
+    AccessApprovalTables {}

@@ -90,6 +90,8 @@ export interface UserProjectAdditionalPrivilegesTable {
   temporary_access_end_time: Date | string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Set when an approved access request granted it: only revoking the request removes it. */
+  access_request_id: string | null;
 }
 
 export interface PeopleTables {

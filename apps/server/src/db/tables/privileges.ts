@@ -23,6 +23,8 @@ export interface IdentityProjectAdditionalPrivilegesTable {
   permissions: Json<StoredPermissionRule[]>;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** Set when an approved access request granted it: only revoking the request removes it. */
+  access_request_id: string | null;
 }
 
 export interface PrivilegeTables {

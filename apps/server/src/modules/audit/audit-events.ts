@@ -225,6 +225,12 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   // A reopening records secret-approval-reopened instead.
   "secretApprovalRequests.status": change("secret-approval-closed"),
   "secretApprovalRequests.merge": change("secret-approval-merged"),
+  "accessApprovalPolicies.create": change("create-access-approval-policy"),
+  "accessApprovalPolicies.update": change("update-access-approval-policy"),
+  "accessApprovalPolicies.delete": change("delete-access-approval-policy"),
+  "accessApprovalRequests.create": change("project-access-request"),
+  "accessApprovalRequests.review": change("review-access-request"),
+  "accessApprovalRequests.revoke": change("revoke-access-request"),
 };
 
 /** Reads that are recorded: secret values and private key material leaving the server. */

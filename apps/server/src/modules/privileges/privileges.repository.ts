@@ -18,6 +18,7 @@ const RETURNING = [
   "permissions",
   "created_at",
   "updated_at",
+  "access_request_id",
 ] as const;
 const COLUMNS = RETURNING.map((c) => `a.${c}` as const);
 
@@ -79,6 +80,7 @@ export const insertPrivilege = (
     project_id: string;
     identity_id: string;
     permissions: PermissionRule[];
+    access_request_id?: string;
   },
 ) =>
   db
@@ -112,3 +114,15 @@ export const findDirectMembershipId = async (db: Database, projectId: string, id
       .where("identity_id", "=", identityId)
       .executeTakeFirst()
   )?.id;
+
+/** The privileges approved access requests granted, by request. */
+export const listPrivilegesOfRequests = (db: Database, requestIds: readonly string[]) =>
+  requestIds.length === 0
+    ? Promise.resolve([])
+    : select(db)
+        .where("a.access_request_id", "in", [...requestIds])
+        .execute();
+
+/** Revoking a request removes the privilege it granted. */
+export const deletePrivilegeOfRequest = (db: Database, requestId: string) =>
+  db.deleteFrom("identity_project_additional_privileges").where("access_request_id", "=", requestId).execute();

@@ -1,4 +1,5 @@
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
+import type { Database } from "../../db/database";
 import { parseDuration } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
@@ -15,14 +16,18 @@ import {
 } from "../authz/project-access";
 import { generatePrivilegeSlug } from "./privilege-slug";
 import {
+  deletePrivilegeOfRequest,
   deletePrivilegeRow,
   findDirectMembershipId,
   findPrivilegeWithProject,
   insertPrivilege,
+  listPrivilegesOfRequests,
   updatePrivilegeRow,
   type PrivilegeRow,
   type PrivilegeWindow,
 } from "./privileges.repository";
+
+export type { PrivilegeWindow };
 
 /** A privilege's lifetime as requested: permanent, or from a start for an ms-style range. */
 export type PrivilegeTiming =
@@ -99,6 +104,46 @@ const changingPermissions = <T>(
 
 const GENERATED_SLUG_ATTEMPTS = 5;
 
+/** A privilege an access request granted changes only through the request (revoke). */
+export const REQUESTED_PRIVILEGE_MESSAGE =
+  "This privilege was granted by an access request; revoke the request instead of changing the privilege";
+const assertNotRequested = (row: { access_request_id: string | null }) => {
+  if (row.access_request_id !== null) throw new BadRequestError(REQUESTED_PRIVILEGE_MESSAGE);
+};
+
+/**
+ * An approved access request's privilege for an identity, written in the approval's transaction
+ * (which has bumped the project's permission version first).
+ */
+export const grantRequestedIdentityPrivilege = (
+  trx: Tx,
+  input: {
+    projectId: string;
+    identityId: string;
+    membershipId: string;
+    rules: PermissionRule[];
+    window: PrivilegeWindow;
+    requestId: string;
+  },
+) =>
+  insertPrivilege(trx, {
+    ...input.window,
+    slug: `requested-privilege-${generatePrivilegeSlug()}`,
+    membership_id: input.membershipId,
+    project_id: input.projectId,
+    identity_id: input.identityId,
+    permissions: input.rules,
+    access_request_id: input.requestId,
+  });
+
+/** Revoking a request: its privilege goes (the caller bumps the permission version first). */
+export const revokeRequestedIdentityPrivilege = (trx: Tx, requestId: string) =>
+  deletePrivilegeOfRequest(trx, requestId);
+
+/** The identity privileges approved requests granted. */
+export const listRequestedIdentityPrivileges = (db: Database, requestIds: readonly string[]) =>
+  listPrivilegesOfRequests(db, requestIds);
+
 export const createPrivilege = async (
   ctx: RequestContext,
   permission: ProjectPermission<ProjectKey>,
@@ -140,6 +185,7 @@ export const updatePrivilege = async (
   input: { slug?: string; rules?: PermissionRule[]; window?: PrivilegeWindow },
 ) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
+  assertNotRequested(row);
   const target = await loadTarget(ctx, row.project_id, row.identity_id);
   // The privilege's stored rules count even while it is inactive: re-timing an expired privilege
   // would otherwise revive rules the caller does not hold.
@@ -163,6 +209,7 @@ export const deletePrivilege = async (
   row: PrivilegeRow,
 ) => {
   assertCan(permission.ability, "edit", "identity", { identityId: row.identity_id });
+  assertNotRequested(row);
   await assertTargetMember(ctx, row.project_id, row.identity_id);
   const target = await loadIdentityProjectRules(ctx.deps.db, row.project_id, row.identity_id);
   assertWithinBoundary(

@@ -27,6 +27,7 @@ const COLUMNS = [
   "temporary_access_end_time",
   "created_at",
   "updated_at",
+  "access_request_id",
 ] as const;
 
 const PRIVILEGE_COLUMNS = [
@@ -43,6 +44,7 @@ const PRIVILEGE_COLUMNS = [
   "a.temporary_access_end_time",
   "a.created_at",
   "a.updated_at",
+  "a.access_request_id",
 ] as const;
 
 export const findUserPrivilegeInOrg = (db: Database, orgId: string, privilegeId: string) =>
@@ -81,3 +83,16 @@ export const updateUserPrivilegeRow = (
 
 export const deleteUserPrivilegeRow = (trx: Tx, privilegeId: string) =>
   trx.deleteFrom("user_project_additional_privileges").where("id", "=", privilegeId).execute();
+
+/** The privileges approved access requests granted, by request. */
+export const listUserPrivilegesOfRequests = (db: Database, requestIds: readonly string[]) =>
+  requestIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("user_project_additional_privileges as a")
+        .select(PRIVILEGE_COLUMNS)
+        .where("a.access_request_id", "in", [...requestIds])
+        .execute();
+
+export const deleteUserPrivilegeOfRequest = (trx: Tx, requestId: string) =>
+  trx.deleteFrom("user_project_additional_privileges").where("access_request_id", "=", requestId).execute();

@@ -12,14 +12,18 @@ import { loadProjectAccessById } from "../authz/project-access.repository";
 import { abilityOfGrants, toGrants } from "../authz/grants";
 import { generatePrivilegeSlug } from "../privileges/privilege-slug";
 import { toPrivilegeDto } from "../privileges/privilege.dto";
-import { windowOf } from "../privileges/privileges.service";
+import { REQUESTED_PRIVILEGE_MESSAGE, windowOf, type PrivilegeWindow } from "../privileges/privileges.service";
+import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
 import { assertValidCombination } from "../roles/roles.service";
 import {
+  deleteUserPrivilegeOfRequest,
   deleteUserPrivilegeRow,
   findUserMembershipInOrg,
   findUserPrivilegeInOrg,
   insertUserPrivilege,
   listUserPrivilegesOfMembership,
+  listUserPrivilegesOfRequests,
   updateUserPrivilegeRow,
   type UserPrivilegeRow,
 } from "./user-privilege.repository";
@@ -64,6 +68,44 @@ const changing = <T>(ctx: RequestContext, projectId: string, write: Parameters<t
     return write(trx);
   });
 
+/** A privilege an access request granted changes only through the request (revoke). */
+const assertNotRequested = (row: UserPrivilegeRow) => {
+  if (row.access_request_id !== null) throw new BadRequestError(REQUESTED_PRIVILEGE_MESSAGE);
+};
+
+/**
+ * An approved access request's privilege for a person, written in the approval's transaction
+ * (which has bumped the project's permission version first).
+ */
+export const grantRequestedUserPrivilege = (
+  trx: Tx,
+  input: {
+    projectId: string;
+    userId: string;
+    membershipId: string;
+    rules: PermissionRule[];
+    window: PrivilegeWindow;
+    requestId: string;
+  },
+) =>
+  insertUserPrivilege(trx, {
+    ...input.window,
+    slug: `requested-privilege-${generatePrivilegeSlug()}`,
+    membership_id: input.membershipId,
+    user_id: input.userId,
+    project_id: input.projectId,
+    permissions: JSON.stringify(input.rules),
+    access_request_id: input.requestId,
+  });
+
+/** Revoking a request: its privilege goes (the caller bumps the permission version first). */
+export const revokeRequestedUserPrivilege = (trx: Tx, requestId: string) =>
+  deleteUserPrivilegeOfRequest(trx, requestId);
+
+/** The person privileges approved requests granted. */
+export const listRequestedUserPrivileges = (db: Database, requestIds: readonly string[]) =>
+  listUserPrivilegesOfRequests(db, requestIds);
+
 export const createUserPrivilege = async (
   ctx: RequestContext,
   body: { projectMembershipId: string; slug?: string; permissions: PermissionRuleInput[]; type: PrivilegeType },
@@ -105,6 +147,7 @@ export const updateUserPrivilege = async (
   assertValidCombination(body.permissions);
   const row = await requirePrivilege(ctx, privilegeId);
   const permission = await permissionToManage(ctx, row.project_id);
+  assertNotRequested(row);
   // Stored rules count even while inactive: re-timing an expired privilege could revive them.
   const granted = (body.permissions ?? row.permissions) as PermissionRule[];
   assertWithinBoundary(
@@ -131,6 +174,7 @@ export const updateUserPrivilege = async (
 export const deleteUserPrivilege = async (ctx: RequestContext, privilegeId: string) => {
   const row = await requirePrivilege(ctx, privilegeId);
   const permission = await permissionToManage(ctx, row.project_id);
+  assertNotRequested(row);
   assertWithinBoundary(
     permission.ability,
     [...(await rulesOfPerson(ctx, row.project_id, row.user_id)), ...(row.permissions as PermissionRule[])],
@@ -152,6 +196,6 @@ export const listUserPrivileges = async (ctx: RequestContext, membershipId: stri
   assertCan((await getProjectPermission(ctx, membership.project_id)).ability, "read", "member");
   return (await listUserPrivilegesOfMembership(ctx.deps.db, membership.id)).map((row) => {
     const { permissions: _rules, ...dto } = toDto(row);
-    return { ...dto, isLinkedToAccessApproval: false };
+    return { ...dto, isLinkedToAccessApproval: row.access_request_id !== null };
   });
 };

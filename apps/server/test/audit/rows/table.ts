@@ -8,6 +8,7 @@ import { SECRET_STEPS } from "./secret-rows";
 import { ROTATION_STEPS } from "./rotation-rows";
 import { APP_CONNECTION_STEPS } from "./app-connection-rows";
 import { APPROVAL_STEPS } from "./approval-rows";
+import { ACCESS_APPROVAL_STEPS } from "./access-approval-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -19,4 +20,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...ROTATION_STEPS,
   ...APP_CONNECTION_STEPS,
   ...APPROVAL_STEPS,
+  ...ACCESS_APPROVAL_STEPS,
 };

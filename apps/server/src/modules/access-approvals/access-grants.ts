@@ -1,0 +1,78 @@
+import { parseDuration } from "@keyward/contract";
+import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
+import type { PermissionRule } from "../../permissions";
+import {
+  grantRequestedIdentityPrivilege,
+  listRequestedIdentityPrivileges,
+  revokeRequestedIdentityPrivilege,
+  type PrivilegeWindow,
+} from "../privileges/privileges.service";
+import {
+  grantRequestedUserPrivilege,
+  listRequestedUserPrivileges,
+  revokeRequestedUserPrivilege,
+} from "../users/user-privileges.service";
+import type { RequestRow } from "./access-approval.repository";
+
+/**
+ * The access an approved request grants is an additional privilege of the requester (a person's or
+ * an identity's), pointing back at the request. These run inside the caller's transaction, after it
+ * has bumped the project's permission version.
+ */
+
+type Requester = Pick<RequestRow, "requester_type" | "requested_by_user_id" | "requested_by_identity_id">;
+
+/** From now for the requested range; permanent only when no range was asked for. */
+export const windowFrom = (start: Date, range: string | null): PrivilegeWindow => {
+  const ms = range === null ? undefined : parseDuration(range);
+  if (range === null || ms === undefined)
+    return {
+      is_temporary: false,
+      temporary_mode: null,
+      temporary_range: null,
+      temporary_access_start_time: null,
+      temporary_access_end_time: null,
+    };
+  return {
+    is_temporary: true,
+    temporary_mode: "relative",
+    temporary_range: range,
+    temporary_access_start_time: start,
+    temporary_access_end_time: new Date(start.getTime() + ms),
+  };
+};
+
+export const grantPrivilegeOfRequest = async (
+  trx: Tx,
+  request: Requester & { id: string; project_id: string; rules: unknown },
+  membershipId: string,
+  window: PrivilegeWindow,
+) => {
+  const input = {
+    projectId: request.project_id,
+    membershipId,
+    rules: request.rules as PermissionRule[],
+    window,
+    requestId: request.id,
+  };
+  const row =
+    request.requester_type === "user"
+      ? await grantRequestedUserPrivilege(trx, { ...input, userId: request.requested_by_user_id! })
+      : await grantRequestedIdentityPrivilege(trx, { ...input, identityId: request.requested_by_identity_id! });
+  return row.id;
+};
+
+export const revokeGrantedPrivilege = (trx: Tx, request: Requester & { id: string }) =>
+  request.requester_type === "user"
+    ? revokeRequestedUserPrivilege(trx, request.id)
+    : revokeRequestedIdentityPrivilege(trx, request.id);
+
+/** The privileges of requests, by request id. */
+export const privilegesOfRequests = async (db: Database, requestIds: readonly string[]) => {
+  const [people, identities] = await Promise.all([
+    listRequestedUserPrivileges(db, requestIds),
+    listRequestedIdentityPrivileges(db, requestIds),
+  ]);
+  return new Map([...people, ...identities].map((row) => [row.access_request_id!, row]));
+};

@@ -1,0 +1,497 @@
+import {
+  parseDuration,
+  type AccessRequest,
+  type AccessRequestPermission,
+  type LegacyPermission,
+} from "@keyward/contract";
+import { noteAudit, type RequestContext } from "../../context";
+import { isUniqueViolation, isUuid } from "../../db/errors";
+import type { Database } from "../../db/database";
+import { inTransaction } from "../../db/transaction";
+import { ForbiddenError, BadRequestError, NotFoundError } from "../../errors";
+import { toIso } from "../../lib/dates";
+import { isGlobSubsetOfGlob, missingPermissions, type Ability, type PermissionRule } from "../../permissions";
+import { assertWithinBoundary } from "../authz/boundary";
+import { abilityOfGrants, toGrants } from "../authz/grants";
+import { bumpPermissionVersion } from "../authz/permission-version";
+import { loadProjectAccessById } from "../authz/project-access.repository";
+import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
+import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../folders/folder.service";
+import { expandLegacyPermissions } from "../privileges/legacy-permissions";
+import {
+  findDirectMembershipId,
+  findGroupIdsOf,
+  findIdentities,
+  findMembershipHolder,
+  findPeople,
+  findPendingTwin,
+  findPolicy,
+  findRequest,
+  insertRequest,
+  insertReview,
+  listLivePoliciesOfEnv,
+  listRequests,
+  listReviews,
+  lockPolicy,
+  lockRequest,
+  updateRequestRow,
+  type Holder,
+  type PolicyRow,
+  type RequestRow,
+  type ReviewRow,
+} from "./access-approval.repository";
+import { loadPolicyDetails, type PolicyDetails } from "./access-approval-policy.service";
+import { grantPrivilegeOfRequest, privilegesOfRequests, revokeGrantedPrivilege, windowFrom } from "./access-grants";
+
+type Status = AccessRequest["status"];
+
+const requestNotFound = (id: string) => new NotFoundError(`Access request with ID ${id} not found`);
+
+const holderOf = (ctx: RequestContext): Holder => ({ type: ctx.actor.type, id: ctx.actor.id });
+const requesterOf = (row: RequestRow): Holder =>
+  row.requester_type === "user"
+    ? { type: "user", id: row.requested_by_user_id! }
+    : { type: "identity", id: row.requested_by_identity_id! };
+const sameHolder = (a: Holder, b: Holder) => a.type === b.type && a.id === b.id;
+
+/** Pending past its window is expired; the stored status stays pending (nothing happened to it). */
+const statusOf = (row: RequestRow, now: number): Status =>
+  row.status === "pending" && row.expires_at !== null && new Date(row.expires_at).getTime() <= now
+    ? "expired"
+    : (row.status as Status);
+
+/** Is the holder named by the policy in this role, directly or through a group? */
+const isNamed = (details: PolicyDetails, role: "approvers" | "bypassers", holder: Holder, groupIds: string[]) =>
+  details[role].some(
+    (p) => (p.type === holder.type && p.id === holder.id) || (p.type === "group" && groupIds.includes(p.id)),
+  );
+
+// ---- what is requested ----
+
+/** `"/**"` when no path is named: the whole environment. */
+const pathPatternOf = (path: AccessRequestPermission[2]["secretPath"]) =>
+  path === undefined ? "/**" : typeof path === "string" ? path : path.$glob;
+
+/** One environment and one path per request; the rules the privilege will hold. */
+const parseRequested = (permissions: AccessRequestPermission[]) => {
+  const envs = new Set(permissions.map(([, , c]) => c.environment));
+  const paths = new Set(permissions.map(([, , c]) => pathPatternOf(c.secretPath)));
+  if (envs.size !== 1 || paths.size !== 1)
+    throw new BadRequestError("All requested permissions must name the same environment and secret path");
+  const legacy: LegacyPermission[] = permissions.flatMap(([actions, subject, conditions]) =>
+    [...new Set(actions.split(",").map((a) => a.trim()))].map((action) => ({
+      action: action as LegacyPermission["action"],
+      subject,
+      conditions,
+    })),
+  );
+  return {
+    envSlug: [...envs][0]!,
+    secretPath: [...paths][0]!,
+    rules: expandLegacyPermissions({ permissions: legacy })!,
+  };
+};
+
+const policyCoversPath = (policy: PolicyRow, path: string) => isGlobSubsetOfGlob(path, policy.secret_path);
+
+/** Of the live policies covering the environment and path, the one with the most specific path. */
+const matchPolicy = (policies: readonly PolicyRow[], path: string) =>
+  policies.filter((p) => policyCoversPath(p, path)).sort((a, b) => b.secret_path.length - a.secret_path.length)[0];
+
+// ---- responses ----
+
+const buildDtos = async (ctx: RequestContext, rows: readonly RequestRow[]): Promise<AccessRequest[]> => {
+  const ids = rows.map((r) => r.id);
+  const policyRows = await Promise.all(
+    [...new Set(rows.map((r) => r.policy_id))].map(async (id) => (await findPolicy(ctx.deps.db, id))!),
+  );
+  const [policies, reviews, privileges, people, identities] = await Promise.all([
+    loadPolicyDetails(ctx, policyRows),
+    listReviews(ctx.deps.db, ids),
+    privilegesOfRequests(ctx.deps.db, ids),
+    findPeople(ctx.deps.db, [
+      ...new Set(rows.flatMap((r) => (r.requested_by_user_id ? [r.requested_by_user_id] : []))),
+    ]),
+    findIdentities(ctx.deps.db, [
+      ...new Set(rows.flatMap((r) => (r.requested_by_identity_id ? [r.requested_by_identity_id] : []))),
+    ]),
+  ]);
+  const now = ctx.deps.clock.now();
+  return rows.map((row) => {
+    const policy = policies.get(row.policy_id)!;
+    const privilege = privileges.get(row.id);
+    const person = people.find((p) => p.id === row.requested_by_user_id);
+    const identity = identities.find((i) => i.id === row.requested_by_identity_id);
+    const status = statusOf(row, now);
+    return {
+      id: row.id,
+      policyId: policy.row.deleted_at === null ? row.policy_id : null,
+      projectId: row.project_id,
+      status,
+      isApproved: status === "approved",
+      permissions: row.permissions as AccessRequestPermission[],
+      isTemporary: row.is_temporary,
+      temporaryRange: row.temporary_range,
+      environment: row.env_slug,
+      environmentName: row.env_name,
+      secretPath: row.secret_path,
+      requesterType: row.requester_type as "user" | "identity",
+      requestedByUserId: row.requested_by_user_id,
+      requestedByIdentityId: row.requested_by_identity_id,
+      requestedByUser: person
+        ? {
+            userId: person.id,
+            email: person.email,
+            username: person.username,
+            firstName: person.first_name,
+            lastName: person.last_name,
+          }
+        : null,
+      requestedByIdentity: identity ? { identityId: identity.id, name: identity.name } : null,
+      privilege: privilege
+        ? {
+            id: privilege.id,
+            membershipId: privilege.membership_id,
+            isTemporary: privilege.is_temporary,
+            temporaryMode: privilege.temporary_mode,
+            temporaryRange: privilege.temporary_range,
+            temporaryAccessStartTime: toIso(privilege.temporary_access_start_time),
+            temporaryAccessEndTime: toIso(privilege.temporary_access_end_time),
+            permissions: privilege.permissions,
+          }
+        : null,
+      policy: {
+        id: policy.row.id,
+        name: policy.row.name,
+        approvals: policy.row.approvals,
+        approvers: policy.approvers,
+        secretPath: policy.row.secret_path,
+        envId: policy.environments[0]?.id ?? null,
+        enforcementLevel: policy.row.enforcement_level as "hard" | "soft",
+        allowedSelfApprovals: policy.row.allowed_self_approvals,
+        deletedAt: toIso(policy.row.deleted_at),
+      },
+      reviewers: reviews.filter((r) => r.request_id === row.id).map(toReviewerDto),
+      approvedAt: toIso(row.approved_at),
+      revokedAt: toIso(row.revoked_at),
+      revokedByUserId: row.revoked_by_user_id,
+      revokedByIdentityId: row.revoked_by_identity_id,
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+    };
+  });
+};
+
+const toReviewerDto = (r: ReviewRow) => ({
+  reviewerType: r.reviewer_type as "user" | "identity",
+  userId: r.reviewer_user_id,
+  identityId: r.reviewer_identity_id,
+  status: r.status as "approved" | "rejected",
+  bypassReason: r.bypass_reason,
+});
+
+const dtoOf = async (ctx: RequestContext, row: RequestRow) => (await buildDtos(ctx, [row]))[0]!;
+
+// ---- create ----
+
+/** A request waits for its approvals no longer than its range, nor than the policy's expiration time. */
+const pendingUntil = (now: number, range: string | null, expiration: string | null) => {
+  const limits = [range, expiration].flatMap((d) => (d === null ? [] : [parseDuration(d)!]));
+  return limits.length === 0 ? null : new Date(now + Math.min(...limits));
+};
+
+export const createAccessRequest = async (
+  ctx: RequestContext,
+  projectSlug: string,
+  body: { permissions: AccessRequestPermission[]; isTemporary: boolean; temporaryRange?: string },
+) => {
+  const { project, ability } = await getProjectPermissionBySlug(ctx, projectSlug, SECRET_MANAGER);
+  const requested = parseRequested(body.permissions);
+  const env = await lookupEnvironmentBySlug(ctx.deps.db, project.id, requested.envSlug);
+  if (!env) throw new NotFoundError(`Environment with slug ${requested.envSlug} not found`);
+  const policy = matchPolicy(await listLivePoliciesOfEnv(ctx.deps.db, project.id, env.id), requested.secretPath);
+  if (!policy)
+    throw new BadRequestError(
+      `No access approval policy covers environment '${requested.envSlug}' and secret path '${requested.secretPath}'`,
+    );
+  if (body.isTemporary && body.temporaryRange === undefined)
+    throw new BadRequestError("A temporary range is required for temporary requests");
+  const range = body.temporaryRange ?? null;
+  if (
+    policy.max_time_period !== null &&
+    (range === null || parseDuration(range)! > (parseDuration(policy.max_time_period) ?? Number.POSITIVE_INFINITY))
+  )
+    throw new BadRequestError(`Requested access time range is limited to ${policy.max_time_period} by policy`);
+  const requester = holderOf(ctx);
+  if (!(await findDirectMembershipId(ctx.deps.db, project.id, requester)))
+    throw new BadRequestError("Access can be requested only by a direct member of the project");
+  if (missingPermissions(ability, requested.rules).length === 0)
+    throw new BadRequestError("You already have an active privilege with the same criteria");
+  const rulesJson = JSON.stringify(requested.rules);
+  const now = ctx.deps.clock.now();
+  const row = await inTransaction(ctx, async (trx) => {
+    // Requests under one policy queue here, so two identical ones cannot both pass the twin check.
+    const locked = await lockPolicy(trx, policy.id);
+    if (!locked || locked.deleted_at !== null)
+      throw new BadRequestError("The policy associated with this access request has been deleted.");
+    const twins = await findPendingTwin(trx, policy.id, requester, rulesJson);
+    if (twins.some((t) => t.expires_at === null || new Date(t.expires_at).getTime() > now))
+      throw new BadRequestError("You already have a pending access request with the same criteria");
+    const row = await insertRequest(trx, {
+      project_id: project.id,
+      policy_id: policy.id,
+      env_id: env.id,
+      env_slug: env.slug,
+      env_name: env.name,
+      secret_path: requested.secretPath,
+      permissions: JSON.stringify(body.permissions),
+      rules: rulesJson,
+      is_temporary: body.isTemporary,
+      temporary_range: range,
+      requester_type: requester.type,
+      requested_by_user_id: requester.type === "user" ? requester.id : null,
+      requested_by_identity_id: requester.type === "identity" ? requester.id : null,
+      expires_at: pendingUntil(now, range, locked.request_expiration_time),
+    });
+    noteAudit(ctx, {
+      metadata: {
+        requestId: row.id,
+        policyId: policy.id,
+        environment: env.slug,
+        secretPath: requested.secretPath,
+        isTemporary: body.isTemporary,
+        temporaryRange: range,
+      },
+    });
+    return row;
+  });
+  return dtoOf(ctx, row);
+};
+
+// ---- reads ----
+
+/** Those who may read the project's approvals see every request; others their own and those they approve. */
+const visibleRequests = async (
+  ctx: RequestContext,
+  projectSlug: string,
+  filter: { authorProjectMembershipId?: string; envSlug?: string },
+) => {
+  const { project, ability } = await getProjectPermissionBySlug(ctx, projectSlug, SECRET_MANAGER);
+  let requester: Holder | undefined;
+  if (filter.authorProjectMembershipId !== undefined) {
+    requester = isUuid(filter.authorProjectMembershipId)
+      ? await findMembershipHolder(ctx.deps.db, project.id, filter.authorProjectMembershipId)
+      : undefined;
+    if (!requester) return [];
+  }
+  const rows = await listRequests(ctx.deps.db, project.id, { requester, envSlug: filter.envSlug });
+  if (ability.can("read", "secret-approval")) return rows;
+  const me = holderOf(ctx);
+  const groupIds = await findGroupIdsOf(ctx.deps.db, me);
+  const policies = await loadPolicyDetails(
+    ctx,
+    await Promise.all(
+      [...new Set(rows.map((r) => r.policy_id))].map(async (id) => (await findPolicy(ctx.deps.db, id))!),
+    ),
+  );
+  return rows.filter(
+    (row) => sameHolder(requesterOf(row), me) || isNamed(policies.get(row.policy_id)!, "approvers", me, groupIds),
+  );
+};
+
+export const listAccessRequests = async (
+  ctx: RequestContext,
+  query: { projectSlug: string; authorProjectMembershipId?: string; envSlug?: string },
+) => buildDtos(ctx, await visibleRequests(ctx, query.projectSlug, query));
+
+export const countAccessRequests = async (ctx: RequestContext, query: { projectSlug: string; envSlug?: string }) => {
+  const rows = await visibleRequests(ctx, query.projectSlug, query);
+  const now = ctx.deps.clock.now();
+  const pendingCount = rows.filter((r) => statusOf(r, now) === "pending").length;
+  return { pendingCount, finalizedCount: rows.length - pendingCount };
+};
+
+// ---- review ----
+
+/** The request, the caller's ability in its project, its policy with approvers; 404 for another organization's. */
+const requireRequest = async (ctx: RequestContext, id: string) => {
+  const found = isUuid(id) ? await findRequest(ctx.deps.db, id) : undefined;
+  if (!found || found.org_id !== ctx.actor.orgId) throw requestNotFound(id);
+  const { org_id: _org, ...row } = found;
+  const permission = await getProjectPermission(ctx, row.project_id, SECRET_MANAGER).catch((error: unknown) => {
+    throw error instanceof NotFoundError ? requestNotFound(id) : error;
+  });
+  const policyRow = (await findPolicy(ctx.deps.db, row.policy_id))!;
+  const policy = (await loadPolicyDetails(ctx, [policyRow])).get(policyRow.id)!;
+  const me = holderOf(ctx);
+  const groupIds = await findGroupIdsOf(ctx.deps.db, me);
+  return { row, ability: permission.ability, policy, me, groupIds };
+};
+
+const CLOSED = "The request has been closed";
+
+/** The rules still stand under the policy as it is now. */
+const assertPolicyStillCovers = (row: RequestRow, policy: PolicyDetails) => {
+  if (!policy.environments.some((e) => e.id === row.env_id))
+    throw new BadRequestError(`The policy is no longer attached to environment '${row.env_slug}'.`);
+  if (!policyCoversPath(policy.row, row.secret_path))
+    throw new BadRequestError(`The policy no longer covers secret path '${row.secret_path}'.`);
+};
+
+/** Does the holder, as the project stands now, still hold the rules? Read fresh, inside the review's transaction. */
+const holdsNow = async (db: Database, projectId: string, holder: Holder, rules: PermissionRule[]) => {
+  const row = await loadProjectAccessById(db, projectId, holder);
+  if (!row || (row.grants.membershipId === null && row.grants.groupMembershipId === null)) return false;
+  return missingPermissions(abilityOfGrants(toGrants(row.grants)).ability, rules).length === 0;
+};
+
+/**
+ * Approvals that count: a bypass, or distinct approving reviewers who are still the policy's
+ * approvers and still hold what the request grants (an approver whose rights were taken away since
+ * no longer vouches for it). The caller is one of them, checked already.
+ */
+const countsAsApproved = async (
+  db: Database,
+  row: RequestRow,
+  policy: PolicyDetails,
+  me: Holder,
+  reviews: readonly ReviewRow[],
+) => {
+  if (reviews.some((r) => r.status === "approved" && r.bypass_reason !== null)) return true;
+  const approvers = new Map<string, Holder>();
+  for (const r of reviews) {
+    if (r.status !== "approved") continue;
+    const holder: Holder =
+      r.reviewer_type === "user"
+        ? { type: "user", id: r.reviewer_user_id! }
+        : { type: "identity", id: r.reviewer_identity_id! };
+    approvers.set(`${holder.type}:${holder.id}`, holder);
+  }
+  let counted = 0;
+  for (const holder of approvers.values()) {
+    if (
+      sameHolder(holder, me) ||
+      (isNamed(policy, "approvers", holder, await findGroupIdsOf(db, holder)) &&
+        (await holdsNow(db, row.project_id, holder, row.rules as PermissionRule[])))
+    )
+      counted += 1;
+    if (counted >= policy.row.approvals) return true;
+  }
+  return false;
+};
+
+export const reviewAccessRequest = async (
+  ctx: RequestContext,
+  id: string,
+  body: { status: "approved" | "rejected"; bypassReason?: string },
+) => {
+  const { row, ability, policy, me, groupIds } = await requireRequest(ctx, id);
+  const bypass = body.bypassReason !== undefined;
+  if (bypass) {
+    const mayBypass =
+      body.status === "approved" &&
+      policy.row.enforcement_level === "soft" &&
+      isNamed(policy, "bypassers", me, groupIds);
+    if (!mayBypass) throw new ForbiddenError("You are not permitted to bypass approval on this request");
+  } else if (!isNamed(policy, "approvers", me, groupIds)) {
+    throw new ForbiddenError("You are not an approver of this request's policy");
+  }
+  if (sameHolder(requesterOf(row), me) && !policy.row.allowed_self_approvals)
+    throw new ForbiddenError("You cannot review your own access request: the policy does not allow self-approval");
+  // Nobody approves access they do not hold themselves.
+  if (body.status === "approved")
+    assertWithinBoundary(ability, row.rules as PermissionRule[], "Failed to approve the access request");
+  if (policy.row.deleted_at !== null)
+    throw new BadRequestError("The policy associated with this access request has been deleted.");
+  const now = ctx.deps.clock.now();
+  const status = statusOf(row, now);
+  if (status === "expired") throw new BadRequestError("This access request has expired and can no longer be reviewed");
+  if (status !== "pending") throw new BadRequestError(CLOSED);
+  assertPolicyStillCovers(row, policy);
+
+  try {
+    return await inTransaction(ctx, async (trx) => {
+      // The project row first (an approval grants a privilege), then the request: concurrent
+      // reviews of one request count each other's approvals and grant once.
+      await bumpPermissionVersion(trx, [row.project_id]);
+      const locked = await lockRequest(trx, id);
+      if (!locked || locked.status !== "pending") throw new BadRequestError(CLOSED);
+      const review = await insertReview(trx, {
+        request_id: id,
+        reviewer_type: me.type,
+        reviewer_user_id: me.type === "user" ? me.id : null,
+        reviewer_identity_id: me.type === "identity" ? me.id : null,
+        status: body.status,
+        bypass_reason: body.bypassReason ?? null,
+      });
+      let outcome: Status = "pending";
+      let privilegeId: string | undefined;
+      if (body.status === "rejected") {
+        await updateRequestRow(trx, id, { status: "rejected" });
+        outcome = "rejected";
+      } else if (await countsAsApproved(trx, locked, policy, me, await listReviews(trx, [id]))) {
+        const requester = requesterOf(locked);
+        const membershipId = await findDirectMembershipId(trx, locked.project_id, requester);
+        if (!membershipId) throw new BadRequestError("The requester is no longer a direct member of the project");
+        const start = new Date(now);
+        privilegeId = await grantPrivilegeOfRequest(
+          trx,
+          locked,
+          membershipId,
+          windowFrom(start, locked.temporary_range),
+        );
+        await updateRequestRow(trx, id, { status: "approved", approved_at: start });
+        outcome = "approved";
+      }
+      noteAudit(ctx, {
+        metadata: {
+          requestId: id,
+          reviewId: review.id,
+          status: body.status,
+          bypassed: bypass,
+          requestStatus: outcome,
+          ...(privilegeId ? { privilegeId } : {}),
+        },
+      });
+      return {
+        id: review.id,
+        requestId: id,
+        ...toReviewerDto(review),
+        createdAt: toIso(review.created_at),
+      };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BadRequestError("You have already reviewed this request");
+    throw error;
+  }
+};
+
+// ---- revoke ----
+
+/** The requester gives access up; an approver of the policy, or whoever may revoke grants, takes it away. */
+const mayRevoke = (ability: Ability, row: RequestRow, policy: PolicyDetails, me: Holder, groupIds: string[]) =>
+  sameHolder(requesterOf(row), me) ||
+  isNamed(policy, "approvers", me, groupIds) ||
+  ability.can("revoke", "approval-request-grants");
+
+export const revokeAccessRequest = async (ctx: RequestContext, id: string) => {
+  const { row, ability, policy, me, groupIds } = await requireRequest(ctx, id);
+  if (!mayRevoke(ability, row, policy, me, groupIds))
+    throw new ForbiddenError("You are not allowed to revoke this access request");
+  if (row.status !== "approved") throw new BadRequestError("Only approved requests can be revoked");
+  const revoked = await inTransaction(ctx, async (trx) => {
+    await bumpPermissionVersion(trx, [row.project_id]);
+    const locked = await lockRequest(trx, id);
+    if (!locked || locked.status !== "approved") throw new BadRequestError("Only approved requests can be revoked");
+    await revokeGrantedPrivilege(trx, locked);
+    const revoked = await updateRequestRow(trx, id, {
+      status: "revoked",
+      revoked_at: new Date(ctx.deps.clock.now()),
+      revoked_by_user_id: me.type === "user" ? me.id : null,
+      revoked_by_identity_id: me.type === "identity" ? me.id : null,
+    });
+    noteAudit(ctx, { metadata: { requestId: id, policyId: row.policy_id } });
+    return revoked;
+  });
+  return { ...(await dtoOf(ctx, revoked)), privilegeId: null };
+};
