@@ -1,21 +1,18 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { TimestampSchema, UuidSchema } from "./common";
+import { TimestampSchema } from "./common";
 import { EnvironmentSlugInput, ProjectIdInput } from "./folders.contract";
+import {
+  AccessApprovalPrincipalInputSchema,
+  EnforcementLevelSchema,
+  type AccessApprovalPrincipalInput,
+} from "./access-approvals.contract";
 
 const c = initContract();
 
-/** Who may approve or bypass: a person, a group of people, or (Keyward's addition) a machine identity. */
-export const ApprovalPrincipalInputSchema = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("user"),
-    id: UuidSchema.optional(),
-    username: z.string().trim().min(1).max(320).optional(),
-  }),
-  z.object({ type: z.literal("group"), id: UuidSchema }),
-  z.object({ type: z.literal("identity"), id: UuidSchema }),
-]);
-export type ApprovalPrincipalInput = z.infer<typeof ApprovalPrincipalInputSchema>;
+/** Who may approve or bypass: the same principals as access requests name. */
+export const ApprovalPrincipalInputSchema = AccessApprovalPrincipalInputSchema;
+export type ApprovalPrincipalInput = AccessApprovalPrincipalInput;
 
 export const ApprovalPrincipalSchema = z.object({
   type: z.enum(["user", "group", "identity"]),
@@ -23,7 +20,6 @@ export const ApprovalPrincipalSchema = z.object({
   name: z.string().optional(),
 });
 
-const EnforcementLevelSchema = z.enum(["hard", "soft"]);
 /** A folder path or a glob of folder paths (`/apps/**`). */
 const PolicyPathInput = z.string().trim().min(1, "Secret path cannot be empty").max(512);
 

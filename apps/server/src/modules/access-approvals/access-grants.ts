@@ -6,6 +6,7 @@ import {
   grantRequestedIdentityPrivilege,
   listRequestedIdentityPrivileges,
   revokeRequestedIdentityPrivilege,
+  windowOf,
   type PrivilegeWindow,
 } from "../privileges/privileges.service";
 import {
@@ -24,24 +25,15 @@ import type { RequestRow } from "./access-approval.repository";
 type Requester = Pick<RequestRow, "requester_type" | "requested_by_user_id" | "requested_by_identity_id">;
 
 /** From now for the requested range; permanent only when no range was asked for. */
-export const windowFrom = (start: Date, range: string | null): PrivilegeWindow => {
-  const ms = range === null ? undefined : parseDuration(range);
-  if (range === null || ms === undefined)
-    return {
-      is_temporary: false,
-      temporary_mode: null,
-      temporary_range: null,
-      temporary_access_start_time: null,
-      temporary_access_end_time: null,
-    };
-  return {
-    is_temporary: true,
-    temporary_mode: "relative",
-    temporary_range: range,
-    temporary_access_start_time: start,
-    temporary_access_end_time: new Date(start.getTime() + ms),
-  };
-};
+export const windowFrom = (start: Date, range: string | null): PrivilegeWindow =>
+  range === null || parseDuration(range) === undefined
+    ? windowOf({ isTemporary: false })
+    : windowOf({
+        isTemporary: true,
+        temporaryMode: "relative",
+        temporaryRange: range,
+        temporaryAccessStartTime: start,
+      });
 
 export const grantPrivilegeOfRequest = async (
   trx: Tx,
