@@ -56,7 +56,7 @@ const protect = async (
         approvers: [asIdentity(s.approverA), asIdentity(s.approverB)],
         approvals: 2,
         ...extra,
-      } as never,
+      },
     }),
   ).approval;
 
@@ -131,7 +131,7 @@ describe("change approval policies", () => {
           secretPath: "/",
           approvers: [asIdentity(s.approverA)],
           ...body,
-        } as never,
+        },
       });
     const nope = await create({ environment: "nope" });
     expect(nope.status).toBe(404);
@@ -161,7 +161,7 @@ describe("change approval policies", () => {
         environment: "staging",
         secretPath: "/",
         approvers: [asIdentity(s.approverA)],
-      } as never,
+      },
     });
     expect(denied.status).toBe(403);
     expect((await s.committer.client.secretApprovalPolicies.delete({ params: { policyId: policy.id } })).status).toBe(
@@ -371,7 +371,7 @@ describe("change requests", () => {
     expectOk(
       await s.tenant.admin.secretApprovalPolicies.update({
         params: { policyId: policy.id },
-        body: { allowedSelfApprovals: true } as never,
+        body: { allowedSelfApprovals: true },
       }),
     );
     expectOk(await review(s.approverA, request.id, "approved"));
@@ -428,7 +428,7 @@ describe("change requests", () => {
     expectOk(
       await s.tenant.admin.secretApprovalPolicies.update({
         params: { policyId: policy.id },
-        body: { bypassForMachineIdentities: true } as never,
+        body: { bypassForMachineIdentities: true },
       }),
     );
     const direct = expectOk(
@@ -459,7 +459,7 @@ describe("change requests", () => {
     expectOk(
       await s.tenant.admin.secretApprovalPolicies.update({
         params: { policyId: policy.id },
-        body: { environments: ["dev", "staging"] } as never,
+        body: { environments: ["dev", "staging"] },
       }),
     );
     const rollback = await s.committer.client.secretVersions.rollback({

@@ -12,10 +12,8 @@ import { ForbiddenError, BadRequestError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { isGlobSubsetOfGlob, missingPermissions, type Ability, type PermissionRule } from "../../permissions";
 import { assertWithinBoundary } from "../authz/boundary";
-import { abilityOfGrants, toGrants } from "../authz/grants";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import { loadProjectAccessById } from "../authz/project-access.repository";
-import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
+import { abilityOfMember, getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../folders/folder.service";
 import { expandLegacyPermissions } from "../privileges/legacy-permissions";
 import {
@@ -339,10 +337,15 @@ const assertPolicyStillCovers = (row: RequestRow, policy: PolicyDetails) => {
 };
 
 /** Does the holder, as the project stands now, still hold the rules? Read fresh, inside the review's transaction. */
-const holdsNow = async (db: Database, projectId: string, holder: Holder, rules: PermissionRule[]) => {
-  const row = await loadProjectAccessById(db, projectId, holder);
-  if (!row || (row.grants.membershipId === null && row.grants.groupMembershipId === null)) return false;
-  return missingPermissions(abilityOfGrants(toGrants(row.grants)).ability, rules).length === 0;
+const holdsNow = async (
+  deps: RequestContext["deps"],
+  db: Database,
+  projectId: string,
+  holder: Holder,
+  rules: PermissionRule[],
+) => {
+  const ability = await abilityOfMember(deps, projectId, holder, db);
+  return ability !== undefined && missingPermissions(ability, rules).length === 0;
 };
 
 /**
@@ -351,6 +354,7 @@ const holdsNow = async (db: Database, projectId: string, holder: Holder, rules: 
  * no longer vouches for it). The caller is one of them, checked already.
  */
 const countsAsApproved = async (
+  deps: RequestContext["deps"],
   db: Database,
   row: RequestRow,
   policy: PolicyDetails,
@@ -372,7 +376,7 @@ const countsAsApproved = async (
     if (
       sameHolder(holder, me) ||
       (isNamed(policy, "approvers", holder, await findGroupIdsOf(db, holder)) &&
-        (await holdsNow(db, row.project_id, holder, row.rules as PermissionRule[])))
+        (await holdsNow(deps, db, row.project_id, holder, row.rules as PermissionRule[])))
     )
       counted += 1;
     if (counted >= policy.row.approvals) return true;
@@ -429,7 +433,7 @@ export const reviewAccessRequest = async (
       if (body.status === "rejected") {
         await updateRequestRow(trx, id, { status: "rejected" });
         outcome = "rejected";
-      } else if (await countsAsApproved(trx, locked, policy, me, await listReviews(trx, [id]))) {
+      } else if (await countsAsApproved(ctx.deps, trx, locked, policy, me, await listReviews(trx, [id]))) {
         const requester = requesterOf(locked);
         const membershipId = await findDirectMembershipId(trx, locked.project_id, requester);
         if (!membershipId) throw new BadRequestError("The requester is no longer a direct member of the project");

@@ -227,23 +227,25 @@ export const loadIdentityProjectRules = async (
 
 /**
  * Another member's ability in a project as it is now (a change request's committer, judged when their
- * change is merged), never cached; undefined when they are no longer a member. Templates that read a
- * login's claims see none: the holder is not logged in here.
+ * change is merged, an access request's approver when the last approval arrives), never cached;
+ * undefined when they are no longer a member. Templates that read a login's claims see none: the
+ * holder is not logged in here. Inside a transaction, pass it as `db`.
  */
 export const abilityOfMember = async (
   deps: ActorContext["deps"],
   projectId: string,
   holder: { type: "user" | "identity"; id: string },
+  db: Database = deps.db,
 ): Promise<Ability | undefined> => {
-  const row = await loadProjectAccessById(deps.db, projectId, holder);
+  const row = await loadProjectAccessById(db, projectId, holder);
   const membershipId = row?.grants.membershipId ?? row?.grants.groupMembershipId ?? null;
   if (!row || membershipId === null) return undefined;
   let loaded = toGrants(row.grants);
   const rules = loaded.flatMap((grant) => grant.rules);
   if (rulesUseTemplates(rules)) {
-    const name = holder.type === "user" ? await findUserEmail(deps.db, holder.id) : undefined;
+    const name = holder.type === "user" ? await findUserEmail(db, holder.id) : undefined;
     const actor = { ...holder, name: name ?? "", tokenId: "" } as unknown as Actor;
-    const context = await loadTemplateContext(deps.db, actor, false);
+    const context = await loadTemplateContext(db, actor, false);
     loaded = loaded.map((grant) => ({ ...grant, rules: renderRules(grant.rules, context) }));
   }
   return abilityOfGrants(loaded, deps.clock.now()).ability;

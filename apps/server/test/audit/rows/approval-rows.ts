@@ -57,7 +57,7 @@ export const APPROVAL_STEPS: Record<ApprovalOperation, Step> = {
       await act(() =>
         tenant.admin.secretApprovalPolicies.update({
           params: { policyId: policy.id },
-          body: { name: "renamed" } as never,
+          body: { name: "renamed" },
         }),
       ),
     );
@@ -65,9 +65,7 @@ export const APPROVAL_STEPS: Record<ApprovalOperation, Step> = {
   },
   "secretApprovalPolicies.delete": async ({ tenant, act }) => {
     const { project, policy } = await protectedProject(tenant);
-    ok(
-      await act(() => tenant.admin.secretApprovalPolicies.delete({ params: { policyId: policy.id } })),
-    );
+    ok(await act(() => tenant.admin.secretApprovalPolicies.delete({ params: { policyId: policy.id } })));
     return { projectId: project.id, metadata: { policyId: policy.id } };
   },
   "secretApprovalRequests.review": async ({ tenant, act }) => {
