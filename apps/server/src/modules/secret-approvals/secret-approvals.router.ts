@@ -11,14 +11,8 @@ import {
   listApprovalPolicies,
   updateApprovalPolicy,
 } from "./approval-policy.service";
-import {
-  countChangeRequests,
-  getChangeRequest,
-  listChangeRequests,
-  mergeChangeRequest,
-  reviewChangeRequest,
-  setChangeRequestStatus,
-} from "./change-request.service";
+import { countChangeRequests, getChangeRequest, listChangeRequests } from "./change-request-read.service";
+import { mergeChangeRequest, reviewChangeRequest, setChangeRequestStatus } from "./change-request-review.service";
 
 const s = initServer();
 
