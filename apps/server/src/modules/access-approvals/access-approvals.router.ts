@@ -11,13 +11,8 @@ import {
   listAccessApprovalPolicies,
   updateAccessApprovalPolicy,
 } from "./access-approval-policy.service";
-import {
-  countAccessRequests,
-  createAccessRequest,
-  listAccessRequests,
-  reviewAccessRequest,
-  revokeAccessRequest,
-} from "./access-request.service";
+import { countAccessRequests, createAccessRequest, listAccessRequests } from "./access-request.service";
+import { reviewAccessRequest, revokeAccessRequest } from "./access-review.service";
 
 const s = initServer();
 

@@ -10,7 +10,6 @@ import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
 import { SECRET_MANAGER } from "../folders/folder.service";
 import {
-  closeOpenRequestsOfPolicy,
   findEnvironmentsBySlugs,
   findGroupIdsOf,
   findOrgUsersByUsername,
@@ -33,6 +32,7 @@ import {
   type PrincipalType,
   type StoredPrincipal,
 } from "./secret-approval.repository";
+import { closeOpenRequestsOfPolicy } from "./change-request.repository";
 
 const SUBJECT = "secret-approval";
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());

@@ -12,20 +12,22 @@ import { canReadValue, secretObject } from "../secrets/secret-access";
 import { readSecretStamps, type SecretStamp } from "../secrets/secret-apply";
 import { resolveTagIds } from "../secrets/tags/tag.service";
 import {
-  countRequestsByStatus,
   findGroupIdsOf,
   findPolicy,
-  listCommits,
   listPolicyPrincipals,
   listProjectPolicyIds,
+  type PolicyRow,
+} from "./secret-approval.repository";
+import {
+  countRequestsByStatus,
+  listCommits,
   listReviews,
   pageRequests,
   type CommitRow,
-  type PolicyRow,
   type RequestFilter,
   type RequestRow,
   type ReviewRow,
-} from "./secret-approval.repository";
+} from "./change-request.repository";
 import {
   principalOf,
   same,

@@ -6,6 +6,7 @@ import { BadRequestError, ForbiddenError } from "../../errors";
 import { abilityOfMember } from "../authz/project-access";
 import { ensureProjectKey } from "../project-keys/project-key.service";
 import { lockSecretStamps, type SecretStamp } from "../secrets/secret-apply";
+import { type PolicyRow } from "./secret-approval.repository";
 import {
   listCommits,
   listReviews,
@@ -13,8 +14,7 @@ import {
   updateRequestRow,
   upsertReview,
   type CommitRow,
-  type PolicyRow,
-} from "./secret-approval.repository";
+} from "./change-request.repository";
 import {
   principalOf,
   same,

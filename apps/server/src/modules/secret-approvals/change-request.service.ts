@@ -19,18 +19,15 @@ import {
   type BatchUpdateItem,
 } from "../secrets/secret-apply";
 import { findApplyingPolicy, toPolicyDtos } from "./approval-policy.service";
+import { findGroupIdsOf, findPolicy, listPolicyPrincipals, type PolicyRow } from "./secret-approval.repository";
 import {
-  findGroupIdsOf,
-  findPolicy,
   findRequest,
   insertCommits,
   insertRequest,
-  listPolicyPrincipals,
   type CommitValues,
-  type PolicyRow,
   type RequestRow,
   type ReviewRow,
-} from "./secret-approval.repository";
+} from "./change-request.repository";
 
 /** One secret's part of a write that a policy turned into a change request. */
 export type ProposedChange =
