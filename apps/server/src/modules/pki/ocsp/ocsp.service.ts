@@ -31,7 +31,8 @@ const statusesOf = async (deps: AppDeps, caId: string, serials: string[]) => {
   const found = new Map<string, Status>();
   for (const row of certificates) {
     found.set(row.serial_number, {
-      revokedAt: row.status === "revoked" ? new Date(row.revoked_at ?? 0) : null,
+      // A revoked row always has its time; were it missing, the CRL would say "now" too.
+      revokedAt: row.status === "revoked" ? new Date(row.revoked_at ?? deps.clock.now()) : null,
       reason: row.revocation_reason,
     });
   }
@@ -70,13 +71,14 @@ export const answerOcspRequest = async (deps: AppDeps, caId: string, der: Uint8A
       ca.id,
       serials.filter((s): s is string => s !== undefined),
     );
+    // After the read: the statuses are known to be correct at this time.
+    const now = toSecond(deps.clock.now());
     const answers = request.certIds.map((certId, i): CertAnswer => {
       const status = serials[i] === undefined ? undefined : found.get(serials[i]);
       if (!status) return { certId, status: "unknown" };
       if (!status.revokedAt) return { certId, status: "good" };
       return { certId, status: "revoked", revokedAt: toSecond(status.revokedAt.getTime()), reason: status.reason };
     });
-    const now = toSecond(deps.clock.now());
     return signedOcspResponse(
       {
         privateKeyPem: deps.secretBox.decrypt(ca.encrypted_private_key, `pki-ca:${ca.id}`),
