@@ -33,6 +33,7 @@ import { groupsRouter, projectGroupsRouter } from "../modules/groups/groups.rout
 import { gatewaysRouter } from "../modules/gateways/gateways.router";
 import { ACME_MOUNT, acmeRouter } from "../modules/pki/acme/acme.router";
 import { EST_MOUNT, estRouter } from "../modules/pki/est/est.router";
+import { OCSP_MOUNT, ocspRouter } from "../modules/pki/ocsp/ocsp.router";
 import { certificateAuthoritiesRouter } from "../modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "../modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "../modules/pki/certificates.router";
@@ -99,6 +100,8 @@ export const createApp = (deps: AppDeps): Express => {
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
+  // Each CA's OCSP responder (DER requests and responses), beside its CRL route; other CA routes pass on.
+  app.use(OCSP_MOUNT, ocspRouter(deps));
   app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
   // SCIM 2.0 for identity providers: its own bearer tokens, media type and error bodies.
   app.use(SCIM_MOUNT, scimRoutes(deps));

@@ -42,3 +42,14 @@ export const revokeCertificatesOfCa = (trx: Tx, caId: string, at: Date) =>
     .where("ca_id", "=", caId)
     .where("issuer_ca_id", "is not", null)
     .execute();
+
+/** CA certificates (intermediates) a CA signed with these serials, revoked or not, for its OCSP responder. */
+export const listCaCertificateStatusesIssuedBy = (db: Database, issuerCaId: string, serials: string[]) =>
+  serials.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("pki_ca_certificates")
+        .select(["serial_number", "revoked_at", "revocation_reason"])
+        .where("issuer_ca_id", "=", issuerCaId)
+        .where("serial_number", "in", serials)
+        .execute();

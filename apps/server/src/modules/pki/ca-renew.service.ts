@@ -8,6 +8,7 @@ import { insertCaCertificate, listCaCertificatesOf } from "./ca-certificate.repo
 import { findCaSigningMaterial, listChildCas, lockCa, updateCaCertificate, updateCaChain } from "./ca.repository";
 import { caNotFound, loadCa, signerOfCa } from "./ca.service";
 import { joinPem } from "./pki-access";
+import { ocspUrlOf } from "./ocsp/ocsp-url";
 import { defaultSignatureAlgorithm, randomSerialNumber, signCertificate, x509, type Signer } from "./x509";
 
 const SUBJECT = "certificate-authorities";
@@ -57,6 +58,7 @@ export const renewCa = async (ctx: RequestContext, caId: string, body: { notAfte
       keyUsages: ["key_cert_sign", "crl_sign", "digital_signature"],
       extendedKeyUsages: [],
       altNames: [],
+      ocspUrl: parent ? ocspUrlOf(ctx.deps.env, parent.id) : undefined,
     },
     signer,
   );

@@ -24,6 +24,7 @@ import {
   updateCa,
   type CaSigningRow,
 } from "./ca.repository";
+import { ocspUrlOf } from "./ocsp/ocsp-url";
 import { joinPem, pageVisible, permissionForOwned } from "./pki-access";
 import {
   buildName,
@@ -130,6 +131,7 @@ export const createCa = async (
       keyUsages: ["key_cert_sign", "crl_sign", "digital_signature"],
       extendedKeyUsages: [],
       altNames: [],
+      ocspUrl: parent ? ocspUrlOf(ctx.deps.env, parent.id) : undefined,
     },
     signer,
   );

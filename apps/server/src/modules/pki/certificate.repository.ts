@@ -200,3 +200,14 @@ export const findProfileOwner = (db: Database, profileId: string | null) =>
         .select(["p.id as projectId", "p.org_id as orgId"])
         .where("pr.id", "=", profileId)
         .executeTakeFirst();
+
+/** Status of the certificates a CA issued with these serials, for its OCSP responder. */
+export const listCertificateStatusesOfCa = (db: Database, caId: string, serials: string[]) =>
+  serials.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("pki_certificates")
+        .select(["serial_number", "status", "revoked_at", "revocation_reason"])
+        .where("ca_id", "=", caId)
+        .where("serial_number", "in", serials)
+        .execute();

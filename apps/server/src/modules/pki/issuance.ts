@@ -14,6 +14,7 @@ import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { findCaSigningMaterial, type CaSigningRow } from "./ca.repository";
 import { signerOfCa } from "./ca.service";
+import { ocspUrlOf } from "./ocsp/ocsp-url";
 import { joinPem } from "./pki-access";
 import type { ProfileRow } from "./profile.repository";
 import {
@@ -160,6 +161,7 @@ export const prepareCertificate = async (deps: AppDeps, input: IssueInput): Prom
       extendedKeyUsages,
       altNames: input.altNames,
       customExtensions: defaults.customExtensions,
+      ocspUrl: ca ? ocspUrlOf(deps.env, ca.id) : undefined,
     },
     signer,
   );

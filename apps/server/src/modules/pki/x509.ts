@@ -45,6 +45,10 @@ const importParams = (alg: CertKeyAlgorithm, sig: SignatureAlgorithm) => {
 const signingParams = (sig: SignatureAlgorithm) =>
   signatureFamilyOf(sig) === "RSA" ? { name: RSA, hash: hashOf(sig) } : { name: "ECDSA", hash: hashOf(sig) };
 
+/** The AlgorithmIdentifier of a signature, for structures Keyward signs itself (OCSP responses). */
+export const signatureAlgorithmIdentifier = (sig: SignatureAlgorithm) =>
+  new x509.AlgorithmProvider().toAsnAlgorithm(signingParams(sig));
+
 export type GeneratedKey = { publicKey: CryptoKey; privateKeyPem: string };
 
 export const generateKeyPair = async (alg: CertKeyAlgorithm): Promise<GeneratedKey> => {
@@ -160,6 +164,8 @@ export type CertificateSpec = {
   extendedKeyUsages: string[];
   altNames: { type: string; value: string }[];
   customExtensions?: { oid: string; value: string; critical: boolean }[];
+  /** The issuer's OCSP responder, placed in the Authority Information Access extension. */
+  ocspUrl?: string;
 };
 
 /**
@@ -194,6 +200,7 @@ export const signCertificate = async (spec: CertificateSpec, issuer: Signer): Pr
     // With an empty subject the names are the only identity, so RFC 5280 makes the extension critical.
     extensions.push(new x509.SubjectAlternativeNameExtension(names, spec.subject.toString() === ""));
   }
+  if (spec.ocspUrl) extensions.push(new x509.AuthorityInfoAccessExtension({ ocsp: [spec.ocspUrl] }));
   for (const ext of spec.customExtensions ?? []) {
     extensions.push(new x509.Extension(ext.oid, ext.critical, Buffer.from(ext.value, "base64")));
   }
@@ -236,7 +243,10 @@ export const csrTextIsWellFormed = (csr: x509.Pkcs10CertificateRequest) =>
 /** The first value of an attribute of a name, e.g. the CN. */
 export const nameAttribute = (name: x509.Name, attribute: string) => name.getField(attribute)[0];
 
-const CRL_REASON: Record<string, CRLReasons> = {
+/** How long a CRL (and an OCSP answer, which says the same) is current: its nextUpdate is thisUpdate plus this. */
+export const CRL_LIFETIME_MS = 24 * 3600 * 1000;
+
+export const CRL_REASON: Record<string, CRLReasons> = {
   UNSPECIFIED: CRLReasons.unspecified,
   KEY_COMPROMISE: CRLReasons.keyCompromise,
   CA_COMPROMISE: CRLReasons.cACompromise,
@@ -261,7 +271,7 @@ export const signCrl = async (
   const crl = await x509.X509CrlGenerator.create({
     issuer: new x509.X509Certificate(ca.certificatePem).subjectName,
     thisUpdate: now,
-    nextUpdate: new Date(now.getTime() + 24 * 3600 * 1000),
+    nextUpdate: new Date(now.getTime() + CRL_LIFETIME_MS),
     signingKey: await importPrivateKey(ca.privateKeyPem, ca.keyAlgorithm, sig),
     signingAlgorithm: signingParams(sig),
     extensions: [
