@@ -16,7 +16,7 @@ import {
 } from "./secret-access";
 import type { PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
-import { listFolderTree, listSecretsOfFolders, resolveFolder } from "./secret.repository";
+import { listFolderTree, listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, type SecretSource } from "./secret-source";
 
 export type ListQuery = ProjectRef & {
@@ -175,6 +175,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     ...(query.recursive ? await listFolderTree(ctx.deps.db, rootId, query.secretPath) : []),
   ];
   const pathOf = new Map(folders.map((f) => [f.id, f.path]));
+  const placeOfFolder = new Map(folders.map((f) => [f.id, { projectId: project.id, environment, secretPath: f.path }]));
   // A page after the first carries no imports: they are not even read.
   const withImports = (query.includeImports ?? query.include_imports ?? false) && (page?.offset ?? 0) === 0;
   const source = createSecretSource(ctx, project.id);
@@ -184,12 +185,10 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     listSecretsOfFolders(ctx.deps.db, folderIds),
     withImports ? resolveImports(ctx.deps.db, folderIds) : Promise.resolve([]),
   ]);
-  for (const folder of folders)
-    source.seed(
-      environment,
-      folder.path,
-      rows.filter((r) => r.folder_id === folder.id),
-    );
+  // Rows come by folder: one pass groups them (a recursive list of many folders stays linear).
+  const rowsOf = new Map<string, SecretRow[]>(folders.map((f) => [f.id, []]));
+  for (const row of rows) rowsOf.get(row.folder_id)?.push(row);
+  for (const folder of folders) source.seed(environment, folder.path, rowsOf.get(folder.id)!);
   const tagSlugs = query.tagSlugs ?? [];
   const selected = rows.filter((row) => {
     if (tagSlugs.length > 0 && !row.tags.some((t) => tagSlugs.includes(t.slug))) return false;
@@ -219,8 +218,8 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   const [secrets, imports] = await Promise.all([
     expandAll(
       opened.map((secret) => (): SecretRead | Promise<SecretRead> => {
-        const secretPath = pathOf.get(secret.folderId)!;
-        const placeOf = { projectId: project.id, environment, secretPath };
+        const placeOf = placeOfFolder.get(secret.folderId)!;
+        const { secretPath } = placeOf;
         if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
         return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
           toSecretRead(secret, placeOf, { hidden: false, value }),
