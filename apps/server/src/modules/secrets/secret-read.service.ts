@@ -211,9 +211,13 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   // Only a metadata filter needs every selected row opened before the page is cut.
   const cut = <T>(items: T[]) => (page ? items.slice(page.offset, page.offset + page.limit) : items);
   const filters = query.metadataFilter ?? [];
-  const kept = filters.length > 0 ? (await source.open(selected)).filter((s) => matchesMetadata(s, filters)) : selected;
-  const total = kept.length;
-  const opened = filters.length > 0 ? cut(kept as PlainSecret[]) : await source.open(cut(selected));
+  let opened: PlainSecret[];
+  let total = selected.length;
+  if (filters.length > 0) {
+    const matching = (await source.open(selected)).filter((s) => matchesMetadata(s, filters));
+    total = matching.length;
+    opened = cut(matching);
+  } else opened = await source.open(cut(selected));
 
   const [secrets, imports] = await Promise.all([
     expandAll(
