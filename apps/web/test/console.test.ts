@@ -96,6 +96,41 @@ describe("web console in Chromium", () => {
     expect(watcher.unexpected()).toEqual([]);
   });
 
+  it("pages through a folder of 300 secrets and opens one near its end", async () => {
+    const where = { projectId: seeded.projectId, environment: "dev" };
+    await ok(
+      admin.folders.create({ body: { workspaceId: seeded.projectId, environment: "dev", path: "/", name: "long" } }),
+    );
+    const keys = Array.from({ length: 300 }, (_, i) => `LONG_${String(i).padStart(3, "0")}`);
+    await ok(
+      admin.secretsV4.batchCreate({
+        body: {
+          ...where,
+          secretPath: "/long",
+          secrets: keys.map((secretKey) => ({ secretKey, secretValue: `v-${secretKey}` })),
+        },
+      }),
+    );
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(projectUrl("secrets", "?env=dev&path=/long"));
+    const table = page.getByRole("table", { name: "Secrets" });
+    await table.getByText("LONG_000").waitFor();
+    // One page of 100 rows (and the header row) is rendered, not the whole folder.
+    expect(await table.getByRole("row").count()).toBe(101);
+    const pages = page.getByRole("navigation", { name: "Secrets pages" });
+    await pages.getByText("Secrets 1–100 of 300").waitFor();
+    await pages.getByRole("button", { name: "Next page" }).click();
+    await pages.getByRole("button", { name: "Next page" }).click();
+    await pages.getByText("Secrets 201–300 of 300").waitFor();
+    expect(await pages.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+    const row = table.getByRole("row").filter({ hasText: "LONG_297" });
+    await row.getByRole("button", { name: "Reveal" }).click();
+    await row.getByText("v-LONG_297").waitFor();
+    await row.getByRole("button", { name: "Edit" }).click();
+    await page.getByRole("dialog", { name: "Edit LONG_297" }).waitFor();
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
   it("shows the server's message when an action fails, and the contract's rule before sending", async () => {
     await signInWithToken(page, baseUrl, seeded.token);
     await page.goto(projectUrl("secrets", "?env=dev&path=/"));

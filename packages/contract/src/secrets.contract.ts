@@ -6,6 +6,7 @@ import { ChangeRequestSchema } from "./secret-approvals.contract";
 import {
   MAX_SECRET_NAME_LENGTH,
   SecretByIdSchema,
+  SecretListPageSchema,
   SecretListResponseSchema,
   SecretNameSchema,
   SecretRawSchema,
@@ -17,6 +18,7 @@ import {
   createBodyFields,
   deleteBodyFields,
   getQueryFields,
+  listPagingFields,
   listQueryFields,
   optionalProject,
   updateBodyFields,
@@ -117,9 +119,9 @@ export const secretsV4Contract = c.router({
   list: {
     method: "GET",
     path: "/api/v4/secrets",
-    query: z.object({ projectId: optionalProject, ...listQueryFields }),
-    responses: rateLimited({ 200: SecretListResponseSchema, 304: c.noBody() }),
-    summary: "Secrets of a folder (and, when asked, of its sub-folders and imports)",
+    query: z.object({ projectId: optionalProject, ...listQueryFields, ...listPagingFields }),
+    responses: rateLimited({ 200: SecretListPageSchema, 304: c.noBody() }),
+    summary: "Secrets of a folder (and, when asked, of its sub-folders and imports); optionally one page of them",
   },
   batchCreate: {
     method: "POST",

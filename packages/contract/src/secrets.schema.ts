@@ -200,6 +200,25 @@ export const SecretListResponseSchema = z.object({
 });
 export type SecretListResponse = z.infer<typeof SecretListResponseSchema>;
 
+/** The most secrets one page of the v4 list holds. */
+export const MAX_SECRETS_PAGE = 1000;
+
+/**
+ * Keyward's paging of the v4 list, both optional: without `limit` the answer is the whole list, as
+ * the official clients expect; `offset` alone is refused (400). Pages follow the unpaged order.
+ */
+export const listPagingFields = {
+  offset: z.coerce.number().int().min(0).max(2_147_483_647).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_SECRETS_PAGE).optional(),
+};
+
+/**
+ * The v4 list's answer: a paged one (`limit` given) adds `totalCount`, the number of the folder's own
+ * secrets the caller may see (before paging), and carries the imports on its first page only.
+ */
+export const SecretListPageSchema = SecretListResponseSchema.extend({ totalCount: z.number().int().optional() });
+export type SecretListPage = z.infer<typeof SecretListPageSchema>;
+
 /** Shared pieces of the v3 and v4 inputs. */
 export const secretScopeFields = {
   environment: EnvironmentSlugInput,

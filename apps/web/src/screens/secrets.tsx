@@ -86,6 +86,30 @@ const SecretRow = ({
   );
 };
 
+/** Rows per page of the secrets table: a folder of thousands of secrets renders one page at a time. */
+export const SECRETS_PAGE = 100;
+
+/** Previous/next over the pages of a long folder, with where the page sits in it. */
+const Pager = ({ page, total, onPage }: { page: number; total: number; onPage: (page: number) => void }) => {
+  const pages = Math.ceil(total / SECRETS_PAGE);
+  if (pages <= 1) return null;
+  const first = page * SECRETS_PAGE + 1;
+  const last = Math.min(total, (page + 1) * SECRETS_PAGE);
+  return (
+    <nav className="row" aria-label="Secrets pages">
+      <Button variant="secondary" disabled={page === 0} onClick={() => onPage(page - 1)}>
+        Previous page
+      </Button>
+      <span className="muted small" aria-live="polite">
+        Secrets {first}–{last} of {total} (page {page + 1} of {pages})
+      </span>
+      <Button variant="secondary" disabled={page >= pages - 1} onClick={() => onPage(page + 1)}>
+        Next page
+      </Button>
+    </nav>
+  );
+};
+
 type Editing = { mode: "create" } | { mode: "edit"; secret: Secret } | { mode: "versions"; secret: Secret } | null;
 
 export const Secrets = ({ project }: { project: Project }) => {
@@ -97,6 +121,9 @@ export const Secrets = ({ project }: { project: Project }) => {
   const scope: Scope = { projectId: project.id, environment, path };
   const [editing, setEditing] = useState<Editing>(null);
   const [opened, setOpened] = useState<ChangeRequest | null>(null);
+  // The page belongs to the folder it was chosen in: another environment or folder starts at page one.
+  const scopeKey = `${environment}\u0000${path}`;
+  const [paging, setPaging] = useState({ scopeKey, page: 0 });
   const secrets = useQuery({
     queryKey: ["secrets", scope],
     enabled: environment !== "",
@@ -115,6 +142,9 @@ export const Secrets = ({ project }: { project: Project }) => {
   });
   if (environments.length === 0) return <Empty>This project has no environments yet.</Empty>;
   const list = secrets.data?.secrets ?? [];
+  const lastPage = Math.max(0, Math.ceil(list.length / SECRETS_PAGE) - 1);
+  const page = paging.scopeKey === scopeKey ? Math.min(paging.page, lastPage) : 0;
+  const shown = list.slice(page * SECRETS_PAGE, (page + 1) * SECRETS_PAGE);
   return (
     <div className="stack">
       <div className="toolbar">
@@ -131,11 +161,12 @@ export const Secrets = ({ project }: { project: Project }) => {
       <ErrorBanner error={secrets.error} />
       {secrets.isPending ? <Loading what="secrets" /> : null}
       {secrets.data && list.length === 0 ? <Empty>No secrets in this folder.</Empty> : null}
+      <Pager page={page} total={list.length} onPage={(next) => setPaging({ scopeKey, page: next })} />
       {list.length > 0 ? (
         <table className="table" aria-label="Secrets">
           <TableHead columns={["Key", "Value", "Comment", "Version"]} actions />
           <tbody>
-            {list.map((secret) => (
+            {shown.map((secret) => (
               <SecretRow
                 key={secret.id}
                 secret={secret}

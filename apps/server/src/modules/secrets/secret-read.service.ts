@@ -1,4 +1,4 @@
-import type { MetadataFilter, SecretImportResult, SecretListResponse, SecretRead } from "@keyward/contract";
+import type { MetadataFilter, SecretImportResult, SecretListPage, SecretRead } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
@@ -16,7 +16,7 @@ import {
 } from "./secret-access";
 import type { PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
-import { listFolderTree, listSecretsOfFolders, resolveFolder } from "./secret.repository";
+import { listFolderTree, listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, type SecretSource } from "./secret-source";
 
 export type ListQuery = ProjectRef & {
@@ -29,9 +29,28 @@ export type ListQuery = ProjectRef & {
   includeImports?: boolean;
   tagSlugs?: string[];
   metadataFilter?: MetadataFilter[];
+  /** v4 paging: the page's first secret in the unpaged order, and how many (see pageOf). */
+  offset?: number;
+  limit?: number;
 };
 
-const EMPTY: SecretListResponse = { secrets: [], imports: [] };
+type Page = { offset: number; limit: number };
+
+/**
+ * The page asked for, if any. Paging counts the folder's own secrets the caller may see, in the
+ * unpaged order (folder, then key); the imports come with the first page only.
+ */
+const pageOf = (query: ListQuery): Page | undefined => {
+  if (query.limit === undefined) {
+    if (query.offset !== undefined) throw new BadRequestError("offset needs limit");
+    return undefined;
+  }
+  return { offset: query.offset ?? 0, limit: query.limit };
+};
+
+/** A paged answer carries the count of the caller's secrets it was cut from. */
+const answer = (page: Page | undefined, secrets: SecretRead[], imports: SecretImportResult[], total: number) =>
+  page ? { secrets, imports, totalCount: total } : { secrets, imports };
 
 const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]) =>
   filters.every((f) =>
@@ -138,24 +157,27 @@ const importResults = async (
 };
 
 /** GET /api/v3/secrets/raw and /api/v4/secrets. */
-export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<SecretListResponse> => {
+export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<SecretListPage> => {
   const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
   if (named === undefined || query.environment === undefined)
     throw new BadRequestError("Missing project id or environment");
+  const page = pageOf(query);
   const { project, ability } = (await findProjectPermissionByRef(ctx, query))!;
   assertMayDescribeSomeSecrets(ability);
   const environment = query.environment;
   const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);
   if (query.recursive && !place)
     throw new NotFoundError(`Environment with slug '${environment}' in project with ID ${project.id} not found`);
-  if (!place?.folder_id) return EMPTY;
+  if (!place?.folder_id) return answer(page, [], [], 0);
   const rootId = place.folder_id;
   const folders = [
     { id: rootId, path: query.secretPath },
     ...(query.recursive ? await listFolderTree(ctx.deps.db, rootId, query.secretPath) : []),
   ];
   const pathOf = new Map(folders.map((f) => [f.id, f.path]));
-  const withImports = query.includeImports ?? query.include_imports ?? false;
+  const placeOfFolder = new Map(folders.map((f) => [f.id, { projectId: project.id, environment, secretPath: f.path }]));
+  // A page after the first carries no imports: they are not even read.
+  const withImports = (query.includeImports ?? query.include_imports ?? false) && (page?.offset ?? 0) === 0;
   const source = createSecretSource(ctx, project.id);
 
   const folderIds = [...pathOf.keys()];
@@ -163,12 +185,10 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     listSecretsOfFolders(ctx.deps.db, folderIds),
     withImports ? resolveImports(ctx.deps.db, folderIds) : Promise.resolve([]),
   ]);
-  for (const folder of folders)
-    source.seed(
-      environment,
-      folder.path,
-      rows.filter((r) => r.folder_id === folder.id),
-    );
+  // Rows come by folder: one pass groups them (a recursive list of many folders stays linear).
+  const rowsOf = new Map<string, SecretRow[]>(folders.map((f) => [f.id, []]));
+  for (const row of rows) rowsOf.get(row.folder_id)?.push(row);
+  for (const folder of folders) source.seed(environment, folder.path, rowsOf.get(folder.id)!);
   const tagSlugs = query.tagSlugs ?? [];
   const selected = rows.filter((row) => {
     if (tagSlugs.length > 0 && !row.tags.some((t) => tagSlugs.includes(t.slug))) return false;
@@ -188,14 +208,22 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   });
   // One expander for the whole answer: a secret referenced from many places is expanded once.
   const expander = query.expandSecretReferences ? createExpander(ability, source.load) : undefined;
-  let opened = await source.open(selected);
-  if (query.metadataFilter?.length) opened = opened.filter((s) => matchesMetadata(s, query.metadataFilter!));
+  // Only a metadata filter needs every selected row opened before the page is cut.
+  const cut = <T>(items: T[]) => (page ? items.slice(page.offset, page.offset + page.limit) : items);
+  const filters = query.metadataFilter ?? [];
+  let opened: PlainSecret[];
+  let total = selected.length;
+  if (filters.length > 0) {
+    const matching = (await source.open(selected)).filter((s) => matchesMetadata(s, filters));
+    total = matching.length;
+    opened = cut(matching);
+  } else opened = await source.open(cut(selected));
 
   const [secrets, imports] = await Promise.all([
     expandAll(
       opened.map((secret) => (): SecretRead | Promise<SecretRead> => {
-        const secretPath = pathOf.get(secret.folderId)!;
-        const placeOf = { projectId: project.id, environment, secretPath };
+        const placeOf = placeOfFolder.get(secret.folderId)!;
+        const { secretPath } = placeOf;
         if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
         return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
           toSecretRead(secret, placeOf, { hidden: false, value }),
@@ -204,5 +232,5 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     ),
     importResults(groups, ability, source, expander, query),
   ]);
-  return { secrets, imports };
+  return answer(page, secrets, imports, total);
 };

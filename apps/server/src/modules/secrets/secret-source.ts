@@ -8,7 +8,8 @@ import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.re
 
 /**
  * The secrets one read request sees, folder by folder: each folder is fetched and decrypted at most
- * once per request (the listed folder, its imports and every folder a reference names), with the
+ * once per request (the listed folder, its imports and every folder a reference names), each row opened
+ * at most once, with the
  * project's data key taken from the cache. Reads only: nothing here writes.
  */
 export const createSecretSource = (ctx: RequestContext, projectId: string, db: Database = ctx.deps.db) => {
@@ -17,11 +18,19 @@ export const createSecretSource = (ctx: RequestContext, projectId: string, db: D
   const folders = new Map<string, Promise<Map<string, PlainSecret> | undefined>>();
   const memoKey = (environment: string, secretPath: string) => `${environment}\u0000${secretPath}`;
 
+  // A row opened once per request: a folder listed and then named by a reference (or imported and
+  // referenced) is neither opened nor decrypted twice. Keyed by the row object, so it lives no longer
+  // than the request's rows.
+  const openedRows = new WeakMap<SecretRow, PlainSecret>();
   const open = async (rows: readonly SecretRow[]): Promise<PlainSecret[]> => {
     if (rows.length === 0) return [];
     const k = await dataKey();
     if (!k) throw new Error(`secrets of project ${projectId} have no data key`);
-    return rows.map((row) => openSecretRow(k, row));
+    return rows.map((row) => {
+      let secret = openedRows.get(row);
+      if (!secret) openedRows.set(row, (secret = openSecretRow(k, row)));
+      return secret;
+    });
   };
 
   const byKey = async (rows: readonly SecretRow[]) => new Map((await open(rows)).map((s) => [s.key, s]));

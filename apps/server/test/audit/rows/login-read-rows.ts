@@ -60,7 +60,10 @@ const reads = (version: "secretsV3" | "secretsV4") => {
   return {
     list: (async ({ tenant, act }) => {
       const { project } = await secretIn(tenant);
-      ok(await act(() => tenant.admin[version].list({ query: scope(project.id) })));
+      const list = tenant.admin[version].list as (args: {
+        query: object;
+      }) => Promise<{ status: number; body: unknown }>;
+      ok(await act(() => list({ query: scope(project.id) })));
       return { projectId: project.id, metadata: { environment: "dev" } };
     }) as Step,
     get: (async ({ tenant, act }) => {
