@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Database } from "../../../db/database";
+import { PLAN_EACH_TIME, type Database } from "../../../db/database";
 import type { SecretRow } from "../secret.repository";
 import type { KeyFilter, SearchCursor } from "./search-patterns";
 
@@ -59,7 +59,9 @@ export const searchSecretRows = async (
   const afterCondition = q.after
     ? sql`and (s.key, s.folder_id) > (${q.after.key}::text, ${q.after.folderId}::uuid)`
     : sql``;
-  const { rows } = await sql<SearchRow>`
+  // Planned on every execution: the folder list's size decides between walking the keys in order and
+  // reading each folder's keys (see PLAN_EACH_TIME).
+  const { rows } = await sql<SearchRow>`${sql.raw(PLAN_EACH_TIME)}
     with page as (
       select s.key, s.folder_id from secrets s
       where s.folder_id = any(${[...q.folderIds]}::uuid[]) and s.type = 'shared'
