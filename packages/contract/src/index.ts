@@ -27,6 +27,7 @@ import { dynamicSecretLeasesContract } from "./dynamic-secret-leases.contract";
 import { secretsV3Contract, secretsV4Contract } from "./secrets.contract";
 import { secretReferencesContract, secretsMoveContract } from "./secrets-move.contract";
 import { secretTagsContract } from "./secret-tags.contract";
+import { secretSearchContract } from "./secret-search.contract";
 import { secretVersionsContract } from "./secret-versions.contract";
 import { kmsContract } from "./kms.contract";
 import { auditLogsContract, auditLogStreamsContract } from "./audit-logs.contract";
@@ -78,6 +79,7 @@ export * from "./dynamic-secret-leases.contract";
 export * from "./secrets.contract";
 export * from "./secrets-move.contract";
 export * from "./secret-tags.contract";
+export * from "./secret-search.contract";
 export * from "./secret-versions.contract";
 export * from "./kms.contract";
 export * from "./audit-logs.contract";
@@ -126,6 +128,7 @@ type Routers = {
   secretsV3: typeof secretsV3Contract;
   secretsV4: typeof secretsV4Contract;
   secretTags: typeof secretTagsContract;
+  secretSearch: typeof secretSearchContract;
   secretVersions: typeof secretVersionsContract;
   kms: typeof kmsContract;
   auditLogs: typeof auditLogsContract;
@@ -192,6 +195,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     secretsV3: secretsV3Contract,
     secretsV4: secretsV4Contract,
     secretTags: secretTagsContract,
+    secretSearch: secretSearchContract,
     secretVersions: secretVersionsContract,
     kms: kmsContract,
     auditLogs: auditLogsContract,

@@ -4,6 +4,7 @@ import { call, connect } from "../api";
 import { CliError } from "../config";
 import { formatSecrets, printJson } from "../output";
 import { fetchSecretMap, pathsOf, withScope, type ScopeOptions } from "../scope";
+import { searchCommand } from "./secrets-search";
 
 type Output = { output?: "json" | "text" };
 const outputOption = () => new Option("--output <format>", "output format").choices(["text", "json"]).default("text");
@@ -104,6 +105,7 @@ export const secretsCommand = () => {
       for (const s of answer.secrets) process.stdout.write(`deleted ${s.secretKey}\n`);
     });
 
+  secrets.addCommand(searchCommand());
   return secrets;
 };
 

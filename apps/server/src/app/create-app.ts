@@ -42,6 +42,7 @@ import { secretsV3Router, secretsV4Router } from "../modules/secrets/secrets.rou
 import { secretsMoveRouter } from "../modules/secrets/move/move.router";
 import { secretReferencesRouter } from "../modules/secrets/references/references.router";
 import { secretTagsRouter } from "../modules/secrets/tags/tags.router";
+import { secretSearchRouter } from "../modules/secrets/search/search.router";
 import { secretVersionsRouter } from "../modules/secrets/versions/versions.router";
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
@@ -151,6 +152,7 @@ export const createApp = (deps: AppDeps): Express => {
     secretsV3: secretsV3Router(deps),
     secretsV4: secretsV4Router(deps),
     secretTags: secretTagsRouter(deps),
+    secretSearch: secretSearchRouter(deps),
     secretVersions: secretVersionsRouter(deps),
     kms: kmsRouter(deps),
     auditLogs: auditLogsRouter(deps),

@@ -31,7 +31,8 @@ const LIMITS: Limit[] = [
   {
     name: "secret-read",
     method: "GET",
-    path: /^\/api\/v[34]\/secrets(\/|$)/,
+    // The secret routes of v3 and v4, and the project-wide search (which may return values).
+    path: /^\/api\/(v[34]\/secrets(\/|$)|v1\/projects\/[^/]+\/secrets\/search\/?$)/,
     perWindow: (deps) => deps.env.RATE_LIMIT_SECRET_READ,
   },
 ];

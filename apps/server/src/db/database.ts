@@ -70,7 +70,15 @@ const MAX_PREPARED_STATEMENTS = 500;
 const statementNames = new Map<string, string | null>();
 const DML = /^\s*(select|insert|update|delete|with)\b/i;
 
+/**
+ * Statements that begin with this comment are sent unnamed, so PostgreSQL plans each execution
+ * with its parameters and never settles on a generic plan: for statements where a parameter's size
+ * decides the index (an array of one folder or of a thousand), a generic plan is far slower.
+ */
+export const PLAN_EACH_TIME = "/* planned each time */";
+
 const statementName = (text: string): string | undefined => {
+  if (text.startsWith(PLAN_EACH_TIME)) return undefined;
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_PREPARED_STATEMENTS) return undefined;

@@ -10,6 +10,7 @@ const Access = lazy(() => import("./access").then((m) => ({ default: m.Access })
 const DynamicSecrets = lazy(() => import("./dynamic-secrets").then((m) => ({ default: m.DynamicSecrets })));
 const ProjectPeople = lazy(() => import("./project-people").then((m) => ({ default: m.ProjectPeople })));
 const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ default: m.ChangeRequests })));
+const SecretSearch = lazy(() => import("./secret-search").then((m) => ({ default: m.SecretSearch })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 
 const TABS = [
@@ -36,6 +37,9 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         <Link href="/">Projects</Link> / <span>{p.name}</span>
       </p>
       <h1>{p.name}</h1>
+      <Suspense fallback={null}>
+        <SecretSearch project={p} />
+      </Suspense>
       <nav className="tabs" aria-label="Project sections">
         {TABS.map((t) => (
           <Link key={t.tab} href={`/projects/${projectId}/${t.tab}`} aria-current={tab === t.tab ? "page" : undefined}>

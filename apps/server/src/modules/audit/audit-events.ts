@@ -241,6 +241,7 @@ export const READ_EVENTS: Partial<Record<ReadOperation, AuditSpec>> = {
   "secretsV4.get": read("get-secret"),
   "secretsV3.getById": read("get-secret"),
   "secretsV4.getById": read("get-secret"),
+  "secretSearch.search": read("search-secrets"),
   "kms.privateKey": read("cmek-get-private-key"),
 };
 

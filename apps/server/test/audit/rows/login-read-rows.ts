@@ -40,7 +40,10 @@ export const FAILED_LOGIN_STEPS: Record<LoginOperation, Step> = {
   ...JWT_OIDC_FAILED_LOGINS,
 };
 
-type RecordedRead = Extract<ReadOperation, `secretsV${3 | 4}.${"list" | "get" | "getById"}` | "kms.privateKey">;
+type RecordedRead = Extract<
+  ReadOperation,
+  `secretsV${3 | 4}.${"list" | "get" | "getById"}` | "kms.privateKey" | "secretSearch.search"
+>;
 
 const secretIn = async (tenant: Tenant) => {
   const project = await createProject(tenant);
@@ -91,6 +94,11 @@ export const READ_STEPS: Record<RecordedRead, Step> = {
   "secretsV4.list": v4.list,
   "secretsV4.get": v4.get,
   "secretsV4.getById": v4.getById,
+  "secretSearch.search": async ({ tenant, act }) => {
+    const { project, key } = await secretIn(tenant);
+    ok(await act(() => tenant.admin.secretSearch.search({ params: { projectId: project.id }, query: { key } })));
+    return { projectId: project.id, metadata: { includeValues: false } };
+  },
   "kms.privateKey": async ({ tenant, act }) => {
     const project = ok(
       await tenant.admin.projects.create({ body: { projectName: uniqueName("kms"), type: "kms" } }),
