@@ -84,7 +84,37 @@ export const listLeasesOf = (db: Database, dynamicSecretId: string) =>
     .where("dynamic_secret_id", "=", dynamicSecretId)
     .where("state", "<>", "creating")
     .orderBy("created_at")
+    .orderBy("id")
     .execute();
+
+/**
+ * One page of a secret's leases in creation order (id breaks ties), served by the
+ * (dynamic_secret_id, created_at, id) index.
+ */
+export const listLeasePageOf = (db: Database, dynamicSecretId: string, page: { offset: number; limit: number }) =>
+  db
+    .selectFrom("dynamic_secret_leases")
+    .select(LEASE_COLUMNS)
+    .where("dynamic_secret_id", "=", dynamicSecretId)
+    .where("state", "<>", "creating")
+    .orderBy("created_at")
+    .orderBy("id")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+
+/** Leases a list shows (those not still being created). */
+export const countListedLeasesOf = async (db: Database, dynamicSecretId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom("dynamic_secret_leases")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("dynamic_secret_id", "=", dynamicSecretId)
+        .where("state", "<>", "creating")
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
 
 export const countLeasesOf = async (db: Database, dynamicSecretId: string) =>
   Number(
@@ -157,6 +187,17 @@ export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: numb
     .select("l.id")
     .where((eb) => eb.or([eb("l.claimed_until", "is", null), eb("l.claimed_until", "<", sql<Date>`now()`)]))
     .where((eb) => eb.or([eb("l.next_attempt_at", "is", null), eb("l.next_attempt_at", "<=", sql<Date>`now()`)]))
+    // A secret whose target keeps refusing waits out its backoff as a whole.
+    .where((eb) =>
+      eb(
+        "l.dynamic_secret_id",
+        "not in",
+        eb
+          .selectFrom("dynamic_secrets as p")
+          .select("p.id")
+          .where("p.revocation_paused_until", ">", sql<Date>`now()`),
+      ),
+    )
     .where((eb) =>
       eb.or([
         eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", sql<Date>`now()`)]),
@@ -199,14 +240,33 @@ export const claimLockedLeases = (trx: Database, ids: string[], token: string, c
     .returning(LEASE_COLUMNS)
     .execute();
 
-/** The credential is gone: drop the row, but only if this caller still holds the claim. */
-export const deleteClaimedLease = (db: Database, id: string, token: string) =>
+/**
+ * Hand claimed leases back untried (their secret was paused meanwhile): they stay due, and the
+ * attempt counted when they were claimed is taken back.
+ */
+export const releaseUntriedClaims = (db: Database, ids: string[], token: string) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .updateTable("dynamic_secret_leases")
+        .set({
+          claimed_until: null,
+          claim_token: null,
+          attempts: sql<number>`greatest(attempts - 1, 0)`,
+          updated_at: sql<Date>`now()`,
+        })
+        .where("id", "in", ids)
+        .where("claim_token", "=", token)
+        .execute();
+
+/** The credentials are gone: drop the rows, but only those this caller still holds the claim on. */
+export const deleteClaimedLeases = (db: Database, ids: string[], token: string) =>
   db
     .deleteFrom("dynamic_secret_leases")
-    .where("id", "=", id)
+    .where("id", "in", ids)
     .where("claim_token", "=", token)
     .returning(LEASE_COLUMNS)
-    .executeTakeFirst();
+    .execute();
 
 /** A failed revocation: visible in status, retried after `retrySeconds` by whichever instance comes first. */
 export const recordFailedRevocation = (
