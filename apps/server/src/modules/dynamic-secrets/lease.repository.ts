@@ -131,7 +131,14 @@ export const leaseIdsAmong = async (db: Database, ids: string[]) =>
   ids.length === 0
     ? new Set<string>()
     : new Set(
-        (await db.selectFrom("dynamic_secret_leases").select("id").where("id", "in", ids).execute()).map((r) => r.id),
+        // One array parameter: a target may list more credentials than a statement takes parameters.
+        (
+          await db
+            .selectFrom("dynamic_secret_leases")
+            .select("id")
+            .where(sql<boolean>`id = any(${ids}::uuid[])`)
+            .execute()
+        ).map((r) => r.id),
       );
 
 /**
