@@ -19,10 +19,10 @@ import {
 } from "./helpers";
 
 /**
- * `count` leases of the secret, already expired, seeded in bulk as the bench does: rows named as
- * Keyward names them, and the same roles made on the target, so revocation really drops them.
+ * `count` live leases of the secret, seeded in bulk as the bench does: rows named as Keyward names
+ * them, and the same roles made on the target, so revocation really drops them.
  */
-const seedExpiredLeases = async (deps: AppDeps, dynamicSecretId: string, count: number) => {
+const seedLeases = async (deps: AppDeps, dynamicSecretId: string, count: number) => {
   const { entity_prefix: prefix } = await deps.db
     .selectFrom("dynamic_secrets")
     .select("entity_prefix")
@@ -34,7 +34,7 @@ const seedExpiredLeases = async (deps: AppDeps, dynamicSecretId: string, count: 
       id,
       dynamic_secret_id: dynamicSecretId,
       external_entity_id: `${prefix}_${id.replace(/-/g, "")}`,
-      expire_at: new Date(Date.now() - 120_000),
+      expire_at: new Date(Date.now() + 3_600_000),
       state: "active" as const,
     };
   });
@@ -42,6 +42,14 @@ const seedExpiredLeases = async (deps: AppDeps, dynamicSecretId: string, count: 
   await targetQuery(rows.map((row) => `create role "${row.external_entity_id}"`).join("; "));
   return rows.map((row) => row.external_entity_id);
 };
+
+/** As if they had expired two minutes ago (the server stopped meanwhile). */
+const expireAll = (deps: AppDeps, dynamicSecretId: string) =>
+  deps.db
+    .updateTable("dynamic_secret_leases")
+    .set({ expire_at: sql<Date>`now() - interval '2 minutes'` })
+    .where("dynamic_secret_id", "=", dynamicSecretId)
+    .execute();
 
 const withConcurrency = (deps: AppDeps, concurrency: number): AppDeps => ({
   ...deps,
@@ -70,7 +78,7 @@ describe("paced lease revocation", () => {
         revocationStatement: `INSERT INTO keyward_test.paced VALUES ('{{username}}', clock_timestamp()); SELECT pg_sleep(0.03); UPDATE keyward_test.paced SET ended = clock_timestamp() WHERE username = '{{username}}'; DROP ROLE IF EXISTS "{{username}}"`,
       },
     );
-    const names = await seedExpiredLeases(app.deps, secret.id, 24);
+    const names = await seedLeases(app.deps, secret.id, 24);
     // A second instance: its own connection pool on PostgreSQL; on PGlite the one connection is shared.
     const second = app.deps.env.DATABASE_URL
       ? await openDatabase({ databaseUrl: app.deps.env.DATABASE_URL })
@@ -78,6 +86,7 @@ describe("paced lease revocation", () => {
     const one = withConcurrency(app.deps, 2);
     const other = withConcurrency(second ? { ...app.deps, db: second.db } : app.deps, 2);
     try {
+      await expireAll(app.deps, secret.id);
       await Promise.all([runRevocationPass(one), runRevocationPass(other)]);
       await runRevocationPass(one);
     } finally {
@@ -104,7 +113,7 @@ describe("paced lease revocation", () => {
       .where("dynamic_secret_id", "=", secret.id)
       .execute();
     expect(left).toHaveLength(0);
-  });
+  }, 60_000);
 
   it("pauses a secret whose target refuses, keeping its leases due with few failed calls, and revokes them on recovery", async () => {
     const app = await getTestApp();
@@ -112,8 +121,9 @@ describe("paced lease revocation", () => {
     const scope = await createScope();
     const root = await createRootRole();
     const secret = await createSqlSecret(scope, {}, { username: root.name, password: root.password });
-    const names = await seedExpiredLeases(app.deps, secret.id, 12);
+    const names = await seedLeases(app.deps, secret.id, 12);
     await breakRootRole(root.name);
+    await expireAll(app.deps, secret.id);
 
     await runRevocationPass(deps);
     const afterFailure = await deps.db

@@ -184,14 +184,42 @@ export const markForRevocation = (db: Database, id: string) =>
     .executeTakeFirst();
 
 /**
+ * Ids that may be due, each kind read through its own index (expired active leases by expire_at,
+ * leases not active through the pending index, leases of secrets being deleted through the
+ * secret's), so finding nothing due among many live leases reads no more than the few candidates.
+ */
+const dueCandidates = (limit: number, creatingGraceSeconds: number) => sql`(
+  (select a.id from dynamic_secret_leases a
+    where a.state = 'active' and a.expire_at <= now()
+      and (a.claimed_until is null or a.claimed_until < now())
+      and a.dynamic_secret_id not in (select p.id from dynamic_secrets p where p.revocation_paused_until > now())
+    order by a.expire_at limit ${limit})
+  union all
+  (select b.id from dynamic_secret_leases b
+    where b.state <> 'active'
+      and (b.state = 'revoking' or b.created_at < now() - make_interval(secs => ${creatingGraceSeconds}))
+      and (b.claimed_until is null or b.claimed_until < now())
+      and (b.next_attempt_at is null or b.next_attempt_at <= now())
+      and b.dynamic_secret_id not in (select p.id from dynamic_secrets p where p.revocation_paused_until > now())
+    order by b.created_at limit ${limit})
+  union all
+  (select c.id from dynamic_secrets d
+    cross join lateral (select id from dynamic_secret_leases
+      where dynamic_secret_id = d.id and state = 'active' limit ${limit}) c
+    where d.folder_id is null or d.status = ${DELETING_STATUS} limit ${limit}))`;
+
+/**
  * Leases due for revocation: expired, stuck in `creating` past the grace period, already being
  * revoked (a retry, or a claimer that died), or belonging to a secret being deleted. Locked with
- * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row.
+ * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row; the
+ * conditions are checked again on the locked row, as another instance may have claimed it since.
  */
 export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: number) =>
   trx
     .selectFrom("dynamic_secret_leases as l")
     .select("l.id")
+    // Enough candidates that another instance's locked rows can be skipped past.
+    .where(sql<boolean>`l.id in ${dueCandidates(limit * 4, creatingGraceSeconds)}`)
     .where((eb) => eb.or([eb("l.claimed_until", "is", null), eb("l.claimed_until", "<", sql<Date>`now()`)]))
     .where((eb) => eb.or([eb("l.next_attempt_at", "is", null), eb("l.next_attempt_at", "<=", sql<Date>`now()`)]))
     // A secret whose target keeps refusing waits out its backoff as a whole.
