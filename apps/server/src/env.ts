@@ -103,6 +103,10 @@ const EnvSchema = z.object({
   /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */
   ROTATION_CLAIM_TTL_S: z.coerce.number().int().min(1).max(3_600).default(120),
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Revocations one instance runs at once against one dynamic secret's target (a backlog is worked through at this pace). */
+  LEASE_REVOCATION_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Longest wait after failed revocations (of a lease, or of a whole dynamic secret whose target refuses); doubles up to it. */
+  LEASE_REVOCATION_BACKOFF_MAX_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
   /** Leases one dynamic secret may have at once (counting those still being revoked). */
   MAX_LEASE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** The base URL clients reach Keyward at (no trailing slash); ACME URLs are built on it, else on the request's host. */

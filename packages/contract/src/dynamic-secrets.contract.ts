@@ -205,7 +205,18 @@ export const dynamicSecretsContract = c.router({
     method: "GET",
     path: "/api/v1/dynamic-secrets/:name/leases",
     pathParams: NameParams,
-    query: ScopeQuery,
-    responses: { 200: z.object({ leases: z.array(DynamicSecretLeaseSchema) }) },
+    query: ScopeQuery.extend({
+      offset: z.coerce.number().int().min(0).max(10_000_000).optional(),
+      limit: z.coerce.number().int().min(1).max(1000).optional(),
+    }),
+    responses: {
+      200: z.object({
+        leases: z.array(DynamicSecretLeaseSchema),
+        /** Every lease of the secret, whatever page was asked for. */
+        totalCount: z.number().int(),
+      }),
+    },
+    summary:
+      "Leases of a dynamic secret in creation order: all of them without offset/limit (as the reference answers), else one page (limit at most 1000); totalCount counts them all",
   },
 });

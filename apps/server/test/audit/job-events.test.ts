@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revoker";
+import { runRevocationPass } from "../../src/modules/dynamic-secrets/revocation-pass";
 import { canLogin, createScope, createSqlSecret, leaseOf } from "../dynamic-secrets/helpers";
 import { auditEvents } from "./helpers";
 

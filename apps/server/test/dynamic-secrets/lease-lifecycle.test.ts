@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revoker";
+import { runRevocationPass } from "../../src/modules/dynamic-secrets/revocation-pass";
 import { claimLease, releaseRenewal } from "../../src/modules/dynamic-secrets/lease.repository";
 import { createIdentity, createTenant, expectOk } from "../helpers/tenant";
 import {

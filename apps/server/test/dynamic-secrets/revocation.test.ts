@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppDeps } from "../../src/context";
 import { openDatabase } from "../../src/db/database";
 import { startLeaseRevocation } from "../../src/modules/dynamic-secrets/lease-revocation.job";
-import { runRevocationPass } from "../../src/modules/dynamic-secrets/lease-revoker";
+import { runRevocationPass } from "../../src/modules/dynamic-secrets/revocation-pass";
 import { sweepOrphanCredentials } from "../../src/modules/dynamic-secrets/orphan-sweeper";
 import { getTestApp } from "../helpers/app";
 import { expectOk } from "../helpers/tenant";

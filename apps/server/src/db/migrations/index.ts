@@ -22,6 +22,7 @@ import * as m0027 from "./0027-secret-rotations";
 import * as m0028 from "./0028-secret-approvals";
 import * as m0029 from "./0029-access-approvals";
 import * as m0030 from "./0030-secret-search";
+import * as m0031 from "./0031-lease-pacing";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   "0028-secret-approvals": m0028,
   "0029-access-approvals": m0029,
   "0030-secret-search": m0030,
+  "0031-lease-pacing": m0031,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

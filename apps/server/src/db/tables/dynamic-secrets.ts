@@ -18,6 +18,10 @@ export interface DynamicSecretsTable {
   metadata: Json<DynamicSecretMetadataEntry[]>;
   status: string | null;
   status_details: string | null;
+  /** Revocations that failed in a row on this secret's target; reset by the next success. */
+  revocation_failures: Generated<number>;
+  /** No revocation of this secret is tried before then (backoff after a failure). */
+  revocation_paused_until: Date | null;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;

@@ -268,6 +268,28 @@ export const recordPlatformChange = async (
   await writePlatformEvent(trx, deps, event);
 };
 
+/** Several platform changes committed together (a batch of a job's work), one event each. */
+export const recordPlatformChanges = async (
+  trx: Tx,
+  deps: AppDeps,
+  events: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> }[],
+) => {
+  if (events.length === 0) return;
+  if (currentAuditScope(trx)) return;
+  const createdAt = new Date(deps.clock.now());
+  await writeAuditEvents(
+    trx,
+    deps.env.AUDIT_LOG_RETENTION_DAYS,
+    events.map((change) => ({
+      ...change,
+      actor: { type: "platform" as const, id: null, metadata: {} },
+      ipAddress: null,
+      userAgent: null,
+      createdAt,
+    })),
+  );
+};
+
 /** A platform change's event: no caller, no client address. */
 const writePlatformEvent = (
   trx: Tx,

@@ -158,3 +158,27 @@ export const listSweepableDynamicSecrets = (db: Database, types: string[]) =>
   db.selectFrom("dynamic_secrets").select(["id", "type", "entity_prefix"]).where("type", "in", types).execute();
 
 export const DELETING_STATUS = "Deleting";
+
+/**
+ * A revocation on this secret's target failed: no revocation of it is tried for a while, doubling
+ * from `baseSeconds` with each failure in a row up to `maxSeconds`, on every instance.
+ */
+export const pauseRevocations = (db: Database, id: string, baseSeconds: number, maxSeconds: number) =>
+  db
+    .updateTable("dynamic_secrets")
+    .set({
+      revocation_failures: sql<number>`revocation_failures + 1`,
+      revocation_paused_until: sql<Date>`now() + make_interval(secs => least(${maxSeconds}::float8, ${baseSeconds}::float8 * power(2, least(revocation_failures, 30))))`,
+    })
+    .where("id", "=", id)
+    .returning(["revocation_failures", "revocation_paused_until"])
+    .executeTakeFirst();
+
+/** A revocation on the target worked again: the backoff starts over. */
+export const resumeRevocations = (db: Database, id: string) =>
+  db
+    .updateTable("dynamic_secrets")
+    .set({ revocation_failures: 0, revocation_paused_until: null })
+    .where("id", "=", id)
+    .where("revocation_failures", ">", 0)
+    .execute();

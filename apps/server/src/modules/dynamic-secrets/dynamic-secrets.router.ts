@@ -28,7 +28,7 @@ export const dynamicSecretsRouter = (deps: AppDeps) =>
     list: async ({ query, req, res }) =>
       ok({ dynamicSecrets: await listDynamicSecrets(contextOf(deps, req, res), query) }),
     listLeases: async ({ params, query, req, res }) =>
-      ok({ leases: await listLeases(contextOf(deps, req, res), params.name, query) }),
+      ok(await listLeases(contextOf(deps, req, res), params.name, query)),
   });
 
 export const dynamicSecretLeasesRouter = (deps: AppDeps) =>

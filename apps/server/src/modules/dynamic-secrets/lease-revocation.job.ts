@@ -1,5 +1,5 @@
 import type { AppDeps, AppJob } from "../../context";
-import { runRevocationPass } from "./lease-revoker";
+import { runRevocationPass } from "./revocation-pass";
 import { sweepOrphanCredentials } from "./orphan-sweeper";
 import { loop } from "../../lib/loop";
 

@@ -84,7 +84,37 @@ export const listLeasesOf = (db: Database, dynamicSecretId: string) =>
     .where("dynamic_secret_id", "=", dynamicSecretId)
     .where("state", "<>", "creating")
     .orderBy("created_at")
+    .orderBy("id")
     .execute();
+
+/**
+ * One page of a secret's leases in creation order (id breaks ties), served by the
+ * (dynamic_secret_id, created_at, id) index.
+ */
+export const listLeasePageOf = (db: Database, dynamicSecretId: string, page: { offset: number; limit: number }) =>
+  db
+    .selectFrom("dynamic_secret_leases")
+    .select(LEASE_COLUMNS)
+    .where("dynamic_secret_id", "=", dynamicSecretId)
+    .where("state", "<>", "creating")
+    .orderBy("created_at")
+    .orderBy("id")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+
+/** Leases a list shows (those not still being created). */
+export const countListedLeasesOf = async (db: Database, dynamicSecretId: string) =>
+  Number(
+    (
+      await db
+        .selectFrom("dynamic_secret_leases")
+        .select((eb) => eb.fn.countAll<string>().as("count"))
+        .where("dynamic_secret_id", "=", dynamicSecretId)
+        .where("state", "<>", "creating")
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
 
 export const countLeasesOf = async (db: Database, dynamicSecretId: string) =>
   Number(
@@ -101,7 +131,14 @@ export const leaseIdsAmong = async (db: Database, ids: string[]) =>
   ids.length === 0
     ? new Set<string>()
     : new Set(
-        (await db.selectFrom("dynamic_secret_leases").select("id").where("id", "in", ids).execute()).map((r) => r.id),
+        // One array parameter: a target may list more credentials than a statement takes parameters.
+        (
+          await db
+            .selectFrom("dynamic_secret_leases")
+            .select("id")
+            .where(sql<boolean>`id = any(${ids}::uuid[])`)
+            .execute()
+        ).map((r) => r.id),
       );
 
 /**
@@ -147,16 +184,55 @@ export const markForRevocation = (db: Database, id: string) =>
     .executeTakeFirst();
 
 /**
+ * Ids that may be due, each kind read through its own index (expired active leases by expire_at,
+ * leases not active through the pending index, leases of secrets being deleted through the
+ * secret's), so finding nothing due among many live leases reads no more than the few candidates.
+ */
+const dueCandidates = (limit: number, creatingGraceSeconds: number) => sql`(
+  (select a.id from dynamic_secret_leases a
+    where a.state = 'active' and a.expire_at <= now()
+      and (a.claimed_until is null or a.claimed_until < now())
+      and a.dynamic_secret_id not in (select p.id from dynamic_secrets p where p.revocation_paused_until > now())
+    order by a.expire_at limit ${limit})
+  union all
+  (select b.id from dynamic_secret_leases b
+    where b.state <> 'active'
+      and (b.state = 'revoking' or b.created_at < now() - make_interval(secs => ${creatingGraceSeconds}))
+      and (b.claimed_until is null or b.claimed_until < now())
+      and (b.next_attempt_at is null or b.next_attempt_at <= now())
+      and b.dynamic_secret_id not in (select p.id from dynamic_secrets p where p.revocation_paused_until > now())
+    order by b.created_at limit ${limit})
+  union all
+  (select c.id from dynamic_secrets d
+    cross join lateral (select id from dynamic_secret_leases
+      where dynamic_secret_id = d.id and state = 'active' limit ${limit}) c
+    where d.folder_id is null or d.status = ${DELETING_STATUS} limit ${limit}))`;
+
+/**
  * Leases due for revocation: expired, stuck in `creating` past the grace period, already being
  * revoked (a retry, or a claimer that died), or belonging to a secret being deleted. Locked with
- * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row.
+ * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row; the
+ * conditions are checked again on the locked row, as another instance may have claimed it since.
  */
 export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: number) =>
   trx
     .selectFrom("dynamic_secret_leases as l")
     .select("l.id")
+    // Enough candidates that another instance's locked rows can be skipped past.
+    .where(sql<boolean>`l.id in ${dueCandidates(limit * 4, creatingGraceSeconds)}`)
     .where((eb) => eb.or([eb("l.claimed_until", "is", null), eb("l.claimed_until", "<", sql<Date>`now()`)]))
     .where((eb) => eb.or([eb("l.next_attempt_at", "is", null), eb("l.next_attempt_at", "<=", sql<Date>`now()`)]))
+    // A secret whose target keeps refusing waits out its backoff as a whole.
+    .where((eb) =>
+      eb(
+        "l.dynamic_secret_id",
+        "not in",
+        eb
+          .selectFrom("dynamic_secrets as p")
+          .select("p.id")
+          .where("p.revocation_paused_until", ">", sql<Date>`now()`),
+      ),
+    )
     .where((eb) =>
       eb.or([
         eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", sql<Date>`now()`)]),
@@ -199,14 +275,33 @@ export const claimLockedLeases = (trx: Database, ids: string[], token: string, c
     .returning(LEASE_COLUMNS)
     .execute();
 
-/** The credential is gone: drop the row, but only if this caller still holds the claim. */
-export const deleteClaimedLease = (db: Database, id: string, token: string) =>
+/**
+ * Hand claimed leases back untried (their secret was paused meanwhile): they stay due, and the
+ * attempt counted when they were claimed is taken back.
+ */
+export const releaseUntriedClaims = (db: Database, ids: string[], token: string) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : db
+        .updateTable("dynamic_secret_leases")
+        .set({
+          claimed_until: null,
+          claim_token: null,
+          attempts: sql<number>`greatest(attempts - 1, 0)`,
+          updated_at: sql<Date>`now()`,
+        })
+        .where("id", "in", ids)
+        .where("claim_token", "=", token)
+        .execute();
+
+/** The credentials are gone: drop the rows, but only those this caller still holds the claim on. */
+export const deleteClaimedLeases = (db: Database, ids: string[], token: string) =>
   db
     .deleteFrom("dynamic_secret_leases")
-    .where("id", "=", id)
+    .where("id", "in", ids)
     .where("claim_token", "=", token)
     .returning(LEASE_COLUMNS)
-    .executeTakeFirst();
+    .execute();
 
 /** A failed revocation: visible in status, retried after `retrySeconds` by whichever instance comes first. */
 export const recordFailedRevocation = (

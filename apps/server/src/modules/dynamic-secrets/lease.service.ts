@@ -28,10 +28,12 @@ import {
   activateLease,
   claimLease,
   countLeasesOf,
+  countListedLeasesOf,
   deleteLeaseById,
   findLease,
   insertLeaseRow,
   lockDynamicSecretForLeases,
+  listLeasePageOf,
   listLeasesOf,
   markCreationFailed,
   markForRevocation,
@@ -42,6 +44,8 @@ import type { Provider } from "./providers";
 import { leaseEntityName, redactSecrets, renderUsername } from "./providers/templates";
 
 const SUBJECT = "dynamic-secrets";
+/** A page's size when only an offset is given. */
+const DEFAULT_LEASE_PAGE = 100;
 
 const errorText = (error: unknown, provider: Provider<unknown>, inputs: unknown, extra: (string | undefined)[] = []) =>
   redactSecrets(error instanceof Error ? error.message : String(error), [...provider.secretsOf(inputs), ...extra]);
@@ -203,9 +207,26 @@ export const getLease = async (ctx: RequestContext, leaseId: string, scope: Scop
   return { ...toLeaseDto(lease), dynamicSecret: toDynamicSecretDto(secret) };
 };
 
-export const listLeases = async (ctx: RequestContext, name: string, scope: Scope) => {
-  const secret = await secretForLeasing(ctx, name, scope);
-  return (await listLeasesOf(ctx.deps.db, secret.id)).map(toLeaseDto);
+/**
+ * Without offset or limit every lease comes back, as the reference answers; with either, one page
+ * (limit 100 unless given) and the count beside it, both served by the secret's lease index.
+ */
+export const listLeases = async (
+  ctx: RequestContext,
+  name: string,
+  query: Scope & { offset?: number; limit?: number },
+) => {
+  const secret = await secretForLeasing(ctx, name, query);
+  if (query.offset === undefined && query.limit === undefined) {
+    const leases = (await listLeasesOf(ctx.deps.db, secret.id)).map(toLeaseDto);
+    return { leases, totalCount: leases.length };
+  }
+  const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_LEASE_PAGE };
+  const [rows, totalCount] = await Promise.all([
+    listLeasePageOf(ctx.deps.db, secret.id, page),
+    countListedLeasesOf(ctx.deps.db, secret.id),
+  ]);
+  return { leases: rows.map(toLeaseDto), totalCount };
 };
 
 /**
