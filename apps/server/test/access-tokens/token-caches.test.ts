@@ -13,8 +13,10 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 /** What the `keyward_cache_entries` gauge reports, by cache. */
-const cacheEntries = async () =>
-  Object.fromEntries((await app.deps.metrics.cacheEntries.get()).values.map((v) => [v.labels.cache, v.value]));
+const cacheEntries = async (): Promise<Record<string, number>> =>
+  Object.fromEntries(
+    (await app.deps.metrics.cacheEntries.get()).values.map((v) => [String(v.labels.cache), v.value] as const),
+  );
 
 describe("token and ability caches past their bound", () => {
   it("hold at most their bound, report it as a gauge, and still answer each identity rightly", async () => {
