@@ -87,6 +87,10 @@ const EnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */
   METRICS_HOST: z.string().default("127.0.0.1"),
+  /** Authenticated tokens each process keeps (for at most a second each); least recently written evicted first. */
+  TOKEN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** Built abilities, one per (actor, project), each process keeps; least recently written evicted first. */
+  ABILITY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** PostgreSQL connections per process (each cluster worker has its own pool), plus half as many for the kept-plan lookups. */

@@ -10,17 +10,19 @@ export type BenchTarget = {
   pid: number;
   /** An org admin token of a freshly bootstrapped instance. */
   adminToken: string;
+  /** The PostgreSQL cluster's URL (postgres only), for benches that seed rows in bulk. */
+  databaseUrl?: string;
   stop: () => Promise<void>;
 };
 
 /** Keyward in a child process on PostgreSQL (a throwaway cluster) or on embedded PGlite. */
 export const startKeyward = async (
   database: "postgres" | "pglite",
-  options: { nodeArgs?: readonly string[]; compiled?: boolean; workers?: number } = {},
+  options: { nodeArgs?: readonly string[]; compiled?: boolean; workers?: number; env?: Record<string, string> } = {},
 ): Promise<BenchTarget> => {
   const pg = database === "postgres" ? await startPostgres() : undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-bench-"));
-  const env = { DATA_DIR: dataDir, ...(pg ? { DATABASE_URL: pg.url } : {}) };
+  const env = { DATA_DIR: dataDir, ...(pg ? { DATABASE_URL: pg.url } : {}), ...options.env };
   const server = options.compiled
     ? await spawnCompiledServer({ ...env, WORKERS: String(options.workers ?? 1) }, options.nodeArgs)
     : await spawnServer("bench/servers/keyward.ts", env, options.nodeArgs);
@@ -33,6 +35,7 @@ export const startKeyward = async (
     url: server.url,
     pid: server.pid,
     adminToken: boot.body.identity.credentials.token,
+    databaseUrl: pg?.url,
     stop: async () => {
       await server.stop();
       pg?.stop();

@@ -41,7 +41,7 @@ export const spawnServer = (
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createNetServer();
     probe.once("error", reject);

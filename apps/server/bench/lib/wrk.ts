@@ -57,6 +57,8 @@ export type LoadOptions = {
   /** JSON bodies, one per path: the requests are then POSTs. */
   postBodies?: readonly string[];
   headers?: Record<string, string>;
+  /** A wrk Lua script of the bench's own, in place of the rotating one `paths` and `postBodies` make. */
+  script?: string;
   connections: number;
   seconds: number;
 };
@@ -66,7 +68,8 @@ export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
   const args = ["-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(options.headers ?? {})) args.push("-H", `${k}: ${v}`);
   if (options.postBodies) args.push("-H", "content-type: application/json");
-  if (options.paths.length > 1 || options.postBodies)
+  if (options.script) args.push("-s", options.script);
+  else if (options.paths.length > 1 || options.postBodies)
     args.push("-s", rotatingScript(options.paths, options.postBodies));
   args.push(`${options.origin}${options.paths[0]}`);
   const { stdout } = await run("wrk", args, { maxBuffer: 1 << 20 });

@@ -61,8 +61,8 @@ export const buildDeps = async (
     dbHealth: handle.health,
     lifecycle: createLifecycle(),
     metrics: createMetrics(handle.poolStats),
-    ...createAccessTokensState(clock),
-    ...createAuthzState(),
+    ...createAccessTokensState(clock, env.TOKEN_CACHE_MAX_ENTRIES),
+    ...createAuthzState(env.ABILITY_CACHE_MAX_ENTRIES),
     ...createAuthMethodsState(),
     ...createDynamicSecretsState(),
     ...createProjectKeysState(clock),
@@ -76,5 +76,14 @@ export const buildDeps = async (
       : undefined,
     jobs: allJobs(),
   };
+  watchCacheSizes(deps);
   return { deps, handle };
+};
+
+/** The per-request caches' sizes as the `keyward_cache_entries` gauge, so their bounds can be watched. */
+const watchCacheSizes = (deps: AppDeps) => {
+  deps.metrics.watchCacheSize("access_tokens", () => deps.tokenCache.size());
+  deps.metrics.watchCacheSize("token_use_writes", () => deps.tokenUseWrites.size());
+  deps.metrics.watchCacheSize("abilities", () => deps.abilityCache.size());
+  deps.metrics.watchCacheSize("project_ids", () => deps.projectIdCache.size());
 };

@@ -7,6 +7,7 @@ import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
 import { rateLimitSweepJob } from "./rate-limit-sweep.job";
 import { eventsJob } from "../modules/events/events.job";
 import { secretRotationJob } from "../modules/secret-rotations/secret-rotation.job";
+import { tokenUseJob } from "../modules/access-tokens/token-use.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): AppJob[] => [
@@ -18,6 +19,7 @@ export const allJobs = (): AppJob[] => [
   auditRetentionJob,
   eventsJob,
   secretRotationJob,
+  tokenUseJob,
 ];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */

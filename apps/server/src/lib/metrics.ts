@@ -57,6 +57,18 @@ export const createMetrics = (poolStats: () => PoolStats | undefined = () => und
     labelNames: ["limit"] as const,
     registers: [registry],
   });
+  /** Each bounded in-process cache's entry count, read at scrape time (names are fixed: a bounded label). */
+  const cacheSizes = new Map<string, () => number>();
+  const cacheEntries = new Gauge({
+    name: "keyward_cache_entries",
+    help: "Entries held by each bounded in-process cache (tokens, abilities, ...), by cache",
+    labelNames: ["cache"] as const,
+    registers: [registry],
+    collect() {
+      for (const [cache, size] of cacheSizes) this.set({ cache }, size());
+    },
+  });
+  const watchCacheSize = (cache: string, size: () => number) => void cacheSizes.set(cache, size);
   // One labelled child per (route, method, status), looked up by one string key: prom-client would
   // otherwise hash the label set on every request. Bounded by the contract's routes.
   const perRoute = new Map<string, { count: { inc: () => void }; time: { observe: (seconds: number) => void } }>();
@@ -74,5 +86,16 @@ export const createMetrics = (poolStats: () => PoolStats | undefined = () => und
     children.count.inc();
     children.time.observe(seconds);
   };
-  return { registry, requests, duration, pool, leaseRevocationLag, jobFailures, rateLimited, recordRequest };
+  return {
+    registry,
+    requests,
+    duration,
+    pool,
+    leaseRevocationLag,
+    jobFailures,
+    rateLimited,
+    cacheEntries,
+    watchCacheSize,
+    recordRequest,
+  };
 };

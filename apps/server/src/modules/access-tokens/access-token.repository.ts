@@ -40,8 +40,11 @@ export const spendTokenUse = (db: Executor, tokenId: string) =>
     .returning("access_token_num_uses")
     .executeTakeFirst();
 
-export const touchTokenLastUsed = (db: Executor, tokenId: string, at: Date) =>
-  db.updateTable("identity_access_tokens").set({ last_used_at: at }).where("id", "=", tokenId).execute();
+/** Many tokens' last-used times in one statement (ids and times pairwise); a token gone meanwhile is skipped. */
+export const touchTokensLastUsed = (db: Executor, tokenIds: string[], at: Date[]) =>
+  sql`update identity_access_tokens as t set last_used_at = v.at
+    from unnest(${tokenIds}::uuid[], ${at.map((d) => d.toISOString())}::timestamptz[]) as v(id, at)
+    where t.id = v.id`.execute(db);
 
 export const TOKEN_COLUMNS = [
   "id",

@@ -18,23 +18,21 @@ import {
   findTokenForAuth,
   insertToken,
   spendTokenUse,
-  touchTokenLastUsed,
   type TokenRow,
 } from "./access-token.repository";
+import { bufferTokenUse } from "./token-use.job";
 
 const LAST_USED_WRITE_INTERVAL_MS = 10_000;
 
 const expiresAt = (token: { ttl: number; issuedAt: number }) => token.issuedAt + token.ttl * 1000;
 
-/** Write last-used at most once per token per 10 s, off the request path. */
+/** Note last-used at most once per token per 10 s; the token-use job writes the notes in batches. */
 const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   const now = deps.clock.now();
   const last = deps.tokenUseWrites.get(tokenId);
   if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
   deps.tokenUseWrites.set(tokenId, now);
-  touchTokenLastUsed(deps.db, tokenId, new Date(now)).catch((error: unknown) =>
-    deps.logger.warn({ err: error, tokenId }, "could not record token use"),
-  );
+  bufferTokenUse(deps.tokenUses, tokenId, now);
 };
 
 const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<AuthenticatedToken> => {

@@ -1,6 +1,7 @@
 import type { AuthenticatedToken, Clock } from "../../context";
 import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
 import { createTokenCache, type TokenCache } from "./token-cache";
+import { createTokenUseBuffer, type TokenUseBuffer } from "./token-use.job";
 
 declare module "../../context" {
   interface AppDeps {
@@ -8,10 +9,13 @@ declare module "../../context" {
     tokenCache: TokenCache<AuthenticatedToken>;
     /** When this process last wrote each token's last-used time (written at most every 10 s). */
     tokenUseWrites: BoundedCache<number>;
+    /** Last-used times waiting for the token-use flush job, by token id. */
+    tokenUses: TokenUseBuffer;
   }
 }
 
-export const createAccessTokensState = (clock: Clock) => ({
-  tokenCache: createTokenCache<AuthenticatedToken>(clock),
+export const createAccessTokensState = (clock: Clock, maxTokens?: number) => ({
+  tokenCache: createTokenCache<AuthenticatedToken>(clock, 1_000, maxTokens),
   tokenUseWrites: createBoundedCache<number>({ maxEntries: 50_000 }),
+  tokenUses: createTokenUseBuffer(),
 });

@@ -13,6 +13,8 @@ export type TokenCache<T> = {
    */
   load: (key: string, lookup: () => Promise<T>, keep: (value: T) => boolean) => Promise<T>;
   clear: () => void;
+  /** Entries held (at most the bound), counting any expired one not yet read. */
+  size: () => number;
 };
 
 export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries = 10_000): TokenCache<T> => {
@@ -49,5 +51,6 @@ export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries
       pending.clear();
       generation += 1;
     },
+    size: () => entries.size(),
   };
 };

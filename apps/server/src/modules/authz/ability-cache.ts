@@ -23,12 +23,14 @@ export type AbilityCache = {
   set: (identityId: string, projectId: string, entry: CachedAbility) => void;
   delete: (identityId: string, projectId: string) => void;
   clear: () => void;
+  size: () => number;
 };
 
 /** Project slug to id, so slug-addressed requests can name the cached version they hold. */
 export type ProjectIdCache = {
   get: (orgId: string, slug: string) => string | undefined;
   set: (orgId: string, slug: string, projectId: string) => void;
+  size: () => number;
 };
 
 const keyOf = (a: string, b: string) => `${a}:${b}`;
@@ -44,6 +46,7 @@ export const createAbilityCache = (maxEntries = 10_000): AbilityCache => {
     set: (identityId, projectId, entry) => entries.set(keyOf(identityId, projectId), entry),
     delete: (identityId, projectId) => entries.delete(keyOf(identityId, projectId)),
     clear: () => entries.clear(),
+    size: () => entries.size(),
   };
 };
 
@@ -53,5 +56,6 @@ export const createProjectIdCache = (maxEntries = 10_000): ProjectIdCache => {
   return {
     get: (orgId, slug) => slugs.get(keyOf(orgId, slug)),
     set: (orgId, slug, projectId) => slugs.set(keyOf(orgId, slug), projectId),
+    size: () => slugs.size(),
   };
 };

@@ -8,4 +8,7 @@ declare module "../../context" {
   }
 }
 
-export const createAuthzState = () => ({ abilityCache: createAbilityCache(), projectIdCache: createProjectIdCache() });
+export const createAuthzState = (maxAbilities?: number) => ({
+  abilityCache: createAbilityCache(maxAbilities),
+  projectIdCache: createProjectIdCache(maxAbilities),
+});
