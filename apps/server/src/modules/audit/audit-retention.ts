@@ -26,7 +26,7 @@ const pruneRun = async (trx: Tx, chainId: string, afterSeq: string, now: Date, b
   let last: { seq: string; hash: string } | undefined;
   for (const row of run) {
     if (!row.expired) break;
-    last = { seq: row.seq, hash: row.hash };
+    last = { seq: String(row.seq), hash: row.hash };
   }
   if (!last) return { removed: 0, last: undefined, more: false };
   const removed = await pruneChainRun(trx, chainId, afterSeq, last);
@@ -47,7 +47,7 @@ export const pruneAuditLogs = async (deps: AppDeps, options: PruneOptions = {}) 
     const chains = await chainsWithExpiredHead(deps.db, now, CHAINS_PER_PASS);
     if (chains.length === 0) return total;
     for (const chain of chains) {
-      let afterSeq = chain.pruned_seq;
+      let afterSeq = String(chain.pruned_seq);
       for (;;) {
         const done = await inTransaction(deps.db, (trx) => pruneRun(trx, chain.chain_id, afterSeq, now, batch));
         total += done.removed;

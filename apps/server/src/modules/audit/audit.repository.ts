@@ -164,7 +164,7 @@ export const setProjectRetentionDays = (db: Tx, projectId: string, days: number 
 export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
   db
     .selectFrom("audit_log_chains as c")
-    .select(["c.chain_id", sql<string>`c.pruned_seq::text`.as("pruned_seq")])
+    .select(["c.chain_id", "c.pruned_seq"])
     .where((eb) =>
       eb.exists(
         eb
@@ -185,11 +185,7 @@ export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
 export const chainEventsAfter = (trx: Tx, chainId: string, afterSeq: string, now: Date, limit: number) =>
   trx
     .selectFrom("audit_logs")
-    .select([
-      sql<string>`seq::text`.as("seq"),
-      "hash",
-      sql<boolean>`coalesce(expires_at < ${now}, false)`.as("expired"),
-    ])
+    .select(["seq", "hash", sql<boolean>`coalesce(expires_at < ${now}, false)`.as("expired")])
     .where("chain_id", "=", chainId)
     .where("seq", ">", afterSeq)
     .orderBy("seq")
