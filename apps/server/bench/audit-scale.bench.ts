@@ -255,7 +255,6 @@ try {
       body: { auditLogsRetentionDays: null },
     });
     if (res.status !== 200) throw new Error(`append failed: ${res.status}`);
-    if (process.env.BENCH_DEBUG) console.error("append", i, performance.now() - t0);
     return performance.now() - t0;
   };
   const idle: number[] = [];
