@@ -80,6 +80,11 @@ const pageQuery = {
   startDate: z.string().datetime({ offset: true }).optional(),
   endDate: z.string().datetime({ offset: true }).optional(),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  /**
+   * Keyward: the `nextCursor` of the previous page. Opaque; the page starts after the event it
+   * names, with the same filters, so deep pages cost what the first one does. Not with `offset`.
+   */
+  cursor: z.string().trim().min(1).max(128).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(20),
   actor: z.string().trim().max(255).optional(),
   actorType: AuditActorTypeSchema.optional(),
@@ -135,7 +140,11 @@ export const AuditLogVerificationSchema = z.object({
 });
 export type AuditLogVerification = z.infer<typeof AuditLogVerificationSchema>;
 
-const logsBody = z.object({ auditLogs: z.array(AuditLogSchema) });
+const logsBody = z.object({
+  auditLogs: z.array(AuditLogSchema),
+  /** Keyward: the `cursor` of the next page when this one is full, else null. */
+  nextCursor: z.string().nullable(),
+});
 
 /** Audit log reads and the Keyward chain verification. */
 export const auditLogsContract = c.router({

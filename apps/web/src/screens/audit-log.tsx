@@ -36,7 +36,10 @@ export const AuditLog = () => {
   const client = useClient();
   const { search } = useLocation();
   const applied: Filters = Object.fromEntries(FILTERS.map((key) => [key, search.get(key) ?? undefined]));
-  const offset = Number(search.get("offset") ?? 0) || 0;
+  // Keyset paging: `cursor` (from the previous page's nextCursor) in the address; the cursors of the
+  // pages before it are kept here so "Newer" can step back.
+  const cursor = search.get("cursor") ?? undefined;
+  const [previous, setPrevious] = useState<(string | undefined)[]>([]);
   const [draft, setDraft] = useState<Filters>({
     ...applied,
     startDate: toLocal(search.get("startDate")),
@@ -44,7 +47,7 @@ export const AuditLog = () => {
   });
   const [errors, setErrors] = useState<FieldErrors>({});
   const projects = useQuery({ queryKey: ["projects"], queryFn: () => ok(client.projects.list({ query: {} })) });
-  const query = { ...applied, offset, limit: PAGE };
+  const query = { ...applied, cursor, limit: PAGE };
   const logs = useQuery({
     queryKey: ["audit-logs", query],
     placeholderData: keepPreviousData,
@@ -62,7 +65,10 @@ export const AuditLog = () => {
     };
     const checked = validate(contract.auditLogs.list.query, next);
     setErrors(checked.errors ?? {});
-    if (checked.data) setSearch({ ...next, offset: undefined });
+    if (checked.data) {
+      setPrevious([]);
+      setSearch({ ...next, cursor: undefined });
+    }
   };
   const set = (key: keyof Filters) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
   const list = logs.data?.auditLogs ?? [];
@@ -139,15 +145,21 @@ export const AuditLog = () => {
       <div className="row">
         <Button
           variant="secondary"
-          disabled={offset === 0}
-          onClick={() => setSearch({ offset: offset > PAGE ? String(offset - PAGE) : undefined })}
+          disabled={cursor === undefined}
+          onClick={() => {
+            setSearch({ cursor: previous.at(-1) });
+            setPrevious((stack) => stack.slice(0, -1));
+          }}
         >
           Newer
         </Button>
         <Button
           variant="secondary"
-          disabled={list.length < PAGE}
-          onClick={() => setSearch({ offset: String(offset + PAGE) })}
+          disabled={!logs.data?.nextCursor}
+          onClick={() => {
+            setPrevious((stack) => [...stack, cursor]);
+            setSearch({ cursor: logs.data?.nextCursor ?? undefined });
+          }}
         >
           Older
         </Button>

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
 import { isUuid } from "../../db/errors";
+import type { AuditCursor } from "./audit-cursor";
 
 /** The identity a login named (by id, or by universal-auth client id), if it exists. */
 export const findLoginSubject = async (db: Database, by: { identityId?: string; clientId?: string }) => {
@@ -41,6 +42,8 @@ export type AuditLogFilter = {
   endDate: Date;
   offset: number;
   limit: number;
+  /** Only events before this one in the list's order (keyset paging). */
+  cursor?: AuditCursor;
 };
 
 const LIST_COLUMNS = [
@@ -59,11 +62,15 @@ const LIST_COLUMNS = [
   "expires_at",
 ] as const;
 
-/** A page of an organization's events, newest first; every filter is served by an index. */
+/**
+ * A page of an organization's events, newest first, in (created_at, id) order; every filter is served
+ * by an index that ends in (created_at desc, id desc), so a cursor page is a range scan of one page.
+ */
 export const listAuditLogs = (db: Database, filter: AuditLogFilter) => {
   let query = db
     .selectFrom("audit_logs")
     .select(LIST_COLUMNS)
+    .select(sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as("cursor_at"))
     .where("org_id", "=", filter.orgId)
     .where("created_at", ">=", filter.startDate)
     .where("created_at", "<=", filter.endDate);
@@ -79,32 +86,47 @@ export const listAuditLogs = (db: Database, filter: AuditLogFilter) => {
   if (filter.metadata && Object.keys(filter.metadata).length > 0) {
     query = query.where(sql<boolean>`event_metadata @> ${JSON.stringify(filter.metadata)}::jsonb`);
   }
-  return query.orderBy("created_at", "desc").orderBy("id", "desc").offset(filter.offset).limit(filter.limit).execute();
+  if (filter.cursor) {
+    // Written as a bound on the index column plus a tie-break, which every index above can range-scan.
+    const { id } = filter.cursor;
+    const at = sql<Date>`${filter.cursor.createdAt}::timestamptz`;
+    query = query.where("created_at", "<=", at).where((eb) => eb.or([eb("created_at", "<", at), eb("id", "<", id)]));
+  }
+  query = query.orderBy("created_at", "desc").orderBy("id", "desc");
+  return (filter.offset > 0 ? query.offset(filter.offset) : query).limit(filter.limit).execute();
 };
 
 export type AuditLogRow = Awaited<ReturnType<typeof listAuditLogs>>[number];
 
-/** Events of the chains touching a time range, in chain order, for verification. */
-export const chainEventsInRange = (
+/**
+ * The chains with events in a time range, each with the first and last sequence number there: the
+ * stretch of the chain to verify. Reads only the range's events, through the created_at indexes.
+ */
+export const chainStretchesInRange = (
   db: Database,
-  range: { orgId: string; projectId?: string; startDate: Date; endDate: Date; afterChain?: string; afterSeq?: string },
-  limit: number,
+  range: { orgId: string; projectId?: string; startDate: Date; endDate: Date },
 ) => {
   let query = db
     .selectFrom("audit_logs")
-    .selectAll()
+    .select(["chain_id", sql<string>`min(seq)::text`.as("first_seq"), sql<string>`max(seq)::text`.as("last_seq")])
     .where("org_id", "=", range.orgId)
     .where("created_at", ">=", range.startDate)
     .where("created_at", "<=", range.endDate);
   if (range.projectId) query = query.where("project_id", "=", range.projectId);
-  if (range.afterChain !== undefined && range.afterSeq !== undefined) {
-    const { afterChain, afterSeq } = range;
-    query = query.where((eb) =>
-      eb.or([eb("chain_id", ">", afterChain), eb.and([eb("chain_id", "=", afterChain), eb("seq", ">", afterSeq)])]),
-    );
-  }
-  return query.orderBy("chain_id").orderBy("seq").limit(limit).execute();
+  return query.groupBy("chain_id").orderBy("chain_id").execute();
 };
+
+/** Up to `limit` events of a chain from sequence number `from` through `through`, in chain order. */
+export const chainEventsBetween = (db: Database, chainId: string, from: string, through: string, limit: number) =>
+  db
+    .selectFrom("audit_logs")
+    .selectAll()
+    .where("chain_id", "=", chainId)
+    .where("seq", ">=", from)
+    .where("seq", "<=", through)
+    .orderBy("seq")
+    .limit(limit)
+    .execute();
 
 /** The stored hash of the event just before `seq` in a chain, or the chain's prune anchor. */
 export const predecessorHash = async (db: Database, chainId: string, seq: string) => {
@@ -138,11 +160,11 @@ export const chainHead = (db: Database, chainId: string) =>
 export const setProjectRetentionDays = (db: Tx, projectId: string, days: number | null) =>
   db.updateTable("projects").set({ audit_logs_retention_days: days }).where("id", "=", projectId).execute();
 
-/** Chains whose oldest remaining event expired before `now`, at most `limit`. */
+/** Chains whose oldest remaining event expired before `now`, at most `limit`, with their anchor. */
 export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
   db
     .selectFrom("audit_log_chains as c")
-    .select("c.chain_id")
+    .select(["c.chain_id", "c.pruned_seq"])
     .where((eb) =>
       eb.exists(
         eb
@@ -156,30 +178,42 @@ export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
     .limit(limit)
     .execute();
 
-export const lockChain = (trx: Tx, chainId: string) =>
-  trx.selectFrom("audit_log_chains").select("chain_id").where("chain_id", "=", chainId).forUpdate().execute();
-
-/** The first `limit` events of a chain, oldest first. */
-export const chainHeadEvents = (trx: Tx, chainId: string, limit: number) =>
+/**
+ * The first `limit` events of a chain after its anchor, oldest first, and whether each expired before
+ * `now` (compared in the database, to the microsecond, as `chainsWithExpiredHead` compares).
+ */
+export const chainEventsAfter = (trx: Tx, chainId: string, afterSeq: string, now: Date, limit: number) =>
   trx
     .selectFrom("audit_logs")
-    .select(["seq", "hash", "expires_at"])
+    .select(["seq", "hash", sql<boolean>`coalesce(expires_at < ${now}, false)`.as("expired")])
     .where("chain_id", "=", chainId)
+    .where("seq", ">", afterSeq)
     .orderBy("seq")
     .limit(limit)
     .execute();
 
-/** Deletes a chain's events up to `seq` and anchors the chain on the last one deleted: how many went. */
-export const pruneChainThrough = async (trx: Tx, chainId: string, last: { seq: string; hash: string }) => {
+/**
+ * Deletes a chain's events after `afterSeq` up to `last.seq` (a bounded run: the caller read them) and
+ * anchors the chain on the last one deleted, unless another pruner already moved the anchor further.
+ * The chain's head row is locked only by the final update, so appends wait for a commit, not a delete.
+ */
+export const pruneChainRun = async (
+  trx: Tx,
+  chainId: string,
+  afterSeq: string,
+  last: { seq: string; hash: string },
+) => {
   const removed = await trx
     .deleteFrom("audit_logs")
     .where("chain_id", "=", chainId)
+    .where("seq", ">", afterSeq)
     .where("seq", "<=", last.seq)
     .executeTakeFirst();
   await trx
     .updateTable("audit_log_chains")
     .set({ pruned_seq: last.seq, pruned_hash: last.hash })
     .where("chain_id", "=", chainId)
+    .where("pruned_seq", "<", last.seq)
     .execute();
   return Number(removed.numDeletedRows);
 };

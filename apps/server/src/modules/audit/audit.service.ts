@@ -6,8 +6,9 @@ import { assertCan } from "../authz/guard";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
 import {
-  chainEventsInRange,
+  chainEventsBetween,
   chainHead,
+  chainStretchesInRange,
   eventExists,
   listAuditLogs,
   predecessorHash,
@@ -15,6 +16,7 @@ import {
 } from "./audit.repository";
 import type { AuditLogRow } from "./audit.repository";
 import { eventHash, toChained } from "./audit-chain";
+import { decodeAuditCursor, encodeAuditCursor } from "./audit-cursor";
 import { noteAudit, type RequestContext } from "../../context";
 
 /** Actor types whose metadata names an id, so `actor` can filter them. */
@@ -74,6 +76,8 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
   if (query.actor && query.actorType && !ACTOR_ID_KEYS[query.actorType]) {
     throw new BadRequestError(`Actor type '${query.actorType}' does not support filtering by actor ID`);
   }
+  if (query.cursor && query.offset > 0) throw new BadRequestError("Page with either offset or cursor, not both");
+  const cursor = query.cursor ? decodeAuditCursor(query.cursor) : undefined;
   const rows = await listAuditLogs(ctx.deps.db, {
     orgId: ctx.actor.orgId,
     projectId: query.projectId,
@@ -88,17 +92,70 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
     ...dateRange(ctx, query.startDate, query.endDate),
     offset: query.offset,
     limit: query.limit,
+    cursor,
   });
-  return { auditLogs: rows.map(toAuditLogDto) };
+  const last = rows.length === query.limit ? rows[rows.length - 1] : undefined;
+  return {
+    auditLogs: rows.map(toAuditLogDto),
+    nextCursor: last ? encodeAuditCursor({ createdAt: last.cursor_at, id: last.id }) : null,
+  };
 };
 
-/** Verification reads in pages of this many events. */
+/** Verification reads in pages of this many events: memory stays bounded whatever the range. */
 const VERIFY_PAGE = 5_000;
 
+type Checked = { seq: bigint; hash: string; id: string };
+type Verdict = Omit<AuditLogVerification, "checked" | "valid">;
+
+/** The newest event checked in a chain must be the head, or be followed by the event after it. */
+const endOfStretch = async (ctx: RequestContext, chainId: string, last: Checked): Promise<Verdict | undefined> => {
+  const head = await chainHead(ctx.deps.db, chainId);
+  const broken = { firstInvalidEventId: last.id, reason: "link-broken" as const };
+  if (!head) return broken;
+  const headSeq = BigInt(head.seq);
+  if (headSeq === last.seq) return head.hash === last.hash ? undefined : broken;
+  if (headSeq < last.seq) return broken;
+  return (await eventExists(ctx.deps.db, chainId, last.seq + 1n))
+    ? undefined
+    : { firstInvalidEventId: last.id, reason: "events-missing" };
+};
+
 /**
- * Walk every chain of the organization (or project) with events in the range: each event's hash
- * must match its content and its predecessor's hash, sequence numbers must not skip, and a chain
- * whose newest event is in range must end where its head says it does.
+ * Verify one chain from sequence number `first` through `last`, anchored on the stored hash of the
+ * event before `first` (or the chain's prune anchor): the cost is that of the stretch alone.
+ */
+const verifyStretch = async (
+  ctx: RequestContext,
+  stretch: { chainId: string; first: string; last: string },
+  counted: { checked: number },
+): Promise<Verdict | undefined> => {
+  let previous: Checked | undefined;
+  let from = stretch.first;
+  for (;;) {
+    const rows = await chainEventsBetween(ctx.deps.db, stretch.chainId, from, stretch.last, VERIFY_PAGE);
+    for (const row of rows) {
+      const seq = BigInt(row.seq);
+      const expectedPrev = previous
+        ? previous.seq + 1n === seq
+          ? previous.hash
+          : undefined
+        : await predecessorHash(ctx.deps.db, stretch.chainId, String(row.seq));
+      if (expectedPrev === undefined) return { firstInvalidEventId: row.id, reason: "events-missing" };
+      if (row.prev_hash !== expectedPrev) return { firstInvalidEventId: row.id, reason: "link-broken" };
+      if (eventHash(toChained(row)) !== row.hash) return { firstInvalidEventId: row.id, reason: "content-changed" };
+      counted.checked += 1;
+      previous = { seq, hash: row.hash, id: row.id };
+    }
+    if (rows.length < VERIFY_PAGE || !previous) break;
+    from = (previous.seq + 1n).toString();
+  }
+  return previous ? endOfStretch(ctx, stretch.chainId, previous) : undefined;
+};
+
+/**
+ * Walk every chain of the organization (or project) with events in the range, from its first event
+ * there to its last: each event's hash must match its content and its predecessor's hash, sequence
+ * numbers must not skip, and a chain whose newest event is in range must end where its head says.
  */
 export const verifyAuditLogs = async (
   ctx: RequestContext,
@@ -111,54 +168,16 @@ export const verifyAuditLogs = async (
     ...dateRange(ctx, query.startDate, query.endDate),
   };
   if (!query.startDate) range.startDate = new Date(0);
-  let checked = 0;
-  let previous: { chainId: string; seq: bigint; hash: string } | undefined;
-  // The newest event checked in a chain must be the head, or be followed by the event after it.
-  const endOfChain = async (chain: { chainId: string; seq: bigint; hash: string; id: string }) => {
-    const head = await chainHead(ctx.deps.db, chain.chainId);
-    if (!head) return "link-broken" as const;
-    const headSeq = BigInt(head.seq);
-    if (headSeq === chain.seq) return head.hash === chain.hash ? undefined : ("link-broken" as const);
-    if (headSeq < chain.seq) return "link-broken" as const;
-    return (await eventExists(ctx.deps.db, chain.chainId, chain.seq + 1n)) ? undefined : ("events-missing" as const);
-  };
-  let last: { chainId: string; seq: bigint; hash: string; id: string } | undefined;
-  for (;;) {
-    const rows = await chainEventsInRange(
-      ctx.deps.db,
-      { ...range, afterChain: last?.chainId, afterSeq: last?.seq.toString() },
-      VERIFY_PAGE,
+  const counted = { checked: 0 };
+  for (const stretch of await chainStretchesInRange(ctx.deps.db, range)) {
+    const verdict = await verifyStretch(
+      ctx,
+      { chainId: stretch.chain_id, first: stretch.first_seq, last: stretch.last_seq },
+      counted,
     );
-    for (const row of rows) {
-      const seq = BigInt(row.seq);
-      const continues = previous && previous.chainId === row.chain_id;
-      if (!continues && last) {
-        const reason = await endOfChain(last);
-        if (reason) return { valid: false, checked, firstInvalidEventId: last.id, reason };
-      }
-      const expectedPrev = continues
-        ? previous!.seq + 1n === seq
-          ? previous!.hash
-          : undefined
-        : await predecessorHash(ctx.deps.db, row.chain_id, row.seq);
-      if (expectedPrev === undefined)
-        return { valid: false, checked, firstInvalidEventId: row.id, reason: "events-missing" };
-      if (row.prev_hash !== expectedPrev)
-        return { valid: false, checked, firstInvalidEventId: row.id, reason: "link-broken" };
-      if (eventHash(toChained(row)) !== row.hash) {
-        return { valid: false, checked, firstInvalidEventId: row.id, reason: "content-changed" };
-      }
-      checked += 1;
-      previous = { chainId: row.chain_id, seq, hash: row.hash };
-      last = { ...previous, id: row.id };
-    }
-    if (rows.length < VERIFY_PAGE) break;
+    if (verdict) return { valid: false, checked: counted.checked, ...verdict };
   }
-  if (last) {
-    const reason = await endOfChain(last);
-    if (reason) return { valid: false, checked, firstInvalidEventId: last.id, reason };
-  }
-  return { valid: true, checked };
+  return { valid: true, checked: counted.checked };
 };
 
 export const setProjectAuditRetention = async (ctx: RequestContext, projectId: string, days: number | null) => {
