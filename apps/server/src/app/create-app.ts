@@ -33,6 +33,7 @@ import { groupsRouter, projectGroupsRouter } from "../modules/groups/groups.rout
 import { gatewaysRouter } from "../modules/gateways/gateways.router";
 import { ACME_MOUNT, acmeRouter } from "../modules/pki/acme/acme.router";
 import { EST_MOUNT, estRouter } from "../modules/pki/est/est.router";
+import { SCEP_MOUNT, scepRouter } from "../modules/pki/scep/scep.router";
 import { certificateAuthoritiesRouter } from "../modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "../modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "../modules/pki/certificates.router";
@@ -99,6 +100,7 @@ export const createApp = (deps: AppDeps): Express => {
   // Enrollment protocols with bodies of their own (JWS, base64 PKCS#10), before the JSON parser.
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
+  app.use(SCEP_MOUNT, scepRouter(deps));
   app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
   // SCIM 2.0 for identity providers: its own bearer tokens, media type and error bodies.
   app.use(SCIM_MOUNT, scimRoutes(deps));

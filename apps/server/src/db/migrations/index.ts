@@ -21,6 +21,7 @@ import * as m0026 from "./0026-app-connections";
 import * as m0027 from "./0027-secret-rotations";
 import * as m0028 from "./0028-secret-approvals";
 import * as m0029 from "./0029-access-approvals";
+import * as m0030 from "./0030-pki-scep";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   "0027-secret-rotations": m0027,
   "0028-secret-approvals": m0028,
   "0029-access-approvals": m0029,
+  "0030-pki-scep": m0030,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,417 @@
+import {
+  constants,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createPublicKey,
+  privateDecrypt,
+  publicEncrypt,
+  randomBytes,
+  sign,
+  verify,
+  type KeyObject,
+} from "node:crypto";
+import {
+  Attribute,
+  CertificateChoices,
+  CertificateSet,
+  ContentInfo,
+  EncapsulatedContent,
+  EncapsulatedContentInfo,
+  EncryptedContent,
+  EncryptedContentInfo,
+  EnvelopedData,
+  IssuerAndSerialNumber,
+  KeyTransRecipientInfo,
+  RecipientIdentifier,
+  RecipientInfo,
+  RecipientInfos,
+  SignedData,
+  SignerIdentifier,
+  SignerInfo,
+  SignerInfos,
+  DigestAlgorithmIdentifiers,
+  id_data,
+  id_envelopedData,
+  id_signedData,
+} from "@peculiar/asn1-cms";
+import { AsnConvert, AsnObjectIdentifierConverter, OctetString } from "@peculiar/asn1-schema";
+import { AlgorithmIdentifier, Certificate, DirectoryString } from "@peculiar/asn1-x509";
+
+/**
+ * The CMS pieces of SCEP (RFC 8894): reading a client's signed and enveloped pkiMessage and writing
+ * the RA's signed CertRep. Structures are read and written with @peculiar/asn1-cms; the crypto is
+ * node's (RSA key transport, AES-CBC or DES-EDE3-CBC content, RSA signatures).
+ */
+
+export const OID = {
+  contentType: "1.2.840.113549.1.9.3",
+  messageDigest: "1.2.840.113549.1.9.4",
+  messageType: "2.16.840.1.113733.1.9.2",
+  pkiStatus: "2.16.840.1.113733.1.9.3",
+  failInfo: "2.16.840.1.113733.1.9.4",
+  senderNonce: "2.16.840.1.113733.1.9.5",
+  recipientNonce: "2.16.840.1.113733.1.9.6",
+  transactionId: "2.16.840.1.113733.1.9.7",
+  rsaEncryption: "1.2.840.113549.1.1.1",
+} as const;
+
+/** Digests accepted on requests (SHA-1 and MD5 are refused as badAlg). */
+const DIGESTS: Record<string, string> = {
+  "2.16.840.1.101.3.4.2.1": "sha256",
+  "2.16.840.1.101.3.4.2.2": "sha384",
+  "2.16.840.1.101.3.4.2.3": "sha512",
+};
+const SHA256_OID = "2.16.840.1.101.3.4.2.1";
+
+/** RSA signature algorithms as signers name them: plain rsaEncryption or with a hash. */
+const RSA_SIGNATURES = new Set([
+  OID.rsaEncryption,
+  "1.2.840.113549.1.1.11",
+  "1.2.840.113549.1.1.12",
+  "1.2.840.113549.1.1.13",
+]);
+
+/** Content ciphers accepted on requests; single DES is refused as badAlg. */
+const CIPHERS: Record<string, { name: string; keyLength: number }> = {
+  "2.16.840.1.101.3.4.1.2": { name: "aes-128-cbc", keyLength: 16 },
+  "2.16.840.1.101.3.4.1.22": { name: "aes-192-cbc", keyLength: 24 },
+  "2.16.840.1.101.3.4.1.42": { name: "aes-256-cbc", keyLength: 32 },
+  "1.2.840.113549.3.7": { name: "des-ede3-cbc", keyLength: 24 },
+};
+const AES128_OID = "2.16.840.1.101.3.4.1.2";
+
+/** SCEP failInfo values (RFC 8894 §3.2.1.4.5). */
+export const FAIL_INFO = { badAlg: 0, badMessageCheck: 1, badRequest: 2, badTime: 3, badCertId: 4 } as const;
+export type FailInfo = keyof typeof FAIL_INFO;
+
+/** A request the server answers with a signed FAILURE, carrying the reason's failInfo. */
+export class ScepFailure extends Error {
+  constructor(
+    readonly failInfo: FailInfo,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A message that cannot be answered in SCEP at all (no transaction to answer): plain HTTP 400. */
+export class ScepUnreadable extends Error {}
+
+const toBuffer = (value: ArrayBuffer | ArrayBufferView) =>
+  ArrayBuffer.isView(value)
+    ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+    : Buffer.from(new Uint8Array(value));
+
+const printable = (value: string) => AsnConvert.serialize(new DirectoryString({ printableString: value }));
+const octets = (value: Buffer) => AsnConvert.serialize(new OctetString(value));
+
+const readString = (value: ArrayBuffer) => {
+  const s = AsnConvert.parse(value, DirectoryString);
+  return s.printableString ?? s.utf8String ?? s.teletexString ?? s.universalString ?? s.bmpString ?? "";
+};
+const readOctets = (value: ArrayBuffer) => toBuffer(AsnConvert.parse(value, OctetString).buffer);
+
+const publicKeyOf = (certificate: Certificate): KeyObject =>
+  createPublicKey({
+    key: Buffer.from(AsnConvert.serialize(certificate.tbsCertificate.subjectPublicKeyInfo)),
+    format: "der",
+    type: "spki",
+  });
+
+export type PkiMessage = {
+  messageType: string;
+  transactionId: string;
+  senderNonce: Buffer;
+  /** The certificate that signed the request (self-signed for PKCSReq, the one renewed for RenewalReq). */
+  signer: Certificate;
+  signerDer: Buffer;
+  /** The pkcsPKIEnvelope (EnvelopedData), checked against the signature. */
+  envelope: ContentInfo | undefined;
+  /** Why the signature does not hold, when it does not. */
+  problem?: ScepFailure;
+};
+
+const sameSigner = (sid: SignerIdentifier, certificate: Certificate) => {
+  const ias = sid.issuerAndSerialNumber;
+  if (!ias) return false;
+  return (
+    Buffer.compare(toBuffer(ias.serialNumber), toBuffer(certificate.tbsCertificate.serialNumber)) === 0 &&
+    Buffer.compare(
+      Buffer.from(AsnConvert.serialize(ias.issuer)),
+      Buffer.from(AsnConvert.serialize(certificate.tbsCertificate.issuer)),
+    ) === 0
+  );
+};
+
+/** Read a pkiMessage and check its signature; a message with no transaction to answer is ScepUnreadable. */
+export const readPkiMessage = (der: Buffer): PkiMessage => {
+  let signed: SignedData;
+  let signerInfo: SignerInfo;
+  try {
+    const info = AsnConvert.parse(der, ContentInfo);
+    if (info.contentType !== id_signedData) throw new Error("not signed-data");
+    signed = AsnConvert.parse(info.content, SignedData);
+    if (signed.signerInfos.length !== 1) throw new Error("one signer expected");
+    signerInfo = signed.signerInfos[0]!;
+  } catch {
+    throw new ScepUnreadable("The message is not a CMS signed-data pkiMessage");
+  }
+  const attributes = new Map<string, ArrayBuffer>();
+  for (const attribute of signerInfo.signedAttrs ?? []) {
+    if (attribute.attrValues[0]) attributes.set(attribute.attrType, attribute.attrValues[0]);
+  }
+  let transactionId: string, messageType: string, senderNonce: Buffer;
+  try {
+    transactionId = readString(attributes.get(OID.transactionId)!);
+    messageType = readString(attributes.get(OID.messageType)!);
+    senderNonce = readOctets(attributes.get(OID.senderNonce)!);
+  } catch {
+    throw new ScepUnreadable("The pkiMessage lacks its transactionID, messageType or senderNonce");
+  }
+  const signer = (signed.certificates ?? [])
+    .flatMap((c) => (c.certificate ? [c.certificate] : []))
+    .find((c) => sameSigner(signerInfo.sid, c));
+  if (!signer || !transactionId || senderNonce.length === 0) {
+    throw new ScepUnreadable("The pkiMessage does not carry its signer's certificate");
+  }
+  const message: PkiMessage = {
+    messageType,
+    transactionId,
+    senderNonce,
+    signer,
+    signerDer: Buffer.from(AsnConvert.serialize(signer)),
+    envelope: undefined,
+  };
+  const content = signed.encapContentInfo.eContent;
+  const body = content?.single ? toBuffer(content.single.buffer) : undefined;
+  try {
+    if (body) message.envelope = AsnConvert.parse(body, ContentInfo);
+  } catch {
+    message.problem = new ScepFailure("badMessageCheck", "The pkcsPKIEnvelope cannot be read");
+  }
+  const hash = DIGESTS[signerInfo.digestAlgorithm.algorithm];
+  if (!hash) {
+    message.problem = new ScepFailure("badAlg", "The message digest must be SHA-256, SHA-384 or SHA-512");
+    return message;
+  }
+  if (!RSA_SIGNATURES.has(signerInfo.signatureAlgorithm.algorithm)) {
+    message.problem = new ScepFailure("badAlg", "The request must be signed with an RSA key");
+    return message;
+  }
+  const digest = attributes.get(OID.messageDigest);
+  const raw = signerInfo.signedAttrsRaw;
+  const signedBytes = raw ? Buffer.from(new Uint8Array(raw)) : undefined;
+  let holds = false;
+  try {
+    if (body && digest && signedBytes) {
+      signedBytes[0] = 0x31; // the signature covers the attributes as a SET OF, not as [0]
+      holds =
+        readOctets(digest).equals(createHash(hash).update(body).digest()) &&
+        verify(hash, signedBytes, publicKeyOf(signer), toBuffer(signerInfo.signature.buffer));
+    }
+  } catch {
+    holds = false;
+  }
+  if (!holds) message.problem = new ScepFailure("badMessageCheck", "The message signature does not verify");
+  return message;
+};
+
+/** The RSA-encrypted content key, recovered without revealing whether its padding was right. */
+const recoverContentKey = (key: KeyObject, encrypted: Buffer, keyLength: number) => {
+  const block = privateDecrypt({ key, padding: constants.RSA_NO_PADDING }, encrypted);
+  // The substitute for a bad padding is derived from the key and the ciphertext, so a bad message
+  // fails later, at the content, exactly like a good key for the wrong content would.
+  const substitute = createHmac("sha256", key.export({ format: "der", type: "pkcs8" }))
+    .update(encrypted)
+    .digest()
+    .subarray(0, keyLength);
+  let separator = 0;
+  let bad = block[0]! | (block[1]! ^ 0x02);
+  for (let i = 2; i < block.length; i++) {
+    const isZero = block[i] === 0 ? 1 : 0;
+    if (separator === 0 && isZero) separator = i;
+  }
+  if (separator < 10) bad |= 1;
+  if (block.length - separator - 1 !== keyLength) bad |= 1;
+  const recovered = block.subarray(block.length - keyLength);
+  return bad === 0 ? Buffer.from(recovered) : substitute;
+};
+
+export type RaKey = { certificate: Certificate; privateKey: KeyObject };
+
+/** The RA certificate an envelope is addressed to (issuer and serial), among the profile's RAs. */
+export const recipientSerialOf = (envelope: ContentInfo) => {
+  try {
+    const enveloped = AsnConvert.parse(envelope.content, EnvelopedData);
+    const ktri = enveloped.recipientInfos.find((r) => r.ktri)?.ktri;
+    const serial = ktri?.rid.issuerAndSerialNumber?.serialNumber;
+    return serial ? toBuffer(serial).toString("hex").replace(/^(00)+(?=.)/, "") : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Open a pkcsPKIEnvelope addressed to the RA; its content (a PKCS#10 request or an IssuerAndSubject). */
+export const openEnvelope = (envelope: ContentInfo | undefined, ra: RaKey): Buffer => {
+  if (!envelope || envelope.contentType !== id_envelopedData) {
+    throw new ScepFailure("badMessageCheck", "The message carries no pkcsPKIEnvelope");
+  }
+  let enveloped: EnvelopedData;
+  try {
+    enveloped = AsnConvert.parse(envelope.content, EnvelopedData);
+  } catch {
+    throw new ScepFailure("badMessageCheck", "The pkcsPKIEnvelope cannot be read");
+  }
+  const ktri = enveloped.recipientInfos.find((r) => r.ktri && sameSigner(r.ktri.rid, ra.certificate))?.ktri;
+  if (!ktri) throw new ScepFailure("badMessageCheck", "The envelope is not addressed to this profile's RA certificate");
+  if (ktri.keyEncryptionAlgorithm.algorithm !== OID.rsaEncryption) {
+    throw new ScepFailure("badAlg", "The content key must be RSA (PKCS#1 v1.5) encrypted");
+  }
+  const info = enveloped.encryptedContentInfo;
+  const cipher = CIPHERS[info.contentEncryptionAlgorithm.algorithm];
+  if (!cipher) throw new ScepFailure("badAlg", "The content must be encrypted with AES-CBC or DES-EDE3-CBC");
+  try {
+    const iv = readOctets(info.contentEncryptionAlgorithm.parameters!);
+    const encrypted = info.encryptedContent?.value
+      ? toBuffer(info.encryptedContent.value.buffer)
+      : Buffer.concat((info.encryptedContent?.constructedValue ?? []).map((part) => toBuffer(part.buffer)));
+    const key = recoverContentKey(ra.privateKey, toBuffer(ktri.encryptedKey.buffer), cipher.keyLength);
+    const decipher = createDecipheriv(cipher.name, key, iv);
+    return Buffer.concat([decipher.update(encrypted), decipher.final()]);
+  } catch {
+    throw new ScepFailure("badMessageCheck", "The pkcsPKIEnvelope cannot be decrypted");
+  }
+};
+
+const certificateSet = (certificates: Buffer[]) =>
+  new CertificateSet(
+    certificates.map((der) => new CertificateChoices({ certificate: AsnConvert.parse(der, Certificate) })),
+  );
+
+/** A degenerate (certificates-only) PKCS#7 signed-data, DER. */
+export const degenerateCertificates = (certificates: Buffer[]) =>
+  Buffer.from(
+    AsnConvert.serialize(
+      new ContentInfo({
+        contentType: id_signedData,
+        content: AsnConvert.serialize(
+          new SignedData({
+            version: 1,
+            digestAlgorithms: new DigestAlgorithmIdentifiers([]),
+            encapContentInfo: new EncapsulatedContentInfo({ eContentType: id_data }),
+            certificates: certificateSet(certificates),
+            signerInfos: new SignerInfos([]),
+          }),
+        ),
+      }),
+    ),
+  );
+
+/** Envelope `content` for the requester's certificate: AES-128-CBC, the key RSA-encrypted (PKCS#1 v1.5). */
+const envelopeFor = (recipient: Certificate, content: Buffer) => {
+  const key = randomBytes(16);
+  const iv = randomBytes(16);
+  const cipher = createCipheriv("aes-128-cbc", key, iv);
+  const encrypted = Buffer.concat([cipher.update(content), cipher.final()]);
+  const enveloped = new EnvelopedData({
+    version: 0,
+    recipientInfos: new RecipientInfos([
+      new RecipientInfo({
+        ktri: new KeyTransRecipientInfo({
+          version: 0,
+          rid: new RecipientIdentifier({
+            issuerAndSerialNumber: new IssuerAndSerialNumber({
+              issuer: recipient.tbsCertificate.issuer,
+              serialNumber: recipient.tbsCertificate.serialNumber,
+            }),
+          }),
+          keyEncryptionAlgorithm: new AlgorithmIdentifier({ algorithm: OID.rsaEncryption, parameters: null }),
+          encryptedKey: new OctetString(
+            publicEncrypt({ key: publicKeyOf(recipient), padding: constants.RSA_PKCS1_PADDING }, key),
+          ),
+        }),
+      }),
+    ]),
+    encryptedContentInfo: new EncryptedContentInfo({
+      contentType: id_data,
+      contentEncryptionAlgorithm: new AlgorithmIdentifier({ algorithm: AES128_OID, parameters: octets(iv) }),
+      encryptedContent: new EncryptedContent({ value: new OctetString(encrypted) }),
+    }),
+  });
+  return Buffer.from(
+    AsnConvert.serialize(
+      new ContentInfo({ contentType: id_envelopedData, content: AsnConvert.serialize(enveloped) }),
+    ),
+  );
+};
+
+export type CertRep = {
+  request: Pick<PkiMessage, "transactionId" | "senderNonce" | "signer">;
+  ra: RaKey;
+  raDer: Buffer;
+} & ({ status: "SUCCESS"; certificates: Buffer[] } | { status: "FAILURE"; failInfo: FailInfo });
+
+const attribute = (type: string, value: ArrayBuffer) => new Attribute({ attrType: type, attrValues: [value] });
+
+/** Sort a SET OF by encoding, as DER requires (the client re-encodes the attributes to check the signature). */
+const derSorted = (attributes: Attribute[]) =>
+  attributes
+    .map((a) => ({ a, der: Buffer.from(AsnConvert.serialize(a)) }))
+    .sort((x, y) => Buffer.compare(x.der, y.der))
+    .map((x) => x.a);
+
+/**
+ * The RA's signed CertRep. A failure still carries an envelope (of nothing) for the requester, so
+ * clients that insist on encapsulated content can tell a refusal from a broken answer.
+ */
+export const certRep = (rep: CertRep) => {
+  const canEncrypt = rep.request.signer.tbsCertificate.subjectPublicKeyInfo.algorithm.algorithm === OID.rsaEncryption;
+  const inner =
+    rep.status === "SUCCESS" ? degenerateCertificates(rep.certificates) : Buffer.alloc(0);
+  const body = canEncrypt ? envelopeFor(rep.request.signer, inner) : Buffer.alloc(0);
+  const attrs = [
+    attribute(OID.contentType, AsnObjectIdentifierConverter.toASN(id_data).toBER()),
+    attribute(OID.messageDigest, octets(createHash("sha256").update(body).digest())),
+    attribute(OID.messageType, printable("3")),
+    attribute(OID.pkiStatus, printable(rep.status === "SUCCESS" ? "0" : "2")),
+    attribute(OID.transactionId, printable(rep.request.transactionId)),
+    attribute(OID.senderNonce, octets(randomBytes(16))),
+    attribute(OID.recipientNonce, octets(rep.request.senderNonce)),
+    ...(rep.status === "FAILURE" ? [attribute(OID.failInfo, printable(String(FAIL_INFO[rep.failInfo])))] : []),
+  ];
+  const signerInfo = new SignerInfo({
+    version: 1,
+    sid: new SignerIdentifier({
+      issuerAndSerialNumber: new IssuerAndSerialNumber({
+        issuer: rep.ra.certificate.tbsCertificate.issuer,
+        serialNumber: rep.ra.certificate.tbsCertificate.serialNumber,
+      }),
+    }),
+    digestAlgorithm: new AlgorithmIdentifier({ algorithm: SHA256_OID, parameters: null }),
+    signedAttrs: derSorted(attrs),
+    signatureAlgorithm: new AlgorithmIdentifier({ algorithm: OID.rsaEncryption, parameters: null }),
+    signature: new OctetString(0),
+  });
+  // The signature covers the attributes' own encoding: take it from the encoded signer info.
+  const encoded = AsnConvert.parse(AsnConvert.serialize(signerInfo), SignerInfo).signedAttrsRaw!;
+  const toSign = Buffer.from(new Uint8Array(encoded));
+  toSign[0] = 0x31;
+  signerInfo.signature = new OctetString(sign("sha256", toSign, rep.ra.privateKey));
+  const signed = new SignedData({
+    version: 1,
+    digestAlgorithms: new DigestAlgorithmIdentifiers([
+      new AlgorithmIdentifier({ algorithm: SHA256_OID, parameters: null }),
+    ]),
+    encapContentInfo: new EncapsulatedContentInfo({
+      eContentType: id_data,
+      eContent: new EncapsulatedContent({ single: new OctetString(body) }),
+    }),
+    certificates: certificateSet([rep.raDer]),
+    signerInfos: new SignerInfos([signerInfo]),
+  });
+  return Buffer.from(
+    AsnConvert.serialize(new ContentInfo({ contentType: id_signedData, content: AsnConvert.serialize(signed) })),
+  );
+};
