@@ -110,12 +110,12 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
   assertMaySignCaCertificates(ability, body.defaults, ca);
   assertDefaultsFitIssuer(body.defaults, ca);
   const prepared = prepareConfig(body.enrollmentType, body);
-  const profileId = randomUUID();
-  const ra = body.enrollmentType === "scep" ? await firstScepRa(ctx, profileId, body.slug, ca) : undefined;
+  const newId = randomUUID();
+  const ra = body.enrollmentType === "scep" ? await firstScepRa(ctx, newId, body.slug, ca) : undefined;
   try {
     const profileId = await inTransaction(ctx, async (trx) => {
       const { id } = await insertProfile(trx, {
-        id: profileId,
+        id: newId,
         project_id: project.id,
         ca_id: ca?.id ?? null,
         slug: body.slug,

@@ -36,7 +36,14 @@ import {
   id_envelopedData,
   id_signedData,
 } from "@peculiar/asn1-cms";
-import { AsnConvert, AsnObjectIdentifierConverter, OctetString } from "@peculiar/asn1-schema";
+import {
+  AsnArray,
+  AsnConvert,
+  AsnObjectIdentifierConverter,
+  AsnType,
+  AsnTypeTypes,
+  OctetString,
+} from "@peculiar/asn1-schema";
 import { AlgorithmIdentifier, Certificate, DirectoryString } from "@peculiar/asn1-x509";
 
 /**
@@ -103,6 +110,13 @@ const toBuffer = (value: ArrayBuffer | ArrayBufferView) =>
   ArrayBuffer.isView(value)
     ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
     : Buffer.from(new Uint8Array(value));
+
+/** SET OF Attribute: what a signer info's signature covers. */
+class AttributeSet extends AsnArray<Attribute> {}
+AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })(AttributeSet);
+
+/** The bytes a signature over signed attributes covers: the attributes encoded as a SET OF, in their order. */
+const signedAttributesDer = (attributes: Attribute[]) => Buffer.from(AsnConvert.serialize(new AttributeSet(attributes)));
 
 const printable = (value: string) => AsnConvert.serialize(new DirectoryString({ printableString: value }));
 const octets = (value: Buffer) => AsnConvert.serialize(new OctetString(value));
@@ -201,12 +215,11 @@ export const readPkiMessage = (der: Buffer): PkiMessage => {
     return message;
   }
   const digest = attributes.get(OID.messageDigest);
-  const raw = signerInfo.signedAttrsRaw;
-  const signedBytes = raw ? Buffer.from(new Uint8Array(raw)) : undefined;
   let holds = false;
   try {
-    if (body && digest && signedBytes) {
-      signedBytes[0] = 0x31; // the signature covers the attributes as a SET OF, not as [0]
+    if (body && digest && signerInfo.signedAttrs) {
+      // Re-encoded in the order received: a DER signer (as SCEP requires) sent them sorted already.
+      const signedBytes = signedAttributesDer(signerInfo.signedAttrs);
       holds =
         readOctets(digest).equals(createHash(hash).update(body).digest()) &&
         verify(hash, signedBytes, publicKeyOf(signer), toBuffer(signerInfo.signature.buffer));
@@ -394,11 +407,7 @@ export const certRep = (rep: CertRep) => {
     signatureAlgorithm: new AlgorithmIdentifier({ algorithm: OID.rsaEncryption, parameters: null }),
     signature: new OctetString(0),
   });
-  // The signature covers the attributes' own encoding: take it from the encoded signer info.
-  const encoded = AsnConvert.parse(AsnConvert.serialize(signerInfo), SignerInfo).signedAttrsRaw!;
-  const toSign = Buffer.from(new Uint8Array(encoded));
-  toSign[0] = 0x31;
-  signerInfo.signature = new OctetString(sign("sha256", toSign, rep.ra.privateKey));
+  signerInfo.signature = new OctetString(sign("sha256", signedAttributesDer(signerInfo.signedAttrs!), rep.ra.privateKey));
   const signed = new SignedData({
     version: 1,
     digestAlgorithms: new DigestAlgorithmIdentifiers([
