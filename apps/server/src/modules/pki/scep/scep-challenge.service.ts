@@ -21,7 +21,8 @@ import {
 export const issueScepChallenge = async (ctx: RequestContext, profileId: string) => {
   const { profile, ability } = await loadProfile(ctx, profileId);
   assertCan(ability, "issue-cert", "certificate-profiles", { slug: profile.slug });
-  const config = profile.enrollment_type === "scep" ? await findConfigSecret(ctx.deps.db, profile.id, "scep") : undefined;
+  const config =
+    profile.enrollment_type === "scep" ? await findConfigSecret(ctx.deps.db, profile.id, "scep") : undefined;
   if (!config || config.settings.challengeType !== "dynamic") {
     throw new BadRequestError(`Profile ${profile.slug} does not use dynamic SCEP challenges`);
   }

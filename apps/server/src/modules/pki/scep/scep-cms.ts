@@ -116,7 +116,8 @@ class AttributeSet extends AsnArray<Attribute> {}
 AsnType({ type: AsnTypeTypes.Set, itemType: Attribute })(AttributeSet);
 
 /** The bytes a signature over signed attributes covers: the attributes encoded as a SET OF, in their order. */
-const signedAttributesDer = (attributes: Attribute[]) => Buffer.from(AsnConvert.serialize(new AttributeSet(attributes)));
+const signedAttributesDer = (attributes: Attribute[]) =>
+  Buffer.from(AsnConvert.serialize(new AttributeSet(attributes)));
 
 const printable = (value: string) => AsnConvert.serialize(new DirectoryString({ printableString: value }));
 const octets = (value: Buffer) => AsnConvert.serialize(new OctetString(value));
@@ -260,7 +261,11 @@ export const recipientSerialOf = (envelope: ContentInfo) => {
     const enveloped = AsnConvert.parse(envelope.content, EnvelopedData);
     const ktri = enveloped.recipientInfos.find((r) => r.ktri)?.ktri;
     const serial = ktri?.rid.issuerAndSerialNumber?.serialNumber;
-    return serial ? toBuffer(serial).toString("hex").replace(/^(00)+(?=.)/, "") : undefined;
+    return serial
+      ? toBuffer(serial)
+          .toString("hex")
+          .replace(/^(00)+(?=.)/, "")
+      : undefined;
   } catch {
     return undefined;
   }
@@ -354,9 +359,7 @@ const envelopeFor = (recipient: Certificate, content: Buffer) => {
     }),
   });
   return Buffer.from(
-    AsnConvert.serialize(
-      new ContentInfo({ contentType: id_envelopedData, content: AsnConvert.serialize(enveloped) }),
-    ),
+    AsnConvert.serialize(new ContentInfo({ contentType: id_envelopedData, content: AsnConvert.serialize(enveloped) })),
   );
 };
 
@@ -381,8 +384,7 @@ const derSorted = (attributes: Attribute[]) =>
  */
 export const certRep = (rep: CertRep) => {
   const canEncrypt = rep.request.signer.tbsCertificate.subjectPublicKeyInfo.algorithm.algorithm === OID.rsaEncryption;
-  const inner =
-    rep.status === "SUCCESS" ? degenerateCertificates(rep.certificates) : Buffer.alloc(0);
+  const inner = rep.status === "SUCCESS" ? degenerateCertificates(rep.certificates) : Buffer.alloc(0);
   const body = canEncrypt ? envelopeFor(rep.request.signer, inner) : Buffer.alloc(0);
   const attrs = [
     attribute(OID.contentType, AsnObjectIdentifierConverter.toASN(id_data).toBER()),
@@ -407,7 +409,9 @@ export const certRep = (rep: CertRep) => {
     signatureAlgorithm: new AlgorithmIdentifier({ algorithm: OID.rsaEncryption, parameters: null }),
     signature: new OctetString(0),
   });
-  signerInfo.signature = new OctetString(sign("sha256", signedAttributesDer(signerInfo.signedAttrs!), rep.ra.privateKey));
+  signerInfo.signature = new OctetString(
+    sign("sha256", signedAttributesDer(signerInfo.signedAttrs!), rep.ra.privateKey),
+  );
   const signed = new SignedData({
     version: 1,
     digestAlgorithms: new DigestAlgorithmIdentifiers([

@@ -41,7 +41,8 @@ export const readCsr = async (der: Buffer) => {
   }
   if (!csrTextIsWellFormed(csr)) throw new ScepFailure("badRequest", "The CSR's text is not well-formed Unicode");
   const keyAlgorithm: CertKeyAlgorithm | undefined = keyAlgorithmOfPublicKey(csr.publicKey);
-  if (!keyAlgorithm) throw new ScepFailure("badAlg", "The CSR's key must be RSA 2048/3072/4096 or EC P-256/P-384/P-521");
+  if (!keyAlgorithm)
+    throw new ScepFailure("badAlg", "The CSR's key must be RSA 2048/3072/4096 or EC P-256/P-384/P-521");
   const attribute = csr.getAttribute(CHALLENGE_PASSWORD);
   const challenge = attribute ? new x509.ChallengePasswordAttribute(attribute.rawData).password : undefined;
   return { csr, keyAlgorithm, challenge };
@@ -136,7 +137,10 @@ export const enrol = async (deps: AppDeps, scep: ScepProfile, csrDer: Buffer, or
   }
   await inTransaction(deps.db, async (trx) => {
     // A dynamic challenge is spent with the issuance: a refused request leaves it pending.
-    if (scep.challengeType === "dynamic" && !(await consumeChallenge(trx, scep.profile.id, hashToken(challenge!), now))) {
+    if (
+      scep.challengeType === "dynamic" &&
+      !(await consumeChallenge(trx, scep.profile.id, hashToken(challenge!), now))
+    ) {
       throw new ScepFailure("badRequest", "The challenge password is unknown, expired or already used");
     }
     await insertCertificate(trx, prepared.values);

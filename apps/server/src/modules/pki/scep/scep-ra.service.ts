@@ -7,7 +7,14 @@ import type { CaSigningRow } from "../ca.repository";
 import { signerOfCa } from "../ca.service";
 import { DAY_MS, loadIssuingCa } from "../issuance";
 import type { ProfileRow } from "../profile.repository";
-import { buildName, defaultSignatureAlgorithm, generateKeyPair, randomSerialNumber, signCertificate, x509 } from "../x509";
+import {
+  buildName,
+  defaultSignatureAlgorithm,
+  generateKeyPair,
+  randomSerialNumber,
+  signCertificate,
+  x509,
+} from "../x509";
 import type { RaKey } from "./scep-cms";
 import { deleteExpiredRas, findCurrentRa, findRaBySerial, insertRa, type RaRow } from "./scep.repository";
 

@@ -3,7 +3,14 @@ import type { Database } from "../../../db/database";
 import type { Tx } from "../../../db/transaction";
 import type { PkiScepRasTable } from "../../../db/tables/pki-scep";
 
-const RA_COLUMNS = ["id", "profile_id", "serial_number", "certificate_pem", "encrypted_private_key", "not_after"] as const;
+const RA_COLUMNS = [
+  "id",
+  "profile_id",
+  "serial_number",
+  "certificate_pem",
+  "encrypted_private_key",
+  "not_after",
+] as const;
 
 /** The profile's current (newest) RA certificate. */
 export const findCurrentRa = (db: Database, profileId: string) =>

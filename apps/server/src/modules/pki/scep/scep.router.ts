@@ -51,7 +51,10 @@ export const scepRouter = (deps: AppDeps): Router => {
       if (operation === "GetCACaps") {
         res.status(200).type("text/plain").send(capabilities(scep));
       } else if (operation === "GetCACert") {
-        res.status(200).type("application/x-x509-ca-ra-cert").send(await caCertificates(deps, scep));
+        res
+          .status(200)
+          .type("application/x-x509-ca-ra-cert")
+          .send(await caCertificates(deps, scep));
       } else {
         throw new ScepHttpError(400, "operation must be GetCACaps, GetCACert or PKIOperation");
       }
@@ -63,7 +66,9 @@ export const scepRouter = (deps: AppDeps): Router => {
     handle(async (req, res) => {
       if (req.query.operation !== "PKIOperation") throw new ScepHttpError(400, "POST serves PKIOperation only");
       await new Promise<void>((resolve, reject) =>
-        binary(req, res, (err?: unknown) => (err ? reject(new ScepHttpError(413, "The message is too large")) : resolve())),
+        binary(req, res, (err?: unknown) =>
+          err ? reject(new ScepHttpError(413, "The message is too large")) : resolve(),
+        ),
       );
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (body.length === 0) throw new ScepHttpError(400, "PKIOperation needs a message");
