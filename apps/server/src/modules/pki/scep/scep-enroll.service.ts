@@ -155,7 +155,18 @@ export const enrol = async (deps: AppDeps, scep: ScepProfile, csrDer: Buffer, or
 };
 
 /**
- * RenewalReq: signed with a certificate this profile issued (active, unexpired, signed by its CA),
+ * Whether a PKCSReq is signed with a certificate this profile issued (not the client's self-signed
+ * one): such a request renews that certificate, as clients that predate RenewalReq ask for renewal.
+ */
+export const signedByIssuedCertificate = async (deps: AppDeps, scep: ScepProfile, signerDer: Buffer) => {
+  const signer = new x509.X509Certificate(signerDer);
+  if (signer.subject === signer.issuer) return false;
+  const row = await findCertificateOfProfileBySerial(deps.db, scep.profile.id, signer.serialNumber.toLowerCase());
+  return Boolean(row && new x509.X509Certificate(row.certificate_pem).equal(signer));
+};
+
+/**
+ * RenewalReq (or a PKCSReq signed with an issued certificate): signed with a certificate this profile issued (active, unexpired, signed by its CA),
  * for a new key with the same subject and names; the new certificate is linked to the old one.
  */
 export const renew = async (

@@ -14,7 +14,7 @@ import {
   recipientSerialOf,
   type PkiMessage,
 } from "./scep-cms";
-import { enrol, renew, replyCertificates, type ScepProfile } from "./scep-enroll.service";
+import { enrol, renew, replyCertificates, signedByIssuedCertificate, type ScepProfile } from "./scep-enroll.service";
 import { currentRa, raBySerial, raDer, raKeyOf } from "./scep-ra.service";
 
 /** An answer outside SCEP: the HTTP status and a plain-text reason. */
@@ -104,10 +104,12 @@ export const pkiOperation = async (
       throw new ScepFailure("badRequest", `Message type ${message.messageType} is not served`);
     }
     const csr = openEnvelope(message.envelope, raKey);
-    const pem =
-      message.messageType === MESSAGE_TYPES.PKCSReq
-        ? await enrol(deps, scep, csr, origin)
-        : await renew(deps, scep, message.signerDer, csr, origin);
+    const renewal =
+      message.messageType === MESSAGE_TYPES.RenewalReq ||
+      (scep.allowCertBasedRenewal && (await signedByIssuedCertificate(deps, scep, message.signerDer)));
+    const pem = renewal
+      ? await renew(deps, scep, message.signerDer, csr, origin)
+      : await enrol(deps, scep, csr, origin);
     const certificates = await replyCertificates(deps, scep, pem);
     return { reply: certRep({ ...reply, status: "SUCCESS", certificates }), status: "SUCCESS" };
   } catch (error) {
