@@ -5,15 +5,8 @@ import { findCaCertificate } from "../ca.repository";
 import { joinPem } from "../pki-access";
 import { findConfigSecret, findProfileById } from "../profile.repository";
 import { x509 } from "../x509";
-import {
-  ScepFailure,
-  certRep,
-  degenerateCertificates,
-  openEnvelope,
-  readPkiMessage,
-  recipientSerialOf,
-  type PkiMessage,
-} from "./scep-cms";
+import { certRep, degenerateCertificates } from "./scep-reply";
+import { ScepFailure, openEnvelope, readPkiMessage, recipientSerialOf, type PkiMessage } from "./scep-cms";
 import { enrol, renew, replyCertificates, signedByIssuedCertificate, type ScepProfile } from "./scep-enroll.service";
 import { currentRa, raBySerial, raDer, raKeyOf } from "./scep-ra.service";
 
