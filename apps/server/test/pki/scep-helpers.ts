@@ -10,7 +10,7 @@ export const SCEP_SUBMIT = "/usr/lib/certmonger/scep-submit";
 /** certmonger (its daemon, getcert and the scep-submit helper) and a session bus to run it on. */
 export const ensureCertmonger = () => {
   ensureDebianPackages(CERTMONGER, ["certmonger"]);
-  ensureDebianPackages("/usr/bin/dbus-run-session", ["dbus-daemon", "dbus-bin"]);
+  ensureDebianPackages("/usr/bin/dbus-run-session", ["dbus-daemon"]);
 };
 
 export type Run = { code: number; stdout: string; stderr: string };
