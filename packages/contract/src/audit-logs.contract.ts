@@ -16,6 +16,7 @@ export const AUDIT_ACTOR_TYPES = [
   "acmeProfile",
   "acmeAccount",
   "estAccount",
+  "scepAccount",
   "unknownUser",
 ] as const;
 export const AuditActorTypeSchema = z.enum(AUDIT_ACTOR_TYPES);

@@ -207,6 +207,15 @@ export const certificateProfilesContract = c.router({
     responses: { 200: EabSecretSchema },
     summary: "Replace the ACME external account binding key; accounts already bound stay valid",
   },
+  issueScepChallenge: {
+    method: "POST",
+    path: "/api/v1/cert-manager/certificate-profiles/:profileId/scep/challenges",
+    pathParams: ProfileParams,
+    body: c.noBody(),
+    responses: { 200: z.object({ challenge: z.string(), expiresAt: TimestampSchema }) },
+    summary:
+      "A one-time SCEP challenge password for a profile with dynamic challenges (needs issue-cert on the profile); shown once",
+  },
   get: {
     method: "GET",
     path: "/api/v1/cert-manager/certificate-profiles/:profileId",

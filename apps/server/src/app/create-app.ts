@@ -34,6 +34,7 @@ import { gatewaysRouter } from "../modules/gateways/gateways.router";
 import { ACME_MOUNT, acmeRouter } from "../modules/pki/acme/acme.router";
 import { EST_MOUNT, estRouter } from "../modules/pki/est/est.router";
 import { OCSP_MOUNT, ocspRouter } from "../modules/pki/ocsp/ocsp.router";
+import { SCEP_MOUNT, scepRouter } from "../modules/pki/scep/scep.router";
 import { certificateAuthoritiesRouter } from "../modules/pki/certificate-authorities.router";
 import { certificateProfilesRouter } from "../modules/pki/certificate-profiles.router";
 import { certificatesRouter } from "../modules/pki/certificates.router";
@@ -103,6 +104,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(EST_MOUNT, estRouter(deps));
   // Each CA's OCSP responder (DER requests and responses), beside its CRL route; other CA routes pass on.
   app.use(OCSP_MOUNT, ocspRouter(deps));
+  app.use(SCEP_MOUNT, scepRouter(deps));
   app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
   // SCIM 2.0 for identity providers: its own bearer tokens, media type and error bodies.
   app.use(SCIM_MOUNT, scimRoutes(deps));

@@ -4,6 +4,7 @@ import type { ProjectStructureTables } from "./tables/project-structure";
 import type { GatewayTables } from "./tables/gateways";
 import type { DynamicSecretTables } from "./tables/dynamic-secrets";
 import type { PkiTables } from "./tables/pki";
+import type { PkiScepTables } from "./tables/pki-scep";
 import type { PrivilegeTables } from "./tables/privileges";
 import type { SecretTables } from "./tables/secrets";
 import type { KmsTables } from "./tables/kms";
@@ -27,6 +28,7 @@ export interface DB
     GatewayTables,
     DynamicSecretTables,
     PkiTables,
+    PkiScepTables,
     PrivilegeTables,
     SecretTables,
     KmsTables,

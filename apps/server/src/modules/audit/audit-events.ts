@@ -163,6 +163,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "certificateProfiles.update": change("update-certificate-profile"),
   "certificateProfiles.delete": change("delete-certificate-profile"),
   "certificateProfiles.rotateAcmeEabSecret": change("rotate-certificate-profile-eab-secret"),
+  "certificateProfiles.issueScepChallenge": change("issue-scep-dynamic-challenge"),
   "certificates.issue": change("issue-cert"),
   "certificates.renew": change("renew-certificate"),
   "certificates.revoke": change("revoke-cert"),

@@ -16,8 +16,8 @@ import { writeAuditEvents, type AuditEventInput } from "./audit-writer";
  * - acmeAccount: `update-acme-account`, `deactivate-acme-account`, `change-acme-account-key`,
  *   `create-acme-order`, `respond-to-acme-challenge`, `pass-acme-challenge`, `fail-acme-challenge`,
  *   `finalize-acme-order`, `revoke-acme-certificate`, and the buffered read `download-acme-certificate`;
- * - estAccount: `est-enrollment` (simpleenroll), `est-renewal` (simplereenroll), as SCEP's
- *   `scep-enrollment` / `scep-renewal`;
+ * - estAccount: `est-enrollment` (simpleenroll), `est-renewal` (simplereenroll);
+ * - scepAccount: `scep-enrollment` (PKCSReq), `scep-renewal` (RenewalReq);
  * - scimClient (an identity provider holding a SCIM token): `scim-provision-user`, `scim-update-user`,
  *   `scim-deactivate-user`, `scim-deprovision-user`, `scim-create-group`, `scim-update-group`,
  *   `scim-delete-group`.
@@ -26,6 +26,7 @@ export type ProtocolActor =
   | { type: "acmeProfile"; id: string; metadata: { profileId: string } }
   | { type: "acmeAccount"; id: string; metadata: { profileId: string; accountId: string } }
   | { type: "estAccount"; id: string; metadata: { profileId: string } }
+  | { type: "scepAccount"; id: string; metadata: { profileId: string } }
   | { type: "user"; id: string; metadata: { userId: string; email: string; authMethod?: string } }
   | { type: "scimClient"; id: string; metadata: { scimTokenId: string } };
 
@@ -43,6 +44,12 @@ export const acmeAccountActor = (profileId: string, accountId: string): Protocol
 
 export const estAccountActor = (profileId: string): ProtocolActor => ({
   type: "estAccount",
+  id: profileId,
+  metadata: { profileId },
+});
+
+export const scepAccountActor = (profileId: string): ProtocolActor => ({
+  type: "scepAccount",
   id: profileId,
   metadata: { profileId },
 });

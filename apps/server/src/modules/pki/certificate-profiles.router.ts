@@ -4,6 +4,7 @@ import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
 import { getProfileBySlug, revealEabSecret, rotateEabSecret } from "./profile-eab.service";
+import { issueScepChallenge } from "./scep/scep-challenge.service";
 import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile } from "./profile.service";
 
 const s = initServer();
@@ -19,6 +20,8 @@ export const certificateProfilesRouter = (deps: AppDeps) =>
       ok(await revealEabSecret(contextOf(deps, req, res), params.profileId)),
     rotateAcmeEabSecret: async ({ params, req, res }) =>
       ok(await rotateEabSecret(contextOf(deps, req, res), params.profileId)),
+    issueScepChallenge: async ({ params, req, res }) =>
+      ok(await issueScepChallenge(contextOf(deps, req, res), params.profileId)),
     get: async ({ params, req, res }) =>
       ok({ certificateProfile: await getProfile(contextOf(deps, req, res), params.profileId) }),
     update: async ({ params, body, req, res }) =>

@@ -8,6 +8,8 @@ import type {
   ScepConfigInput,
 } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { hashPassword } from "../../crypto/tokens";
+import { toIso } from "../../lib/dates";
 import { BadRequestError } from "../../errors";
 import type { EnrollmentConfigRow } from "./profile.repository";
 import { x509 } from "./x509";
@@ -85,7 +87,14 @@ export const acmeDirectoryPath = (profileId: string) => `/api/v1/cert-manager/ac
 export const encryptConfigSecret = (ctx: RequestContext, configId: string, secret: string) =>
   ctx.deps.secretBox.encrypt(secret, `pki-enrollment:${configId}`);
 
-export const newConfigRow = (
+/**
+ * How a configuration's secret is stored: the EST passphrase and the ACME key sealed (Keyward shows or
+ * uses them), the static SCEP challenge as an scrypt hash (only ever compared).
+ */
+export const storedConfigSecret = (ctx: RequestContext, type: EnrollmentType, configId: string, secret: string) =>
+  type === "scep" ? hashPassword(secret) : Promise.resolve(encryptConfigSecret(ctx, configId, secret));
+
+export const newConfigRow = async (
   ctx: RequestContext,
   profileId: string,
   type: EnrollmentType,
@@ -97,9 +106,17 @@ export const newConfigRow = (
     profile_id: profileId,
     type,
     settings: JSON.stringify(prepared.settings),
-    encrypted_secret: prepared.secret ? encryptConfigSecret(ctx, id, prepared.secret) : null,
+    encrypted_secret: prepared.secret ? await storedConfigSecret(ctx, type, id, prepared.secret) : null,
   };
 };
+
+/** Where a SCEP profile's clients and its challenge issuers go. */
+export const scepEndpointPath = (profileId: string) => `/api/v1/cert-manager/scep/profiles/${profileId}/pkiclient.exe`;
+export const scepChallengePath = (profileId: string) =>
+  `/api/v1/cert-manager/certificate-profiles/${profileId}/scep/challenges`;
+
+/** A SCEP profile's current RA certificate, as profiles show it. */
+export type ScepRaView = { certificatePem: string; notAfter: Date | string };
 
 type ConfigDtos = Pick<
   CertificateProfile,
@@ -114,7 +131,12 @@ type ConfigDtos = Pick<
 >;
 
 /** Configuration ids and objects as a profile shows them; secrets never leave. */
-export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[], publicUrl: string): ConfigDtos => {
+export const toConfigDtos = (
+  profileId: string,
+  configs: EnrollmentConfigRow[],
+  publicUrl: string,
+  ra?: ScepRaView,
+): ConfigDtos => {
   const out: ConfigDtos = { estConfigId: null, apiConfigId: null, acmeConfigId: null, scepConfigId: null };
   for (const config of configs) {
     const s = config.settings;
@@ -143,16 +165,16 @@ export const toConfigDtos = (profileId: string, configs: EnrollmentConfigRow[], 
       };
     } else if (config.type === "scep") {
       out.scepConfigId = config.id;
+      const dynamic = s.challengeType === "dynamic";
       out.scepConfig = {
         id: config.id,
-        // Keyward serves no SCEP endpoint, so a profile stored before SCEP was refused advertises none.
-        scepEndpointUrl: "",
-        raCertificatePem: null,
-        raCertExpiresAt: null,
-        challengeType: s.challengeType === "dynamic" ? "dynamic" : "static",
-        challengeEndpointUrl: null,
-        includeCaCertInResponse: Boolean(s.includeCaCertInResponse),
-        allowCertBasedRenewal: Boolean(s.allowCertBasedRenewal),
+        scepEndpointUrl: `${publicUrl}${scepEndpointPath(profileId)}`,
+        raCertificatePem: ra?.certificatePem ?? null,
+        raCertExpiresAt: ra ? toIso(ra.notAfter) : null,
+        challengeType: dynamic ? "dynamic" : "static",
+        challengeEndpointUrl: dynamic ? `${publicUrl}${scepChallengePath(profileId)}` : null,
+        includeCaCertInResponse: s.includeCaCertInResponse !== false,
+        allowCertBasedRenewal: s.allowCertBasedRenewal !== false,
         dynamicChallengeExpiryMinutes: Number(s.dynamicChallengeExpiryMinutes ?? 60),
         dynamicChallengeMaxPending: Number(s.dynamicChallengeMaxPending ?? 100),
       };

@@ -5,6 +5,7 @@ import { toProfileCaDto } from "./ca.dto";
 import { listCasByIds } from "./ca.repository";
 import { toConfigDtos } from "./profile-config";
 import { listConfigsOfProfiles, metricsOfProfiles, type ProfileRow } from "./profile.repository";
+import { listCurrentRas } from "./scep/scep.repository";
 
 /** Certificates ending within this window count as expiring. */
 export const EXPIRING_WINDOW_MS = 30 * 24 * 3600 * 1000;
@@ -27,11 +28,14 @@ export const toProfileDtos = async (
   const { db } = deps;
   const ids = rows.map((r) => r.id);
   const caIds = [...new Set(rows.flatMap((r) => (r.ca_id ? [r.ca_id] : [])))];
-  const [cas, configs, metrics] = await Promise.all([
+  const scepIds = rows.filter((r) => r.enrollment_type === "scep").map((r) => r.id);
+  const [cas, configs, metrics, ras] = await Promise.all([
     listCasByIds(db, caIds),
     listConfigsOfProfiles(db, ids),
     metricsOfProfiles(db, ids, now, new Date(now.getTime() + EXPIRING_WINDOW_MS)),
+    listCurrentRas(db, scepIds),
   ]);
+  const raById = new Map(ras.map((r) => [r.profile_id, r]));
   const caById = new Map(cas.map((ca) => [ca.id, ca]));
   const metricsById = new Map(metrics.map((m) => [m.profileId, m]));
   return rows.map((row) => {
@@ -55,6 +59,9 @@ export const toProfileDtos = async (
         row.id,
         configs.filter((c) => c.profile_id === row.id),
         deps.env.PUBLIC_URL ?? "",
+        raById.has(row.id)
+          ? { certificatePem: raById.get(row.id)!.certificate_pem, notAfter: raById.get(row.id)!.not_after }
+          : undefined,
       ),
     };
   });

@@ -150,7 +150,7 @@ export const findProfileIdBySlug = async (db: Database, projectId: string, slug:
   )?.id;
 
 /** One enrollment configuration of a profile with its encrypted secret. */
-export const findConfigSecret = (db: Database, profileId: string, type: "est" | "acme") =>
+export const findConfigSecret = (db: Database, profileId: string, type: "est" | "acme" | "scep") =>
   db
     .selectFrom("pki_enrollment_configs")
     .select(["id", "settings", "encrypted_secret"])

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { inTransaction } from "../../db/transaction";
 import type {
   CertKeyAlgorithm,
@@ -15,7 +16,7 @@ import { getProjectPermission } from "../authz/project-access";
 import { findCaById, type CaRow } from "./ca.repository";
 import { caNotFound } from "./ca.service";
 import { pageVisible, permissionForOwned } from "./pki-access";
-import { CONFIG_KEY, CONFIG_LABEL, encryptConfigSecret, newConfigRow, prepareConfig } from "./profile-config";
+import { CONFIG_KEY, CONFIG_LABEL, newConfigRow, prepareConfig, storedConfigSecret } from "./profile-config";
 import { toProfileDtos } from "./profile.dto";
 import {
   deleteProfileRow,
@@ -27,16 +28,18 @@ import {
   listProfilesByIds,
   updateEnrollmentConfig,
   updateProfileRow,
+  type ProfileRow,
 } from "./profile.repository";
 import { keyFamilyOf, signatureFamilyOf } from "./x509";
+import { loadIssuingCa } from "./issuance";
+import { issueRa } from "./scep/scep-ra.service";
+import { insertRa } from "./scep/scep.repository";
 import { noteAudit, type RequestContext } from "../../context";
 
 const SUBJECT = "certificate-profiles";
 
 const profileNotFound = (profileId: string) =>
   new NotFoundError(`Certificate profile with ID '${profileId}' not found`);
-const scepUnsupported = () =>
-  new BadRequestError("SCEP enrollment is not supported; use EST or ACME enrollment instead");
 const duplicateSlug = (slug: string) =>
   new BadRequestError(`A certificate profile with slug ${slug} already exists in this project`);
 
@@ -88,10 +91,17 @@ const assertDefaultsFitIssuer = (defaults: ProfileDefaults | null | undefined, c
   }
 };
 
+/** A SCEP profile's first RA certificate, from its CA, which must be able to sign now. */
+const firstScepRa = async (ctx: RequestContext, profileId: string, slug: string, ca: CaRow | undefined) => {
+  if (!ca) throw new BadRequestError("SCEP enrollment needs a CA (issuerType ca)");
+  const now = new Date();
+  const signing = await loadIssuingCa(ctx.deps.db, { issuer_type: "ca", ca_id: ca.id, slug } as ProfileRow, now);
+  return issueRa(ctx.deps, { id: profileId, slug }, signing!, now);
+};
+
 export const createProfile = async (ctx: RequestContext, body: CreateProfileBody) => {
   const { project, ability } = await getProjectPermission(ctx, body.projectId, "cert-manager");
   assertCan(ability, "create", SUBJECT, { slug: body.slug });
-  if (body.enrollmentType === "scep") throw scepUnsupported();
   let ca: CaRow | undefined;
   if (body.caId) {
     ca = isUuid(body.caId) ? await findCaById(ctx.deps.db, body.caId) : undefined;
@@ -100,9 +110,12 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
   assertMaySignCaCertificates(ability, body.defaults, ca);
   assertDefaultsFitIssuer(body.defaults, ca);
   const prepared = prepareConfig(body.enrollmentType, body);
+  const newId = randomUUID();
+  const ra = body.enrollmentType === "scep" ? await firstScepRa(ctx, newId, body.slug, ca) : undefined;
   try {
     const profileId = await inTransaction(ctx, async (trx) => {
       const { id } = await insertProfile(trx, {
+        id: newId,
         project_id: project.id,
         ca_id: ca?.id ?? null,
         slug: body.slug,
@@ -112,7 +125,8 @@ export const createProfile = async (ctx: RequestContext, body: CreateProfileBody
         defaults: body.defaults ? JSON.stringify(body.defaults) : null,
         external_configs: body.externalConfigs ? JSON.stringify(body.externalConfigs) : null,
       });
-      if (prepared) await insertEnrollmentConfig(trx, newConfigRow(ctx, id, body.enrollmentType, prepared));
+      if (prepared) await insertEnrollmentConfig(trx, await newConfigRow(ctx, id, body.enrollmentType, prepared));
+      if (ra) await insertRa(trx, ra);
       noteAudit(ctx, { metadata: { profileId: id } });
       return id;
     });
@@ -189,12 +203,12 @@ export const updateProfile = async (ctx: RequestContext, profileId: string, body
       });
       if (!prepared) return;
       if (!stored) {
-        await insertEnrollmentConfig(trx, newConfigRow(ctx, profile.id, type, prepared));
+        await insertEnrollmentConfig(trx, await newConfigRow(ctx, profile.id, type, prepared));
         return;
       }
       // A static SCEP challenge switched to dynamic drops the stored password.
       const dropSecret = type === "scep" && prepared.settings.challengeType === "dynamic";
-      const secret = prepared.secret ? encryptConfigSecret(ctx, stored.id, prepared.secret) : undefined;
+      const secret = prepared.secret ? await storedConfigSecret(ctx, type, stored.id, prepared.secret) : undefined;
       await updateEnrollmentConfig(trx, stored.id, JSON.stringify(prepared.settings), dropSecret ? null : secret);
     });
   } catch (error) {

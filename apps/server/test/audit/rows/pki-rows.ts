@@ -86,6 +86,15 @@ export const PKI_STEPS: Record<PkiOperation, Step> = {
     ok(await act(() => tenant.admin.certificateProfiles.rotateAcmeEabSecret({ params: { profileId: profile.id } })));
     return { projectId: project.id, metadata: { profileId: profile.id } };
   },
+  "certificateProfiles.issueScepChallenge": async ({ tenant, act }) => {
+    const { project, ca } = await withCa(tenant);
+    const profile = await createApiProfile(tenant, project.id, ca.id, {
+      enrollmentType: "scep",
+      scepConfig: { challengeType: "dynamic" },
+    });
+    ok(await act(() => tenant.admin.certificateProfiles.issueScepChallenge({ params: { profileId: profile.id } })));
+    return { projectId: project.id, metadata: { profileId: profile.id } };
+  },
   "certificates.issue": async ({ tenant, act }) => {
     const { project, profile } = await withProfile(tenant);
     const issued = ok(
