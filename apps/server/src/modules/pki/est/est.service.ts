@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { classifyAltName, isValidAltName, type CertKeyAlgorithm } from "@keyward/contract";
+import { classifyAltName, type CertKeyAlgorithm } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { inTransaction, type Tx } from "../../../db/transaction";
@@ -8,10 +8,11 @@ import { AppError } from "../../../errors";
 import { findCaCertificate } from "../ca.repository";
 import { renewFromSource } from "../certificate-renew.service";
 import { findCertificateOfProfileBySerial, findRenewalSource, insertCertificate } from "../certificate.repository";
-import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate, type PreparedCertificate } from "../issuance";
+import type { PreparedCertificate } from "../issuance";
 import { joinPem } from "../pki-access";
 import { findConfigSecret, findProfileById, type ProfileRow } from "../profile.repository";
-import { csrAltNames, csrTextIsWellFormed, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+import { altNamesOfCsr, prepareForCsr, type Refuse } from "../csr-issue";
+import { csrTextIsWellFormed, keyAlgorithmOfPublicKey, x509 } from "../x509";
 
 /** An EST failure: the HTTP status and a short plain-text reason (RFC 7030 §4.2.3). */
 export class EstError extends Error {
@@ -95,17 +96,7 @@ const parseCsr = async (body: string) => {
   return { csr, keyAlgorithm };
 };
 
-const SAN_TYPES: Record<string, string> = { dns: "dns_name", ip: "ip_address", email: "email", url: "uri" };
-
-const altNamesOf = (csr: x509.Pkcs10CertificateRequest) => {
-  return csrAltNames(csr).map((n) => {
-    const type = SAN_TYPES[n.type];
-    if (!type || !isValidAltName(type as "dns_name", n.value)) {
-      throw new EstError(400, `The CSR names an unsupported or invalid alternative name (${n.type})`);
-    }
-    return { type, value: n.value };
-  });
-};
+const estRefusal: Refuse = (message) => new EstError(400, message);
 
 /** Errors of the profile or its CA (disabled, expired, lifetime) are the server's to fix: 400 with the reason. */
 const asEstError = (error: unknown) =>
@@ -140,32 +131,13 @@ export const simpleEnroll = async (
   request: { origin: AuditOrigin; authentication: EstAuthentication },
 ) => {
   const { csr, keyAlgorithm } = await parseCsr(body);
-  const defaults = defaultsOf(est.profile);
-  if (defaults.keyAlgorithm && defaults.keyAlgorithm !== keyAlgorithm) {
-    throw new EstError(400, `This profile issues only for ${defaults.keyAlgorithm} keys`);
-  }
-  const commonName = nameAttribute(csr.subjectName, "CN") ?? defaults.commonName;
-  if (!commonName) throw new EstError(400, "The CSR needs a common name");
   try {
-    const now = new Date();
-    const ca = await loadIssuingCa(deps.db, est.profile, now);
-    const requested = altNamesOf(csr);
-    const seen = new Set(requested.map((n) => `${n.type}:${n.value.toLowerCase()}`));
-    const prepared = await prepareCertificate(deps, {
-      profile: est.profile,
-      ca,
-      commonName,
-      altNames: [
-        ...requested,
-        ...(defaults.subjectAltNames ?? []).filter((n) => !seen.has(`${n.type}:${n.value.toLowerCase()}`)),
-      ],
-      keyAlgorithm,
-      publicKey: csr.publicKey,
-      notBefore: now,
-      notAfter: notAfterFor(undefined, defaults, ca, now),
-      friendlyName: commonName,
-      storeKey: false,
-    });
+    const { prepared, commonName } = await prepareForCsr(
+      deps,
+      est.profile,
+      { csr, keyAlgorithm, now: new Date(deps.clock.now()) },
+      estRefusal,
+    );
     await inTransaction(deps.db, async (trx) => {
       await insertCertificate(trx, prepared.values);
       await recordEst(trx, deps, est, request.origin, "est-enrollment", {
@@ -205,7 +177,7 @@ export const simpleReenroll = async (
   if (
     csr.subject !== old.subject ||
     !sameNames(
-      altNamesOf(csr).map((n) => n.value),
+      altNamesOfCsr(csr, estRefusal).map((n) => n.value),
       oldNames,
     )
   ) {

@@ -1,4 +1,4 @@
-import { isValidAltName, type CertKeyAlgorithm } from "@keyward/contract";
+import type { CertKeyAlgorithm } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { hashToken, verifyPassword } from "../../../crypto/tokens";
 import { inTransaction, type Tx } from "../../../db/transaction";
@@ -7,10 +7,11 @@ import { recordProtocolChange, scepAccountActor, type AuditOrigin } from "../../
 import { findCaCertificate } from "../ca.repository";
 import { renewFromSource } from "../certificate-renew.service";
 import { findCertificateOfProfileBySerial, findRenewalSource, insertCertificate } from "../certificate.repository";
-import { defaultsOf, loadIssuingCa, notAfterFor, prepareCertificate, type PreparedCertificate } from "../issuance";
+import type { PreparedCertificate } from "../issuance";
 import { joinPem } from "../pki-access";
 import type { ProfileRow } from "../profile.repository";
-import { csrAltNames, csrTextIsWellFormed, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+import { csrTextIsWellFormed, keyAlgorithmOfPublicKey, nameAttribute, x509 } from "../x509";
+import { altNamesOfCsr, prepareForCsr, type Refuse } from "../csr-issue";
 import { ScepFailure } from "./scep-cms";
 import { consumeChallenge } from "./scep.repository";
 
@@ -48,16 +49,7 @@ export const readCsr = async (der: Buffer) => {
   return { csr, keyAlgorithm, challenge };
 };
 
-const SAN_TYPES: Record<string, string> = { dns: "dns_name", ip: "ip_address", email: "email", url: "uri" };
-
-const altNamesOf = (csr: x509.Pkcs10CertificateRequest) =>
-  csrAltNames(csr).map((n) => {
-    const type = SAN_TYPES[n.type];
-    if (!type || !isValidAltName(type as "dns_name", n.value)) {
-      throw new ScepFailure("badRequest", `The CSR names an unsupported or invalid alternative name (${n.type})`);
-    }
-    return { type, value: n.value };
-  });
+const scepRefusal: Refuse = (message) => new ScepFailure("badRequest", message);
 
 /** The profile's or CA's refusals (policy, lifetime, a disabled CA) are the request's: badRequest. */
 const asFailure = (error: unknown) =>
@@ -105,36 +97,15 @@ const checkStaticChallenge = async (scep: ScepProfile, challenge: string | undef
 export const enrol = async (deps: AppDeps, scep: ScepProfile, csrDer: Buffer, origin: AuditOrigin) => {
   const { csr, keyAlgorithm, challenge } = await readCsr(csrDer);
   await checkStaticChallenge(scep, challenge);
-  const defaults = defaultsOf(scep.profile);
-  if (defaults.keyAlgorithm && defaults.keyAlgorithm !== keyAlgorithm) {
-    throw new ScepFailure("badRequest", `This profile issues only for ${defaults.keyAlgorithm} keys`);
-  }
-  const commonName = nameAttribute(csr.subjectName, "CN") ?? defaults.commonName;
-  if (!commonName) throw new ScepFailure("badRequest", "The CSR needs a common name");
-  let prepared: PreparedCertificate;
   const now = new Date(deps.clock.now());
-  try {
-    const ca = await loadIssuingCa(deps.db, scep.profile, now);
-    const requested = altNamesOf(csr);
-    const seen = new Set(requested.map((n) => `${n.type}:${n.value.toLowerCase()}`));
-    prepared = await prepareCertificate(deps, {
-      profile: scep.profile,
-      ca,
-      commonName,
-      altNames: [
-        ...requested,
-        ...(defaults.subjectAltNames ?? []).filter((n) => !seen.has(`${n.type}:${n.value.toLowerCase()}`)),
-      ],
-      keyAlgorithm,
-      publicKey: csr.publicKey,
-      notBefore: now,
-      notAfter: notAfterFor(undefined, defaults, ca, now),
-      friendlyName: commonName,
-      storeKey: false,
-    });
-  } catch (error) {
+  const { prepared, commonName } = await prepareForCsr(
+    deps,
+    scep.profile,
+    { csr, keyAlgorithm, now },
+    scepRefusal,
+  ).catch((error: unknown) => {
     throw asFailure(error);
-  }
+  });
   await inTransaction(deps.db, async (trx) => {
     // A dynamic challenge is spent with the issuance: a refused request leaves it pending.
     if (
@@ -200,7 +171,7 @@ export const renew = async (
   const commonName = nameAttribute(csr.subjectName, "CN");
   if (
     (commonName !== undefined && commonName !== source.common_name) ||
-    !altNamesOf(csr).every((n) => oldNames.has(n.value.toLowerCase()))
+    !altNamesOfCsr(csr, scepRefusal).every((n) => oldNames.has(n.value.toLowerCase()))
   ) {
     throw new ScepFailure("badRequest", "A renewal CSR must keep the subject and alternative names of the certificate");
   }
