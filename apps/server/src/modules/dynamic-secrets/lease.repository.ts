@@ -103,26 +103,15 @@ export const listLeasePageOf = (db: Database, dynamicSecretId: string, page: { o
     .limit(page.limit)
     .execute();
 
-/** Leases a list shows (those not still being created). */
-export const countListedLeasesOf = async (db: Database, dynamicSecretId: string) =>
+/** A dynamic secret's leases; `listed`: only those a list shows (not still being created). */
+export const countLeasesOf = async (db: Database, dynamicSecretId: string, options: { listed?: boolean } = {}) =>
   Number(
     (
       await db
         .selectFrom("dynamic_secret_leases")
         .select((eb) => eb.fn.countAll<string>().as("count"))
         .where("dynamic_secret_id", "=", dynamicSecretId)
-        .where("state", "<>", "creating")
-        .executeTakeFirstOrThrow()
-    ).count,
-  );
-
-export const countLeasesOf = async (db: Database, dynamicSecretId: string) =>
-  Number(
-    (
-      await db
-        .selectFrom("dynamic_secret_leases")
-        .select((eb) => eb.fn.countAll<string>().as("count"))
-        .where("dynamic_secret_id", "=", dynamicSecretId)
+        .$if(options.listed === true, (q) => q.where("state", "<>", "creating"))
         .executeTakeFirstOrThrow()
     ).count,
   );

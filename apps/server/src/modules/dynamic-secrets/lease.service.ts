@@ -28,7 +28,6 @@ import {
   activateLease,
   claimLease,
   countLeasesOf,
-  countListedLeasesOf,
   deleteLeaseById,
   findLease,
   insertLeaseRow,
@@ -224,7 +223,7 @@ export const listLeases = async (
   const page = { offset: query.offset ?? 0, limit: query.limit ?? DEFAULT_LEASE_PAGE };
   const [rows, totalCount] = await Promise.all([
     listLeasePageOf(ctx.deps.db, secret.id, page),
-    countListedLeasesOf(ctx.deps.db, secret.id),
+    countLeasesOf(ctx.deps.db, secret.id, { listed: true }),
   ]);
   return { leases: rows.map(toLeaseDto), totalCount };
 };
