@@ -1,8 +1,59 @@
-import { hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { Stream } from "node:stream";
 
 type Conditional = { headers: Record<string, string | string[] | undefined> };
 type HeaderSink = { setHeader: (name: string, value: string | number) => unknown };
+
+/** A body encoded in pieces; the ETag and the response share the bytes. */
+export class EncodedJson {
+  constructor(
+    readonly chunks: readonly Buffer[],
+    readonly length: number,
+  ) {}
+}
+
+/** Pieces of about this many characters: large enough that a piece costs one write, small enough to reuse. */
+const PIECE = 64 * 1024;
+
+/**
+ * A JSON body written as it is built (a 10,000-secret list): each value is stringified alone and the
+ * text encoded into pieces of ~64 KB, so no whole-body string nor every value's object lives at once.
+ * The caller writes the punctuation; `value` is JSON.stringify of one value.
+ */
+export class JsonWriter {
+  readonly #chunks: Buffer[] = [];
+  #pending = "";
+  #length = 0;
+
+  raw(text: string) {
+    this.#pending += text;
+    if (this.#pending.length >= PIECE) this.#flush();
+    return this;
+  }
+
+  value(value: unknown) {
+    return this.raw(JSON.stringify(value));
+  }
+
+  end(): EncodedJson {
+    this.#flush();
+    return new EncodedJson(this.#chunks, this.#length);
+  }
+
+  #flush() {
+    if (this.#pending === "") return;
+    const piece = Buffer.from(this.#pending);
+    this.#pending = "";
+    this.#chunks.push(piece);
+    this.#length += piece.length;
+  }
+}
+
+const encode = (body: unknown) => {
+  if (body instanceof EncodedJson) return body;
+  const json = Buffer.from(JSON.stringify(body));
+  return new EncodedJson([json], json.length);
+};
 
 /**
  * The hot reads (secret list and get, privilege read, identity read) send their body serialized
@@ -12,35 +63,46 @@ type HeaderSink = { setHeader: (name: string, value: string | number) => unknown
  * tests parse these responses with the contract's schemas and require the result to equal the body.
  */
 class SerializedJson extends Stream {
-  constructor(private readonly json: string | Buffer) {
+  constructor(private readonly json: EncodedJson) {
     super();
   }
 
-  /** ts-rest pipes a stream body into the response: write it in one piece, as `res.json` would. */
+  /** ts-rest pipes a stream body into the response: the pieces go out in one corked write. */
   override pipe<W extends NodeJS.WritableStream>(destination: W): W {
-    destination.end(this.json);
+    const { chunks } = this.json;
+    if (chunks.length === 1) destination.end(chunks[0]!);
+    else {
+      const corkable = destination as W & { cork?: () => void };
+      corkable.cork?.();
+      for (const chunk of chunks) destination.write(chunk);
+      destination.end();
+    }
     return destination;
   }
 }
 
-const serialized = <T>(res: HeaderSink, json: string | Buffer) => {
+const serialized = <T>(res: HeaderSink, json: EncodedJson) => {
   res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", typeof json === "string" ? Buffer.byteLength(json) : json.length);
+  res.setHeader("Content-Length", json.length);
   return { status: 200 as const, body: new SerializedJson(json) as unknown as T };
 };
 
-export const jsonOk = <T>(res: HeaderSink, body: T) => serialized<T>(res, JSON.stringify(body));
+/** A body as an object, or already encoded by a JsonWriter. */
+export const jsonOk = <T>(res: HeaderSink, body: T | EncodedJson) => serialized<T>(res, encode(body));
+
+/** The strong ETag of an encoded body, quoted (the bench's list floor tags its body with it too). */
+export const strongEtag = (json: Buffer | EncodedJson) => {
+  const digest = createHash("sha256");
+  for (const chunk of Buffer.isBuffer(json) ? [json] : json.chunks) digest.update(chunk);
+  return `"${digest.digest("base64url").slice(0, 32)}"`;
+};
 
 /**
  * v4 reads carry a strong ETag of the body; a matching If-None-Match answers 304 with no body.
  * The body is computed (and every permission checked) either way: the tag only saves the transfer.
  */
-/** The strong ETag of an encoded body, quoted (the bench's list floor tags its body with it too). */
-export const strongEtag = (json: Buffer) => `"${hash("sha256", json, "base64url").slice(0, 32)}"`;
-
-export const jsonWithEtag = <T>(req: Conditional, res: HeaderSink, body: T) => {
-  // Encoded once: the tag and the response share the bytes (a list is ~75 KB).
-  const json = Buffer.from(JSON.stringify(body));
+export const jsonWithEtag = <T>(req: Conditional, res: HeaderSink, body: T | EncodedJson) => {
+  const json = encode(body);
   const etag = strongEtag(json);
   res.setHeader("ETag", etag);
   const match = req.headers["if-none-match"];

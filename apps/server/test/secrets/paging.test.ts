@@ -88,4 +88,36 @@ describe("v4 secret list paging", () => {
     });
     expect(foreign.status).toBe(404);
   });
+
+  it("writes a list longer than one batch in order, each reference expanded, with a stable ETag", async () => {
+    const { tenant, projectId, http } = scope;
+    await createFolder(tenant, projectId, "dev", "/", "big");
+    // 600 secrets: each of the second half names one of the first (written well before it), and the
+    // first names the last (not yet written).
+    const n = 600;
+    const key = (i: number) => `B_${String(i).padStart(3, "0")}`;
+    const valueOf = (i: number) =>
+      i === 0 ? `first-\${${key(n - 1)}}` : i >= n / 2 ? `\${${key(i - n / 2)}}!` : `v${i}`;
+    expectOk(
+      await tenant.admin.secretsV4.batchCreate({
+        body: {
+          projectId,
+          environment: "dev",
+          secretPath: "/big",
+          secrets: Array.from({ length: n }, (_, i) => ({ secretKey: key(i), secretValue: valueOf(i) })),
+        },
+      }),
+    );
+    const big = { projectId, environment: "dev", secretPath: "/big", expandSecretReferences: "true" as const };
+    const { secrets } = expectOk(await tenant.admin.secretsV4.list({ query: big }));
+    const plain = (i: number): string =>
+      i === 0 ? `first-${plain(n - 1)}` : i >= n / 2 ? `${plain(i - n / 2)}!` : `v${i}`;
+    expect(secrets.map((s) => [s.secretKey, s.secretValue])).toEqual(
+      Array.from({ length: n }, (_, i) => [key(i), plain(i)]),
+    );
+    const first = await http.get("/api/v4/secrets", big);
+    const etag = first.headers.get("etag")!;
+    expect(first.body).toEqual({ secrets, imports: [] });
+    expect((await http.get("/api/v4/secrets", big, { "if-none-match": etag })).status).toBe(304);
+  });
 });

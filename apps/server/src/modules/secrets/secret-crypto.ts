@@ -129,6 +129,12 @@ class OpenedSecret implements PlainSecret {
     return this.#value ?? this.#open("value");
   }
 
+  /** Drops the opened value and comment; they open again if asked. */
+  forget() {
+    this.#value = undefined;
+    this.#comment = undefined;
+  }
+
   /** A row in the one-ciphertext form opens both fields at once; one in the older form the one asked for. */
   #open(field: "value" | "comment"): string {
     const row = this.#row;
@@ -142,6 +148,14 @@ class OpenedSecret implements PlainSecret {
     return field === "value" ? this.#value : this.#comment;
   }
 }
+
+/**
+ * A list that has written a secret keeps only its ciphertext: the plaintext does not linger for the
+ * rest of the request (a later reference to it opens it again).
+ */
+export const forgetPlaintext = (secret: PlainSecret) => {
+  if (secret instanceof OpenedSecret) secret.forget();
+};
 
 export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret =>
   new OpenedSecret(key, "secrets", row, row.id, row.updated_at);

@@ -1,5 +1,6 @@
-import type { MetadataFilter, SecretImportResult, SecretListPage, SecretRead } from "@keyward/contract";
+import type { MetadataFilter, SecretImportResult, SecretRead } from "@keyward/contract";
 import type { RequestContext } from "../../context";
+import { JsonWriter, type EncodedJson } from "../../http/json-response";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
@@ -14,7 +15,7 @@ import {
   secretObject,
   type ProjectRef,
 } from "./secret-access";
-import type { PlainSecret } from "./secret-crypto";
+import { forgetPlaintext, type PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
 import { listFolderTree, listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, type SecretSource } from "./secret-source";
@@ -48,9 +49,15 @@ const pageOf = (query: ListQuery): Page | undefined => {
   return { offset: query.offset ?? 0, limit: query.limit };
 };
 
-/** A paged answer carries the count of the caller's secrets it was cut from. */
-const answer = (page: Page | undefined, secrets: SecretRead[], imports: SecretImportResult[], total: number) =>
-  page ? { secrets, imports, totalCount: total } : { secrets, imports };
+/**
+ * The rest of `{"secrets":[…],"imports":[…]}` after the secrets, as JSON.stringify would write the
+ * object; a paged answer carries the count of the caller's secrets it was cut from.
+ */
+const close = (out: JsonWriter, page: Page | undefined, imports: SecretImportResult[], total: number) => {
+  out.raw('],"imports":').value(imports);
+  if (page) out.raw(',"totalCount":').value(total);
+  return out.raw("}").end();
+};
 
 const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]) =>
   filters.every((f) =>
@@ -59,38 +66,61 @@ const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]
     ),
   );
 
+/** How many secrets of a list are built at once: their expansions run together, then they are written. */
+const WINDOW = 256;
+
 /**
- * Expansion failures of a list are gathered into one 403. A job answers at once
- * when its value needs no expansion (most do): only the others cost promises.
+ * `build` over `items` in order, each result handed to `emit` as soon as its window is complete, so a
+ * list's objects live no longer than their window. A build answers at once when its value needs no
+ * expansion (most do): only the others cost promises. Expansion failures of a list are gathered into
+ * one 403 after every item has been tried.
  */
-const expandAll = async <T>(jobs: (() => T | Promise<T>)[]) => {
+const expandEach = async <I, T>(
+  items: readonly I[],
+  build: (item: I) => T | Promise<T>,
+  emit: (value: T, item: I) => void,
+) => {
   const failures: string[] = [];
   const fail = (error: unknown) => {
     if (!(error instanceof ForbiddenError)) throw error;
     failures.push(`Failed to expand secret reference: ${error.message}`);
   };
-  const results: T[] = new Array<T>(jobs.length);
-  const pending: Promise<void>[] = [];
-  jobs.forEach((job, i) => {
-    let out: T | Promise<T>;
-    try {
-      out = job();
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    if (out instanceof Promise)
-      pending.push(
-        out.then((value) => {
-          results[i] = value;
-        }, fail),
-      );
-    else results[i] = out;
-  });
-  await Promise.all(pending);
+  for (let start = 0; start < items.length; start += WINDOW) {
+    const window = items.slice(start, start + WINDOW);
+    const results = new Array<T>(window.length);
+    const done = new Array<boolean>(window.length).fill(false);
+    const pending: Promise<void>[] = [];
+    window.forEach((item, i) => {
+      let out: T | Promise<T>;
+      try {
+        out = build(item);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (out instanceof Promise)
+        pending.push(
+          out.then((value) => {
+            results[i] = value;
+            done[i] = true;
+          }, fail),
+        );
+      else {
+        results[i] = out;
+        done[i] = true;
+      }
+    });
+    await Promise.all(pending);
+    if (failures.length === 0) results.forEach((value, i) => done[i] && emit(value, window[i]!));
+  }
   if (failures.length > 0)
     throw new ForbiddenError("Failed to expand one or more secret references", "ForbiddenRequestError", failures);
-  return results;
+};
+
+const expandAll = async <I, T>(items: readonly I[], build: (item: I) => T | Promise<T>) => {
+  const out: T[] = [];
+  await expandEach(items, build, (value) => out.push(value));
+  return out;
 };
 
 /** A visible value, expanded in its own environment and path when asked (a promise only then). */
@@ -138,13 +168,13 @@ const importResults = async (
     });
     const opened = await source.open(kept.map((k) => k.row));
     const secrets = await expandAll(
-      opened.map((secret, i) => () => {
-        const { environment, secretPath } = kept[i]!;
+      opened.map((secret, i) => ({ secret, ...kept[i]! })),
+      ({ secret, environment, secretPath }) => {
         if (!query.viewSecretValue) return toImportedSecret(secret, environment, { hidden: true });
         return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
           toImportedSecret(secret, environment, { hidden: false, value }),
         );
-      }),
+      },
     );
     out.push({
       secretPath: group.secretPath,
@@ -156,8 +186,8 @@ const importResults = async (
   return out;
 };
 
-/** GET /api/v3/secrets/raw and /api/v4/secrets. */
-export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<SecretListPage> => {
+/** GET /api/v3/secrets/raw and /api/v4/secrets: the body, encoded (a SecretListPage). */
+export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<EncodedJson> => {
   const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
   if (named === undefined || query.environment === undefined)
     throw new BadRequestError("Missing project id or environment");
@@ -168,7 +198,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   const place = await resolveFolder(ctx.deps.db, project.id, environment, query.secretPath);
   if (query.recursive && !place)
     throw new NotFoundError(`Environment with slug '${environment}' in project with ID ${project.id} not found`);
-  if (!place?.folder_id) return answer(page, [], [], 0);
+  if (!place?.folder_id) return close(new JsonWriter().raw('{"secrets":['), page, [], 0);
   const rootId = place.folder_id;
   const folders = [
     { id: rootId, path: query.secretPath },
@@ -219,18 +249,24 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     opened = cut(matching);
   } else opened = await source.open(cut(selected));
 
-  const [secrets, imports] = await Promise.all([
-    expandAll(
-      opened.map((secret) => (): SecretRead | Promise<SecretRead> => {
-        const placeOf = placeOfFolder.get(secret.folderId)!;
-        const { secretPath } = placeOf;
-        if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
-        return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
-          toSecretRead(secret, placeOf, { hidden: false, value }),
-        );
-      }),
-    ),
-    importResults(groups, ability, source, expander, query),
-  ]);
-  return answer(page, secrets, imports, total);
+  const imports = importResults(groups, ability, source, expander, query);
+  // Written as they are built: the list's objects and text never exist whole (see JsonWriter).
+  const out = new JsonWriter().raw('{"secrets":[');
+  let first = true;
+  await expandEach(
+    opened,
+    (secret): SecretRead | Promise<SecretRead> => {
+      const placeOf = placeOfFolder.get(secret.folderId)!;
+      if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
+      return withValue(visibleValue(secret, { environment, secretPath: placeOf.secretPath }, expander), (value) =>
+        toSecretRead(secret, placeOf, { hidden: false, value }),
+      );
+    },
+    (read, secret) => {
+      out.raw(first ? "" : ",").value(read);
+      first = false;
+      forgetPlaintext(secret);
+    },
+  );
+  return close(out, page, await imports, total);
 };

@@ -1,6 +1,6 @@
 import { initServer } from "@ts-rest/express";
 import type { Response } from "express";
-import { contract, type ChangeRequest } from "@keyward/contract";
+import { contract, type ChangeRequest, type SecretListPage } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
@@ -24,7 +24,8 @@ const written = <T extends object>(res: Response, body: T | { approval: ChangeRe
 
 export const secretsV3Router = (deps: AppDeps) =>
   s.router(contract.secretsV3, {
-    list: async ({ query, req, res }) => jsonOk(res, await listSecrets(contextOf(deps, req, res), query)),
+    list: async ({ query, req, res }) =>
+      jsonOk<SecretListPage>(res, await listSecrets(contextOf(deps, req, res), query)),
     getById: async ({ params, req, res }) =>
       ok({ secret: await getSecretById(contextOf(deps, req, res), params.secretId) }),
     get: async ({ params, query, req, res }) =>
@@ -49,7 +50,8 @@ export const secretsV3Router = (deps: AppDeps) =>
 
 export const secretsV4Router = (deps: AppDeps) =>
   s.router(contract.secretsV4, {
-    list: async ({ query, req, res }) => jsonWithEtag(req, res, await listSecrets(contextOf(deps, req, res), query)),
+    list: async ({ query, req, res }) =>
+      jsonWithEtag<SecretListPage>(req, res, await listSecrets(contextOf(deps, req, res), query)),
     batchCreate: async ({ body, req, res }) => written(res, await createSecretsBatch(contextOf(deps, req, res), body)),
     batchUpdate: async ({ body, req, res }) => written(res, await updateSecretsBatch(contextOf(deps, req, res), body)),
     batchDelete: async ({ body, req, res }) => written(res, await deleteSecretsBatch(contextOf(deps, req, res), body)),
