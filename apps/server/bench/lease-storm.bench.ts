@@ -6,7 +6,7 @@ import { createKeywardClient } from "@keyward/client";
 import { startPostgresTarget } from "../test/services/postgres-target";
 import { setupOk } from "./lib/endpoint";
 import { preparePrivileges } from "./lib/privileges-fixture";
-import { spawnServer, startPostgres, type Spawned } from "./lib/processes";
+import { freePort, spawnServer, startPostgres, type Spawned } from "./lib/processes";
 
 /**
  * Lease storms. One sql-database dynamic secret on a real PostgreSQL 15 target holds BENCH_LEASES
@@ -16,7 +16,8 @@ import { spawnServer, startPostgres, type Spawned } from "./lib/processes";
  * read and /api/status. Then the same with two instances sharing the database, and an outage of the
  * target (its root credential refused for BENCH_OUTAGE_S) to show the backoff.
  *
- * Knobs: BENCH_LEASES (20000), BENCH_DUE (5000), BENCH_READERS (4), BENCH_OUTAGE_S (15).
+ * Knobs: BENCH_LEASES (20000), BENCH_DUE (5000), BENCH_READERS (4), BENCH_OUTAGE_S (15),
+ * BENCH_PROFILE=<dir> (a V8 CPU profile of each instance, written when it stops).
  */
 process.env.ALLOW_PRIVATE_OUTBOUND = "loopback";
 const LEASES = Number(process.env.BENCH_LEASES ?? 20_000);
@@ -24,6 +25,7 @@ const DUE = Number(process.env.BENCH_DUE ?? 5_000);
 const READERS = Number(process.env.BENCH_READERS ?? 4);
 const OUTAGE_S = Number(process.env.BENCH_OUTAGE_S ?? 15);
 const IDLE_S = 8;
+const PROFILE = process.env.BENCH_PROFILE;
 
 const stopTarget = await startPostgresTarget();
 const targetUrl = new URL(process.env.KEYWARD_TEST_PG_TARGET_URL!);
@@ -35,18 +37,51 @@ const serverEnv = {
   MAX_LEASE_LIMIT: String(Math.max(LEASES * 2, 10_000)),
   LOG_LEVEL: "error",
 };
-const startServer = () => spawnServer("bench/servers/keyward.ts", serverEnv);
+/** Each instance serves `/metrics` on its own port: the bench reads its event-loop delay. */
+const metricsOf = new Map<Spawned, string>();
+const startServer = async () => {
+  const port = await freePort();
+  const server = await spawnServer(
+    "bench/servers/keyward.ts",
+    { ...serverEnv, METRICS_PORT: String(port) },
+    PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE}`] : [],
+  );
+  metricsOf.set(server, `http://127.0.0.1:${port}/metrics`);
+  return server;
+};
+
+/**
+ * The longest the instances' event loops were held (ms) since the last call: Node's delay monitor,
+ * reset on each scrape. What the server's own code blocked, apart from a busy machine.
+ */
+const loopDelayMax = async (instances: readonly Spawned[]) => {
+  let max = 0;
+  for (const server of instances) {
+    const text = await (await fetch(metricsOf.get(server)!)).text();
+    const match = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+    if (match) max = Math.max(max, Number(match[1]) * 1000);
+  }
+  return max;
+};
 const keywardDb = new pg.Pool({ connectionString: keywardPg.url, max: 2 });
 const target = new pg.Pool({ connectionString: targetUrl.toString(), max: 2 });
 
 const percentile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
-type Latency = { reads: number; p50: number; p99: number; statusMax: number; errors: number };
+type Latency = { reads: number; p50: number; p99: number; statusMax: number; loopMax: number; errors: number };
 
 /** Readers on the privilege read and a poller on /api/status until `until` resolves. */
-const measureWhile = async (url: string, token: string, paths: string[], until: Promise<unknown>): Promise<Latency> => {
+const measureWhile = async (
+  instances: readonly Spawned[],
+  token: string,
+  paths: string[],
+  until: Promise<unknown>,
+): Promise<Latency> => {
+  const url = instances[0]!.url;
   let done = false;
+  let loopMax = 0;
+  await loopDelayMax(instances);
   void until.finally(() => (done = true));
   const reads: number[] = [];
   let statusMax = 0;
@@ -68,10 +103,24 @@ const measureWhile = async (url: string, token: string, paths: string[], until: 
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })(),
+    (async () => {
+      while (!done) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        loopMax = Math.max(loopMax, await loopDelayMax(instances));
+      }
+    })(),
     until,
   ]);
   const sorted = reads.sort((a, b) => a - b);
-  return { reads: reads.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), statusMax, errors };
+  loopMax = Math.max(loopMax, await loopDelayMax(instances));
+  return {
+    reads: reads.length,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    statusMax,
+    loopMax,
+    errors,
+  };
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -175,9 +224,9 @@ try {
   }
   console.log(`seeded ${LEASES} leases and roles in ${((performance.now() - seedStart) / 1000).toFixed(1)}s`);
 
-  const idle = await measureWhile(servers[0]!.url, token, paths, sleep(IDLE_S * 1000));
+  const idle = await measureWhile(servers, token, paths, sleep(IDLE_S * 1000));
   const row = (label: string, l: Latency) =>
-    `${label.padEnd(34)} privilege read p50 ${l.p50.toFixed(1).padStart(6)} ms  p99 ${l.p99.toFixed(1).padStart(6)} ms (${(l.p99 / idle.p99).toFixed(2)}x idle; target <= 3x)   /api/status max ${l.statusMax.toFixed(1).padStart(6)} ms (target <= 100)   reads ${l.reads}  errors ${l.errors}`;
+    `${label.padEnd(34)} privilege read p50 ${l.p50.toFixed(1).padStart(6)} ms  p99 ${l.p99.toFixed(1).padStart(6)} ms (${(l.p99 / idle.p99).toFixed(2)}x idle; target <= 3x)   /api/status max ${l.statusMax.toFixed(1).padStart(6)} ms (target <= 100; event loop held at most ${l.loopMax.toFixed(1)} ms)   reads ${l.reads}  errors ${l.errors}`;
   lines.push(row("idle", idle));
 
   for (const instances of [1, 2]) {
@@ -189,7 +238,7 @@ try {
     servers = await Promise.all(Array.from({ length: instances }, startServer));
     const start = performance.now();
     const drained = waitDrained(600_000).then(() => performance.now() - start);
-    const during = await measureWhile(servers[0]!.url, token, paths, drained);
+    const during = await measureWhile(servers, token, paths, drained);
     const seconds = (await drained) / 1000;
     const after = await revocationLog();
     const revoked = Number(after.total) - Number(before.total);

@@ -6,6 +6,9 @@ import { leaseIdFromEntityName, redactSecrets } from "./providers/templates";
 
 const LISTABLE_TYPES = ["sql-database", "redis", "rabbit-mq", "ldap"];
 
+/** Credentials matched against lease rows per statement. */
+const SWEEP_SLICE = 2_000;
+
 /**
  * Names Keyward itself makes (renderUsername's alphabet). Anything else on the target was not made
  * by a lease, and is never put into a revocation template.
@@ -31,20 +34,24 @@ export const sweepOrphanCredentials = async (deps: AppDeps) => {
       secrets = provider.secretsOf(inputs);
       const marker = `${secret.entity_prefix}_`;
       const names = await provider.listEntities(inputs, marker, providerContext(deps));
-      const traced = names.flatMap((name) => {
-        if (!MADE_BY_A_LEASE.test(name)) return [];
-        const leaseId = leaseIdFromEntityName(secret.entity_prefix, name);
-        return leaseId ? [{ name, leaseId }] : [];
-      });
-      const live = await leaseIdsAmong(
-        deps.db,
-        traced.map((t) => t.leaseId),
-      );
-      for (const { name, leaseId } of traced) {
-        if (live.has(leaseId)) continue;
-        await provider.revoke(inputs, name, providerContext(deps));
-        deps.logger.warn({ dynamicSecretId: secret.id, leaseId }, "removed a credential that had no lease");
-        removed += 1;
+      // In slices: a target listing 100,000 credentials is matched a slice at a time, so no single
+      // statement or loop holds the event loop for long.
+      for (let at = 0; at < names.length; at += SWEEP_SLICE) {
+        const traced = names.slice(at, at + SWEEP_SLICE).flatMap((name) => {
+          if (!MADE_BY_A_LEASE.test(name)) return [];
+          const leaseId = leaseIdFromEntityName(secret.entity_prefix, name);
+          return leaseId ? [{ name, leaseId }] : [];
+        });
+        const live = await leaseIdsAmong(
+          deps.db,
+          traced.map((t) => t.leaseId),
+        );
+        for (const { name, leaseId } of traced) {
+          if (live.has(leaseId)) continue;
+          await provider.revoke(inputs, name, providerContext(deps));
+          deps.logger.warn({ dynamicSecretId: secret.id, leaseId }, "removed a credential that had no lease");
+          removed += 1;
+        }
       }
     } catch (error) {
       deps.logger.warn(
