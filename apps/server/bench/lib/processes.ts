@@ -92,7 +92,7 @@ export const spawnCompiledServer = async (
 };
 
 /** A throwaway PostgreSQL 15 cluster, as CI starts one. */
-export const startPostgres = async (): Promise<{ url: string; stop: () => void }> => {
+export const startPostgres = async (): Promise<{ url: string; log: string; stop: () => void }> => {
   const bin = "/usr/lib/postgresql/15/bin";
   const dir = mkdtempSync(join(tmpdir(), "keyward-bench-pg-"));
   execFileSync("chown", ["postgres", dir]);
@@ -112,6 +112,7 @@ export const startPostgres = async (): Promise<{ url: string; stop: () => void }
   ]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    log: `${dir}/log`,
     stop: () => as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "fast", "stop"]),
   };
 };
