@@ -205,25 +205,32 @@ export const readPkiMessage = (der: Buffer): PkiMessage => {
   return message;
 };
 
-/** The RSA-encrypted content key, recovered without revealing whether its padding was right. */
-const recoverContentKey = (key: KeyObject, encrypted: Buffer, keyLength: number) => {
+/** 1 when `x` (a small non-negative integer) is 0, else 0; without a branch. */
+const isZero = (x: number) => ((x - 1) >>> 31) & 1;
+
+/**
+ * The RSA-encrypted content key, recovered without revealing whether its padding was right
+ * (PKCS#1 v1.5 type 2: 00 02, at least eight non-zero bytes, 00, the key). The checks run without
+ * branching on the block, and a bad block gives a substitute key derived from the RA key and the
+ * ciphertext, so a bad message fails later, at the content, exactly like a good key for the wrong
+ * content would: no padding oracle in the answer.
+ */
+export const recoverContentKey = (key: KeyObject, encrypted: Buffer, keyLength: number) => {
   const block = privateDecrypt({ key, padding: constants.RSA_NO_PADDING }, encrypted);
-  // The substitute for a bad padding is derived from the key and the ciphertext, so a bad message
-  // fails later, at the content, exactly like a good key for the wrong content would.
   const substitute = createHmac("sha256", key.export({ format: "der", type: "pkcs8" }))
     .update(encrypted)
     .digest()
     .subarray(0, keyLength);
   let separator = 0;
+  for (let i = 2; i < block.length; i++) separator |= i * (isZero(block[i]!) & isZero(separator));
   let bad = block[0]! | (block[1]! ^ 0x02);
-  for (let i = 2; i < block.length; i++) {
-    const isZero = block[i] === 0 ? 1 : 0;
-    if (separator === 0 && isZero) separator = i;
-  }
-  if (separator < 10) bad |= 1;
-  if (block.length - separator - 1 !== keyLength) bad |= 1;
+  bad |= (separator - 10) >>> 31; // fewer than eight padding bytes (or no separator)
+  bad |= (block.length - separator - 1) ^ keyLength;
+  const keep = isZero(bad) * 0xff;
   const recovered = block.subarray(block.length - keyLength);
-  return bad === 0 ? Buffer.from(recovered) : substitute;
+  const out = Buffer.alloc(keyLength);
+  for (let i = 0; i < keyLength; i++) out[i] = (recovered[i]! & keep) | (substitute[i]! & ~keep & 0xff);
+  return out;
 };
 
 export type RaKey = { certificate: Certificate; privateKey: KeyObject };
