@@ -119,7 +119,9 @@ const cacheSizes = async (url: string) => {
 const typical = (runs: LoadResult[]) => runs.find((r) => r.rps === median(runs.map((x) => x.rps)))!;
 const fmt = (r: LoadResult) =>
   `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(7)} ms  ` +
-  `CPU ${(r.cpuUs ?? Number.NaN).toFixed(0).padStart(5)} µs/req  errors ${r.errors}`;
+  `CPU ${(r.cpuUs ?? Number.NaN).toFixed(0).padStart(5)} µs/req  ` +
+  (r.dbCpuUs === undefined ? "" : `PostgreSQL CPU ${r.dbCpuUs.toFixed(0).padStart(5)} µs/req  `) +
+  `errors ${r.errors}`;
 
 /** Each scale measured in turn, round after round; prints each and the last scale's ratio to the first. */
 const compare = async (label: string, scales: Scale[], run: (s: Scale) => { script: string; connections: number }) => {
@@ -127,6 +129,7 @@ const compare = async (label: string, scales: Scale[], run: (s: Scale) => { scri
     scales.map((s) => ({
       origin: s.target.url,
       pid: s.target.pid,
+      dbPid: s.target.dbPid,
       paths: ["/"],
       seconds: settings.seconds,
       ...run(s),
@@ -140,7 +143,7 @@ const compare = async (label: string, scales: Scale[], run: (s: Scale) => { scri
     median(runs[0]!.map((_, round) => figure(runs[last]![round]!) / figure(runs[0]![round]!)));
   console.log(
     `  ${scales[last]!.size} / ${scales[0]!.size}: req/s ${ratio((r) => r.rps).toFixed(2)}x, p99 ${ratio((r) => r.p99).toFixed(2)}x, ` +
-      `CPU/req ${ratio((r) => r.cpuUs ?? Number.NaN).toFixed(2)}x   (target: unchanged, req/s >= 0.90x, p99 <= 1.10x)`,
+      `CPU/req ${ratio((r) => r.cpuUs ?? Number.NaN).toFixed(2)}x, PostgreSQL CPU/req ${ratio((r) => r.dbCpuUs ?? Number.NaN).toFixed(2)}x   (target: unchanged, req/s >= 0.90x, p99 <= 1.10x)`,
   );
   if (runs.some((rs) => rs.some((r) => r.errors > 0))) {
     console.error("  some requests failed: the figures above are not valid");

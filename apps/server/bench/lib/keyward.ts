@@ -12,6 +12,8 @@ export type BenchTarget = {
   adminToken: string;
   /** The PostgreSQL cluster's URL (postgres only), for benches that seed rows in bulk. */
   databaseUrl?: string;
+  /** The PostgreSQL postmaster's pid (postgres only), for the database's CPU per request. */
+  dbPid?: number;
   stop: () => Promise<void>;
 };
 
@@ -36,6 +38,7 @@ export const startKeyward = async (
     pid: server.pid,
     adminToken: boot.body.identity.credentials.token,
     databaseUrl: pg?.url,
+    dbPid: pg?.pid,
     stop: async () => {
       await server.stop();
       pg?.stop();
