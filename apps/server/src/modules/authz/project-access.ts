@@ -18,6 +18,7 @@ import {
   findProjectBySlug,
   findUserEmail,
   loadProjectAccessById,
+  loadProjectAccessByIdBatched,
   loadProjectAccessBySlug,
   loadTemplateContext,
   type GrantsJson,
@@ -146,7 +147,7 @@ export const getProjectPermissionForRow = async <P extends ProjectKey>(
   noteAuditProject(ctx, project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
-  const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor);
+  const row = await loadProjectAccessByIdBatched(ctx.deps.db, project.id, ctx.actor);
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
   return freshAbility(ctx, project, row.grants, row.permission_version);
 };
@@ -167,7 +168,7 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
     );
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessById(deps.db, projectId, actor),
+    await loadProjectAccessByIdBatched(deps.db, projectId, actor),
     actor,
     notFound,
   );
