@@ -1,7 +1,7 @@
 import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
-import { isIpTrusted } from "../../lib/ip";
+import { isIpTrusted, trustedIpListOf } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { inTransaction } from "../../db/transaction";
 import { noteAuditLogin, type AppDeps, type AuthenticatedToken, type Actor, type ChangeContext } from "../../context";
@@ -52,8 +52,8 @@ const lookupToken = async (deps: AppDeps, hashKey: string): Promise<Authenticate
     }),
     ttl: row.access_token_ttl,
     numUsesLimit: row.access_token_num_uses_limit,
-    issuedAt: new Date(row.last_renewed_at ?? row.created_at).getTime(),
-    trustedIps: row.access_token_trusted_ips,
+    issuedAt: row.issued_at,
+    trustedIps: trustedIpListOf(row.trusted_ips),
   };
 };
 
