@@ -160,12 +160,15 @@ export const getProjectPermissionForRow = async <P extends ProjectKey>(
   ctx: ActorContext,
   project: P,
   requiredType?: ProjectType,
+  prefetched?: PrefetchedAccess,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
   noteAuditProject(ctx, project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
-  const row = await loadProjectAccessByIdBatched(ctx.deps.db, project.id, ctx.actor);
+  const row = await (prefetched?.projectId === project.id
+    ? prefetched.pending
+    : loadProjectAccessByIdBatched(ctx.deps.db, project.id, ctx.actor));
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
   return freshAbility(ctx, project, row.grants, row.permission_version);
 };
@@ -195,6 +198,26 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
   return freshAbility(ctx, project, grants);
 };
 
+/** The actor's grants in a project, being loaded since before the project row was fetched. */
+export type PrefetchedAccess = { projectId: string; pending: ReturnType<typeof loadProjectAccessByIdBatched> };
+
+/**
+ * Starts loading the actor's grants in a project when no ability of theirs there is cached, so the
+ * load runs beside the caller's own lookup of the project row rather than after it; hand the result
+ * to `getProjectPermissionForFetchedRow`, which uses it only on a miss (the grants then come with
+ * the permission version they were read at, as a load of its own would). `projectId` must be a UUID.
+ */
+export const prefetchProjectAccess = (
+  { deps, actor }: ActorContext,
+  projectId: string,
+): PrefetchedAccess | undefined => {
+  if (deps.abilityCache.get(actor.id, projectId)) return undefined;
+  const pending = loadProjectAccessByIdBatched(deps.db, projectId, actor);
+  // A load left unused (the ability was cached meanwhile) must not fail the process; a used one is awaited.
+  pending.catch(() => undefined);
+  return { projectId, pending };
+};
+
 /**
  * getProjectPermission for a project row the caller fetched itself, together with its own data in
  * one round trip: the same 404 for a missing or foreign project, the same type and ability checks.
@@ -204,9 +227,10 @@ export const getProjectPermissionForFetchedRow = async <P extends ProjectKey>(
   projectId: string,
   project: P | undefined,
   requiredType?: ProjectType,
+  prefetched?: PrefetchedAccess,
 ): Promise<ProjectPermission<P>> => {
   if (!project || project.org_id !== ctx.actor.orgId) throw new NotFoundError(`Project with ${projectId} not found`);
-  return getProjectPermissionForRow(ctx, project, requiredType);
+  return getProjectPermissionForRow(ctx, project, requiredType, prefetched);
 };
 
 export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {
