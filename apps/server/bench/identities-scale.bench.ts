@@ -111,11 +111,14 @@ const prepareScale = async (size: number): Promise<Scale> => {
 const rssMiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
 
+/** The caches' sizes and the V8 heap in use (MiB), from the metrics endpoint. */
 const cacheSizes = async (url: string) => {
   const text = await (await fetch(url)).text();
-  return Object.fromEntries(
+  const heapMiB = Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  const sizes = Object.fromEntries(
     [...text.matchAll(/^keyward_cache_entries\{cache="([^"]+)"\} (\d+)/gm)].map((m) => [m[1]!, Number(m[2])]),
   );
+  return { heapMiB, sizes };
 };
 
 const typical = (runs: LoadResult[]) => runs.find((r) => r.rps === median(runs.map((x) => x.rps)))!;
@@ -249,9 +252,10 @@ try {
     "\nmemory and caches after the reads (bounds: access_tokens 10000, abilities 10000, project_access 200000)",
   );
   for (const s of scales) {
-    const sizes = await cacheSizes(s.metricsUrl);
+    const { heapMiB, sizes } = await cacheSizes(s.metricsUrl);
     console.log(
       `  ${String(s.size).padStart(7)} identities  RSS ${rssMiB(s.target.pid).toFixed(0).padStart(4)} MiB  ` +
+        `heap used ${heapMiB.toFixed(0).padStart(4)} MiB  ` +
         Object.entries(sizes)
           .map(([k, v]) => `${k} ${v}`)
           .join(", "),
