@@ -36,7 +36,7 @@ export type AuthenticatedToken = {
   ttl: number;
   numUsesLimit: number;
   issuedAt: number;
-  trustedIps: { ipAddress: string; type: "ipv4" | "ipv6"; prefix?: number }[];
+  trustedIps: readonly { ipAddress: string; type: "ipv4" | "ipv6"; prefix?: number }[];
 };
 
 /** The time source of the app: tests and benchmarks may pass their own. */

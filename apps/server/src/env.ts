@@ -89,8 +89,10 @@ const EnvSchema = z.object({
   METRICS_HOST: z.string().default("127.0.0.1"),
   /** Authenticated tokens each process keeps (for at most a second each); least recently written evicted first. */
   TOKEN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
-  /** Built abilities, one per (actor, project), each process keeps; least recently written evicted first. */
+  /** Built abilities each process keeps, each shared by every (actor, project) with the same grants; least recently written evicted first. */
   ABILITY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** (actor, project) entries naming a built ability and the permission version it holds at (a few hundred bytes each). */
+  PROJECT_ACCESS_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
   /** Processes serving the port (node:cluster); unset: one per CPU with PostgreSQL. Always 1 on PGlite. */
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** PostgreSQL connections per process (each cluster worker has its own pool), plus half as many for the kept-plan lookups. */

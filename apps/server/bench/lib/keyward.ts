@@ -12,6 +12,8 @@ export type BenchTarget = {
   adminToken: string;
   /** The PostgreSQL cluster's URL (postgres only), for benches that seed rows in bulk. */
   databaseUrl?: string;
+  /** The PostgreSQL postmaster's pid (postgres only), for the database's CPU per request. */
+  dbPid?: number;
   stop: () => Promise<void>;
 };
 
@@ -36,6 +38,7 @@ export const startKeyward = async (
     pid: server.pid,
     adminToken: boot.body.identity.credentials.token,
     databaseUrl: pg?.url,
+    dbPid: pg?.pid,
     stop: async () => {
       await server.stop();
       pg?.stop();
@@ -43,7 +46,7 @@ export const startKeyward = async (
   };
 };
 
-/** Figures from the environment so a quick run is possible: BENCH_DURATION (s), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_DATABASES. */
+/** Figures from the environment so a quick run is possible: BENCH_DURATION (s), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_DATABASES, BENCH_WARMUP (s). */
 export const benchSettings = () => ({
   /** BENCH_DATABASES: which of postgres and pglite to run (both by default). */
   databases: (process.env.BENCH_DATABASES ?? "postgres,pglite")
@@ -52,7 +55,8 @@ export const benchSettings = () => ({
   seconds: Number(process.env.BENCH_DURATION ?? 10),
   rounds: Number(process.env.BENCH_ROUNDS ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
-  warmupSeconds: Math.min(3, Number(process.env.BENCH_DURATION ?? 10)),
+  /** BENCH_WARMUP (s): the load before the measured rounds; 3 s (or BENCH_DURATION if shorter) by default. */
+  warmupSeconds: Number(process.env.BENCH_WARMUP ?? Math.min(3, Number(process.env.BENCH_DURATION ?? 10))),
 });
 
 export const formatRow = (

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -92,7 +92,7 @@ export const spawnCompiledServer = async (
 };
 
 /** A throwaway PostgreSQL 15 cluster, as CI starts one. */
-export const startPostgres = async (): Promise<{ url: string; log: string; stop: () => void }> => {
+export const startPostgres = async (): Promise<{ url: string; log: string; pid: number; stop: () => void }> => {
   const bin = "/usr/lib/postgresql/15/bin";
   const dir = mkdtempSync(join(tmpdir(), "keyward-bench-pg-"));
   execFileSync("chown", ["postgres", dir]);
@@ -113,6 +113,8 @@ export const startPostgres = async (): Promise<{ url: string; log: string; stop:
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log: `${dir}/log`,
+    /** The postmaster: its children are the backends whose CPU `processTreeCpuUs` adds up. */
+    pid: Number.parseInt(readFileSync(`${dir}/data/postmaster.pid`, "utf8").split("\n")[0]!, 10),
     stop: () => as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "fast", "stop"]),
   };
 };

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -22,12 +22,30 @@ export type LoadResult = {
   errors: number;
   /** The server's CPU time per request in µs (user + system, from /proc), when its pid is known. */
   cpuUs?: number;
+  /** The database's CPU time per request in µs (its server process and every child), when its pid is known. */
+  dbCpuUs?: number;
 };
 
 /** A process's CPU time so far in µs (utime + stime of /proc/<pid>/stat, in clock ticks of 10 ms). */
 const cpuTimeUs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
+/** CPU time so far in µs of `pid` and its children (a PostgreSQL postmaster and its backends). */
+const processTreeCpuUs = (pid: number) => {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
+      if (Number(entry) === pid || Number(fields[1]) === pid)
+        total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
 };
 
 const toMs = (value: string) => {
@@ -85,13 +103,16 @@ export const runWrk = async (options: LoadOptions): Promise<LoadResult> => {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-type Target = LoadOptions & { pid?: number };
+type Target = LoadOptions & { pid?: number; dbPid?: number };
 
 /** One wrk run against a target, with the server's CPU time per request when its pid is known. */
 const runMeasured = async (target: Target): Promise<LoadResult> => {
   const before = target.pid ? cpuTimeUs(target.pid) : 0;
+  const dbBefore = target.dbPid ? processTreeCpuUs(target.dbPid) : 0;
   const result = await runWrk(target);
   if (target.pid && result.requests > 0) result.cpuUs = (cpuTimeUs(target.pid) - before) / result.requests;
+  if (target.dbPid && result.requests > 0)
+    result.dbCpuUs = (processTreeCpuUs(target.dbPid) - dbBefore) / result.requests;
   return result;
 };
 

@@ -62,7 +62,7 @@ export const buildDeps = async (
     lifecycle: createLifecycle(),
     metrics: createMetrics(handle.poolStats),
     ...createAccessTokensState(clock, env.TOKEN_CACHE_MAX_ENTRIES),
-    ...createAuthzState(env.ABILITY_CACHE_MAX_ENTRIES),
+    ...createAuthzState(env.ABILITY_CACHE_MAX_ENTRIES, env.PROJECT_ACCESS_CACHE_MAX_ENTRIES),
     ...createAuthMethodsState(),
     ...createDynamicSecretsState(),
     ...createProjectKeysState(clock),
@@ -84,6 +84,7 @@ export const buildDeps = async (
 const watchCacheSizes = (deps: AppDeps) => {
   deps.metrics.watchCacheSize("access_tokens", () => deps.tokenCache.size());
   deps.metrics.watchCacheSize("token_use_writes", () => deps.tokenUseWrites.size());
-  deps.metrics.watchCacheSize("abilities", () => deps.abilityCache.size());
+  deps.metrics.watchCacheSize("abilities", () => deps.abilityCache.abilities());
+  deps.metrics.watchCacheSize("project_access", () => deps.abilityCache.size());
   deps.metrics.watchCacheSize("project_ids", () => deps.projectIdCache.size());
 };

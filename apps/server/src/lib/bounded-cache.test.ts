@@ -17,6 +17,22 @@ describe("bounded cache", () => {
     expect(["k7", "k8", "k9"].map((k) => cache.get(k))).toEqual([7, 8, 9]);
   });
 
+  it("a large full cache evicts its oldest sixty-fourth at once, then takes that many new keys freely", () => {
+    const evicted: number[] = [];
+    const cache = createBoundedCache<number>({ maxEntries: 640, onEvict: (v) => evicted.push(v) });
+    for (let i = 0; i < 640; i += 1) cache.set(`k${i}`, i);
+    cache.set("k640", 640);
+    expect(evicted).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(cache.size()).toBe(631);
+    for (let i = 641; i < 650; i += 1) cache.set(`k${i}`, i);
+    expect(evicted).toHaveLength(10);
+    expect(cache.size()).toBe(640);
+    cache.set("k650", 650);
+    expect(evicted).toHaveLength(20);
+    expect(cache.get("k20")).toBe(20);
+    expect(cache.get("k19")).toBeUndefined();
+  });
+
   it("overwriting a key holds it once", () => {
     const cache = createBoundedCache<number>({ maxEntries: 2 });
     cache.set("a", 1);

@@ -41,6 +41,21 @@ const parseClientIp = (ip: string): ParsedIp => {
 
 export const normalizeIp = (ip: string) => parseClientIp(ip).text;
 
+/**
+ * A trusted-IP list as stored (its JSON text), parsed once: the tokens of one auth method carry the
+ * same list, and the same list object lets `isIpTrusted` reuse its parsed ranges (bounded).
+ */
+const trustedLists = createBoundedCache<readonly TrustedIp[]>({ maxEntries: 1_000, recency: "write" });
+
+export const trustedIpListOf = (json: string): readonly TrustedIp[] => {
+  let list = trustedLists.get(json);
+  if (!list) {
+    list = Object.freeze(JSON.parse(json) as TrustedIp[]);
+    trustedLists.set(json, list);
+  }
+  return list;
+};
+
 type Range = { kind: "ipv4" | "ipv6"; address: ipaddr.IPv4 | ipaddr.IPv6; prefix: number };
 /** Keyed by the list itself: a cached token keeps the same list object, so it is parsed once. */
 const compiled = new WeakMap<readonly TrustedIp[], Range[]>();

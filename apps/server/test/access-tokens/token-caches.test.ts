@@ -8,7 +8,11 @@ const BOUND = 3;
 let app: TestApp;
 
 beforeAll(async () => {
-  app = await startTestApp({ TOKEN_CACHE_MAX_ENTRIES: String(BOUND), ABILITY_CACHE_MAX_ENTRIES: String(BOUND) });
+  app = await startTestApp({
+    TOKEN_CACHE_MAX_ENTRIES: String(BOUND),
+    ABILITY_CACHE_MAX_ENTRIES: String(BOUND),
+    PROJECT_ACCESS_CACHE_MAX_ENTRIES: String(BOUND),
+  });
 });
 afterAll(() => app.close());
 
@@ -31,9 +35,15 @@ describe("token and ability caches past their bound", () => {
     for (let pass = 0; pass < 2; pass++) {
       for (const identity of identities) expect((await read(identity)).status).toBe(200);
     }
+    // The viewers hold one built ability between them.
+    const abilityKeyOf = (identity: TestIdentity) => app.deps.abilityCache.get(identity.id, project.id)?.abilityKey;
+    expect(abilityKeyOf(identities[5]!)).toBeDefined();
+    expect(abilityKeyOf(identities[4]!)).toBe(abilityKeyOf(identities[5]!));
     const sizes = await cacheEntries();
     expect(sizes.access_tokens).toBeGreaterThan(0);
     expect(sizes.access_tokens).toBeLessThanOrEqual(BOUND);
+    expect(sizes.project_access).toBeGreaterThan(0);
+    expect(sizes.project_access).toBeLessThanOrEqual(BOUND);
     expect(sizes.abilities).toBeGreaterThan(0);
     expect(sizes.abilities).toBeLessThanOrEqual(BOUND);
 
@@ -49,6 +59,36 @@ describe("token and ability caches past their bound", () => {
     expect((await read(revoked)).status).toBe(401);
     expect((await read(removed)).status).toBe(403);
     expect((await read(kept)).status).toBe(200);
+  });
+
+  it("rebuilds a shared ability only for the holder whose grants changed", async () => {
+    const tenant = await createTenant(app);
+    const project = await createProject(tenant);
+    const [gains, keeps] = [
+      await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" }),
+      await createIdentity(tenant, { projectId: project.id, projectRole: "no-access" }),
+    ];
+    const read = (identity: TestIdentity) =>
+      identity.client.secretsV4.list({ query: { projectId: project.id, environment: "dev", secretPath: "/" } });
+    expect((await read(gains)).status).toBe(403);
+    expect((await read(keeps)).status).toBe(403);
+    const sharedKey = app.deps.abilityCache.get(keeps.id, project.id)?.abilityKey;
+    expect(app.deps.abilityCache.get(gains.id, project.id)?.abilityKey).toBe(sharedKey);
+
+    expectOk(
+      await tenant.admin.privileges.v2.create({
+        body: {
+          identityId: gains.id,
+          projectId: project.id,
+          permissions: [{ subject: "secrets", action: ["describeSecret", "readValue"] }],
+          type: { isTemporary: false },
+        },
+      }),
+    );
+    expect((await read(gains)).status).toBe(200);
+    expect((await read(keeps)).status).toBe(403);
+    expect(app.deps.abilityCache.get(gains.id, project.id)?.abilityKey).not.toBe(sharedKey);
+    expect(app.deps.abilityCache.get(keeps.id, project.id)?.abilityKey).toBe(sharedKey);
   });
 
   it("records a token's last use when the token-use job flushes, in one statement for many tokens", async () => {

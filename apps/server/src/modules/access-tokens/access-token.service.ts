@@ -1,7 +1,7 @@
 import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
-import { isIpTrusted } from "../../lib/ip";
+import { isIpTrusted, trustedIpListOf } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { inTransaction } from "../../db/transaction";
 import { noteAuditLogin, type AppDeps, type AuthenticatedToken, type Actor, type ChangeContext } from "../../context";
@@ -35,8 +35,8 @@ const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   bufferTokenUse(deps.tokenUses, tokenId, now);
 };
 
-const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<AuthenticatedToken> => {
-  const row = await findTokenForAuth(deps.db, tokenHash);
+const lookupToken = async (deps: AppDeps, hashKey: string): Promise<AuthenticatedToken> => {
+  const row = await findTokenForAuth(deps.db, hashKey);
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
   return {
     actor: Object.freeze({
@@ -52,8 +52,8 @@ const lookupToken = async (deps: AppDeps, tokenHash: Buffer): Promise<Authentica
     }),
     ttl: row.access_token_ttl,
     numUsesLimit: row.access_token_num_uses_limit,
-    issuedAt: new Date(row.last_renewed_at ?? row.created_at).getTime(),
-    trustedIps: row.access_token_trusted_ips,
+    issuedAt: row.issued_at,
+    trustedIps: trustedIpListOf(row.trusted_ips),
   };
 };
 
@@ -71,9 +71,9 @@ export const authenticate = async (
 ): Promise<Actor> => {
   const bearer = bearerToken(authorization);
   if (bearer.length > 512) throw new UnauthorizedError("No identity access token found");
-  // The hash as text keys the cache; its bytes are needed only when the row is looked up.
+  // The hash as text keys the cache and the batched lookup.
   const key = tokenHashText(bearer);
-  const token = await deps.tokenCache.load(key, () => lookupToken(deps, Buffer.from(key, "base64")), cacheable);
+  const token = await deps.tokenCache.load(key, () => lookupToken(deps, key), cacheable);
   if (!isIpTrusted(clientIp, token.trustedIps)) {
     throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
   }

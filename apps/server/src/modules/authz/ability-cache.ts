@@ -3,27 +3,38 @@ import type { Ability } from "../../permissions";
 import type { Grant } from "./grants";
 
 /**
- * Built abilities per (identity, project), valid while the project's permission version is the
- * one they were built at and until the next start or end of a temporary grant. Every change that
- * feeds an ability bumps the version in its own transaction, and the version is read on every
- * request, so a change is seen on the very next request, on every instance.
+ * A built ability, shared by every (identity or person, project) whose grants are the same: the
+ * same roles, group roles and additional privileges with the same windows, and, where their rules
+ * use identity templates, the same values filled in. Rebuilt locally once a temporary grant starts
+ * or ends (`validUntil`).
  */
-export type CachedAbility = {
+export type SharedAbility = { grants: readonly Grant[]; ability: Ability; validUntil: number };
+
+/**
+ * What one (identity or person, project) holds, valid while the project's permission version is the
+ * one it was read at. Every change that feeds an ability bumps the version in its own transaction,
+ * and the version is read on every request, so a change is seen on the very next request, on every
+ * instance. The ability itself is looked up by `abilityKey` (the fingerprint of the grants): an
+ * entry is a few hundred bytes, and an evicted ability is a miss, never kept alive by its holders.
+ */
+export type CachedAccess = {
   version: string;
   membershipId: string;
-  grants: readonly Grant[];
-  ability: Ability;
-  validUntil: number;
+  abilityKey: string;
   /** Set when the rules were filled in from this token's login (`identity.auth` templates). */
   tokenId?: string;
 };
 
 export type AbilityCache = {
-  get: (identityId: string, projectId: string) => CachedAbility | undefined;
-  set: (identityId: string, projectId: string, entry: CachedAbility) => void;
-  delete: (identityId: string, projectId: string) => void;
-  clear: () => void;
+  get: (holderId: string, projectId: string) => CachedAccess | undefined;
+  set: (holderId: string, projectId: string, entry: CachedAccess) => void;
+  delete: (holderId: string, projectId: string) => void;
+  getAbility: (abilityKey: string) => SharedAbility | undefined;
+  setAbility: (abilityKey: string, ability: SharedAbility) => void;
+  /** (holder, project) entries held. */
   size: () => number;
+  /** Built abilities held. */
+  abilities: () => number;
 };
 
 /** Project slug to id, so slug-addressed requests can name the cached version they hold. */
@@ -36,17 +47,22 @@ export type ProjectIdCache = {
 const keyOf = (a: string, b: string) => `${a}:${b}`;
 
 /**
- * Bounded, least recently written evicted first: a hit on this per-request path moves nothing.
- * (Its entries end by the permission version and `validUntil`, checked by the caller, not by age.)
+ * Two bounds: `maxAbilities` built abilities (the large part: a rule index with compiled
+ * conditions each) and `maxHolders` small (holder, project) entries naming one. Both evict the least
+ * recently written first: a hit on this per-request path moves nothing. (Entries end by the
+ * permission version and `validUntil`, checked by the caller, not by age.)
  */
-export const createAbilityCache = (maxEntries = 10_000): AbilityCache => {
-  const entries = createBoundedCache<CachedAbility>({ maxEntries, recency: "write" });
+export const createAbilityCache = (maxAbilities = 10_000, maxHolders = 200_000): AbilityCache => {
+  const holders = createBoundedCache<CachedAccess>({ maxEntries: maxHolders, recency: "write" });
+  const abilities = createBoundedCache<SharedAbility>({ maxEntries: maxAbilities, recency: "write" });
   return {
-    get: (identityId, projectId) => entries.get(keyOf(identityId, projectId)),
-    set: (identityId, projectId, entry) => entries.set(keyOf(identityId, projectId), entry),
-    delete: (identityId, projectId) => entries.delete(keyOf(identityId, projectId)),
-    clear: () => entries.clear(),
-    size: () => entries.size(),
+    get: (holderId, projectId) => holders.get(keyOf(holderId, projectId)),
+    set: (holderId, projectId, entry) => holders.set(keyOf(holderId, projectId), entry),
+    delete: (holderId, projectId) => holders.delete(keyOf(holderId, projectId)),
+    getAbility: (abilityKey) => abilities.get(abilityKey),
+    setAbility: (abilityKey, ability) => abilities.set(abilityKey, ability),
+    size: () => holders.size(),
+    abilities: () => abilities.size(),
   };
 };
 

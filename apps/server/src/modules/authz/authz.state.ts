@@ -2,13 +2,13 @@ import { createAbilityCache, createProjectIdCache, type AbilityCache, type Proje
 
 declare module "../../context" {
   interface AppDeps {
-    /** Built abilities per (identity, project), keyed by the project's permission version. */
+    /** Built abilities by the fingerprint of their grants, and per (holder, project) which one and at which permission version. */
     abilityCache: AbilityCache;
     projectIdCache: ProjectIdCache;
   }
 }
 
-export const createAuthzState = (maxAbilities?: number) => ({
-  abilityCache: createAbilityCache(maxAbilities),
+export const createAuthzState = (maxAbilities?: number, maxProjectAccess?: number) => ({
+  abilityCache: createAbilityCache(maxAbilities, maxProjectAccess),
   projectIdCache: createProjectIdCache(maxAbilities),
 });

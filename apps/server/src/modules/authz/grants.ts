@@ -1,4 +1,11 @@
-import { PROJECT_ROLE_RULES, buildAbility, type Ability, type PermissionRule } from "../../permissions";
+import { hash } from "node:crypto";
+import {
+  PROJECT_ROLE_RULES,
+  buildAbility,
+  type Ability,
+  type PermissionRule,
+  type TemplateContext,
+} from "../../permissions";
 import type { GrantJson, GrantsJson } from "./project-access.repository";
 
 /** A role or privilege reduced to its rules and its window (epoch ms; null when permanent). */
@@ -39,4 +46,16 @@ export const abilityOfGrants = (grants: readonly Grant[], now = Date.now()): Bui
     if (isActive(grant, now)) for (const rule of grant.rules) rules.push(rule);
   }
   return { ability: buildAbility(rules), rules, validUntil };
+};
+
+/**
+ * The fingerprint of a holder's grants in a project, as loaded (roles by name or with their custom
+ * rules, group roles, additional privileges, each with its window): holders with the same
+ * fingerprint have the same ability. Rules with identity templates are filled in per holder, so
+ * theirs is taken with the values filled in (`context`); a fingerprint without them is never one of
+ * grants with templates (JSON text holds no NUL).
+ */
+export const abilityKeyOf = (json: GrantsJson, context?: TemplateContext) => {
+  const grants = JSON.stringify([json.roles, json.groupRoles, json.privileges]);
+  return hash("sha256", context === undefined ? grants : `${grants}\u0000${JSON.stringify(context)}`, "base64");
 };

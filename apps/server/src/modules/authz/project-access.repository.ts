@@ -1,8 +1,8 @@
-import { sql, type RawBuilder } from "kysely";
+import { CompiledQuery, sql, type RawBuilder } from "kysely";
 import type { Actor } from "../../context";
 import { batchedLookup } from "../../db/batched-lookup";
 import { compiledOnce } from "../../db/compiled-once";
-import type { Database } from "../../db/database";
+import { keepGenericPlan, type Database } from "../../db/database";
 import type { TemplateContext } from "../../permissions";
 
 export const PROJECT_COLUMNS = [
@@ -64,9 +64,8 @@ export type GrantsJson = {
 
 type AccessRow = ProjectRow & { grants: GrantsJson };
 
-const roleJson = (alias: string) =>
-  sql.raw(`json_build_object('role', ${alias}.role, 'isTemporary', ${alias}.is_temporary,
-    'start', ${alias}.temporary_access_start_time, 'end', ${alias}.temporary_access_end_time, 'permissions', pr.permissions)`);
+const roleJson = (alias: string) => `json_build_object('role', ${alias}.role, 'isTemporary', ${alias}.is_temporary,
+    'start', ${alias}.temporary_access_start_time, 'end', ${alias}.temporary_access_end_time, 'permissions', pr.permissions)`;
 
 /** The tables that hold one kind of actor's grants; the same shape for identities and users. */
 const GRANT_TABLES = {
@@ -89,53 +88,100 @@ const GRANT_TABLES = {
 export type ActorType = keyof typeof GRANT_TABLES;
 
 /**
- * The project with every grant of the actor in it (direct roles, group roles, additional
- * privileges) in one round trip. Only run when no cached ability is current: its correlated
- * subqueries cost far more to plan than the small lookups of the hot path. Table names come from
- * the constant map above, never from input.
+ * Every grant of the holder `h.holder_id` in project `p` (direct roles, group roles, additional
+ * privileges) as one JSON object. Table names come from the constant map above, never from input.
  */
-const accessQuery = (where: RawBuilder<unknown>, actorType: ActorType, actorId: string) => {
-  const t = GRANT_TABLES[actorType];
-  const [memberships, roles, groupMembers, privileges, column] = [
-    sql.raw(t.memberships),
-    sql.raw(t.roles),
-    sql.raw(t.groupMembers),
-    sql.raw(t.privileges),
-    sql.raw(t.actorColumn),
-  ];
-  return sql<AccessRow>`
-  select p.id, p.org_id, p.name, p.slug, p.description, p.type, p.permission_version, p.created_at, p.updated_at,
-    json_build_object(
-      'membershipId', (select m.id from ${memberships} m where m.project_id = p.id and m.${column} = ${actorId}),
+const grantsJson = (actorType: ActorType) => {
+  const { memberships, roles, groupMembers, privileges, actorColumn: column } = GRANT_TABLES[actorType];
+  return `json_build_object(
+      'membershipId', (select m.id from ${memberships} m where m.project_id = p.id and m.${column} = h.holder_id),
       'roles', (select json_agg(${roleJson("r")})
         from ${memberships} m
         join ${roles} r on r.membership_id = m.id
         left join project_roles pr on pr.id = r.custom_role_id
-        where m.project_id = p.id and m.${column} = ${actorId}),
+        where m.project_id = p.id and m.${column} = h.holder_id),
       'groupMembershipId', (select gpm.id from ${groupMembers} gim
         join group_project_memberships gpm on gpm.group_id = gim.group_id
-        where gpm.project_id = p.id and gim.${column} = ${actorId}
+        where gpm.project_id = p.id and gim.${column} = h.holder_id
         order by gpm.created_at, gpm.id limit 1),
       'groupRoles', (select json_agg(${roleJson("gr")})
         from ${groupMembers} gim
         join group_project_memberships gpm on gpm.group_id = gim.group_id
         join group_project_membership_roles gr on gr.membership_id = gpm.id
         left join project_roles pr on pr.id = gr.custom_role_id
-        where gpm.project_id = p.id and gim.${column} = ${actorId}),
+        where gpm.project_id = p.id and gim.${column} = h.holder_id),
       'privileges', (select json_agg(json_build_object('isTemporary', a.is_temporary,
           'start', a.temporary_access_start_time, 'end', a.temporary_access_end_time, 'permissions', a.permissions))
         from ${privileges} a
-        where a.project_id = p.id and a.${column} = ${actorId})
-    ) as grants
-  from projects p
-  where ${where}`;
+        where a.project_id = p.id and a.${column} = h.holder_id)
+    )`;
 };
+
+const PROJECT_SELECT = PROJECT_COLUMNS.map((column) => `p.${column}`).join(", ");
+
+/**
+ * The project with every grant of the actor in it, in one round trip. Only run when no cached
+ * ability is current: its correlated subqueries cost far more to plan than the small lookups of the
+ * hot path.
+ */
+const accessQuery = (where: RawBuilder<unknown>, actorType: ActorType, actorId: string) =>
+  sql<AccessRow>`select ${sql.raw(PROJECT_SELECT)}, ${sql.raw(grantsJson(actorType))} as grants
+  from projects p, (select ${actorId}::uuid as holder_id) h
+  where ${where}`;
+
+/**
+ * Many (project, holder) pairs of one kind of holder in one statement of fixed text, its plan kept:
+ * the same rows as `accessQuery`, each tagged with its position in the batch.
+ */
+const ACCESS_OF_PAIRS = Object.fromEntries(
+  (Object.keys(GRANT_TABLES) as ActorType[]).map((actorType) => [
+    actorType,
+    keepGenericPlan(`select h.n, ${PROJECT_SELECT}, ${grantsJson(actorType)} as grants
+  from unnest($1::uuid[], $2::uuid[]) with ordinality as h(project_id, holder_id, n)
+  join projects p on p.id = h.project_id`),
+  ]),
+) as Record<ActorType, string>;
+
+const batchedAccess = Object.fromEntries(
+  (Object.keys(GRANT_TABLES) as ActorType[]).map((actorType) => [
+    actorType,
+    batchedLookup(
+      async (db, pairs) => {
+        const parts = pairs.map((pair) => pair.split(":"));
+        const { rows } = await db.executeQuery<AccessRow & { n: string | number; pair: string }>(
+          CompiledQuery.raw(ACCESS_OF_PAIRS[actorType], [parts.map((p) => p[0]), parts.map((p) => p[1])]),
+        );
+        // Each row names its pair by its position in the batch; tagged in place, not copied.
+        for (const row of rows) row.pair = pairs[Number(row.n) - 1]!;
+        return rows;
+      },
+      (row) => row.pair,
+    ),
+  ]),
+) as Record<ActorType, ReturnType<typeof batchedLookup<AccessRow & { n: string | number; pair: string }>>>;
 
 /** Who holds the grants: an identity, or a user. */
 export type GrantHolder = { type: ActorType; id: string };
 
 export const loadProjectAccessById = async (db: Database, projectId: string, holder: GrantHolder) =>
   (await accessQuery(sql`p.id = ${projectId}`, holder.type, holder.id).execute(db)).rows[0];
+
+/**
+ * `loadProjectAccessById` outside a transaction, shared with the other such loads of the same
+ * event-loop turn: a server whose requests each bring an identity whose ability is not cached sends
+ * one statement per turn, not one per request. Both ids must be UUIDs.
+ */
+export const loadProjectAccessByIdBatched = async (
+  db: Database,
+  projectId: string,
+  holder: GrantHolder,
+): Promise<AccessRow | undefined> => {
+  const row = await batchedAccess[holder.type](db, `${projectId}:${holder.id}`);
+  if (!row) return undefined;
+  // The project row reaches callers as theirs: without the batch's bookkeeping.
+  const { n: _n, pair: _pair, ...access } = row;
+  return access;
+};
 
 export const loadProjectAccessBySlug = async (db: Database, orgId: string, slug: string, holder: GrantHolder) =>
   (await accessQuery(sql`p.org_id = ${orgId} and p.slug = ${slug}`, holder.type, holder.id).execute(db)).rows[0];

@@ -10,14 +10,14 @@ import {
   type Ability,
   type PermissionRule,
 } from "../../permissions";
-import type { CachedAbility } from "./ability-cache";
-import { abilityOfGrants, toGrants } from "./grants";
+import { abilityKeyOf, abilityOfGrants, toGrants } from "./grants";
 import {
   findProjectById,
   findProjectByIdBatched,
   findProjectBySlug,
   findUserEmail,
   loadProjectAccessById,
+  loadProjectAccessByIdBatched,
   loadProjectAccessBySlug,
   loadTemplateContext,
   type GrantsJson,
@@ -76,9 +76,20 @@ const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
   }
 };
 
+/** A shared ability still current at `now`, rebuilt (for every holder) once a temporary grant starts or ends. */
+const currentAbility = (deps: ActorContext["deps"], abilityKey: string, now: number) => {
+  const shared = deps.abilityCache.getAbility(abilityKey);
+  if (!shared || now < shared.validUntil) return shared;
+  const rebuilt = { grants: shared.grants, ...abilityOfGrants(shared.grants, now) };
+  deps.abilityCache.setAbility(abilityKey, rebuilt);
+  return rebuilt;
+};
+
 /**
- * Build the ability from freshly loaded grants and cache it at the version they were read at;
- * non-members get a 403. Identity templates in the rules are filled in here, once per build.
+ * The ability of freshly loaded grants, cached at the version they were read at; non-members get a
+ * 403. Holders whose grants are the same share one built ability (`abilityKeyOf`), so a miss whose
+ * grant set was seen before builds nothing. Identity templates in the rules are filled in here, and
+ * an ability built from filled-in rules is shared only by holders whose values are the same.
  */
 const freshAbility = async <P extends ProjectKey>(
   { deps, actor }: ActorContext,
@@ -92,18 +103,28 @@ const freshAbility = async <P extends ProjectKey>(
     deps.abilityCache.delete(actor.id, project.id);
     throw notAMember(project.id);
   }
-  let loaded = toGrants(grants);
+  // Grants without templates: the key of the grants alone (never that of grants with templates).
+  let abilityKey = abilityKeyOf(grants);
   let tokenId: string | undefined;
-  const rules = loaded.flatMap((grant) => grant.rules);
-  if (rulesUseTemplates(rules)) {
-    const perToken = rulesUseAuthTemplates(rules);
-    const context = await loadTemplateContext(deps.db, actor, perToken);
-    loaded = loaded.map((grant) => ({ ...grant, rules: renderRules(grant.rules, context) }));
-    if (perToken) tokenId = actor.tokenId;
+  let shared = currentAbility(deps, abilityKey, Date.now());
+  if (!shared) {
+    let loaded = toGrants(grants);
+    const rules = loaded.flatMap((grant) => grant.rules);
+    if (rulesUseTemplates(rules)) {
+      const perToken = rulesUseAuthTemplates(rules);
+      const context = await loadTemplateContext(deps.db, actor, perToken);
+      if (perToken) tokenId = actor.tokenId;
+      abilityKey = abilityKeyOf(grants, context);
+      shared = currentAbility(deps, abilityKey, Date.now());
+      if (!shared) loaded = loaded.map((grant) => ({ ...grant, rules: renderRules(grant.rules, context) }));
+    }
+    if (!shared) {
+      shared = { grants: loaded, ...abilityOfGrants(loaded) };
+      deps.abilityCache.setAbility(abilityKey, shared);
+    }
   }
-  const entry: CachedAbility = { version, membershipId, grants: loaded, tokenId, ...abilityOfGrants(loaded) };
-  deps.abilityCache.set(actor.id, project.id, entry);
-  return { project, membershipId, ability: entry.ability };
+  deps.abilityCache.set(actor.id, project.id, { version, membershipId, abilityKey, tokenId });
+  return { project, membershipId, ability: shared.ability };
 };
 
 /** A cached ability still valid for this project row, rebuilt locally once a temporary grant starts or ends. */
@@ -111,16 +132,14 @@ const cachedAbility = <P extends ProjectKey>(
   { deps, actor }: ActorContext,
   project: P,
 ): ProjectPermission<P> | undefined => {
-  let entry = deps.abilityCache.get(actor.id, project.id);
+  const entry = deps.abilityCache.get(actor.id, project.id);
   if (!entry || entry.version !== project.permission_version) return undefined;
   // Rules that read `identity.auth` were filled in for one token.
   if (entry.tokenId !== undefined && entry.tokenId !== actor.tokenId) return undefined;
-  const now = deps.clock.now();
-  if (now >= entry.validUntil) {
-    entry = { ...entry, ...abilityOfGrants(entry.grants, now) };
-    deps.abilityCache.set(actor.id, project.id, entry);
-  }
-  return { project, membershipId: entry.membershipId, ability: entry.ability };
+  // An ability evicted from the shared cache is a miss: the grants are read again.
+  const shared = currentAbility(deps, entry.abilityKey, deps.clock.now());
+  if (!shared) return undefined;
+  return { project, membershipId: entry.membershipId, ability: shared.ability };
 };
 
 export const resolveProject = async (db: Database, actor: Actor, projectId: string) =>
@@ -141,12 +160,15 @@ export const getProjectPermissionForRow = async <P extends ProjectKey>(
   ctx: ActorContext,
   project: P,
   requiredType?: ProjectType,
+  prefetched?: PrefetchedAccess,
 ): Promise<ProjectPermission<P>> => {
   assertType(project, requiredType);
   noteAuditProject(ctx, project.id);
   const cached = cachedAbility(ctx, project);
   if (cached) return cached;
-  const row = await loadProjectAccessById(ctx.deps.db, project.id, ctx.actor);
+  const row = await (prefetched?.projectId === project.id
+    ? prefetched.pending
+    : loadProjectAccessByIdBatched(ctx.deps.db, project.id, ctx.actor));
   if (!row) throw new NotFoundError(`Project with ${project.id} not found`);
   return freshAbility(ctx, project, row.grants, row.permission_version);
 };
@@ -167,13 +189,33 @@ export const getProjectPermission = async (ctx: ActorContext, projectId: string,
     );
   }
   const { grants, ...project } = assertProjectOfActor(
-    await loadProjectAccessById(deps.db, projectId, actor),
+    await loadProjectAccessByIdBatched(deps.db, projectId, actor),
     actor,
     notFound,
   );
   assertType(project, requiredType);
   noteAuditProject(ctx, project.id);
   return freshAbility(ctx, project, grants);
+};
+
+/** The actor's grants in a project, being loaded since before the project row was fetched. */
+export type PrefetchedAccess = { projectId: string; pending: ReturnType<typeof loadProjectAccessByIdBatched> };
+
+/**
+ * Starts loading the actor's grants in a project when no ability of theirs there is cached, so the
+ * load runs beside the caller's own lookup of the project row rather than after it; hand the result
+ * to `getProjectPermissionForFetchedRow`, which uses it only on a miss (the grants then come with
+ * the permission version they were read at, as a load of its own would). `projectId` must be a UUID.
+ */
+export const prefetchProjectAccess = (
+  { deps, actor }: ActorContext,
+  projectId: string,
+): PrefetchedAccess | undefined => {
+  if (deps.abilityCache.get(actor.id, projectId)) return undefined;
+  const pending = loadProjectAccessByIdBatched(deps.db, projectId, actor);
+  // A load left unused (the ability was cached meanwhile) must not fail the process; a used one is awaited.
+  pending.catch(() => undefined);
+  return { projectId, pending };
 };
 
 /**
@@ -185,9 +227,10 @@ export const getProjectPermissionForFetchedRow = async <P extends ProjectKey>(
   projectId: string,
   project: P | undefined,
   requiredType?: ProjectType,
+  prefetched?: PrefetchedAccess,
 ): Promise<ProjectPermission<P>> => {
   if (!project || project.org_id !== ctx.actor.orgId) throw new NotFoundError(`Project with ${projectId} not found`);
-  return getProjectPermissionForRow(ctx, project, requiredType);
+  return getProjectPermissionForRow(ctx, project, requiredType, prefetched);
 };
 
 export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string, requiredType?: ProjectType) => {

@@ -3,7 +3,11 @@ import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
-import { getProjectPermissionForFetchedRow, getProjectPermissionForRow } from "../authz/project-access";
+import {
+  getProjectPermissionForFetchedRow,
+  getProjectPermissionForRow,
+  prefetchProjectAccess,
+} from "../authz/project-access";
 import { findProjectById } from "../authz/project-access.repository";
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
@@ -62,8 +66,16 @@ export const getSecretByName = async (
   let place: FolderAndSecret | undefined;
   if (namedId !== undefined) {
     if (!isUuid(namedId)) throw new NotFoundError(`Project with ${namedId} not found`);
+    // An actor without a cached ability here: their grants load beside the secret's lookup.
+    const access = prefetchProjectAccess(ctx, namedId);
     const found = await findSecretAtPath(ctx.deps.db, namedId, environment, query.secretPath, name);
-    ({ project, ability } = await getProjectPermissionForFetchedRow(ctx, namedId, found.project, SECRET_MANAGER));
+    ({ project, ability } = await getProjectPermissionForFetchedRow(
+      ctx,
+      namedId,
+      found.project,
+      SECRET_MANAGER,
+      access,
+    ));
     place = found.place;
   } else {
     ({ project, ability } = (await findProjectPermissionByRef(ctx, query))!);
