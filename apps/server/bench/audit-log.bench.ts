@@ -6,7 +6,7 @@ import { createKeywardClient } from "@keyward/client";
 import { spawnServer, startPostgres } from "./lib/processes";
 
 /**
- * Issue 17: a filtered page of the audit log over 1,000,000 events on PostgreSQL, through the HTTP
+ * A filtered page of the audit log over 1,000,000 events on PostgreSQL, through the HTTP
  * route (authentication, permission, query, JSON). Target: <= 50 ms. The table is generated in SQL:
  * 20 organizations (the measured one holds 1/4 of the events), 40 projects, 40 event types, 500
  * actors, metadata with environment, path and key, spread over 90 days.

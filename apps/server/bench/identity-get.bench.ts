@@ -4,7 +4,7 @@ import { benchEndpoint, setupOk } from "./lib/endpoint";
 const IDENTITIES = 64;
 
 /**
- * Authenticated GET /api/v1/identities/:id (issue 2 §6) at 32 connections. Target on PostgreSQL:
+ * Authenticated GET /api/v1/identities/:id at 32 connections. Target on PostgreSQL:
  * >= 45% of the express + ts-rest ceiling, p99 <= 25 ms; PGlite figures for the record.
  */
 await benchEndpoint(`GET identity (${IDENTITIES} ids)`, async (admin) => {

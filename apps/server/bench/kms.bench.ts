@@ -16,7 +16,7 @@ const createKeys = async (admin: KeywardClient) => {
 };
 
 /**
- * Issue 18: encrypt and decrypt of 1 KiB with 8 AES-256-GCM keys at 32 connections, beside the
+ * Encrypt and decrypt of 1 KiB with 8 AES-256-GCM keys at 32 connections, beside the
  * express + ts-rest ceiling. Target on PostgreSQL: >= 40% of the ceiling.
  */
 await benchEndpoint(`POST kms encrypt 1 KiB (${KEYS} keys)`, async (admin) => {

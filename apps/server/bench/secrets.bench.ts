@@ -57,7 +57,7 @@ const prepareFolder = async (admin: KeywardClient) => {
 };
 
 /**
- * Issue 15 §4: an authenticated v4 list of a folder with 100 secrets and 3 imports, and a get by
+ * An authenticated v4 list of a folder with 100 secrets and 3 imports, and a get by
  * name, at 32 connections on PostgreSQL and PGlite, beside the express + ts-rest ceiling. Targets
  * on PostgreSQL: get >= 45% and list >= 15% of the ceiling, p99 <= 25 ms.
  */

@@ -16,7 +16,7 @@ const childrenOf = (pid: number) =>
     .map(Number);
 
 /**
- * Issue 23 §3: the compiled server (`dist/main.js`, as `pnpm start` runs it) with WORKERS=1 and
+ * The compiled server (`dist/main.js`, as `pnpm start` runs it) with WORKERS=1 and
  * WORKERS=2 on PostgreSQL, the authenticated privilege read at 32 connections, in one run, and the
  * resident memory of the primary and each worker, idle and after the load. wrk and PostgreSQL share the machine's cores
  * with the workers: on two cores that caps what a second worker can add.

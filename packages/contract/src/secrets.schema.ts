@@ -3,7 +3,7 @@ import { TimestampSchema } from "./common";
 import { isStorableText } from "./dynamic-secrets.contract";
 import { EnvironmentSlugInput, ProjectIdInput, SecretPathSchema } from "./folders.contract";
 
-/** Bounds (issue 15): names, values, batches, metadata and tags per secret. */
+/** Bounds: names, values, batches, metadata and tags per secret. */
 export const MAX_SECRET_NAME_LENGTH = 256;
 export const MAX_SECRET_VALUE_BYTES = 1024 * 1024;
 export const MAX_SECRET_COMMENT_LENGTH = 10_000;

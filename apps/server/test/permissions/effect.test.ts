@@ -8,7 +8,7 @@ import { grant, projectWithMember } from "./helpers";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const READ_ENVIRONMENTS: ProjectPermissionRule[] = [{ subject: "environments", action: "read" }];
 
-describe("additional privileges take effect (issue 3 §4)", () => {
+describe("additional privileges take effect", () => {
   it("grants an action to a no-access identity until the privilege is deleted", async () => {
     const { tenant, project, member } = await projectWithMember("no-access");
     const list = () => member.client.projects.listEnvironments({ params: { projectId: project.id } });
