@@ -1,6 +1,7 @@
 import type { Database, DatabaseKind } from "./db/database";
 import type { Env } from "./env";
 import type { DbHealth } from "./db/health";
+import type { Listen } from "./db/listen";
 import type { Lifecycle } from "./lib/lifecycle";
 import type { Metrics } from "./lib/metrics";
 import type { Logger } from "./lib/logger";
@@ -58,6 +59,8 @@ export interface AppDeps {
   ping: () => Promise<boolean>;
   /** The database's last known state: the status route and the error handler read it. */
   dbHealth: DbHealth;
+  /** Follow the database's notices (LISTEN/NOTIFY) on either backend. */
+  listen: Listen;
   /** Draining on shutdown, and the requests still in flight. */
   lifecycle: Lifecycle;
   /** Prometheus metrics of this process (served on METRICS_PORT). */

@@ -59,6 +59,7 @@ export const buildDeps = async (
     mailer: createMailer(env.SMTP_URL, env.SMTP_FROM),
     ping: handle.ping,
     dbHealth: handle.health,
+    listen: handle.listen,
     lifecycle: createLifecycle(),
     metrics: createMetrics(handle.poolStats),
     ...createAccessTokensState(clock, env.TOKEN_CACHE_MAX_ENTRIES),

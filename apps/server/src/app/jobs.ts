@@ -8,6 +8,7 @@ import { rateLimitSweepJob } from "./rate-limit-sweep.job";
 import { eventsJob } from "../modules/events/events.job";
 import { secretRotationJob } from "../modules/secret-rotations/secret-rotation.job";
 import { tokenUseJob } from "../modules/access-tokens/token-use.job";
+import { tokenStateJob } from "../modules/access-tokens/token-state.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): AppJob[] => [
@@ -20,6 +21,7 @@ export const allJobs = (): AppJob[] => [
   eventsJob,
   secretRotationJob,
   tokenUseJob,
+  tokenStateJob,
 ];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */

@@ -8,6 +8,7 @@ import { migrationProvider } from "./migrations";
 import type { DB } from "./schema";
 import type { Logger } from "../lib/logger";
 import type { PoolStats } from "../lib/metrics";
+import { listenPglite, listenPostgres, type Listen } from "./listen";
 import { createDbHealth, isDatabaseUnavailable, type DbHealth } from "./health";
 
 export type Database = Kysely<DB>;
@@ -20,6 +21,8 @@ export type DatabaseHandle = {
   ping: () => Promise<boolean>;
   /** The last known state of the database (an outage is logged once, not per request). */
   health: DbHealth;
+  /** Follow the database's notices (LISTEN/NOTIFY), on either backend. */
+  listen: Listen;
   /** Open, idle and awaited connections of the PostgreSQL pool (undefined on PGlite). */
   poolStats: () => PoolStats | undefined;
   close: () => Promise<void>;
@@ -221,6 +224,7 @@ export const openDatabase = async ({
     return {
       db,
       kind: "postgres",
+      listen: listenPostgres(databaseUrl),
       ping: () => pingDb(db),
       health,
       poolStats: () => ({
@@ -249,6 +253,7 @@ export const openDatabase = async ({
       kind: "pglite",
       ping: () => pingDb(db),
       health,
+      listen: listenPglite(client, db),
       poolStats: () => undefined,
       close: async () => {
         health.closed();

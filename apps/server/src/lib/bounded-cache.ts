@@ -26,7 +26,8 @@ export type BoundedCacheOptions<V> = {
 
 export type BoundedCache<V> = {
   get: (key: string) => V | undefined;
-  set: (key: string, value: V) => void;
+  /** Keep `value` under `key`; with a lifetime, `ttlMs` overrides the cache's for this entry. */
+  set: (key: string, value: V, ttlMs?: number) => void;
   delete: (key: string) => void;
   /** Entries held, counting any expired one not yet read. */
   size: () => number;
@@ -72,8 +73,8 @@ class Cache<V> implements BoundedCache<V> {
     return entry.value;
   }
 
-  set(key: string, value: V): void {
-    const expiresAt = this.clock === undefined ? Infinity : this.clock.now() + this.ttlMs!;
+  set(key: string, value: V, ttlMs = this.ttlMs): void {
+    const expiresAt = this.clock === undefined ? Infinity : this.clock.now() + ttlMs!;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.evictOldest();
     this.entries.set(key, { value, expiresAt });

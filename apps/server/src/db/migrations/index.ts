@@ -25,6 +25,7 @@ import * as m0030 from "./0030-secret-search";
 import * as m0031 from "./0031-lease-pacing";
 import * as m0032 from "./0032-audit-keyset";
 import * as m0033 from "./0033-pki-scep";
+import * as m0034 from "./0034-token-state-notices";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   "0031-lease-pacing": m0031,
   "0032-audit-keyset": m0032,
   "0033-pki-scep": m0033,
+  "0034-token-state-notices": m0034,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -21,6 +21,7 @@ import {
   type TokenRow,
 } from "./access-token.repository";
 import { bufferTokenUse } from "./token-use.job";
+import type { TokenKeep } from "./token-cache";
 
 const LAST_USED_WRITE_INTERVAL_MS = 10_000;
 
@@ -57,8 +58,11 @@ const lookupToken = async (deps: AppDeps, hashKey: string): Promise<Authenticate
   };
 };
 
-/** Tokens with a use limit are never served from the cache: each use is spent in the database. */
-const cacheable = (token: AuthenticatedToken) => token.numUsesLimit === 0;
+/**
+ * Tokens with a use limit are never served from the cache: each use is spent in the database.
+ * Others are kept until the database notes a change to the token, its identity or its auth method.
+ */
+const keepToken = (token: AuthenticatedToken): TokenKeep => (token.numUsesLimit === 0 ? "until-changed" : "never");
 
 /**
  * Resolve a bearer header to an actor, checking revocation, TTL, trusted IPs and the use limit
@@ -73,7 +77,7 @@ export const authenticate = async (
   if (bearer.length > 512) throw new UnauthorizedError("No identity access token found");
   // The hash as text keys the cache and the batched lookup.
   const key = tokenHashText(bearer);
-  const token = await deps.tokenCache.load(key, () => lookupToken(deps, key), cacheable);
+  const token = await deps.tokenCache.load(key, () => lookupToken(deps, key), keepToken);
   if (!isIpTrusted(clientIp, token.trustedIps)) {
     throw new ForbiddenError("You are not allowed to access this resource from the current IP address");
   }
@@ -205,7 +209,7 @@ export const findIssuedToken = (deps: AppDeps, orgId: string, tokenId: string, m
 export const renameIssuedToken = async (ctx: ChangeContext, tokenId: string, name: string | null) =>
   toAccessTokenDto(await inTransaction(ctx, (trx) => renameToken(trx, tokenId, name)));
 
-/** Revoked at once on this instance; other instances drop their cached row within a second. */
+/** Revoked at once on this instance; other instances drop their cached row on the database's notice. */
 export const revokeIssuedToken = async (ctx: ChangeContext, tokenId: string) => {
   await inTransaction(ctx, (trx) => markTokenRevoked(trx, tokenId));
   ctx.deps.tokenCache.clear();

@@ -5,7 +5,7 @@ import { createTokenUseBuffer, type TokenUseBuffer } from "./token-use.job";
 
 declare module "../../context" {
   interface AppDeps {
-    /** Authenticated tokens by hash, for at most a second. */
+    /** Authenticated tokens by hash: machine tokens until changed, people's sessions for a second. */
     tokenCache: TokenCache<AuthenticatedToken>;
     /** When this process last wrote each token's last-used time (written at most every 10 s). */
     tokenUseWrites: BoundedCache<number>;
@@ -15,7 +15,7 @@ declare module "../../context" {
 }
 
 export const createAccessTokensState = (clock: Clock, maxTokens?: number) => ({
-  tokenCache: createTokenCache<AuthenticatedToken>(clock, 1_000, maxTokens),
+  tokenCache: createTokenCache<AuthenticatedToken>(clock, { maxEntries: maxTokens }),
   tokenUseWrites: createBoundedCache<number>({ maxEntries: 50_000 }),
   tokenUses: createTokenUseBuffer(),
 });

@@ -12,7 +12,8 @@ const gatedLookup = <T>() => {
   return { lookup, started: () => started, gates };
 };
 
-const always = () => true;
+const always = () => "second" as const;
+const untilChanged = () => "until-changed" as const;
 
 describe("token cache", () => {
   it("serves every caller that misses while a lookup runs from that one lookup, then from the cache", async () => {
@@ -28,7 +29,7 @@ describe("token cache", () => {
 
   it("looks up again once the entry is older than its lifetime", async () => {
     let now = 0;
-    const cache = createTokenCache<string>({ now: () => now }, 1_000);
+    const cache = createTokenCache<string>({ now: () => now }, { shortTtlMs: 1_000 });
     const { lookup, started, gates } = gatedLookup<string>();
     const first = cache.load("k", lookup, always);
     gates[0]!.resolve("old");
@@ -45,10 +46,10 @@ describe("token cache", () => {
   it("shares but does not keep a value `keep` refuses (a use-limited token)", async () => {
     const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();
-    const both = [cache.load("k", lookup, () => false), cache.load("k", lookup, () => false)];
+    const both = [cache.load("k", lookup, () => "never" as const), cache.load("k", lookup, () => "never" as const)];
     gates[0]!.resolve("limited");
     expect(await Promise.all(both)).toEqual(["limited", "limited"]);
-    void cache.load("k", lookup, () => false);
+    void cache.load("k", lookup, () => "never" as const);
     expect(started()).toBe(2);
   });
 
@@ -91,5 +92,47 @@ describe("token cache", () => {
     gates[0]!.resolve("A");
     gates[1]!.resolve("B");
     expect([await a, await b]).toEqual(["A", "B"]);
+  });
+
+  it("keeps an entry until changed only while notices are heard, and drops every entry when that starts or stops", async () => {
+    let now = 0;
+    const cache = createTokenCache<string>({ now: () => now }, { shortTtlMs: 1_000, followedTtlMs: 60_000 });
+    const { lookup, started, gates } = gatedLookup<string>();
+    const answer = async (value: string) => {
+      const loading = cache.load("k", lookup, untilChanged);
+      gates[started() - 1]!.resolve(value);
+      return loading;
+    };
+    // Not following: a second, like any entry.
+    expect(await answer("unheard")).toBe("unheard");
+    now = 1_000;
+    expect(await answer("heard")).toBe("heard");
+    expect(started()).toBe(2);
+    // Following: the entry is dropped, and the next one lasts until a change (or the bound).
+    cache.follow(true);
+    expect(cache.size()).toBe(0);
+    expect(await answer("followed")).toBe("followed");
+    now = 60_999;
+    expect(await cache.load("k", lookup, untilChanged)).toBe("followed");
+    expect(await cache.load("k", lookup, always)).toBe("followed");
+    expect(started()).toBe(3);
+    // A change: gone at once.
+    cache.clear();
+    expect(await answer("changed")).toBe("changed");
+    expect(started()).toBe(4);
+    // A "second" entry stays a second even while following.
+    cache.clear();
+    const brief = cache.load("k", lookup, always);
+    gates[4]!.resolve("brief");
+    await brief;
+    now += 1_000;
+    expect(await answer("after a second")).toBe("after a second");
+    // Notices lost: every entry dropped, and a lookup running meanwhile is not kept.
+    const running = cache.load("j", lookup, untilChanged);
+    cache.follow(false);
+    expect(cache.size()).toBe(0);
+    gates[started() - 1]!.resolve("raced");
+    expect(await running).toBe("raced");
+    expect(cache.size()).toBe(0);
   });
 });

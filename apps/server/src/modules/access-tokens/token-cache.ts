@@ -1,27 +1,59 @@
 import { createBoundedCache, type CacheClock } from "../../lib/bounded-cache";
 
 /**
- * A short-lived, bounded in-process cache of authenticated token rows (at most one second old).
- * A revocation seen by this instance clears it at once; other instances see it within a second.
+ * How long a looked-up token may be kept: not at all (a token with a use limit is spent in the
+ * database on every use), for a second, or until the database says something it depends on
+ * changed — which only holds while this process hears the database's notices; otherwise a second.
+ */
+export type TokenKeep = "never" | "second" | "until-changed";
+
+/**
+ * A bounded in-process cache of authenticated token rows. A change seen by this instance clears it
+ * at once; other instances clear theirs on the database's notice of it (or, while they do not hear
+ * notices, their entries are at most a second old).
  */
 export type TokenCache<T> = {
   /**
    * The cached value, or else one lookup shared by every caller that misses while it runs (when an
    * entry expires under load, the requests holding that token wait for one query, not one each).
-   * The result is kept when `keep` says so and no `clear` happened while it was being looked up: a
-   * lookup that raced a revocation may answer the callers already waiting, but never a later one.
+   * The result is kept as `keep` says, unless a `clear` happened while it was being looked up: a
+   * lookup that raced a change may answer the callers already waiting, but never a later one.
    */
-  load: (key: string, lookup: () => Promise<T>, keep: (value: T) => boolean) => Promise<T>;
+  load: (key: string, lookup: () => Promise<T>, keep: (value: T) => TokenKeep) => Promise<T>;
   clear: () => void;
+  /**
+   * Whether the database's notices of changes are heard (from now on). Either way every entry is
+   * dropped: entries kept on the strength of notices may have missed one.
+   */
+  follow: (listening: boolean) => void;
+  /** Whether notices are heard (entries are kept until changed). */
+  following: () => boolean;
   /** Entries held (at most the bound), counting any expired one not yet read. */
   size: () => number;
 };
 
-export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries = 10_000): TokenCache<T> => {
-  const entries = createBoundedCache<T>({ maxEntries, ttlMs, clock, recency: "write" });
+export type TokenCacheOptions = {
+  /** Lifetime of an entry kept for a second (or kept until changed while notices are not heard). */
+  shortTtlMs?: number;
+  /** Lifetime of an entry kept until changed: a bound for a change that sends no notice. */
+  followedTtlMs?: number;
+  maxEntries?: number;
+};
+
+export const createTokenCache = <T>(
+  clock: CacheClock,
+  { shortTtlMs = 1_000, followedTtlMs = 300_000, maxEntries = 10_000 }: TokenCacheOptions = {},
+): TokenCache<T> => {
+  const entries = createBoundedCache<T>({ maxEntries, ttlMs: shortTtlMs, clock, recency: "write" });
   const pending = new Map<string, Promise<T>>();
   /** Bumped by `clear`: lookups begun before it neither fill the cache nor serve new callers. */
   let generation = 0;
+  let following = false;
+  const clear = () => {
+    entries.clear();
+    pending.clear();
+    generation += 1;
+  };
   return {
     load(key, lookup, keep) {
       const cached = entries.get(key);
@@ -35,7 +67,10 @@ export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries
       const shared = lookup().then(
         (value) => {
           settle();
-          if (startedAt === generation && keep(value)) entries.set(key, value);
+          const kept = keep(value);
+          if (startedAt === generation && kept !== "never") {
+            entries.set(key, value, kept === "until-changed" && following ? followedTtlMs : shortTtlMs);
+          }
           return value;
         },
         (error: unknown) => {
@@ -46,11 +81,12 @@ export const createTokenCache = <T>(clock: CacheClock, ttlMs = 1_000, maxEntries
       pending.set(key, shared);
       return shared;
     },
-    clear: () => {
-      entries.clear();
-      pending.clear();
-      generation += 1;
+    clear,
+    follow(listening) {
+      following = listening;
+      clear();
     },
+    following: () => following,
     size: () => entries.size(),
   };
 };
