@@ -93,7 +93,7 @@ describe("keyward agent", () => {
           {
             "template-content": `{% secrets "${scope.project.id}" "dev" "/" as all %}{% for s in all %}{{ s.key }}={{ s.value }}\n{% endfor %}url={% getSecretByName "${scope.project.id}" "dev" "/" "DB_URL" %}\n`,
             "destination-path": out,
-            // Polling is the fallback only: a change can arrive within 2 s through the events stream alone.
+            // Polling is the fallback only (every 5 min): a change seen within seconds came through the events stream.
             config: { "polling-interval": "5m", execute: { command: ws.countCommand, timeout: "10s" } },
           },
         ],
@@ -107,11 +107,10 @@ describe("keyward agent", () => {
     const inode = statSync(out).ino;
 
     // A burst of changes: one file write per content, one command run for the burst.
-    const changedAt = Date.now();
     await setSecrets({ DB_URL: "postgres://two" });
     await setSecrets({ API_KEY: "k2" });
-    await waitFor("the change in the file", () => readIfAny(out)?.includes("API_KEY=k2"), 2000);
-    expect(Date.now() - changedAt).toBeLessThan(2000);
+    // The bound is far below the polling interval, and wide enough for a machine busy with other suites.
+    await waitFor("the change in the file", () => readIfAny(out)?.includes("API_KEY=k2"), 20_000);
     expect(readIfAny(out)).toBe("API_KEY=k2\nDB_URL=postgres://two\nurl=postgres://two\n");
     // Replaced by a rename, not rewritten in place, and no temporary file left behind.
     expect(statSync(out).ino).not.toBe(inode);
@@ -162,7 +161,7 @@ describe("keyward agent", () => {
     await waitFor("the first render", () => readIfAny(out) === "SHARED=s1\nOWN=o1\n");
     await waitFor("the events stream", () => logged(a, "events stream connected"));
     await setSecrets({ SHARED: "s2" }, "/shared");
-    await waitFor("the imported change", () => readIfAny(out) === "SHARED=s2\nOWN=o1\n", 2000);
+    await waitFor("the imported change", () => readIfAny(out) === "SHARED=s2\nOWN=o1\n", 20_000);
   });
 
   it("polls at the template's interval when the events stream is refused (a viewer may not subscribe)", async () => {
@@ -209,7 +208,7 @@ describe("keyward agent", () => {
         },
       }),
     );
-    await waitFor("the change through polling", () => readIfAny(out) === "p2", 3000);
+    await waitFor("the change through polling", () => readIfAny(out) === "p2", 15_000);
     const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { stream: string };
     expect(health.stream).toBe("polling");
   });

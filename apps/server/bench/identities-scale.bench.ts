@@ -59,7 +59,11 @@ const profileDir = process.env.BENCH_PROFILE;
 const prepareScale = async (size: number): Promise<Scale> => {
   const metricsPort = await freePort();
   const target = await startKeyward("postgres", {
-    env: { RATE_LIMIT_LOGIN: "0", METRICS_PORT: String(metricsPort) },
+    env: {
+      RATE_LIMIT_LOGIN: "0",
+      METRICS_PORT: String(metricsPort),
+      ...(process.env.BENCH_TOKEN_CACHE ? { TOKEN_CACHE_MAX_ENTRIES: process.env.BENCH_TOKEN_CACHE } : {}),
+    },
     ...(profileDir
       ? { compiled: true, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, String(size))}`] }
       : {}),

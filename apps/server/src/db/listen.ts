@@ -43,6 +43,7 @@ export const listenPostgres =
       const next = new pg.Client({
         connectionString: databaseUrl,
         keepAlive: true,
+        connectionTimeoutMillis: HEARTBEAT_TIMEOUT_MS,
         query_timeout: HEARTBEAT_TIMEOUT_MS,
         application_name: "keyward-listen",
       });
@@ -106,8 +107,8 @@ export const listenPostgres =
 
 /**
  * PGlite: the one in-process connection listens, its notices delivered as the statement that
- * commits them settles. LISTEN is sent while holding the connection, so it never lands inside
- * another caller's transaction.
+ * commits them settles. LISTEN and UNLISTEN are sent while holding the connection, so neither lands
+ * inside another caller's transaction.
  */
 export const listenPglite =
   (client: PGlite, db: Database): Listen =>
@@ -136,6 +137,10 @@ export const listenPglite =
     return async () => {
       stopped = true;
       const unlisten = await unlistens;
-      await unlisten?.().catch(() => undefined);
+      if (unlisten)
+        await db
+          .connection()
+          .execute(unlisten)
+          .catch(() => undefined);
     };
   };
