@@ -87,8 +87,8 @@ const EnvSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */
   METRICS_HOST: z.string().default("127.0.0.1"),
-  /** Authenticated tokens each process keeps (for at most a second each); least recently written evicted first. */
-  TOKEN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  /** Authenticated tokens each process keeps (~560 B each); least recently written evicted first. */
+  TOKEN_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
   /** Built abilities each process keeps, each shared by every (actor, project) with the same grants; least recently written evicted first. */
   ABILITY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
   /** (actor, project) entries naming a built ability and the permission version it holds at (a few hundred bytes each). */

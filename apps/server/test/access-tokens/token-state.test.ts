@@ -83,6 +83,23 @@ describe("machine tokens kept until the database notes a change", () => {
     },
   );
 
+  it("drops only the renewed token on a renewal, and the renewed token still reads", async () => {
+    const [renewed, other] = [await viewer(), await viewer()];
+    expect(await read(renewed)).toBe(200);
+    expect(await read(other)).toBe(200);
+    await withClockStopped(async () => {
+      const held = app.deps.tokenCache.size();
+      expect(held).toBeGreaterThanOrEqual(2);
+      await sql`update identity_access_tokens set last_renewed_at = now() where identity_id = ${renewed.id}`.execute(
+        app.deps.db,
+      );
+      await waitFor("the renewal noticed", () => app.deps.tokenCache.size() === held - 1, 10_000);
+      expect(await read(renewed)).toBe(200);
+      expect(await read(other)).toBe(200);
+      expect(app.deps.tokenCache.size()).toBe(held);
+    });
+  });
+
   it("sends no notice for last-used times and spent uses", async () => {
     const identity = await viewer();
     expect(await read(identity)).toBe(200);

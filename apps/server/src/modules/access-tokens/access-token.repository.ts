@@ -143,12 +143,14 @@ export const renameToken = (db: Executor, tokenId: string, name: string | null) 
     .returning(TOKEN_COLUMNS)
     .executeTakeFirstOrThrow();
 
+/** Revokes a token by id: its hash, or undefined when there is no such token. */
 export const markTokenRevoked = (db: Executor, tokenId: string) =>
   db
     .updateTable("identity_access_tokens")
     .set({ is_revoked: true, updated_at: new Date() })
     .where("id", "=", tokenId)
-    .execute();
+    .returning("token_hash")
+    .executeTakeFirst();
 
 /** Revokes a live token by its hash: the token, or undefined when none was live. */
 export const revokeTokenByHash = (trx: Tx, tokenHash: Buffer) =>

@@ -153,13 +153,14 @@ export const issueAccessToken = async (
 
 export const revokeAccessToken = async (ctx: ChangeContext, accessToken: string) => {
   const { deps } = ctx;
+  const tokenHash = hashToken(accessToken);
   const updated = await inTransaction(ctx, async (trx) => {
-    const row = await revokeTokenByHash(trx, hashToken(accessToken));
+    const row = await revokeTokenByHash(trx, tokenHash);
     // Whoever holds the token revokes it: the event names that identity.
     if (row) noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
     return row;
   });
-  deps.tokenCache.clear();
+  deps.tokenCache.forget(tokenHash.toString("base64"));
   if (!updated) throw new UnauthorizedError("No identity access token found");
   return { message: "Successfully revoked access token" };
 };
@@ -185,7 +186,8 @@ export const renewAccessToken = async (ctx: ChangeContext, accessToken: string) 
     await markTokenRenewed(trx, row.id, new Date(now));
     noteAuditLogin(ctx, row.identity_id, row.auth_method, { identityId: row.identity_id, tokenId: row.id });
   });
-  deps.tokenCache.clear();
+  // This token's TTL starts again: only its entry goes (other instances drop it on the database's notice).
+  deps.tokenCache.forget(tokenHashText(accessToken));
   return {
     accessToken,
     expiresIn: row.access_token_ttl,
@@ -211,6 +213,6 @@ export const renameIssuedToken = async (ctx: ChangeContext, tokenId: string, nam
 
 /** Revoked at once on this instance; other instances drop their cached row on the database's notice. */
 export const revokeIssuedToken = async (ctx: ChangeContext, tokenId: string) => {
-  await inTransaction(ctx, (trx) => markTokenRevoked(trx, tokenId));
-  ctx.deps.tokenCache.clear();
+  const revoked = await inTransaction(ctx, (trx) => markTokenRevoked(trx, tokenId));
+  if (revoked) ctx.deps.tokenCache.forget(Buffer.from(revoked.token_hash).toString("base64"));
 };

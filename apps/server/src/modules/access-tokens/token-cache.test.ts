@@ -83,6 +83,23 @@ describe("token cache", () => {
     expect(await next).toBe("row");
   });
 
+  it("forgets one key, and keeps no lookup that began before", async () => {
+    const cache = createTokenCache<string>({ now: () => 0 });
+    const { lookup, started, gates } = gatedLookup<string>();
+    for (const key of ["a", "b"]) {
+      const loading = cache.load(key, lookup, always);
+      gates[started() - 1]!.resolve(key);
+      await loading;
+    }
+    const running = cache.load("c", lookup, always);
+    cache.forget("a");
+    expect(cache.size()).toBe(1);
+    expect(await cache.load("b", lookup, always)).toBe("b");
+    gates[started() - 1]!.resolve("c");
+    expect(await running).toBe("c");
+    expect(cache.size()).toBe(1);
+  });
+
   it("keys are independent", async () => {
     const cache = createTokenCache<string>({ now: () => 0 });
     const { lookup, started, gates } = gatedLookup<string>();

@@ -8,9 +8,9 @@ import { createBoundedCache, type CacheClock } from "../../lib/bounded-cache";
 export type TokenKeep = "never" | "second" | "until-changed";
 
 /**
- * A bounded in-process cache of authenticated token rows. A change seen by this instance clears it
- * at once; other instances clear theirs on the database's notice of it (or, while they do not hear
- * notices, their entries are at most a second old).
+ * A bounded in-process cache of authenticated token rows. A change seen by this instance drops what
+ * it touched at once; other instances drop theirs on the database's notice of it (or, while they do
+ * not hear notices, their entries are at most a second old).
  */
 export type TokenCache<T> = {
   /**
@@ -20,7 +20,10 @@ export type TokenCache<T> = {
    * lookup that raced a change may answer the callers already waiting, but never a later one.
    */
   load: (key: string, lookup: () => Promise<T>, keep: (value: T) => TokenKeep) => Promise<T>;
+  /** Drop every entry. */
   clear: () => void;
+  /** Drop one entry (a change to that token alone). */
+  forget: (key: string) => void;
   /**
    * Whether the database's notices of changes are heard (from now on). Either way every entry is
    * dropped: entries kept on the strength of notices may have missed one.
@@ -82,6 +85,12 @@ export const createTokenCache = <T>(
       return shared;
     },
     clear,
+    forget(key) {
+      entries.delete(key);
+      pending.delete(key);
+      // Coarse but safe: no lookup begun before this (of this token or another) fills the cache.
+      generation += 1;
+    },
     follow(listening) {
       following = listening;
       clear();
