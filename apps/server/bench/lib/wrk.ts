@@ -39,8 +39,11 @@ const processTreeCpuUs = (pid: number) => {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
-      if (Number(entry) === pid || Number(fields[1]) === pid)
-        total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+      // utime + stime; for the process itself also cutime + cstime, what its children that ended
+      // (PostgreSQL's autovacuum workers, say) used, so the sum never goes back.
+      if (Number(entry) === pid)
+        total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
+      else if (Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) * 10_000;
     } catch {
       // The process ended meanwhile.
     }
