@@ -41,12 +41,14 @@ const luaLines = (name: string, lines: string[]) => {
   return file;
 };
 
-/** A wrk script sending each request with the next line of `file` (a token or a login body). */
+/** A wrk script sending each request with the next line of `file` (a token or a login body), from a random line on. */
 const rotatingLua = (name: string, file: string, request: string) =>
   luaLines(`${name}.lua`, [
     "local items = {}",
     `for line in io.lines(${JSON.stringify(file)}) do items[#items + 1] = line end`,
-    "local i = 0",
+    // Each wrk run starts at a random place, so the rounds together cycle through the whole set.
+    "math.randomseed(os.time())",
+    "local i = math.random(#items) - 1",
     "request = function()",
     "  i = i % #items + 1",
     `  ${request}`,

@@ -1,4 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
+import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Database } from "./database";
 
@@ -21,18 +22,40 @@ export type Listener = {
 export type Listen = (listener: Listener) => () => Promise<void>;
 
 const RECONNECT_MAX_MS = 10_000;
-/** How often the listening connection is checked, and how long the check may take. */
+/** How often the listening connection is checked (its own notice sent and heard), and how long that may take. */
 const HEARTBEAT_MS = 5_000;
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 
 /**
- * PostgreSQL: one connection of its own LISTENs. When it fails, or a heartbeat query goes
- * unanswered (a connection dropped without a word), it is closed, `onLost` is called, and it
- * reconnects with a capped backoff.
+ * PostgreSQL: one connection of its own LISTENs. It counts as listening once a notice it sends
+ * itself on a channel of its own comes back, and every 5 s it checks that again: a connection that
+ * fails, drops without a word, or whose notices do not arrive (a pooler that does not keep a
+ * session's LISTEN) is closed, `onLost` is called, and it reconnects with a capped backoff.
  */
 export const listenPostgres =
   (databaseUrl: string): Listen =>
   (listener) => {
+    const probeChannel = `keyward_probe_${randomBytes(8).toString("hex")}`;
+    const probes = new Map<string, () => void>();
+    /** Sends a notice to this listener alone over `conn`; settles when it came back, or fails. */
+    const probe = (conn: pg.Client) =>
+      new Promise<void>((resolve, reject) => {
+        const nonce = randomBytes(8).toString("hex");
+        const settle = (error?: Error) => {
+          clearTimeout(timer);
+          probes.delete(nonce);
+          if (error === undefined) resolve();
+          else reject(error);
+        };
+        const timer = setTimeout(
+          () => settle(new Error("the listening connection's own notice did not come back")),
+          HEARTBEAT_TIMEOUT_MS,
+        );
+        probes.set(nonce, () => settle());
+        conn
+          .query("select pg_notify($1, $2)", [probeChannel, nonce])
+          .catch((error: unknown) => settle(error instanceof Error ? error : new Error(String(error))));
+      });
     let stopped = false;
     let client: pg.Client | undefined;
     let reconnect: NodeJS.Timeout | undefined;
@@ -48,7 +71,8 @@ export const listenPostgres =
         application_name: "keyward-listen",
       });
       next.on("notification", (message) => {
-        if (client === next && listener.channels.includes(message.channel)) {
+        if (message.channel === probeChannel) probes.get(message.payload ?? "")?.();
+        else if (client === next && listener.channels.includes(message.channel)) {
           listener.onNotice(message.channel, message.payload ?? "");
         }
       });
@@ -59,12 +83,15 @@ export const listenPostgres =
       next.on("end", () => lose(next));
       try {
         await next.connect();
-        for (const channel of listener.channels) await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        for (const channel of [...listener.channels, probeChannel]) {
+          await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        }
+        await probe(next);
         if (stopped) return void next.end().catch(() => undefined);
         client = next;
         backoff = 250;
         heartbeat = setInterval(() => {
-          next.query("select 1").catch((error: unknown) => {
+          probe(next).catch((error: unknown) => {
             listener.log(error);
             lose(next);
           });

@@ -23,11 +23,16 @@ import {
 import { bufferTokenUse } from "./token-use.job";
 import type { TokenKeep } from "./token-cache";
 
-const LAST_USED_WRITE_INTERVAL_MS = 10_000;
+/**
+ * A token's last-used time is written at most once a minute: it is informational (finding tokens
+ * nobody uses), and with many tokens each in use a write per token per interval is the largest
+ * cost of an authenticated read past its own work.
+ */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 const expiresAt = (token: { ttl: number; issuedAt: number }) => token.issuedAt + token.ttl * 1000;
 
-/** Note last-used at most once per token per 10 s; the token-use job writes the notes in batches. */
+/** Note last-used at most once per token per minute; the token-use job writes the notes in batches. */
 const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   const now = deps.clock.now();
   const last = deps.tokenUseWrites.get(tokenId);

@@ -7,7 +7,7 @@ declare module "../../context" {
   interface AppDeps {
     /** Authenticated tokens by hash: machine tokens until changed, people's sessions for a second. */
     tokenCache: TokenCache<AuthenticatedToken>;
-    /** When this process last wrote each token's last-used time (written at most every 10 s). */
+    /** When this process last wrote each token's last-used time (written at most once a minute), as many tokens as the token cache. */
     tokenUseWrites: BoundedCache<number>;
     /** Last-used times waiting for the token-use flush job, by token id. */
     tokenUses: TokenUseBuffer;
@@ -16,6 +16,6 @@ declare module "../../context" {
 
 export const createAccessTokensState = (clock: Clock, maxTokens?: number) => ({
   tokenCache: createTokenCache<AuthenticatedToken>(clock, { maxEntries: maxTokens }),
-  tokenUseWrites: createBoundedCache<number>({ maxEntries: 50_000 }),
+  tokenUseWrites: createBoundedCache<number>({ maxEntries: maxTokens ?? 200_000 }),
   tokenUses: createTokenUseBuffer(),
 });
