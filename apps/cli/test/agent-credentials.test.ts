@@ -13,6 +13,7 @@ import {
   suite,
   tokenAuth,
   useAgentSuite,
+  universalAuth,
 } from "./agent-suite";
 
 useAgentSuite();
@@ -27,10 +28,7 @@ describe("keyward agent: leases and tokens", () => {
     const a = agent(
       ws.writeConfig({
         keyward: server(),
-        auth: {
-          type: "universal-auth",
-          config: { "client-id": suite.scope.clientId, "client-secret": suite.scope.clientSecret },
-        },
+        auth: universalAuth(),
         sinks: [{ type: "file", config: { path: sink } }],
         // A one-minute lease renewed 55 s before it ends: the first renewal comes after about 5 s.
         leases: { "renew-before": "55s" },
@@ -141,10 +139,7 @@ describe("keyward agent: leases and tokens", () => {
     const a = agent(
       ws.writeConfig({
         keyward: server(),
-        auth: {
-          type: "universal-auth",
-          config: { "client-id": suite.scope.clientId, "client-secret": suite.scope.clientSecret },
-        },
+        auth: universalAuth(),
         sinks: [{ type: "file", config: { path: sink } }],
         templates: [
           {

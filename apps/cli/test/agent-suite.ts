@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, inject } from "vitest";
 import { ok } from "@keyward/client";
 import { admin, createScope, unique, url } from "./helpers";
+import { postgresProvider } from "./postgres-target";
 import { startKeyward, stopAgent, type LogLine, type Running } from "./agent-helpers";
 
 /** The project every agent of this file reads, made once per file. */
@@ -28,6 +29,10 @@ export const setSecrets = (secrets: Record<string, string>, secretPath = "/") =>
 
 export const server = () => ({ address: url() });
 export const tokenAuth = () => ({ type: "token", config: { token: suite.scope.token } });
+export const universalAuth = () => ({
+  type: "universal-auth",
+  config: { "client-id": suite.scope.clientId, "client-secret": suite.scope.clientSecret },
+});
 export const logged = (a: Running, msg: string, match: (l: LogLine) => boolean = () => true) =>
   a.lines.find((l) => l.msg === msg && match(l));
 
@@ -42,17 +47,7 @@ export const createPgDynamicSecret = async (maxTTL: string) => {
         environmentSlug: "dev",
         path: "/",
         name,
-        provider: {
-          type: "sql-database",
-          inputs: {
-            client: "postgres",
-            host: target.hostname,
-            port: Number(target.port),
-            database: "postgres",
-            username: decodeURIComponent(target.username),
-            password: decodeURIComponent(target.password),
-          },
-        },
+        provider: postgresProvider(target),
         defaultTTL: "1m",
         maxTTL,
       },

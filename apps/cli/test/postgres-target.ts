@@ -15,3 +15,16 @@ export const canLogin = (targetUrl: string, user: string, password: string) => {
     return false;
   }
 };
+
+/** A `sql-database` dynamic-secret provider on the target, logging in as the target's own user. */
+export const postgresProvider = (target: URL) => ({
+  type: "sql-database" as const,
+  inputs: {
+    client: "postgres" as const,
+    host: target.hostname,
+    port: Number(target.port),
+    database: "postgres",
+    username: decodeURIComponent(target.username),
+    password: decodeURIComponent(target.password),
+  },
+});

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ok } from "@keyward/client";
 import { admin, createScope, keyward, unique } from "./helpers";
-import { canLogin } from "./postgres-target";
+import { canLogin, postgresProvider } from "./postgres-target";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
 beforeAll(async () => {
@@ -204,17 +204,7 @@ describe("keyward dynamic-secrets lease", () => {
           environmentSlug: "dev",
           path: "/",
           name,
-          provider: {
-            type: "sql-database",
-            inputs: {
-              client: "postgres",
-              host: target.hostname,
-              port: Number(target.port),
-              database: "postgres",
-              username: decodeURIComponent(target.username),
-              password: decodeURIComponent(target.password),
-            },
-          },
+          provider: postgresProvider(target),
           defaultTTL: "1h",
           maxTTL: "1d",
         },

@@ -1,3 +1,4 @@
+import { beforeAll } from "vitest";
 import type { AccessRequestPermission } from "@keyward/contract";
 import {
   createIdentity,
@@ -23,6 +24,15 @@ export type Fixture = {
   approvers: [TestIdentity, TestIdentity];
   /** A project member with no access at all. */
   requester: TestIdentity;
+};
+
+/** One tenant for a file's tests, made before they run; each call of the result is a fresh project in it. */
+export const fixturesInOneTenant = () => {
+  let tenant: Tenant | undefined;
+  beforeAll(async () => {
+    tenant = await createTenant();
+  });
+  return () => createFixture(tenant);
 };
 
 /** A project with a secret at dev's root, two admin identities and one without access. */

@@ -1,24 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName } from "../helpers/tenant";
 import {
-  createFixture,
   createPolicy,
+  fixturesInOneTenant,
   listed,
   privilegeCount,
   readSecret,
   requestAccess,
   review,
-  type Fixture,
 } from "./helpers";
 
 /** A fresh project per test: requests of one project do not disturb another's counts and guards. */
 describe("access requests: who may approve, guards and ends", () => {
-  let tenant: Fixture["tenant"];
-  beforeAll(async () => {
-    tenant = await createTenant();
-  });
-  const fixture = () => createFixture(tenant);
+  const fixture = fixturesInOneTenant();
 
   it("an approval counts only while its approver still holds the access and is still an approver", async () => {
     const f = await fixture();

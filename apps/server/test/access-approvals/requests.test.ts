@@ -1,24 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createIdentity, createTenant, expectOk } from "../helpers/tenant";
+import { describe, expect, it } from "vitest";
+import { createIdentity, expectOk } from "../helpers/tenant";
 import {
-  createFixture,
   createPolicy,
+  fixturesInOneTenant,
   listed,
   privilegeCount,
   readSecret,
   requestAccess,
   review,
-  type Fixture,
 } from "./helpers";
 
 /** A fresh project per test: requests of one project do not disturb another's counts and guards. */
 describe("access requests", () => {
-  let tenant: Fixture["tenant"];
-  beforeAll(async () => {
-    tenant = await createTenant();
-  });
-  const fixture = () => createFixture(tenant);
+  const fixture = fixturesInOneTenant();
 
   it("two of two approvers grant an identity access, listed with its reviews and privilege", async () => {
     const f = await fixture();
