@@ -83,6 +83,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_EVENT_SUBSCRIBE: z.coerce.number().int().min(0).default(600),
   /** Secret reads (v3 raw and v4) per client IP per window; 0 (the default): no limit, no write per read. */
   RATE_LIMIT_SECRET_READ: z.coerce.number().int().min(0).default(0),
+  /** OCSP requests (every CA's responder, GET and POST) per client IP per window; 0: no limit. */
+  RATE_LIMIT_OCSP: z.coerce.number().int().min(0).default(600),
   /** Port of the Prometheus `GET /metrics` listener; unset: no metrics listener. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Address the metrics listener binds; loopback by default, so only the host (or its scraper) reads it. */

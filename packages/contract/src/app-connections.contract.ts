@@ -89,7 +89,7 @@ const routesOf = <A extends AppConnectionAppName>(app: A) => {
       path: base,
       query: ProjectQuery,
       responses: { 200: z.object({ appConnections: z.array(AppConnectionSchema) }) },
-      summary: `The ${name} connections the caller may read (the organization's, or a project's with projectId)`,
+      summary: `The ${name} connections the caller may read or use (the organization's, or a project's with projectId); one the caller may only use is named without its credentials`,
     },
     available: {
       method: "GET",
@@ -175,6 +175,6 @@ export const appConnectionsContract = c.router({
     path: "/api/v1/app-connections",
     query: ProjectQuery,
     responses: { 200: z.object({ appConnections: z.array(AppConnectionSchema) }) },
-    summary: "Every connection of every app the caller may read",
+    summary: "Every connection of every app the caller may read or use (named only when it may only be used)",
   },
 });

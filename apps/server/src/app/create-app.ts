@@ -59,6 +59,7 @@ import {
 } from "../modules/access-approvals/access-approvals.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
+import { ocspRateLimit } from "./rate-limit";
 import { routeEntry } from "./route-entry";
 import { loginForms } from "./login-forms";
 
@@ -103,7 +104,7 @@ export const createApp = (deps: AppDeps): Express => {
   app.use(ACME_MOUNT, acmeRouter(deps));
   app.use(EST_MOUNT, estRouter(deps));
   // Each CA's OCSP responder (DER requests and responses), beside its CRL route; other CA routes pass on.
-  app.use(OCSP_MOUNT, ocspRouter(deps));
+  app.use(OCSP_MOUNT, ocspRouter(deps, ocspRateLimit(deps)));
   app.use(SCEP_MOUNT, scepRouter(deps));
   app.use(SSO_MOUNT, ssoBrowserRoutes(deps));
   // SCIM 2.0 for identity providers: its own bearer tokens, media type and error bodies.

@@ -14,6 +14,7 @@ import { allJobs } from "./jobs";
 import { resolveTemplate } from "../modules/project-templates/project-template.apply";
 import { createAccessTokensState } from "../modules/access-tokens/access-tokens.state";
 import { createAuditState } from "../modules/audit/audit.state";
+import { createPkiState } from "../modules/pki/pki.state";
 import { createAuthMethodsState } from "../modules/auth-methods/auth-methods.state";
 import { createAuthzState } from "../modules/authz/authz.state";
 import { createDynamicSecretsState } from "../modules/dynamic-secrets/dynamic-secrets.state";
@@ -68,7 +69,8 @@ export const buildDeps = async (
     ...createDynamicSecretsState(),
     ...createProjectKeysState(clock),
     ...createKmsState(clock),
-    ...createAuditState(),
+    ...createPkiState(clock),
+    ...createAuditState(secretBox),
     ...createSessionsState(secretBox),
     ...createEventsState(),
     hooks: { resolveProjectTemplate: resolveTemplate },
@@ -88,4 +90,5 @@ const watchCacheSizes = (deps: AppDeps) => {
   deps.metrics.watchCacheSize("abilities", () => deps.abilityCache.abilities());
   deps.metrics.watchCacheSize("project_access", () => deps.abilityCache.size());
   deps.metrics.watchCacheSize("project_ids", () => deps.projectIdCache.size());
+  deps.metrics.watchCacheSize("ocsp_answers", () => deps.ocspAnswers.size());
 };

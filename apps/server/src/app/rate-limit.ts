@@ -37,6 +37,24 @@ const LIMITS: Limit[] = [
   },
 ];
 
+/**
+ * The OCSP responders' limit: they are mounted outside the contract and unauthenticated, and a
+ * question not asked before costs a signature with the CA's key, so the responder spends this itself
+ * once a request is one of its own (`ocspRouter`), before reading it.
+ */
+const OCSP_LIMIT: Pick<Limit, "name" | "perWindow"> = {
+  name: "ocsp",
+  perWindow: (deps) => deps.env.RATE_LIMIT_OCSP,
+};
+
+/** What `ocspRouter` calls for each OCSP request: resolves when it may go on, rejects with 429 past the limit. */
+export const ocspRateLimit =
+  (deps: AppDeps) =>
+  (req: Request): Promise<void> => {
+    const perWindow = OCSP_LIMIT.perWindow(deps);
+    return perWindow > 0 ? spendRateLimit(deps, OCSP_LIMIT, perWindow, req) : Promise.resolve();
+  };
+
 /** The limit a contract route falls under, if any: decided once per route when the app is built. */
 export const limitOfRoute = (route: { method: string; path: string }): Limit | undefined =>
   LIMITS.find((l) => l.method === route.method && l.path.test(route.path));
@@ -48,7 +66,12 @@ export const limitOfRoute = (route: { method: string; path: string }): Limit | u
  * go on, rejects with 429 past the limit; when the database cannot count, the request goes on (and
  * meets the outage itself, as a 503).
  */
-export const spendRateLimit = async (deps: AppDeps, limit: Limit, perWindow: number, req: Request): Promise<void> => {
+export const spendRateLimit = async (
+  deps: AppDeps,
+  limit: Pick<Limit, "name">,
+  perWindow: number,
+  req: Request,
+): Promise<void> => {
   const windowMs = deps.env.RATE_LIMIT_WINDOW_MS;
   const now = deps.clock.now();
   const windowStart = Math.floor(now / windowMs) * windowMs;

@@ -130,7 +130,8 @@ export const ORG_ROLE_RULES: Record<string, PermissionRule[]> = {
     allow("settings", "read"),
     allow("project-templates", "read"),
     allow("gateway", "list-gateways", "attach-gateways"),
-    allow("app-connections", "read-app-connections", "connect-app-connections"),
+    // Members use the organization's connections (rotations); reading where they point is the admin's.
+    allow("app-connections", "connect-app-connections"),
   ],
   "no-access": [],
 };

@@ -88,7 +88,7 @@ describe("OCSP responder of a CA (RFC 6960) with openssl ocsp", () => {
     expect(describeCertificate(readFileSync(join(dir, "root.pem"), "utf8"))).not.toContain("OCSP - URI");
   });
 
-  it("answers good, then revoked with time and reason at once, and unknown, signed and with the nonce (POST)", async () => {
+  it("answers good, then revoked with time and reason at once, and unknown, signed, the nonce not echoed (POST)", async () => {
     const url = `${app.baseUrl}${ocspPath(issuing.id)}`;
     const ask = (hash: string) =>
       ocsp([
@@ -122,7 +122,9 @@ describe("OCSP responder of a CA (RFC 6960) with openssl ocsp", () => {
       const text = `${out.stdout}${out.stderr}`;
       expect(out.code, text).toBe(0);
       expect(text).toContain("Response verify OK");
-      expect(text).not.toMatch(/WARNING|nonce/i);
+      // openssl sends a nonce; the answer, the same for every client, leaves it out, which openssl accepts.
+      expect(text).toContain("WARNING: no nonce in response");
+      expect(text).not.toMatch(/nonce verify error/i);
       expect(out.stdout).toContain("good.pem: good");
       expect(out.stdout).toMatch(
         /revoked\.pem: revoked\n\s+This Update: .*\n\s+Next Update: .*\n\s+Reason: keyCompromise\n\s+Revocation Time: /,
@@ -153,8 +155,7 @@ describe("OCSP responder of a CA (RFC 6960) with openssl ocsp", () => {
     const text = `${out.stdout}${out.stderr}`;
     expect(out.code, text).toBe(0);
     expect(text).toContain("Response verify OK");
-    expect(text).not.toContain("WARNING");
-    expect(text).toContain("OCSP Nonce:");
+    expect(text).not.toContain("OCSP Nonce:");
     expect(text).toContain("Cert Status: good");
     expect(text).toContain("sha256WithRSAEncryption");
   });

@@ -38,25 +38,49 @@ const APP_NAMES: Record<AppConnectionAppName, string> = {
 
 const notFound = (id: string) => new NotFoundError(`Could not find App Connection with ID ${id}`);
 
-/** Answers show the credentials without their password. */
+/**
+ * A connection as someone who may only use it sees it: what it is called and what it is for, without
+ * where it points or as whom (no host, port, database, user, URL or DN) and without its credentials' hash.
+ */
+const toNamedDto = (row: Row): AppConnection => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  version: row.version,
+  orgId: row.org_id,
+  projectId: row.project_id,
+  app: row.app,
+  method: row.method,
+  credentials: {},
+  credentialsHash: "",
+  isPlatformManagedCredentials: row.is_platform_managed_credentials,
+  gatewayId: row.gateway_id,
+  createdAt: new Date(row.created_at).toISOString(),
+  updatedAt: new Date(row.updated_at).toISOString(),
+});
+
+/** Answers to those who may read a connection show its credentials without their password. */
 const toDto = (deps: RequestContext["deps"], row: Row): AppConnection => {
   const { password: _password, ...shown } = openConnection(deps, row).credentials as Credentials;
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    version: row.version,
-    orgId: row.org_id,
-    projectId: row.project_id,
-    app: row.app,
-    method: row.method,
-    credentials: shown,
-    credentialsHash: row.credentials_hash,
-    isPlatformManagedCredentials: row.is_platform_managed_credentials,
-    gatewayId: row.gateway_id,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
-  };
+  return { ...toNamedDto(row), credentials: shown, credentialsHash: row.credentials_hash };
+};
+
+/**
+ * A connection as the caller may see it: whole but the password with `read-app-connections` on it,
+ * named only with just `connect-app-connections` (enough to pick it for a rotation), else undefined.
+ */
+const shownTo = (deps: RequestContext["deps"], ability: Ability, row: Row): AppConnection | undefined => {
+  const subject = { connectionId: row.id };
+  if (ability.can("read-app-connections", "app-connections", subject)) return toDto(deps, row);
+  if (ability.can("connect-app-connections", "app-connections", subject)) return toNamedDto(row);
+  return undefined;
+};
+
+/** One connection as the caller may see it; 403 (for reading) when they may neither read nor use it. */
+const shownOrRefused = (deps: RequestContext["deps"], ability: Ability, row: Row) => {
+  const shown = shownTo(deps, ability, row);
+  if (!shown) assertCan(ability, "read-app-connections", "app-connections", { connectionId: row.id });
+  return { appConnection: shown! };
 };
 
 /** The ability that decides over a connection: the project's for a project's connection, else the organization's. */
@@ -162,12 +186,15 @@ export const listAppConnections = async (
 ) => {
   const ability = await abilityFor(ctx, projectId ?? null);
   // Refused up front, so whether the answer is 403 never depends on how many connections exist.
-  assertCan(ability, "read-app-connections", "app-connections");
+  if (!ability.can("connect-app-connections", "app-connections"))
+    assertCan(ability, "read-app-connections", "app-connections");
   const rows = await listConnectionRows(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app);
-  const visible = rows.filter((row) =>
-    ability.can("read-app-connections", "app-connections", { connectionId: row.id }),
-  );
-  return { appConnections: visible.map((row) => toDto(ctx.deps, row)) };
+  const appConnections: AppConnection[] = [];
+  for (const row of rows) {
+    const shown = shownTo(ctx.deps, ability, row);
+    if (shown) appConnections.push(shown);
+  }
+  return { appConnections };
 };
 
 export const listAvailableAppConnections = async (
@@ -186,8 +213,7 @@ export const listAvailableAppConnections = async (
 
 export const getAppConnection = async (ctx: RequestContext, app: AppConnectionAppName, id: string) => {
   const { row, ability } = await requireConnection(ctx, app, id);
-  assertCan(ability, "read-app-connections", "app-connections", { connectionId: row.id });
-  return { appConnection: toDto(ctx.deps, row) };
+  return shownOrRefused(ctx.deps, ability, row);
 };
 
 export const getAppConnectionByName = async (
@@ -199,8 +225,7 @@ export const getAppConnectionByName = async (
   const ability = await abilityFor(ctx, projectId ?? null);
   const row = await findConnectionByName(ctx.deps.db, ctx.actor.orgId, projectId ?? null, app, name);
   if (!row) throw new NotFoundError(`Could not find App Connection with name ${name}`);
-  assertCan(ability, "read-app-connections", "app-connections", { connectionId: row.id });
-  return { appConnection: toDto(ctx.deps, row) };
+  return shownOrRefused(ctx.deps, ability, row);
 };
 
 export type CreateConnectionBody = {

@@ -77,7 +77,8 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
     throw new BadRequestError(`Actor type '${query.actorType}' does not support filtering by actor ID`);
   }
   if (query.cursor && query.offset > 0) throw new BadRequestError("Page with either offset or cursor, not both");
-  const cursor = query.cursor ? decodeAuditCursor(query.cursor) : undefined;
+  const cursorKey = ctx.deps.auditCursorKey;
+  const cursor = query.cursor ? decodeAuditCursor(cursorKey, ctx.actor.orgId, query.cursor) : undefined;
   const rows = await listAuditLogs(ctx.deps.db, {
     orgId: ctx.actor.orgId,
     projectId: query.projectId,
@@ -97,7 +98,7 @@ export const listOrganizationAuditLogs = async (ctx: RequestContext, query: List
   const last = rows.length === query.limit ? rows[rows.length - 1] : undefined;
   return {
     auditLogs: rows.map(toAuditLogDto),
-    nextCursor: last ? encodeAuditCursor({ createdAt: last.cursor_at, id: last.id }) : null,
+    nextCursor: last ? encodeAuditCursor(cursorKey, ctx.actor.orgId, { createdAt: last.cursor_at, id: last.id }) : null,
   };
 };
 

@@ -16,7 +16,7 @@ import {
   type CertID,
 } from "@peculiar/asn1-ocsp";
 import { AsnConvert, OctetString } from "@peculiar/asn1-schema";
-import { CRLReason, CRLReasons, Certificate, type Extension } from "@peculiar/asn1-x509";
+import { CRLReason, CRLReasons, Certificate } from "@peculiar/asn1-x509";
 import type { CertKeyAlgorithm } from "@keyward/contract";
 import { CRL_REASON, defaultSignatureAlgorithm, signatureAlgorithmIdentifier, x509 } from "../x509";
 
@@ -42,9 +42,12 @@ export class OcspRefusal extends Error {
   }
 }
 
-export type ParsedOcspRequest = { certIds: CertID[]; nonce?: Extension };
+export type ParsedOcspRequest = { certIds: CertID[] };
 
-/** The CertIDs and nonce of a DER OCSPRequest; a refusal (malformedRequest) when it is not one or asks too much. */
+/**
+ * The CertIDs of a DER OCSPRequest; a refusal (malformedRequest) when it is not one, asks too much or
+ * carries a nonce outside 1 to 32 octets. A well-formed nonce is not echoed (see `answerOcspRequest`).
+ */
 export const parseOcspRequest = (der: Uint8Array): ParsedOcspRequest => {
   let request: OCSPRequest;
   try {
@@ -59,7 +62,7 @@ export const parseOcspRequest = (der: Uint8Array): ParsedOcspRequest => {
   if (nonce && (nonce.extnValue.byteLength === 0 || nonce.extnValue.byteLength > MAX_NONCE_EXTENSION_BYTES)) {
     throw new OcspRefusal(OCSPResponseStatus.malformedRequest);
   }
-  return { certIds: list.map((r) => r.reqCert), nonce };
+  return { certIds: list.map((r) => r.reqCert) };
 };
 
 /** What identifies a CA in a CertID: the DER of its subject and the bits of its public key. */
@@ -119,14 +122,13 @@ export type OcspSigner = { privateKeyPem: string; keyAlgorithm: CertKeyAlgorithm
 
 /**
  * A successful OCSPResponse: a BasicOCSPResponse signed by the CA's own key, its responder named by
- * the SHA-1 of that key, every answer current from `thisUpdate` to `nextUpdate`, the request's nonce
- * echoed when it had one.
+ * the SHA-1 of that key, every answer current from `thisUpdate` to `nextUpdate`. It carries no
+ * extension, so the same answer serves every client asking the same question.
  */
 export const signedOcspResponse = (
   signer: OcspSigner,
   answers: CertAnswer[],
   times: { producedAt: Date; thisUpdate: Date; nextUpdate: Date },
-  nonce: Extension | undefined,
 ) => {
   const data = new ResponseData({
     responderID: new ResponderID({ byKey: new KeyHash(createHash("sha1").update(signer.keyBits).digest()) }),
@@ -140,7 +142,6 @@ export const signedOcspResponse = (
           nextUpdate: times.nextUpdate,
         }),
     ),
-    ...(nonce ? { responseExtensions: [nonce] } : {}),
   });
   const sig = defaultSignatureAlgorithm(signer.keyAlgorithm);
   const signature = sign(`sha${sig.slice(-3)}`, Buffer.from(AsnConvert.serialize(data)), {

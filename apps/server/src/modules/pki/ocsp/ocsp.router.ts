@@ -1,4 +1,4 @@
-import express, { type RequestHandler, type Response } from "express";
+import express, { type Request, type RequestHandler, type Response } from "express";
 import type { AppDeps } from "../../../context";
 import { MAX_REQUEST_BYTES } from "./ocsp-der";
 import { answerOcspRequest, malformedOcspResponse } from "./ocsp.service";
@@ -9,6 +9,9 @@ export { OCSP_MOUNT } from "./ocsp-url";
 const POST_PATH = /^\/([^/?]+)\/ocsp\/?(?:\?|$)/;
 const GET_PATH = /^\/([^/?]+)\/ocsp\/([^?]+)/;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/** Spends the responder's rate limit for a request; rejects (429) past it. */
+export type OcspRateLimit = (req: Request) => Promise<void>;
 
 const send = (res: Response, der: Buffer) => {
   // Every status is read from the database when asked, so no HTTP cache may answer in its place.
@@ -31,10 +34,11 @@ const decodeGetRequest = (encoded: string) => {
 /**
  * The OCSP responder of each CA (RFC 6960, with RFC 5019's GET form). Unauthenticated, like a CRL
  * distribution point: it tells only whether a serial the client already holds is revoked. Answers
- * are always HTTP 200 with an OCSPResponse, errors included, as OCSP clients expect. Mounted before
- * the JSON body parser; other requests under the prefix go on to the contract's CA routes.
+ * are always HTTP 200 with an OCSPResponse, errors included, as OCSP clients expect; only a client
+ * past its rate limit gets the API's 429, before its request is read. Mounted before the JSON body
+ * parser; other requests under the prefix go on to the contract's CA routes (not counted here).
  */
-export const ocspRouter = (deps: AppDeps): RequestHandler => {
+export const ocspRouter = (deps: AppDeps, rateLimit: OcspRateLimit): RequestHandler => {
   const body = express.raw({ type: () => true, limit: MAX_REQUEST_BYTES });
 
   const answer = (res: Response, caId: string, der: Uint8Array | undefined, next: (error: unknown) => void) => {
@@ -46,16 +50,21 @@ export const ocspRouter = (deps: AppDeps): RequestHandler => {
     if (req.method === "POST") {
       const match = POST_PATH.exec(req.url);
       if (!match) return next();
-      body(req, res, (error?: unknown) => {
-        if (error) return send(res, malformedOcspResponse());
-        answer(res, match[1]!, Buffer.isBuffer(req.body) ? req.body : undefined, next);
-      });
+      rateLimit(req).then(
+        () =>
+          body(req, res, (error?: unknown) => {
+            if (error) return send(res, malformedOcspResponse());
+            answer(res, match[1]!, Buffer.isBuffer(req.body) ? req.body : undefined, next);
+          }),
+        next,
+      );
       return;
     }
     if (req.method === "GET") {
       const match = GET_PATH.exec(req.url);
       if (!match) return next();
-      return answer(res, match[1]!, decodeGetRequest(match[2]!), next);
+      rateLimit(req).then(() => answer(res, match[1]!, decodeGetRequest(match[2]!), next), next);
+      return;
     }
     next();
   };

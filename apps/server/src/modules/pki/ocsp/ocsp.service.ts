@@ -1,10 +1,13 @@
+import { createHash } from "node:crypto";
 import { OCSPResponseStatus } from "@peculiar/asn1-ocsp";
+import { AsnConvert } from "@peculiar/asn1-schema";
 import type { CertKeyAlgorithm } from "@keyward/contract";
 import type { AppDeps } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { listCaCertificateStatusesIssuedBy } from "../ca-certificate.repository";
 import { findCaSigningMaterial } from "../ca.repository";
 import { listCertificateStatusesOfCa } from "../certificate.repository";
+import { OCSP_ANSWER_TTL_MS } from "../pki.state";
 import { CRL_LIFETIME_MS } from "../x509";
 import {
   OcspRefusal,
@@ -49,11 +52,33 @@ const statusesOf = async (deps: AppDeps, caId: string, serials: string[]) => {
 const toSecond = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
 
 /**
+ * What a signed answer says, as a cache key: the CA, each CertID as asked (its DER is echoed in the
+ * answer) and the status read for it. A revocation changes the status read, so it changes the key.
+ */
+const answerKeyOf = (caId: string, answers: CertAnswer[]) => {
+  const hash = createHash("sha256").update(caId);
+  for (const answer of answers) {
+    hash.update("\n").update(new Uint8Array(AsnConvert.serialize(answer.certId)));
+    hash.update(
+      answer.status === "revoked" ? ` r ${answer.revokedAt.getTime()} ${answer.reason ?? ""}` : ` ${answer.status}`,
+    );
+  }
+  return hash.digest("base64url");
+};
+
+/**
  * The DER OCSPResponse a CA's responder gives to a DER OCSPRequest. Every outcome is an
  * OCSPResponse: malformedRequest for what is not a bounded OCSP request, unauthorized when the CA
  * does not exist or a CertID names another issuer, otherwise one signed answer per CertID (good,
  * revoked with its time and reason, or unknown) read from the database at this moment, so a
- * revocation shows at once. thisUpdate and nextUpdate are those of a CRL the CA would sign now.
+ * revocation shows at once. thisUpdate and nextUpdate are those of a CRL the CA would sign at
+ * producedAt.
+ *
+ * Only the signing is cached: the same statuses asked about again within `OCSP_ANSWER_TTL_MS` get the
+ * same signed bytes (the statuses are read every time and are part of the key). A request's nonce is
+ * therefore not echoed: an answer is the same for every client that asks the same question, as a
+ * pre-produced OCSP answer is (the protocol lets a responder leave the nonce out, and clients accept
+ * an answer without one). Echoing it would make every request with a fresh nonce a new signature.
  */
 export const answerOcspRequest = async (deps: AppDeps, caId: string, der: Uint8Array): Promise<Buffer> => {
   try {
@@ -71,24 +96,29 @@ export const answerOcspRequest = async (deps: AppDeps, caId: string, der: Uint8A
       ca.id,
       serials.filter((s): s is string => s !== undefined),
     );
-    // After the read: the statuses are known to be correct at this time.
-    const now = toSecond(deps.clock.now());
     const answers = request.certIds.map((certId, i): CertAnswer => {
       const status = serials[i] === undefined ? undefined : found.get(serials[i]);
       if (!status) return { certId, status: "unknown" };
       if (!status.revokedAt) return { certId, status: "good" };
       return { certId, status: "revoked", revokedAt: toSecond(status.revokedAt.getTime()), reason: status.reason };
     });
-    return signedOcspResponse(
+    const key = answerKeyOf(ca.id, answers);
+    const cached = deps.ocspAnswers.get(key);
+    if (cached) return cached;
+    // After the read: the statuses are known to be correct at this time.
+    const now = toSecond(deps.clock.now());
+    const nextUpdate = new Date(now.getTime() + CRL_LIFETIME_MS);
+    const signed = signedOcspResponse(
       {
         privateKeyPem: deps.secretBox.decrypt(ca.encrypted_private_key, `pki-ca:${ca.id}`),
         keyAlgorithm: ca.key_algorithm as CertKeyAlgorithm,
         keyBits: issuer.keyBits,
       },
       answers,
-      { producedAt: now, thisUpdate: now, nextUpdate: new Date(now.getTime() + CRL_LIFETIME_MS) },
-      request.nonce,
+      { producedAt: now, thisUpdate: now, nextUpdate },
     );
+    deps.ocspAnswers.set(key, signed, Math.min(OCSP_ANSWER_TTL_MS, nextUpdate.getTime() - now.getTime()));
+    return signed;
   } catch (error) {
     if (error instanceof OcspRefusal) return ocspErrorResponse(error.status);
     deps.logger.error({ err: error }, "OCSP request failed");
