@@ -103,6 +103,8 @@ const EnvSchema = z.object({
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   /** Longest a single SQL statement may run (PostgreSQL statement_timeout); past it the request is a 503. 0: no bound. */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /** At start, while PostgreSQL cannot be reached: the longest pause between attempts to migrate it (from 250 ms, doubling). */
+  DB_START_RETRY_MAX_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /** How often the lease-revocation job looks for expired leases (expired leases go within 10 s by default). */
   /** How often each instance looks for due secret rotations (and rotations left half-way). */
   ROTATION_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),

@@ -21,10 +21,13 @@ import { createDynamicSecretsState } from "../modules/dynamic-secrets/dynamic-se
 import { createKmsState } from "../modules/kms/kms.state";
 import { createProjectKeysState } from "../modules/project-keys/project-keys.state";
 
-/** Open the database, apply migrations and assemble what createApp needs. */
+/**
+ * Open the database, apply migrations (unless `migrate` is false: a cluster worker, whose primary
+ * migrated, or a caller that did) and assemble what createApp needs.
+ */
 export const buildDeps = async (
   env: Env,
-  options: { dataDir?: string } = {},
+  options: { dataDir?: string; migrate?: boolean } = {},
 ): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
   const logger = createLogger(env.LOG_LEVEL);
   const dataDir = options.dataDir ?? env.DATA_DIR;
@@ -37,7 +40,9 @@ export const buildDeps = async (
     logger,
   });
   try {
-    if (env.DATABASE_URL) {
+    if (options.migrate === false) {
+      // The schema is current: nothing here needs the database before the first request.
+    } else if (env.DATABASE_URL) {
       // Migrations on a large database may run longer than the statement bound requests get.
       const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
       await migrateToLatest(migrating.db).finally(() => migrating.close());

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
 import { PGliteDialect } from "./pglite-dialect";
@@ -199,7 +200,8 @@ export const openDatabase = async ({
   statementTimeoutMs = 5_000,
   logger,
 }: OpenDatabaseOptions): Promise<DatabaseHandle> => {
-  const health = createDbHealth(logger);
+  // PostgreSQL may be down when the process starts: not ready until a statement succeeds.
+  const health = createDbHealth(logger, { known: !databaseUrl });
   if (databaseUrl) {
     const settings = {
       connectionString: databaseUrl,
@@ -213,14 +215,22 @@ export const openDatabase = async ({
       planned: new pg.Pool({ ...settings, max: poolSize }),
       generic: new pg.Pool({ ...settings, max: genericPoolSize(poolSize) }),
     };
-    pools.planned.on("error", () => undefined);
-    pools.generic.on("error", () => undefined);
+    for (const pool of [pools.planned, pools.generic]) {
+      // pg-pool hears an idle connection's failure, but takes its listener off while the connection is
+      // lent. A lent one can fail outside a statement too: just connected, between a transaction's
+      // statements, or when its result and the server's termination notice (a stop, a terminated
+      // backend) arrive in one read, before it is given back. pg reports that as an 'error' event,
+      // which unheard ends the process. Its statements fail anyway (503); it is not reused.
+      pool.on("error", () => undefined);
+      pool.on("connect", (client) => client.on("error", () => undefined));
+    }
     pools.generic.on("connect", (client) => {
       // Queued ahead of the statement the connection was taken for; a connection that failed here fails that too.
       client.query("set plan_cache_mode = force_generic_plan").catch(() => undefined);
     });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pools, health) }) });
     health.setProbe(() => pingDb(db));
+    health.refresh();
     return {
       db,
       kind: "postgres",
@@ -276,7 +286,7 @@ const pingDb = async (db: Database) => {
   }
 };
 
-/** Apply every pending migration; throws with the failing migration's error. */
+/** Apply every pending migration; throws with the failing migration's error (as its cause too). */
 export const migrateToLatest = async (db: Database) => {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
@@ -284,6 +294,43 @@ export const migrateToLatest = async (db: Database) => {
     const failed = results?.find((r) => r.status === "Error");
     throw new Error(
       `Migration ${failed?.migrationName ?? "?"} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      { cause: error },
     );
+  }
+};
+
+export type MigrateOptions = {
+  databaseUrl: string;
+  connectTimeoutMs: number;
+  /** The longest pause between attempts; the first is 250 ms (or this, if shorter), doubling. */
+  retryMaxMs: number;
+  logger: Logger;
+};
+
+/**
+ * Apply every pending migration on PostgreSQL, waiting for a database that cannot be reached yet:
+ * each failed attempt is logged and the next comes after a pause that doubles up to `retryMaxMs`.
+ * Any other failure (a refused login, a migration that fails) is thrown. Kysely runs the migrations
+ * in one transaction, so an attempt cut halfway leaves nothing behind.
+ */
+export const migrateWhenReachable = async ({ databaseUrl, connectTimeoutMs, retryMaxMs, logger }: MigrateOptions) => {
+  let pause = Math.min(250, retryMaxMs);
+  for (let attempt = 1; ; attempt += 1) {
+    // Migrations on a large database may run longer than the statement bound requests get.
+    const migrating = await openDatabase({ databaseUrl, poolSize: 1, connectTimeoutMs, statementTimeoutMs: 0 });
+    try {
+      await migrateToLatest(migrating.db);
+      if (attempt > 1) logger.info({ attempt }, "database reachable again: migrated");
+      return;
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (!isDatabaseUnavailable(error) && !isDatabaseUnavailable(cause)) throw error;
+      const { code, message } = (cause ?? error) as { code?: unknown; message?: unknown };
+      logger.warn({ attempt, retryInMs: pause, code, cause: message }, "waiting for the database to migrate it");
+    } finally {
+      await migrating.close();
+    }
+    await sleep(pause);
+    pause = Math.min(pause * 2, retryMaxMs);
   }
 };

@@ -48,8 +48,13 @@ export const isDatabaseUnavailable = (error: unknown): boolean => {
 
 const REFRESH_EVERY_MS = 1_000;
 
-export const createDbHealth = (logger?: Logger): DbHealth => {
-  let up = true;
+/**
+ * `known` false: nothing is known yet (a PostgreSQL handle before its first statement), so the
+ * process is not ready until a statement succeeds, and a first failure is logged as an outage.
+ */
+export const createDbHealth = (logger?: Logger, { known = true } = {}): DbHealth => {
+  let up = known;
+  let unknown = !known;
   let closed = false;
   let probe: (() => Promise<unknown>) | undefined;
   let checking = false;
@@ -57,15 +62,17 @@ export const createDbHealth = (logger?: Logger): DbHealth => {
   const health: DbHealth = {
     isUp: () => up && !closed,
     failed: (error) => {
-      if (!up || closed) return;
+      if ((!up && !unknown) || closed) return;
       up = false;
+      unknown = false;
       const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
       logger?.error({ code, cause: typeof message === "string" ? message : undefined }, "database unavailable");
     },
     succeeded: () => {
       if (up || closed) return;
       up = true;
-      logger?.info("database available again");
+      if (!unknown) logger?.info("database available again");
+      unknown = false;
     },
     closed: () => {
       closed = true;

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from "node:cluster";
-import { migrateToLatest, openDatabase } from "../db/database";
+import { migrateWhenReachable, openDatabase } from "../db/database";
 import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
 import { AggregatorRegistry } from "prom-client";
@@ -8,35 +8,45 @@ import { announceServing, serverUrl } from "./announce";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
+/** The pause after a quick death, doubling with each one in a row (up to the maximum) until a worker listens. */
 const RESTART_PAUSE_MS = 1_000;
+const RESTART_PAUSE_MAX_MS = 30_000;
 
 /**
- * The cluster primary: migrates once, forks `count` workers sharing the port, replaces a worker that
+ * The cluster primary: the only process that migrates (waiting for a database it cannot reach yet,
+ * see `migrateWhenReachable`), then forks `count` workers sharing the port, replaces a worker that
  * dies, and on SIGTERM/SIGINT passes the signal to every worker (each drains itself), killing any
- * still running SHUTDOWN_TIMEOUT_MS (plus a margin for closing its database) later.
+ * still running SHUTDOWN_TIMEOUT_MS (plus a margin for closing its database) later. A worker never
+ * migrates: one started while the database is down serves (503) until it is back.
  */
 export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: number) => {
   const logger = createLogger(env.LOG_LEVEL);
-  const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
-  await migrateToLatest(migrating.db).catch(async (error: unknown) => {
-    await migrating.close();
-    throw error;
+  await migrateWhenReachable({
+    databaseUrl: env.DATABASE_URL,
+    connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+    retryMaxMs: env.DB_START_RETRY_MAX_MS,
+    logger,
   });
 
   let stopping = false;
   const startedAt = new Map<number, number>();
   let listening = 0;
+  let quickDeaths = 0;
   const fork = () => {
+    if (stopping) return;
     const worker = cluster.fork();
     startedAt.set(worker.id, Date.now());
   };
   cluster.on("listening", () => {
+    quickDeaths = 0;
     listening += 1;
     if (listening !== count) return;
     const url = serverUrl(env.HOST, env.PORT);
-    void announceServing(logger, migrating.db, url, { workers: count, port: env.PORT, host: env.HOST }).finally(
-      () => void migrating.close(),
-    );
+    void (async () => {
+      const announcing = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1 });
+      await announceServing(logger, announcing.db, url, { workers: count, port: env.PORT, host: env.HOST });
+      await announcing.close();
+    })().catch(() => undefined);
   });
   cluster.on("exit", (worker: Worker, code, signal) => {
     const lived = Date.now() - (startedAt.get(worker.id) ?? 0);
@@ -49,8 +59,9 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, "worker died; starting another");
-    if (lived < QUICK_DEATH_MS) setTimeout(fork, RESTART_PAUSE_MS);
-    else fork();
+    if (lived >= QUICK_DEATH_MS) return fork();
+    quickDeaths += 1;
+    setTimeout(fork, Math.min(RESTART_PAUSE_MS * 2 ** (quickDeaths - 1), RESTART_PAUSE_MAX_MS));
   });
   for (let i = 0; i < count; i++) fork();
   const aggregator = new AggregatorRegistry();

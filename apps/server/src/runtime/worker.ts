@@ -4,6 +4,8 @@ import { AggregatorRegistry } from "prom-client";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createApp } from "../app/create-app";
 import { buildDeps } from "../app/deps";
+import { migrateWhenReachable } from "../db/database";
+import { createLogger } from "../lib/logger";
 import type { Env } from "../env";
 import { createHttpServer } from "../app/server";
 import { startJobs } from "../app/jobs";
@@ -14,13 +16,25 @@ import { tuneV8 } from "./v8-tuning";
 const IDLE_GRACE_MS = 1_000;
 
 /**
- * One serving process: the whole server when WORKERS is 1, else one cluster worker. On SIGTERM it
- * turns unready, answers with `Connection: close`, closes idle sockets, lets in-flight requests
- * finish (up to SHUTDOWN_TIMEOUT_MS), and only then stops its jobs and closes the database.
+ * One serving process: the whole server when WORKERS is 1, else one cluster worker. Only the whole
+ * server migrates (on PostgreSQL waiting for a database it cannot reach yet, as the cluster primary
+ * does); a cluster worker never does, needs no database to start, and answers 503 (not ready) until
+ * the database is back. On SIGTERM it turns unready, answers with `Connection: close`, closes idle
+ * sockets, lets in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), and only then stops its
+ * jobs and closes the database.
  */
 export const runServer = async (env: Env) => {
   tuneV8();
-  const { deps, handle } = await buildDeps(env);
+  if (cluster.isPrimary && env.DATABASE_URL) {
+    await migrateWhenReachable({
+      databaseUrl: env.DATABASE_URL,
+      connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
+      retryMaxMs: env.DB_START_RETRY_MAX_MS,
+      logger: createLogger(env.LOG_LEVEL),
+    });
+  }
+  // PGlite is migrated in place, by the one process that opens it.
+  const { deps, handle } = await buildDeps(env, { migrate: !env.DATABASE_URL });
   const server = createHttpServer(createApp(deps), env);
   const stopJobs = startJobs(deps);
   // In a cluster the primary collects this registry over IPC and serves the sum.

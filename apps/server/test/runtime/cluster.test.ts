@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { request } from "node:http";
 import { createFreshDatabase } from "@keyward/test-services";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, waitFor } from "../services/debian";
 import { expectOk } from "../helpers/tenant";
-import { spawnKeyward, stopKeyward, type Spawned } from "./spawn";
+import { spawnKeyward, stopKeyward, workerPids as workerPidsOf, type Spawned } from "./spawn";
 
 let server: Spawned;
 let metricsPort: number;
@@ -27,15 +26,7 @@ afterAll(async () => {
   if (server) await stopKeyward(server);
 });
 
-/** The primary's node children (tsx's esbuild service is a child too, and not a worker). */
-const workerPids = () =>
-  execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid=,comm="])
-    .toString()
-    .trim()
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, command]) => command === "node")
-    .map(([pid]) => Number(pid));
+const workerPids = () => workerPidsOf(server);
 
 /** A request on a connection of its own, so the primary hands consecutive requests to alternating workers. */
 const getOnNewConnection = (path: string, token: string) =>

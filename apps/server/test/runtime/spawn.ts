@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
@@ -17,6 +17,8 @@ export type Spawned = {
   exited: Promise<[number | null, NodeJS.Signals | null]>;
   /** Every log line the server wrote so far (JSON lines on stdout). */
   logs: () => string[];
+  /** The last 4,000 characters the server (and its workers) wrote to stderr. */
+  stderr: () => string;
   client: (token?: string) => ReturnType<typeof createKeywardClient>;
   /** The instance admin token (the server is bootstrapped once it answers) and its organization. */
   rootToken: string;
@@ -26,8 +28,13 @@ export type Spawned = {
 /**
  * The server as an operator runs it (src/main.ts), with its log captured, bootstrapped (unless
  * `bootstrap` is false: another instance on the same database already was; its token is then "").
+ * With `wait` false it returns as soon as the process is started (not bootstrapped): for a server
+ * that cannot serve yet.
  */
-export const spawnKeyward = async (env: Record<string, string>, { bootstrap = true } = {}): Promise<Spawned> => {
+export const spawnKeyward = async (
+  env: Record<string, string>,
+  { bootstrap = true, wait = true } = {},
+): Promise<Spawned> => {
   const port = await freePort();
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: SERVER_DIR,
@@ -55,6 +62,9 @@ export const spawnKeyward = async (env: Record<string, string>, { bootstrap = tr
   child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const client = (token?: string) => createKeywardClient({ baseUrl, token });
+  const spawned = { child, baseUrl, port, exited, logs: () => [...lines], stderr: () => stderr, client };
+  if (!wait) return { ...spawned, rootToken: "", orgId: "" };
   await waitFor(
     "the spawned server",
     async () => {
@@ -66,8 +76,6 @@ export const spawnKeyward = async (env: Record<string, string>, { bootstrap = tr
     child.kill("SIGKILL");
     throw new Error(`${(error as Error).message}; stderr: ${stderr}`);
   });
-  const client = (token?: string) => createKeywardClient({ baseUrl, token });
-  const spawned = { child, baseUrl, port, exited, logs: () => [...lines], client };
   if (!bootstrap) return { ...spawned, rootToken: "", orgId: "" };
   const boot = await client().system.bootstrap({
     body: { email: "admin@keyward.test", password: "bootstrap-password", organization: "Root" },
@@ -80,3 +88,13 @@ export const stopKeyward = async (server: Spawned) => {
   if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
   await server.exited;
 };
+
+/** The pids of a cluster primary's workers (tsx's esbuild service is a child too, and not a worker). */
+export const workerPids = (server: Spawned) =>
+  execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid=,comm="])
+    .toString()
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, command]) => command === "node")
+    .map(([pid]) => Number(pid));

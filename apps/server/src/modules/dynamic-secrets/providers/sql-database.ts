@@ -54,7 +54,9 @@ const poolFor = async (inputs: SqlDatabaseInputs, ctx: ProviderContext) => {
   const known = ctx.pools.get(key);
   if (known) return known as pg.Pool;
   const pool = new pg.Pool({ ...clientConfig(inputs, host), max: 8, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+  // Idle connections' failures reach the pool; a lent connection's reach only its client (its statement fails too).
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   ctx.pools.set(key, pool);
   return pool;
 };
