@@ -10,6 +10,8 @@ export type TestContext = {
   chromium: string;
   /** The OpenID provider people sign in at (single sign-on). */
   oidcIssuer: string;
+  /** Where the seeded server's mail to @mail.test lands, one JSON file per message. */
+  mailDir: string;
   seeded: Seeded;
 };
 

@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONTEXT_VARIABLE, type TestContext } from "./context";
 import { seed } from "./seed";
-import { chromiumPath, freePort, freshDatabaseUrl, startOidcProvider, startPostgresTarget } from "./services";
+import {
+  chromiumPath,
+  freePort,
+  freshDatabaseUrl,
+  startOidcProvider,
+  startPostgresTarget,
+  startSmtpSink,
+} from "./services";
 
 const webDir = fileURLToPath(new URL("..", import.meta.url));
 const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
@@ -32,7 +39,7 @@ type Running = { baseUrl: string; stop: () => Promise<void> };
  * The real server (src/main.ts, as an operator runs it) serving the built console, on a free port
  * with its own data (PGlite, or a fresh database when DATABASE_URL is set).
  */
-const startServer = async (): Promise<Running> => {
+const startServer = async (extraEnv: Record<string, string> = {}): Promise<Running> => {
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-web-server-"));
   const databaseUrl = await freshDatabaseUrl(process.env.DATABASE_URL);
   const port = await freePort();
@@ -54,6 +61,7 @@ const startServer = async (): Promise<Running> => {
       SESSION_ACCESS_TOKEN_TTL_S: "30",
       WEB_DIST_DIR: join(webDir, "dist"),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...extraEnv,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -93,15 +101,20 @@ export default async function setup() {
   const target = await startPostgresTarget();
   const stopProvider = await startOidcProvider();
   const oidcIssuer = process.env.KEYWARD_TEST_OIDC_ISSUER ?? "";
+  // Mail to @mail.test is kept (as files the tests read); any other recipient is refused, so the
+  // console's invitations to other addresses still show their links.
+  const mailDir = mkdtempSync(join(tmpdir(), "keyward-web-mail-"));
+  const mail = await startSmtpSink({ dir: mailDir, acceptDomain: "mail.test" });
   const servers: Running[] = [];
   try {
-    servers.push(await startServer(), await startServer());
+    servers.push(await startServer({ SMTP_URL: `smtp://127.0.0.1:${mail.port}` }), await startServer());
     const [seededServer, freshServer] = servers as [Running, Running];
     const context: TestContext = {
       baseUrl: seededServer.baseUrl,
       freshBaseUrl: freshServer.baseUrl,
       chromium,
       oidcIssuer,
+      mailDir,
       seeded: await seed(seededServer.baseUrl, target),
     };
     // Test workers are forked after this and inherit the environment (as the server suite's services do).
@@ -109,6 +122,7 @@ export default async function setup() {
   } catch (error) {
     await Promise.all(servers.map((server) => server.stop()));
     await stopProvider();
+    await mail.close();
     target.stop();
     throw error;
   }
@@ -116,6 +130,8 @@ export default async function setup() {
   return async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await stopProvider();
+    await mail.close();
+    rmSync(mailDir, { recursive: true, force: true });
     target.stop();
   };
 }

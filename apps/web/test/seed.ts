@@ -4,6 +4,8 @@ export type Seeded = {
   clientId: string;
   clientSecret: string;
   token: string;
+  /** The instance admin identity's token (the bootstrap answer's): it creates organizations. */
+  rootToken: string;
   projectId: string;
   projectSlug: string;
   botIdentityId: string;
@@ -177,6 +179,7 @@ export const seed = async (baseUrl: string, targetDb: { host: string; port: numb
     clientId,
     clientSecret,
     token: login.accessToken,
+    rootToken: boot.identity.credentials.token,
     projectId: project.id,
     projectSlug: project.slug,
     botIdentityId: bot.id,

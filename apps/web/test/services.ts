@@ -3,6 +3,7 @@ import { createFreshDatabase, ensureDebianPackage, startPostgres15 } from "@keyw
 export { freePort } from "@keyward/test-services";
 /** The server suite's OpenID provider (the `oidc-provider` package with a sign-in form): people sign in there. */
 export { startOidcProvider } from "../../server/test/services/oidc-provider";
+export { startSmtpSink } from "../../server/test/helpers/smtp-sink";
 
 /** Debian's Chromium: the browser the tests drive (nothing is downloaded by playwright). */
 export const chromiumPath = () => {

@@ -285,6 +285,15 @@ export const ssoContract = c.router({
     responses: { 200: OidcConfigSchema },
     summary: "Change the organization's OpenID Connect sign-in",
   },
+  verifyEmailCode: {
+    method: "POST",
+    path: "/api/v1/sso/oidc/verify-email",
+    metadata: { public: true },
+    body: z.object({ code: z.string().regex(/^\d{8}$/, "The code is eight digits") }),
+    responses: rateLimited({ 200: z.object({ redirectTo: z.string() }) }),
+    summary:
+      "Finish a single sign-on that waits for the person to prove their e-mail address: the code mailed to them, from the browser that signed in (its `kw_sso_proof` cookie); sets the refresh cookie and answers where the console goes next",
+  },
 });
 
 /** Session routes: the refresh token travels only in the `jid` cookie, never in a body or URL. */

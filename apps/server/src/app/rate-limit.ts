@@ -11,7 +11,8 @@ const LIMITS: Limit[] = [
   {
     name: "login",
     method: "POST",
-    path: /^\/api\/v\d+\/(auth\/[a-z-]+-auth\/login|gateways\/login|gateways\/token-auth\/enroll)\/?$/,
+    // Machine logins, and a person's answer to the sign-in code mailed to them (guesses a code).
+    path: /^\/api\/v\d+\/(auth\/[a-z-]+-auth\/login|gateways\/login|gateways\/token-auth\/enroll|sso\/oidc\/verify-email)\/?$/,
     perWindow: (deps) => deps.env.RATE_LIMIT_LOGIN,
   },
   {

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
+import type { TestApp } from "../helpers/app";
 import type { Tenant } from "../helpers/tenant";
-import { expectOk } from "../helpers/tenant";
+import { expectOk, uniqueName } from "../helpers/tenant";
 import { authorizeFrom, CookieJar, location, step, type Person } from "./browser-trip";
 
 export { CookieJar, type Person };
@@ -80,3 +81,29 @@ export const signIn = async (tenant: Tenant, person: Person) => {
   const { token } = (await answer.json()) as { token: string };
   return { token, client: tenant.app.client(token), jar: keyward, redirectedTo: location(back) };
 };
+
+export const newPerson = (names: { givenName?: string; familyName?: string } = {}) => {
+  const email = `${uniqueName("person")}@example.test`;
+  return { sub: `sub-${email}`, email, ...names };
+};
+
+/** A person of the tenant's organization, signed in, with their org membership. */
+export const signedInPerson = async (tenant: Tenant, person: Person = newPerson()) => {
+  const session = await signIn(tenant, person);
+  const { user } = expectOk(await session.client.users.me());
+  const membership = expectOk(
+    await tenant.admin.users.listOrgMemberships({ params: { orgId: tenant.orgId } }),
+  ).users.find((m) => m.user?.id === user.id)!;
+  return { ...session, ...person, email: person.email!, user, membership };
+};
+
+/** The organization an app was bootstrapped with, as a tenant whose admin is the instance admin identity. */
+export const rootTenantOf = (app: TestApp): Tenant => ({
+  app,
+  orgId: app.bootstrap.organization.id,
+  orgSlug: app.bootstrap.organization.slug,
+  adminIdentityId: app.bootstrap.identity.id,
+  adminToken: app.rootToken,
+  admin: app.client(app.rootToken),
+  anonymous: app.client(),
+});

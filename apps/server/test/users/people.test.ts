@@ -1,23 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
-import { configureSso, refresh, signIn } from "../sso/sso-helpers";
-
-const newPerson = () => {
-  const email = `${uniqueName("person")}@example.test`;
-  return { sub: `sub-${email}`, email };
-};
-
-/** A person of the tenant's organization, signed in, with their org membership. */
-const signedInPerson = async (tenant: Tenant) => {
-  const person = newPerson();
-  const session = await signIn(tenant, person);
-  const { user } = expectOk(await session.client.users.me());
-  const membership = expectOk(
-    await tenant.admin.users.listOrgMemberships({ params: { orgId: tenant.orgId } }),
-  ).users.find((m) => m.user?.id === user.id)!;
-  return { ...session, ...person, user, membership };
-};
+import { configureSso, newPerson, refresh, signedInPerson, signIn } from "../sso/sso-helpers";
 
 describe("people in projects", () => {
   let tenant: Tenant;

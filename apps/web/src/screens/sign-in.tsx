@@ -6,6 +6,7 @@ import { returnAfterSignIn, useSession } from "../session";
 import { useLocation } from "../router";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
+import { EmailCodeForm } from "./email-code";
 import { SetUp } from "./set-up";
 
 type Mode = "sso" | "universal" | "token";
@@ -45,8 +46,17 @@ const useInstanceInitialized = () => {
   return initialized;
 };
 
-/** The sign-in form, or the set-up form on an instance nobody has set up (no sign-in could pass there). */
-export const SignIn = () => (useInstanceInitialized() === false ? <SetUp /> : <SignInForm />);
+/**
+ * The sign-in form, the set-up form on an instance nobody has set up (no sign-in could pass there),
+ * or the code form of a single sign-on that waits for the person to prove their e-mail address.
+ */
+export const SignIn = () => {
+  const initialized = useInstanceInitialized();
+  const { search } = useLocation();
+  if (initialized === false) return <SetUp />;
+  if (search.get("sso_verify") === "email") return <EmailCodeForm orgSlug={search.get("org") ?? ""} />;
+  return <SignInForm />;
+};
 
 const SignInForm = () => {
   const { signIn, notice } = useSession();

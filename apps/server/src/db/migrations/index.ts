@@ -26,6 +26,8 @@ import * as m0031 from "./0031-lease-pacing";
 import * as m0032 from "./0032-audit-keyset";
 import * as m0033 from "./0033-pki-scep";
 import * as m0034 from "./0034-token-state-notices";
+import * as m0035 from "./0035-people-per-organization";
+import * as m0036 from "./0036-session-families";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -59,6 +61,8 @@ const migrations: Record<string, Migration> = {
   "0032-audit-keyset": m0032,
   "0033-pki-scep": m0033,
   "0034-token-state-notices": m0034,
+  "0035-people-per-organization": m0035,
+  "0036-session-families": m0036,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

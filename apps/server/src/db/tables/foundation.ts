@@ -49,6 +49,9 @@ export interface OrgUserMembershipsTable {
   /** Projects the invitation adds the person to (as members) when it is claimed. */
   invited_project_ids: ColumnType<string[], string | undefined, string>;
   last_invited_at: Date | string | null;
+  /** The names this organization's provider or SCIM client gave the person (null: the person's own). */
+  first_name: string | null;
+  last_name: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -52,8 +52,37 @@ export interface SsoLoginStatesTable {
   created_at: CreatedAt;
 }
 
+/**
+ * A provider login waiting for the person to prove the e-mail it claims: the person is known to
+ * another organization, so the link is made only with the code sent to that address.
+ */
+export interface SsoEmailLinksTable {
+  id: Generated<string>;
+  org_id: string;
+  user_id: string;
+  alias_type: string;
+  external_id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  /** The provider's groups claim, when the organization lets it manage group memberships. */
+  groups: Json<string[]> | null;
+  /** The hash of the link cookie of the browser that signed in. */
+  binding_hash: Buffer;
+  /** sha256 of the browser binding and the code: the stored hash alone does not give the code away. */
+  code_hash: Buffer;
+  attempts: Generated<number>;
+  callback_port: number | null;
+  callback_state: string | null;
+  expires_at: Date | string;
+  used_at: Date | string | null;
+  created_at: CreatedAt;
+}
+
 export interface UserSessionsTable {
   id: Generated<string>;
+  /** The family's root session: its own id for a sign-in, the sign-in's for a session started from it. */
+  family_id: string;
   user_id: string;
   org_id: string;
   auth_method: string;
@@ -98,6 +127,7 @@ export interface PeopleTables {
   user_aliases: UserAliasesTable;
   oidc_configs: OidcConfigsTable;
   sso_login_states: SsoLoginStatesTable;
+  sso_email_links: SsoEmailLinksTable;
   user_sessions: UserSessionsTable;
   user_session_refresh_tokens: UserSessionRefreshTokensTable;
   user_project_additional_privileges: UserProjectAdditionalPrivilegesTable;

@@ -200,6 +200,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "users.removeProjectMembers": change("remove-project-member"),
   "sso.createOidcConfig": change("create-oidc-config"),
   "sso.updateOidcConfig": change("update-oidc-config"),
+  "sso.verifyEmailCode": change("login-user-oidc"),
   "sessions.refresh": change("refresh-user-session"),
   "sessions.logout": change("logout-user-session"),
   "scim.createScimToken": change("create-scim-token"),

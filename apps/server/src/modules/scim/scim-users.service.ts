@@ -128,7 +128,15 @@ export const createScimUser = async (ctx: ScimContext, input: unknown) => {
       lastName: body.name?.familyName ?? "",
       aliasType: ALIAS,
       externalId: body.userName,
+      now: new Date(ctx.deps.clock.now()),
     });
+    if (member.foreign) {
+      throw new ScimError(
+        409,
+        `${email} already has a Keyward account in another organization; they join this one by signing in through its single sign-on`,
+        "uniqueness",
+      );
+    }
     if (!member.aliasClaimed) throw userNameTaken(body.userName);
     const before = await getMemberForProvisioning(trx, ctx.orgId, ALIAS, member.membershipId);
     if (before!.is_active !== active) await setMemberActive(ctx.deps, trx, { orgId: ctx.orgId, ...member }, active);

@@ -51,6 +51,16 @@ export const setSignInCookie = cookieSetter(SIGN_IN_COOKIE, SIGN_IN);
 export const clearSignInCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
   setSignInCookie(req, res, publicUrl, "", 0);
 
+/**
+ * The e-mail proof cookie: binds a sign-in that waits for the code mailed to the person to the
+ * browser that signed in. Strict: the code is posted from the console, on this site.
+ */
+export const EMAIL_PROOF_COOKIE = "kw_sso_proof";
+const EMAIL_PROOF: CookieOptions = { path: SIGN_IN_PATH, maxAgeSeconds: 0, sameSite: "Strict" };
+export const setEmailProofCookie = cookieSetter(EMAIL_PROOF_COOKIE, EMAIL_PROOF);
+export const clearEmailProofCookie = (req: Request, res: Response, publicUrl: string | undefined) =>
+  setEmailProofCookie(req, res, publicUrl, "", 0);
+
 /** One cookie's value from the request's Cookie header (values here are base64url: no decoding needed). */
 export const cookieOf = (req: Request, name: string): string | undefined => {
   const header = req.headers.cookie;

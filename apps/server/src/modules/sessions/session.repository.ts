@@ -1,9 +1,12 @@
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
 
+/** A session: `family_id` is its own `id` for a sign-in, and the sign-in's for a session started from it. */
 export const insertSession = (
   trx: Tx,
   values: {
+    id: string;
+    family_id: string;
     user_id: string;
     org_id: string;
     auth_method: string;
@@ -27,6 +30,7 @@ export const lockRefreshToken = (trx: Tx, tokenHash: Buffer) =>
       "t.used_at",
       "u.email",
       "s.id as session_id",
+      "s.family_id",
       "s.user_id",
       "s.org_id",
       "s.auth_method",
@@ -56,12 +60,29 @@ export const revokeSessionRow = (trx: Tx | Database, sessionId: string, reason: 
     .where("revoked_at", "is", null)
     .execute();
 
-/** Every live session of a person ends (sign out everywhere, deactivation). */
-export const revokeSessionsOfUser = (trx: Tx | Database, userId: string, reason: string, at: Date) =>
+/** Every live session of a family ends: a spent refresh token of one of them was presented again. */
+export const revokeSessionFamily = (trx: Tx, familyId: string, reason: string, at: Date) =>
+  trx
+    .updateTable("user_sessions")
+    .set({ revoked_at: at, revoke_reason: reason, updated_at: at })
+    .where("family_id", "=", familyId)
+    .where("revoked_at", "is", null)
+    .returning("id")
+    .execute();
+
+/** Every live session a person holds in one organization ends (sign out everywhere, deactivation). */
+export const revokeSessionsOfUserInOrg = (
+  trx: Tx | Database,
+  userId: string,
+  orgId: string,
+  reason: string,
+  at: Date,
+) =>
   trx
     .updateTable("user_sessions")
     .set({ revoked_at: at, revoke_reason: reason, updated_at: at })
     .where("user_id", "=", userId)
+    .where("org_id", "=", orgId)
     .where("revoked_at", "is", null)
     .returning("id")
     .execute();
@@ -83,7 +104,6 @@ export const findSessionForAuth = (db: Database, sessionId: string) =>
       "s.idle_expires_at",
       "s.absolute_expires_at",
       "u.email",
-      "u.super_admin",
       "u.is_active as user_active",
       "om.role as org_role",
       "om.status as membership_status",

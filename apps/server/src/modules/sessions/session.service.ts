@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import type { Actor, AppDeps, AuthenticatedToken, ChangeContext } from "../../context";
-import { inTransaction } from "../../db/transaction";
+import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
 import {
@@ -10,16 +11,19 @@ import {
   insertSession,
   lockRefreshToken,
   markRefreshTokenUsed,
+  revokeSessionFamily,
   revokeSessionRow,
-  revokeSessionsOfUser,
+  revokeSessionsOfUserInOrg,
 } from "./session.repository";
 import { signAccessToken, verifyAccessToken } from "./session-token";
 
 /**
  * People's sessions. A session is one sign-in: an access token (short, a JWT) and a refresh token
- * (opaque, stored only as a hash) that rotates on every use. A refresh token presented a second time
- * was stolen or replayed: the whole session ends. Sessions also end when idle, at their absolute
- * lifetime, on sign-out, and when the person is deactivated.
+ * (opaque, stored only as a hash) that rotates on every use. Sessions form families: a sign-in is a
+ * family's root, and a session started from a member (the command line's, `startCliSession`) joins
+ * the root's family with the root's absolute expiry. A spent refresh token of any member presented a
+ * second time was stolen or replayed: the whole family ends. Sessions also end when idle, at their
+ * absolute lifetime, on sign-out (each alone), and when the person is deactivated.
  */
 
 const signingKey = (deps: AppDeps) => deps.sessionSigningKey;
@@ -40,21 +44,29 @@ const mintAccessToken = (deps: AppDeps, session: { id: string; userId: string; o
     deps.env.SESSION_ACCESS_TOKEN_TTL_S,
   );
 
-/** A new session for a person who just signed in; written in the caller's transaction. */
-export const startSession = async (
+/** The family a new session joins: its root's id and the root's absolute expiry (ms). */
+type Lineage = { familyId: string; absoluteExpiresAt: number };
+
+/** A session written in the caller's transaction: a family root without `lineage`, a member with it. */
+const openSession = async (
   deps: AppDeps,
-  trx: Parameters<typeof insertSession>[0],
+  trx: Tx,
   input: { userId: string; orgId: string; authMethod: string; ip: string; userAgent: string },
+  lineage?: Lineage,
 ): Promise<SessionTokens> => {
   const now = deps.clock.now();
-  const { id } = await insertSession(trx, {
+  const id = randomUUID();
+  const absolute = lineage?.absoluteExpiresAt ?? now + deps.env.SESSION_ABSOLUTE_TTL_S * 1000;
+  await insertSession(trx, {
+    id,
+    family_id: lineage?.familyId ?? id,
     user_id: input.userId,
     org_id: input.orgId,
     auth_method: input.authMethod,
     ip: input.ip,
     user_agent: input.userAgent.slice(0, 512),
-    idle_expires_at: new Date(now + deps.env.SESSION_IDLE_TTL_S * 1000),
-    absolute_expires_at: new Date(now + deps.env.SESSION_ABSOLUTE_TTL_S * 1000),
+    idle_expires_at: new Date(Math.min(absolute, now + deps.env.SESSION_IDLE_TTL_S * 1000)),
+    absolute_expires_at: new Date(absolute),
   });
   const refreshToken = generateToken("kwr");
   await insertRefreshToken(trx, id, hashToken(refreshToken));
@@ -62,41 +74,71 @@ export const startSession = async (
   return { accessToken, refreshToken, expiresIn: deps.env.SESSION_ACCESS_TOKEN_TTL_S, sessionId: id };
 };
 
+/** A new session for a person who just signed in (a family of its own); written in the caller's transaction. */
+export const startSession = (
+  deps: AppDeps,
+  trx: Tx,
+  input: { userId: string; orgId: string; authMethod: string; ip: string; userAgent: string },
+): Promise<SessionTokens> => openSession(deps, trx, input);
+
 const sessionEnded = () => new UnauthorizedError("Your session has ended. Sign in again.");
+
+const validRefreshToken = (token: string | undefined): token is string => !!token && token.length <= 256;
+
+type SpentSession = NonNullable<Awaited<ReturnType<typeof lockRefreshToken>>>;
+/** `familyRevoked`: the token was spent already, and its family's revocation must commit. */
+type Spent = { ended: true; familyRevoked: boolean } | { ended: false; row: SpentSession; next: string };
+const ENDED = { ended: true, familyRevoked: false } as const;
+
+/**
+ * Spend a refresh token in the caller's transaction: its session gets the next one, and its idle
+ * expiry moves on. A token spent already ends its session's whole family; that revocation commits
+ * with the caller's transaction, so the caller answers `ended` without throwing inside it.
+ */
+const spendRefreshToken = async (ctx: ChangeContext, trx: Tx, token: string): Promise<Spent> => {
+  const { deps } = ctx;
+  const tokenHash = hashToken(token);
+  const row = await lockRefreshToken(trx, tokenHash);
+  if (!row) return ENDED;
+  const now = deps.clock.now();
+  if (row.used_at) {
+    ctx.scope?.notePerson({ userId: row.user_id, email: row.email }, row.org_id);
+    ctx.scope?.note({ metadata: { sessionId: row.session_id, reuseDetected: true } });
+    const revoked = await revokeSessionFamily(trx, row.family_id, "refresh-token-reuse", new Date(now));
+    afterCommit(trx, () => {
+      deps.tokenCache.clear();
+      deps.logger.warn(
+        { sessionId: row.session_id, familyId: row.family_id, revoked: revoked.length },
+        "a spent refresh token was presented again: its session family revoked",
+      );
+    });
+    return { ended: true, familyRevoked: true };
+  }
+  if (row.revoked_at) return ENDED;
+  ctx.scope?.notePerson({ userId: row.user_id, email: row.email }, row.org_id);
+  ctx.scope?.note({ metadata: { sessionId: row.session_id, reuseDetected: false } });
+  const absolute = new Date(row.absolute_expires_at).getTime();
+  if (new Date(row.idle_expires_at).getTime() <= now || absolute <= now) return ENDED;
+  await markRefreshTokenUsed(trx, tokenHash, new Date(now));
+  const next = generateToken("kwr");
+  await insertRefreshToken(trx, row.session_id, hashToken(next));
+  await extendSession(
+    trx,
+    row.session_id,
+    new Date(Math.min(absolute, now + deps.env.SESSION_IDLE_TTL_S * 1000)),
+    new Date(now),
+  );
+  return { ended: false, row, next };
+};
 
 /**
  * Exchange a refresh token for a new access token and a new refresh token. The old one is spent;
- * spending it twice revokes the session (and the revocation commits even though the call fails).
+ * spending it twice revokes its session's family (and the revocation commits though the call fails).
  */
 export const refreshSession = async (ctx: ChangeContext, refreshToken: string | undefined): Promise<SessionTokens> => {
   const { deps } = ctx;
-  if (!refreshToken || refreshToken.length > 256) throw sessionEnded();
-  const tokenHash = hashToken(refreshToken);
-  const outcome = await inTransaction(ctx, async (trx) => {
-    const row = await lockRefreshToken(trx, tokenHash);
-    if (!row || row.revoked_at) return { ended: true as const };
-    ctx.scope?.notePerson({ userId: row.user_id, email: row.email }, row.org_id);
-    ctx.scope?.note({ metadata: { sessionId: row.session_id, reuseDetected: row.used_at !== null } });
-    const now = deps.clock.now();
-    if (row.used_at) {
-      await revokeSessionRow(trx, row.session_id, "refresh-token-reuse", new Date(now));
-      deps.tokenCache.clear();
-      deps.logger.warn({ sessionId: row.session_id }, "a spent refresh token was presented again: session revoked");
-      return { ended: true as const };
-    }
-    const absolute = new Date(row.absolute_expires_at).getTime();
-    if (new Date(row.idle_expires_at).getTime() <= now || absolute <= now) return { ended: true as const };
-    await markRefreshTokenUsed(trx, tokenHash, new Date(now));
-    const next = generateToken("kwr");
-    await insertRefreshToken(trx, row.session_id, hashToken(next));
-    await extendSession(
-      trx,
-      row.session_id,
-      new Date(Math.min(absolute, now + deps.env.SESSION_IDLE_TTL_S * 1000)),
-      new Date(now),
-    );
-    return { ended: false as const, row, next };
-  });
+  if (!validRefreshToken(refreshToken)) throw sessionEnded();
+  const outcome = await inTransaction(ctx, (trx) => spendRefreshToken(ctx, trx, refreshToken));
   if (outcome.ended) throw sessionEnded();
   const { row, next } = outcome;
   const accessToken = await mintAccessToken(deps, {
@@ -127,14 +169,17 @@ export const endSession = async (ctx: ChangeContext, refreshToken: string | unde
   deps.tokenCache.clear();
 };
 
-/** Every session of a person ends: sign out everywhere, deactivation, removal. */
+/**
+ * Every session a person holds in one organization ends: sign out everywhere, deactivation, removal.
+ * Their sessions in other organizations are those organizations' business and stay.
+ */
 export const endSessionsOfUser = async (
   deps: AppDeps,
-  trx: Parameters<typeof revokeSessionsOfUser>[0],
-  userId: string,
+  trx: Parameters<typeof revokeSessionsOfUserInOrg>[0],
+  member: { userId: string; orgId: string },
   reason: string,
 ) => {
-  const ended = await revokeSessionsOfUser(trx, userId, reason, new Date(deps.clock.now()));
+  const ended = await revokeSessionsOfUserInOrg(trx, member.userId, member.orgId, reason, new Date(deps.clock.now()));
   deps.tokenCache.clear();
   return ended.length;
 };
@@ -165,7 +210,9 @@ const lookupSession = async (deps: AppDeps, sessionId: string, orgId: string): P
       identityProjectId: null,
       tokenId: row.id,
       authMethod: row.auth_method,
-      isInstanceAdmin: row.super_admin,
+      // A session is a sign-in through an organization's provider: it acts in that organization only,
+      // and instance administration is never reached through it (that is the admin identity's).
+      isInstanceAdmin: false,
     }),
     ttl: 0,
     numUsesLimit: 0,
@@ -193,37 +240,34 @@ export const authenticateSession = async (deps: AppDeps, authorization: string |
 };
 
 /**
- * A new session for the command line, for the person whose console session holds this refresh
- * token (which stays as it is). The two sessions end separately.
+ * A new session for the command line, for the person whose session holds this refresh token. The
+ * token is spent as a refresh spends it: the presenting session gets the next one (`presenterRefreshToken`,
+ * the console's new cookie), so presenting it again is reuse and ends the family. The new session
+ * joins the presenter's family with the family's absolute expiry: a session started from a command
+ * line's session lives no longer than the sign-in it came from. Sign-out still ends each alone.
  */
 export const startCliSession = async (
   ctx: ChangeContext,
   refreshToken: string | undefined,
   origin: { ip: string; userAgent: string },
-): Promise<SessionTokens & { email: string }> => {
+): Promise<SessionTokens & { email: string; presenterRefreshToken: string }> => {
   const { deps } = ctx;
-  if (!refreshToken || refreshToken.length > 256) throw sessionEnded();
-  return inTransaction(ctx, async (trx) => {
-    const row = await lockRefreshToken(trx, hashToken(refreshToken));
-    const now = deps.clock.now();
-    if (
-      !row ||
-      row.revoked_at ||
-      row.used_at ||
-      new Date(row.idle_expires_at).getTime() <= now ||
-      new Date(row.absolute_expires_at).getTime() <= now
-    ) {
-      throw sessionEnded();
-    }
-    ctx.scope?.notePerson({ userId: row.user_id, email: row.email }, row.org_id);
-    const tokens = await startSession(deps, trx, {
-      userId: row.user_id,
-      orgId: row.org_id,
-      authMethod: row.auth_method,
-      ip: origin.ip,
-      userAgent: origin.userAgent,
-    });
+  if (!validRefreshToken(refreshToken)) throw sessionEnded();
+  const outcome = await inTransaction(ctx, async (trx) => {
+    const spent = await spendRefreshToken(ctx, trx, refreshToken);
+    // Nothing to keep unless a reuse revoked the family: a refused hand-off leaves no trace.
+    if (spent.ended && !spent.familyRevoked) throw sessionEnded();
+    if (spent.ended) return spent;
+    const { row, next } = spent;
+    const tokens = await openSession(
+      deps,
+      trx,
+      { userId: row.user_id, orgId: row.org_id, authMethod: row.auth_method, ...origin },
+      { familyId: row.family_id, absoluteExpiresAt: new Date(row.absolute_expires_at).getTime() },
+    );
     ctx.scope?.note({ metadata: { sessionId: tokens.sessionId, fromSessionId: row.session_id } });
-    return { ...tokens, email: row.email };
+    return { ended: false as const, tokens: { ...tokens, email: row.email, presenterRefreshToken: next } };
   });
+  if (outcome.ended) throw sessionEnded();
+  return outcome.tokens;
 };

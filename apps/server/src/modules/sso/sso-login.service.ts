@@ -6,8 +6,9 @@ import { inTransaction } from "../../db/transaction";
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from "../../errors";
 import { getJsonPinned, requestPinned, resolveOutboundTarget } from "../../lib/outbound";
 import { startSession, type SessionTokens } from "../sessions/session.service";
-import { claimPersonOfProvider } from "../users/sign-in.service";
-import { findOrganizationBySlug } from "../users/user.repository";
+import { identifyProviderLogin, type ProviderLogin } from "../users/sign-in.service";
+import { findOrganizationById, findOrganizationBySlug } from "../users/user.repository";
+import { requestEmailProof } from "./email-link.service";
 import { findOidcConfigOfOrg, type OidcConfigRow } from "./oidc-config.repository";
 import { clientSecretContext, OIDC_SCHEMES } from "./oidc-config.service";
 import { deleteOldLoginStates, insertLoginState, spendLoginState } from "./sso-state.repository";
@@ -216,17 +217,16 @@ const groupsOf = (claims: JWTPayload): string[] => {
   return value.filter((g): g is string => typeof g === "string" && g.length > 0 && g.length <= 256).slice(0, 256);
 };
 
-export type SignInResult = SessionTokens & {
-  callbackPort: number | null;
-  callbackState: string | null;
-  email: string;
-  orgId: string;
-};
+export type SignInResult =
+  | (SessionTokens & { callbackPort: number | null; callbackState: string | null; email: string; orgId: string })
+  | { emailProof: { binding: string; ttlSeconds: number }; orgSlug: string };
 
 /**
  * Finish a sign-in at the callback: spend the state (once, in time, from the browser that began
- * it), exchange the code, verify the ID token, find or make the person, and start their session
- * with its audit event in one transaction.
+ * it), exchange the code, verify the ID token, find or make the person within the organization, and
+ * start their session with its audit event in one transaction. A login claiming the e-mail of a
+ * person another organization knows starts no session: a code goes to the address, and
+ * `confirmEmailProof` finishes the sign-in.
  */
 export const completeSignIn = async (
   deps: AppDeps,
@@ -254,21 +254,31 @@ export const completeSignIn = async (
   });
   const claims = await verifyIdToken(deps, config, endpoints, idToken, state.nonce_hash);
   const email = emailOf(config, claims);
-  const groups = config.manage_group_memberships ? groupsOf(claims) : undefined;
-  const names = {
+  const login: ProviderLogin = {
+    orgId: config.org_id,
+    aliasType: "oidc",
+    subject: String(claims.sub),
+    email,
     firstName: typeof claims.given_name === "string" ? claims.given_name.slice(0, 128) : "",
     lastName: typeof claims.family_name === "string" ? claims.family_name.slice(0, 128) : "",
+    now,
+    groups: config.manage_group_memberships ? groupsOf(claims) : undefined,
   };
-  return inTransaction(deps.db, async (trx) => {
-    const person = await claimPersonOfProvider(trx, {
-      orgId: config.org_id,
-      aliasType: "oidc",
-      subject: String(claims.sub),
-      email,
-      ...names,
-      now,
-      groups,
-    });
+  const outcome = await inTransaction(deps.db, async (trx) => {
+    const found = await identifyProviderLogin(trx, login);
+    if ("proofNeeded" in found) {
+      const org = await findOrganizationById(trx, config.org_id);
+      const proof = await requestEmailProof(deps, trx, {
+        login,
+        userId: found.proofNeeded.userId,
+        orgName: org?.name ?? "",
+        callbackPort: state.callback_port,
+        callbackState: state.callback_state,
+        origin,
+      });
+      return { kind: "proof" as const, proof, orgSlug: org?.slug ?? "" };
+    }
+    const person = found.linked;
     const tokens = await startSession(deps, trx, {
       userId: person.userId,
       orgId: config.org_id,
@@ -284,12 +294,25 @@ export const completeSignIn = async (
       metadata: { userId: person.userId, email, sessionId: tokens.sessionId, ...person.note },
       origin,
     });
-    return {
-      ...tokens,
-      callbackPort: state.callback_port,
-      callbackState: state.callback_state,
-      email,
-      orgId: config.org_id,
-    };
+    return { kind: "signed-in" as const, tokens };
   });
+  if (outcome.kind === "proof") {
+    try {
+      await outcome.proof.send();
+    } catch (error) {
+      deps.logger.warn({ err: error }, "could not send a sign-in code e-mail");
+      throw refused("the code for this e-mail address could not be sent; try again later");
+    }
+    return {
+      emailProof: { binding: outcome.proof.binding, ttlSeconds: outcome.proof.ttlSeconds },
+      orgSlug: outcome.orgSlug,
+    };
+  }
+  return {
+    ...outcome.tokens,
+    callbackPort: state.callback_port,
+    callbackState: state.callback_state,
+    email,
+    orgId: config.org_id,
+  };
 };

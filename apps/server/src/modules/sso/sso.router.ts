@@ -2,17 +2,21 @@ import { Router, type NextFunction, type Request, type Response } from "express"
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
 import type { AppDeps } from "../../context";
-import { clientIpOf, contextOf } from "../../http/authenticate";
+import { clientIpOf, contextOf, publicContextOf } from "../../http/authenticate";
 import { publicBaseOf } from "../../http/public-base";
 import { ok } from "../../http/respond";
 import { AppError, BadRequestError } from "../../errors";
 import {
+  clearEmailProofCookie,
   clearSignInCookie,
   cookieOf,
+  EMAIL_PROOF_COOKIE,
+  setEmailProofCookie,
   setRefreshCookie,
   setSignInCookie,
   SIGN_IN_COOKIE,
 } from "../sessions/session-cookie";
+import { confirmEmailProof } from "./email-link.service";
 import { createOidcConfig, getOidcConfig, updateOidcConfig } from "./oidc-config.service";
 import { beginSignIn, completeSignIn } from "./sso-login.service";
 
@@ -24,7 +28,29 @@ export const ssoRouter = (deps: AppDeps) =>
       ok(await getOidcConfig(contextOf(deps, req, res), query.organizationId)),
     createOidcConfig: async ({ body, req, res }) => ok(await createOidcConfig(contextOf(deps, req, res), body)),
     updateOidcConfig: async ({ body, req, res }) => ok(await updateOidcConfig(contextOf(deps, req, res), body)),
+    verifyEmailCode: async ({ body, req, res }) => {
+      try {
+        const result = await confirmEmailProof(
+          publicContextOf(deps, req, res),
+          { binding: cookieOf(req, EMAIL_PROOF_COOKIE), code: body.code },
+          { ip: clientIpOf(req), userAgent: req.headers["user-agent"] ?? "" },
+        );
+        clearEmailProofCookie(req, res, deps.env.PUBLIC_URL);
+        setRefreshCookie(req, res, deps.env.PUBLIC_URL, result.refreshToken, deps.env.SESSION_IDLE_TTL_S);
+        return ok({ redirectTo: consolePathAfterSignIn(result) });
+      } catch (error) {
+        if (error instanceof AppError && error.statusCode === 401) clearEmailProofCookie(req, res, deps.env.PUBLIC_URL);
+        throw error;
+      }
+    },
   });
+
+/** Where the console goes once signed in: a fixed, same-origin path, never taken from the request. */
+const consolePathAfterSignIn = (result: { callbackPort: number | null; callbackState: string | null }) =>
+  result.callbackPort === null
+    ? "/"
+    : `/login/cli?callback_port=${result.callbackPort}` +
+      (result.callbackState ? `&callback_state=${result.callbackState}` : "");
 
 export const SSO_MOUNT = "/api/v1/sso/oidc";
 
@@ -97,14 +123,16 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
         },
       );
       clearSignInCookie(req, res, deps.env.PUBLIC_URL);
+      const base = publicBaseOf(deps.env.PUBLIC_URL, req);
+      if ("emailProof" in result) {
+        // The console asks for the code mailed to the person and posts it with this cookie.
+        setEmailProofCookie(req, res, deps.env.PUBLIC_URL, result.emailProof.binding, result.emailProof.ttlSeconds);
+        const query = new URLSearchParams({ org: result.orgSlug, sso_verify: "email" });
+        res.redirect(302, `${base}/login?${query.toString()}`);
+        return;
+      }
       setRefreshCookie(req, res, deps.env.PUBLIC_URL, result.refreshToken, deps.env.SESSION_IDLE_TTL_S);
-      // A fixed, same-origin path: the return address is never taken from the request.
-      const next =
-        result.callbackPort === null
-          ? "/"
-          : `/login/cli?callback_port=${result.callbackPort}` +
-            (result.callbackState ? `&callback_state=${result.callbackState}` : "");
-      res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}${next}`);
+      res.redirect(302, `${base}${consolePathAfterSignIn(result)}`);
     })().catch(refused(req, res, next));
   });
   return router;

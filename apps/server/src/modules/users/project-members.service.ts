@@ -31,6 +31,29 @@ const toMembershipRef = (row: { id: string; user_id: string; project_id: string;
   createdAt: toIso(row.created_at),
 });
 
+/**
+ * The project roles a person is to hold, resolved, when the caller may add members and give them:
+ * nobody grants more than they hold, whether adding a member now or inviting one who joins later.
+ */
+export const grantsWithinBoundary = async (
+  ctx: RequestContext,
+  permission: Awaited<ReturnType<typeof getProjectPermission>>,
+  roleSlugs: string[],
+) => {
+  assertCan(permission.ability, "create", "member");
+  const grants = await resolveRoleGrants(
+    ctx.deps.db,
+    permission.project.id,
+    roleSlugs.map((role) => ({ role, isTemporary: false as const })),
+  );
+  assertWithinBoundary(
+    permission.ability,
+    grants.flatMap((g) => g.rules),
+    "Failed to assign role to user",
+  );
+  return grants;
+};
+
 /** Add organization members to a project with roles (default `member`), within the caller's own rights. */
 export const addProjectMembers = async (
   ctx: RequestContext,
@@ -41,16 +64,7 @@ export const addProjectMembers = async (
   assertCan(permission.ability, "create", "member");
   const users = await orgMembersNamed(ctx, permission.project.org_id, [...body.emails, ...body.usernames]);
   if (users.length === 0) throw new BadRequestError("Provide at least one e-mail or username");
-  const grants = await resolveRoleGrants(
-    ctx.deps.db,
-    permission.project.id,
-    (body.roleSlugs ?? ["member"]).map((role) => ({ role, isTemporary: false as const })),
-  );
-  assertWithinBoundary(
-    permission.ability,
-    grants.flatMap((g) => g.rules),
-    "Failed to assign role to user",
-  );
+  const grants = await grantsWithinBoundary(ctx, permission, body.roleSlugs ?? ["member"]);
   const existing = await listUserProjectMemberships(
     ctx.deps.db,
     permission.project.id,

@@ -45,12 +45,9 @@ export const insertUser = (
     .returning("id")
     .executeTakeFirstOrThrow();
 
-export const updateUserProfile = (trx: Tx, userId: string, values: { firstName: string; lastName: string }) =>
-  trx
-    .updateTable("users")
-    .set({ first_name: values.firstName, last_name: values.lastName, is_email_verified: true, updated_at: new Date() })
-    .where("id", "=", userId)
-    .execute();
+/** A provider vouched for the person's address (after they proved it where they were known elsewhere). */
+export const markEmailVerified = (trx: Tx, userId: string) =>
+  trx.updateTable("users").set({ is_email_verified: true, updated_at: new Date() }).where("id", "=", userId).execute();
 
 export const findAlias = (db: Database | Tx, orgId: string, aliasType: string, externalId: string) =>
   db
@@ -81,6 +78,10 @@ export const listAliasTypesOfUser = async (db: Database, userId: string) =>
     (r) => r.alias_type,
   );
 
+/** The names a person goes by in one organization: what it was told, else their own. */
+export const memberFirstName = sql<string>`coalesce(om.first_name, u.first_name)`.as("first_name");
+export const memberLastName = sql<string>`coalesce(om.last_name, u.last_name)`.as("last_name");
+
 const MEMBERSHIP_COLUMNS = [
   "om.id",
   "om.org_id",
@@ -95,8 +96,8 @@ const MEMBERSHIP_COLUMNS = [
   "om.updated_at",
   "u.username",
   "u.email",
-  "u.first_name",
-  "u.last_name",
+  memberFirstName,
+  memberLastName,
 ] as const;
 
 const memberships = (db: Database | Tx) =>
@@ -180,6 +181,20 @@ export const updateOrgMembershipRow = (trx: Tx, membershipId: string, values: { 
     .where("id", "=", membershipId)
     .execute();
 
+/**
+ * The organization's admin memberships, locked: every change that could take an admin's rights
+ * (deactivation, a new role, removal) queues here, so two admins cannot remove each other at once.
+ */
+export const lockOrgAdmins = (trx: Tx, orgId: string) =>
+  trx
+    .selectFrom("org_user_memberships")
+    .select(["id", "user_id", "status", "is_active"])
+    .where("org_id", "=", orgId)
+    .where("role", "=", "admin")
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+
 export const deleteOrgMembershipRow = (trx: Tx, membershipId: string) =>
   trx.deleteFrom("org_user_memberships").where("id", "=", membershipId).execute();
 
@@ -210,7 +225,7 @@ export const listOrganizationsOfUser = (db: Database, userId: string) =>
     .orderBy("o.created_at")
     .execute();
 
-export const findOrganizationById = (db: Database, orgId: string) =>
+export const findOrganizationById = (db: Database | Tx, orgId: string) =>
   db
     .selectFrom("organizations")
     .select(["id", "name", "slug", "created_at", "updated_at"])
@@ -253,6 +268,10 @@ export const listUserProjectMemberships = (db: Database | Tx, projectId: string,
   db
     .selectFrom("project_user_memberships as m")
     .innerJoin("users as u", "u.id", "m.user_id")
+    .innerJoin("projects as p", "p.id", "m.project_id")
+    .leftJoin("org_user_memberships as om", (join) =>
+      join.onRef("om.org_id", "=", "p.org_id").onRef("om.user_id", "=", "m.user_id"),
+    )
     .select([
       "m.id",
       "m.user_id",
@@ -261,8 +280,8 @@ export const listUserProjectMemberships = (db: Database | Tx, projectId: string,
       "m.updated_at",
       "u.username",
       "u.email",
-      "u.first_name",
-      "u.last_name",
+      memberFirstName,
+      memberLastName,
     ])
     .where("m.project_id", "=", projectId)
     .$if(userIds !== undefined, (qb) => qb.where("m.user_id", "in", userIds!.length ? userIds! : [""]))
@@ -291,72 +310,6 @@ export const findProjectsOfOrg = (db: Database, orgId: string, ids: string[]) =>
         .where(sql<boolean>`id = any(${ids}::uuid[])`)
         .execute();
 
-/** What SCIM filters members by: `eq` on one attribute, compared case-insensitively. */
-export type MemberFilter = { attribute: "userName" | "externalId" | "email" | "displayName"; value: string };
-
-const scimMembers = (db: Database | Tx, orgId: string) =>
-  db
-    .selectFrom("org_user_memberships as om")
-    .innerJoin("users as u", "u.id", "om.user_id")
-    .where("om.org_id", "=", orgId)
-    .where("om.status", "=", "accepted");
-
-/** The member's latest alias of this type: the provider's userName. */
-const latestAlias = (orgId: string, aliasType: string) =>
-  sql<string | null>`(select a.external_id from user_aliases a where a.user_id = u.id and a.org_id = ${orgId}
-    and a.alias_type = ${aliasType} order by a.created_at desc limit 1)`.as("external_id");
-
-const memberFilterSql = (aliasType: string, orgId: string, filter: MemberFilter) => {
-  const value = filter.value.toLowerCase();
-  const aliasMatch = sql<boolean>`exists (select 1 from user_aliases a where a.user_id = u.id and a.org_id = ${orgId}
-    and a.alias_type = ${aliasType} and lower(a.external_id) = ${value})`;
-  switch (filter.attribute) {
-    case "userName":
-      return sql<boolean>`(${aliasMatch} or lower(u.email) = ${value})`;
-    case "externalId":
-      return aliasMatch;
-    case "email":
-      return sql<boolean>`lower(u.email) = ${value}`;
-    case "displayName":
-      return sql<boolean>`lower(trim(u.first_name || ' ' || u.last_name)) = ${value}`;
-  }
-};
-
-/** An organization's accepted members as a provisioning client pages through them, with the full count. */
-export const pageProvisionedMembers = async (
-  db: Database,
-  orgId: string,
-  aliasType: string,
-  query: { filter?: MemberFilter; offset: number; limit: number },
-) => {
-  const base = scimMembers(db, orgId).$if(query.filter !== undefined, (qb) =>
-    qb.where(memberFilterSql(aliasType, orgId, query.filter!)),
-  );
-  const [rows, count] = await Promise.all([
-    base
-      .select(PROVISIONED_COLUMNS)
-      .select(latestAlias(orgId, aliasType))
-      .orderBy("om.created_at")
-      .orderBy("om.id")
-      .offset(query.offset)
-      .limit(query.limit)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.count) };
-};
-
-const PROVISIONED_COLUMNS = ["om.id", "om.user_id", "om.is_active", "u.email", "u.first_name", "u.last_name"] as const;
-
-export const findProvisionedMember = (db: Database | Tx, orgId: string, aliasType: string, membershipId: string) =>
-  scimMembers(db, orgId)
-    .select(PROVISIONED_COLUMNS)
-    .select(latestAlias(orgId, aliasType))
-    .where("om.id", "=", membershipId)
-    .executeTakeFirst();
-
-export type ProvisionedMemberRow = NonNullable<Awaited<ReturnType<typeof findProvisionedMember>>>;
-
 export const deleteAliasesOfUser = (trx: Tx, orgId: string, userId: string, aliasType: string) =>
   trx
     .deleteFrom("user_aliases")
@@ -365,12 +318,29 @@ export const deleteAliasesOfUser = (trx: Tx, orgId: string, userId: string, alia
     .where("alias_type", "=", aliasType)
     .execute();
 
-export const updateUserNames = (trx: Tx, userId: string, values: { firstName: string; lastName: string }) =>
+/** The names one organization gives a person: they show in that organization only. */
+export const updateMemberNames = (
+  trx: Tx,
+  orgId: string,
+  userId: string,
+  values: { firstName: string; lastName: string },
+) =>
   trx
-    .updateTable("users")
+    .updateTable("org_user_memberships")
     .set({ first_name: values.firstName, last_name: values.lastName, updated_at: new Date() })
-    .where("id", "=", userId)
+    .where("org_id", "=", orgId)
+    .where("user_id", "=", userId)
     .execute();
+
+/** Whether the person holds a membership (accepted or not) of any organization but this one. */
+export const belongsElsewhere = async (db: Database | Tx, userId: string, orgId: string) =>
+  (await db
+    .selectFrom("org_user_memberships")
+    .select("id")
+    .where("user_id", "=", userId)
+    .where("org_id", "!=", orgId)
+    .limit(1)
+    .executeTakeFirst()) !== undefined;
 
 /** The projects of an organization a person holds a membership of (their abilities there change with them). */
 export const listUserProjectIdsInOrg = async (trx: Tx, orgId: string, userId: string) =>

@@ -1,5 +1,6 @@
 import type { Actor, RequestContext } from "../../context";
-import { afterCommit, inTransaction } from "../../db/transaction";
+import type { Database } from "../../db/database";
+import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
@@ -18,6 +19,7 @@ import {
   listAliasTypesOfUser,
   listOrganizationsOfUser,
   listOrgMemberships,
+  lockOrgAdmins,
   updateOrgMembershipRow,
   upsertInvitation,
   findOrgMembershipOfUser,
@@ -25,6 +27,8 @@ import {
   type OrgMembershipRow,
 } from "./user.repository";
 import { getProjectPermission } from "../authz/project-access";
+import { grantsWithinBoundary } from "./project-members.service";
+import { INVITED_PROJECT_ROLE } from "./provisioning.service";
 
 const INVITATION_DAYS = 7;
 
@@ -43,19 +47,25 @@ export const assertUser = (actor: Actor) => {
 
 export const getMe = async (ctx: RequestContext) => {
   assertUser(ctx.actor);
-  const user = await findUserById(ctx.deps.db, ctx.actor.id);
+  const [user, membership] = await Promise.all([
+    findUserById(ctx.deps.db, ctx.actor.id),
+    findOrgMembershipOfUser(ctx.deps.db, ctx.actor.orgId, ctx.actor.id),
+  ]);
   if (!user) throw new NotFoundError("User not found");
   return {
     id: user.id,
     username: user.username,
     email: user.email,
-    firstName: user.first_name,
-    lastName: user.last_name,
+    // The names this organization knows the person by.
+    firstName: membership?.first_name ?? user.first_name,
+    lastName: membership?.last_name ?? user.last_name,
     isEmailVerified: user.is_email_verified,
     isAccepted: true,
     isMfaEnabled: false,
     authMethods: await listAliasTypesOfUser(ctx.deps.db, user.id),
-    superAdmin: user.super_admin,
+    // An organization's sign-in never carries instance administration, which is the instance
+    // admin identity's.
+    superAdmin: ctx.actor.isInstanceAdmin,
     isGhost: false,
     createdAt: toIso(user.created_at),
     updatedAt: toIso(user.updated_at),
@@ -82,7 +92,12 @@ export const listMyOrganizations = async (ctx: RequestContext) => {
 export const signOutEverywhere = async (ctx: RequestContext) => {
   assertUser(ctx.actor);
   const ended = await inTransaction(ctx, async (trx) => {
-    const count = await endSessionsOfUser(ctx.deps, trx, ctx.actor.id, "sign-out-everywhere");
+    const count = await endSessionsOfUser(
+      ctx.deps,
+      trx,
+      { userId: ctx.actor.id, orgId: ctx.actor.orgId },
+      "sign-out-everywhere",
+    );
     ctx.scope?.note({ metadata: { userId: ctx.actor.id, sessions: count } });
     return count;
   });
@@ -123,9 +138,64 @@ const assertMayGiveOrgRole = (actor: Actor, role: string) => {
   }
 };
 
-const requireOrgMembership = async (ctx: RequestContext, orgId: string, membershipId: string) => {
-  const row = await findOrgMembership(ctx.deps.db, orgId, membershipId).catch(() => undefined);
+const requireOrgMembership = async (ctx: RequestContext, db: Database | Tx, orgId: string, membershipId: string) => {
+  const row = await findOrgMembership(db, orgId, membershipId).catch(() => undefined);
   if (!row) throw new NotFoundError(`Organization membership with ID ${membershipId} not found`);
+  return row;
+};
+
+type MembershipChange = { role?: string; isActive?: boolean; remove?: true };
+
+/**
+ * Whether the caller may make this change to this membership, decided inside the change's
+ * transaction with the organization's admin memberships locked: the caller's own membership is read
+ * again (an admin deactivated a moment ago changes nothing), nobody changes someone who holds more
+ * than they do, and no change leaves the organization without an active admin person.
+ */
+const lockAndCheckMembershipChange = async (
+  ctx: RequestContext,
+  trx: Tx,
+  orgId: string,
+  membershipId: string,
+  change: MembershipChange,
+) => {
+  const admins = await lockOrgAdmins(trx, orgId);
+  const row = await requireOrgMembership(ctx, trx, orgId, membershipId);
+  if (row.user_id !== null && row.user_id === ctx.actor.id) {
+    throw new BadRequestError(
+      change.remove
+        ? "You cannot remove yourself from the organization"
+        : "You cannot change your own organization membership",
+    );
+  }
+  let callerRole = ctx.actor.orgRole;
+  if (ctx.actor.type === "user") {
+    const own = await findOrgMembershipOfUser(trx, orgId, ctx.actor.id);
+    if (!own || own.status !== "accepted" || !own.is_active) {
+      throw new ForbiddenError("You are not an active member of this organization");
+    }
+    callerRole = own.role;
+  }
+  // Changing someone who holds more than you is changing more than you hold.
+  if (!orgRoleCovers(callerRole, row.role)) {
+    throw new ForbiddenError(
+      change.remove
+        ? "You cannot remove someone with a higher organization role"
+        : "You cannot change the membership of someone with a higher organization role",
+    );
+  }
+  if (change.role !== undefined) assertMayGiveOrgRole({ ...ctx.actor, orgRole: callerRole }, change.role);
+  const isActiveAdmin = (a: { user_id: string | null; status: string; is_active: boolean }) =>
+    a.user_id !== null && a.status === "accepted" && a.is_active;
+  const takesAdmin =
+    change.remove || change.isActive === false || (change.role !== undefined && change.role !== "admin");
+  if (takesAdmin && admins.some((a) => a.id === row.id && isActiveAdmin(a))) {
+    if (!admins.some((a) => a.id !== row.id && isActiveAdmin(a))) {
+      throw new BadRequestError(
+        "The organization must keep at least one active admin: make someone else an admin first",
+      );
+    }
+  }
   return row;
 };
 
@@ -136,23 +206,18 @@ export const updateOrgPerson = async (
   body: { role?: string; isActive?: boolean },
 ) => {
   assertCan(orgAbilityFor(ctx.actor, orgId), "edit", "member");
-  const row = await requireOrgMembership(ctx, orgId, membershipId);
-  if (row.user_id !== null && row.user_id === ctx.actor.id) {
-    throw new BadRequestError("You cannot change your own organization membership");
-  }
-  // Changing someone who holds more than you is changing more than you hold.
-  if (!orgRoleCovers(ctx.actor.orgRole, row.role)) {
-    throw new ForbiddenError("You cannot change the membership of someone with a higher organization role");
-  }
-  if (body.role !== undefined) assertMayGiveOrgRole(ctx.actor, body.role);
-  ctx.scope?.note({
-    metadata: { membershipId: row.id, userId: row.user_id, role: body.role, isActive: body.isActive },
-  });
+  await requireOrgMembership(ctx, ctx.deps.db, orgId, membershipId);
   await inTransaction(ctx, async (trx) => {
+    const row = await lockAndCheckMembershipChange(ctx, trx, orgId, membershipId, body);
+    ctx.scope?.note({
+      metadata: { membershipId: row.id, userId: row.user_id, role: body.role, isActive: body.isActive },
+    });
     await updateOrgMembershipRow(trx, row.id, body);
     // A session's actor carries its org role: cached sessions see the new one at once.
     afterCommit(trx, () => ctx.deps.tokenCache.clear());
-    if (body.isActive === false && row.user_id) await endSessionsOfUser(ctx.deps, trx, row.user_id, "deactivated");
+    if (body.isActive === false && row.user_id) {
+      await endSessionsOfUser(ctx.deps, trx, { userId: row.user_id, orgId }, "deactivated");
+    }
   });
   return toOrgMembershipDto((await findOrgMembership(ctx.deps.db, orgId, membershipId))!);
 };
@@ -160,15 +225,10 @@ export const updateOrgPerson = async (
 /** Remove a person from the organization: their project and group memberships and sessions go too. */
 export const removeOrgPerson = async (ctx: RequestContext, orgId: string, membershipId: string) => {
   assertCan(orgAbilityFor(ctx.actor, orgId), "delete", "member");
-  const row = await requireOrgMembership(ctx, orgId, membershipId);
-  if (row.user_id !== null && row.user_id === ctx.actor.id) {
-    throw new BadRequestError("You cannot remove yourself from the organization");
-  }
-  if (!orgRoleCovers(ctx.actor.orgRole, row.role)) {
-    throw new ForbiddenError("You cannot remove someone with a higher organization role");
-  }
-  ctx.scope?.note({ metadata: { membershipId: row.id, userId: row.user_id, email: row.email ?? row.invite_email } });
-  await inTransaction(ctx, async (trx) => {
+  await requireOrgMembership(ctx, ctx.deps.db, orgId, membershipId);
+  return inTransaction(ctx, async (trx) => {
+    const row = await lockAndCheckMembershipChange(ctx, trx, orgId, membershipId, { remove: true });
+    ctx.scope?.note({ metadata: { membershipId: row.id, userId: row.user_id, email: row.email ?? row.invite_email } });
     if (row.user_id) {
       const projects = await deleteUserProjectMembershipsInOrg(trx, orgId, row.user_id);
       await deleteUserGroupMembershipsInOrg(trx, orgId, row.user_id);
@@ -176,11 +236,12 @@ export const removeOrgPerson = async (ctx: RequestContext, orgId: string, member
         trx,
         projects.map((p) => p.project_id),
       );
-      await endSessionsOfUser(ctx.deps, trx, row.user_id, "removed-from-organization");
+      await endSessionsOfUser(ctx.deps, trx, { userId: row.user_id, orgId }, "removed-from-organization");
     }
     await deleteOrgMembershipRow(trx, row.id);
+    afterCommit(trx, () => ctx.deps.tokenCache.clear());
+    return toOrgMembershipDto(row);
   });
-  return toOrgMembershipDto(row);
 };
 
 /**
@@ -233,9 +294,10 @@ export const inviteToOrganization = async (
     projectIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
   );
   if (projects.length !== projectIds.length) throw new NotFoundError("Some of the projects were not found");
-  // Whoever adds people to a project through an invitation must be allowed to add members there.
+  // Whoever adds people to a project through an invitation must be allowed to add them there with
+  // the role they will hold, as when adding a member directly.
   for (const project of projects) {
-    assertCan((await getProjectPermission(ctx, project.id)).ability, "create", "member");
+    await grantsWithinBoundary(ctx, await getProjectPermission(ctx, project.id), [INVITED_PROJECT_ROLE]);
   }
   const expiresAt = new Date(ctx.deps.clock.now() + INVITATION_DAYS * 86_400_000);
   ctx.scope?.note({ metadata: { emails, role: body.organizationRoleSlug, projectIds } });

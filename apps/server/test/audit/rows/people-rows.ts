@@ -1,5 +1,9 @@
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
-import { createProject, uniqueName, type Tenant } from "../../helpers/tenant";
+import { startTestApp } from "../../helpers/app";
+import { startSmtpSink } from "../../helpers/smtp-sink";
+import { createProject, createTenant, uniqueName, type Tenant } from "../../helpers/tenant";
+import { mailedCode, postCode, signInAwaitingCode } from "../../sso/email-proof";
+import { auditEvents } from "../helpers";
 import { configureSso, refresh, signIn } from "../../sso/sso-helpers";
 import { ok, type Step } from "./runner";
 
@@ -90,6 +94,33 @@ export const PEOPLE_STEPS: Record<PeopleOperation, Step> = {
     const body = { organizationId: tenant.orgId, isActive: false };
     ok(await act(() => tenant.admin.sso.updateOidcConfig({ body })));
     return { projectId: null, metadata: { oidcConfigId: config.id, isActive: false } };
+  },
+  "sso.verifyEmailCode": async ({ act }) => {
+    // A person known to another organization proves their address with the mailed code: an app of
+    // its own, with a mail server, whose events are gathered here.
+    const sink = await startSmtpSink();
+    const app = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+    try {
+      const [v, x] = await Promise.all([createTenant(app), createTenant(app)]);
+      await Promise.all([configureSso(v), configureSso(x)]);
+      const { user, email } = await person(v);
+      const jar = await signInAwaitingCode(x, { sub: uniqueName("x-subject"), email });
+      const code = mailedCode(sink.received, email);
+      const before = new Set((await auditEvents(x)).map((event) => event.id));
+      const answer = await act(() => postCode(x, jar, code));
+      if (answer.status !== 200) throw new Error(`verify-email answered ${answer.status}`);
+      const observed = (await auditEvents(x)).filter((event) => !before.has(event.id));
+      return {
+        projectId: null,
+        orgId: x.orgId,
+        observed,
+        actor: userActor(user),
+        metadata: { userId: user.id, email },
+      };
+    } finally {
+      await app.close();
+      await sink.close();
+    }
   },
   "sessions.refresh": async ({ tenant, act }) => {
     const { jar, user } = await person(tenant);
