@@ -28,6 +28,7 @@ import * as m0033 from "./0033-pki-scep";
 import * as m0034 from "./0034-token-state-notices";
 import * as m0035 from "./0035-people-per-organization";
 import * as m0036 from "./0036-session-families";
+import * as m0037 from "./0037-rotation-statements";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -63,6 +64,7 @@ const migrations: Record<string, Migration> = {
   "0034-token-state-notices": m0034,
   "0035-people-per-organization": m0035,
   "0036-session-families": m0036,
+  "0037-rotation-statements": m0037,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -62,6 +62,14 @@ export const withPostgres = async <T>(
   }
 };
 
+/**
+ * Runs `text` as exactly one statement. It goes over the extended query protocol, where PostgreSQL
+ * refuses a text holding more than one statement ("cannot insert multiple commands into a prepared
+ * statement"); the simple protocol `client.query(text)` uses would run every one of them.
+ */
+export const queryOneStatement = (client: pg.Client, text: string) =>
+  client.query({ text, queryMode: "extended" } as pg.QueryConfig);
+
 export const withMysql = async <T>(
   deps: AppDeps,
   creds: SqlConnectionCredentials,
@@ -83,7 +91,11 @@ export const withMysql = async <T>(
           password: login?.password ?? creds.password,
           ssl: tlsOf(creds, host.servername),
           connectTimeout: APP_DEADLINE_MS,
+          // The server then refuses a query holding more than one statement.
+          multipleStatements: false,
         });
+        // A connection lost between queries reports it as an 'error' event, which would end the process unheard.
+        connection.on("error", () => undefined);
         return work(connection);
       })(),
     );

@@ -4,8 +4,9 @@ import pg from "pg";
 import type { SecretRotationType } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { BadRequestError } from "../../errors";
-import { withLdap, withMysql, withPostgres, withRedis } from "../app-connections/app-clients";
+import { queryOneStatement, withLdap, withMysql, withPostgres, withRedis } from "../app-connections/app-clients";
 import type { UsableConnection } from "../app-connections/app-connection.service";
+import { renderRotationStatement, type StatementDialect } from "./rotation-statement";
 
 /** One of a rotation's two credentials (for LDAP the username is the entry's DN). */
 export type Credential = { username: string; password: string };
@@ -19,6 +20,8 @@ export type RotationParameters = {
 
 /** What a kind of rotation does on the outside system. Every step may be repeated (a rotation resumed after a crash). */
 export type Rotator = {
+  /** The dialect of a custom rotation statement; undefined where the kind takes none. */
+  dialect?: StatementDialect;
   /** The user of each of the two slots. */
   usernames: (params: RotationParameters) => [string, string];
   /** At create: the users exist and the connection may change their passwords (400 naming what is wrong). */
@@ -42,26 +45,10 @@ const sql = (conn: UsableConnection) => {
   return conn.credentials;
 };
 
-const PLACEHOLDER = /\{\{\s*([a-zA-Z]+)\s*\}\}/g;
-
-/** A custom statement may name only {{username}}, {{password}} and {{database}}, and must name the first two. */
-export const assertRotationStatement = (statement: string) => {
-  const names = [...statement.matchAll(PLACEHOLDER)].map((m) => m[1]!);
-  if (names.some((n) => !["username", "password", "database"].includes(n)))
-    throw new BadRequestError("Invalid expression detected in rotation statement");
-  if (!names.includes("username") || !names.includes("password"))
-    throw new BadRequestError("The rotation statement must contain {{username}} and {{password}}");
-};
-
-const render = (statement: string, values: Record<string, string>) =>
-  statement
-    .split(";")
-    .map((part) => part.replace(PLACEHOLDER, (_, name: string) => values[name] ?? ""))
-    .filter((part) => part.trim().length > 0);
-
 const pair = (params: RotationParameters): [string, string] => [params.username1!, params.username2!];
 
 const postgres: Rotator = {
+  dialect: "postgres",
   usernames: pair,
   check: async (deps, conn, params) => {
     const [u1, u2] = pair(params);
@@ -90,20 +77,11 @@ const postgres: Rotator = {
   },
   setPassword: async (deps, conn, params, cred) => {
     const creds = sql(conn);
-    await withPostgres(deps, creds, async (client) => {
-      if (params.rotationStatement) {
-        for (const statement of render(params.rotationStatement, {
-          username: pg.escapeIdentifier(cred.username).slice(1, -1),
-          password: cred.password,
-          database: creds.database,
-        }))
-          await client.query(statement);
-      } else {
-        await client.query(
-          `alter user ${pg.escapeIdentifier(cred.username)} with password ${pg.escapeLiteral(cred.password)}`,
-        );
-      }
-    });
+    // Exactly one statement, built here: the default, or the custom one with its values quoted in place.
+    const statement = params.rotationStatement
+      ? renderRotationStatement("postgres", params.rotationStatement, { ...cred, database: creds.database })
+      : `alter user ${pg.escapeIdentifier(cred.username)} with password ${pg.escapeLiteral(cred.password)}`;
+    await withPostgres(deps, creds, (client) => queryOneStatement(client, statement));
   },
   verify: (deps, conn, cred) =>
     withPostgres(deps, sql(conn), (client) => client.query("select 1"), cred).then(() => undefined),
@@ -119,6 +97,7 @@ const accountHost = async (conn: Awaited<Parameters<Parameters<typeof withMysql>
 };
 
 const mysql: Rotator = {
+  dialect: "mysql",
   usernames: pair,
   check: async (deps, conn, params) => {
     const [u1, u2] = pair(params);
@@ -138,13 +117,11 @@ const mysql: Rotator = {
   setPassword: async (deps, conn, params, cred) => {
     const creds = sql(conn);
     await withMysql(deps, creds, async (client) => {
+      // One statement per query: the connection does not allow several (multipleStatements is off).
       if (params.rotationStatement) {
-        for (const statement of render(params.rotationStatement, {
-          username: cred.username.replace(/[`'"\\]/g, ""),
-          password: cred.password,
-          database: creds.database,
-        }))
-          await client.query(statement);
+        await client.query(
+          renderRotationStatement("mysql", params.rotationStatement, { ...cred, database: creds.database }),
+        );
         return;
       }
       const host = (await accountHost(client, cred.username)) ?? "%";

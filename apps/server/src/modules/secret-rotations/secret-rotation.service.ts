@@ -10,6 +10,7 @@ import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
 import { SECRET_MANAGER, lookupFolderPlaces, requireFolderAt } from "../folders/folder.service";
 import { assertMayStore } from "../secrets/secret-access";
+import { lockSecretStamps, readSecretStamps } from "../secrets/secret-apply";
 import { deleteSystemSecrets, existingSecretNames } from "../secrets/secret-system-write";
 import {
   RotationBusyError,
@@ -19,7 +20,8 @@ import {
   sealCredentials,
   sealIntent,
 } from "./rotation-engine";
-import { assertRotationStatement, ROTATORS, type RotationParameters } from "./rotators";
+import { assertMayDeleteMappedSecrets, assertMayUseStatement } from "./rotation-access";
+import { ROTATORS, type RotationParameters } from "./rotators";
 import {
   deleteRotationRow,
   findRotation,
@@ -182,14 +184,15 @@ export const createSecretRotation = async (ctx: RequestContext, type: SecretRota
   assertCan(ability, "create", "secret-rotation", { ...place, connectionId: body.connectionId });
   assertMapping(type, body.secretsMapping);
   for (const key of Object.values(body.secretsMapping)) assertMayStore(ability, "create", place, { key, tags: [] });
-  if (body.parameters.rotationStatement) assertRotationStatement(body.parameters.rotationStatement);
   const connection = await getConnectionForUse(ctx, body.connectionId, project.id, SECRET_ROTATION_TYPES[type].app);
+  const rotator = ROTATORS[type];
+  const statement = body.parameters.rotationStatement;
+  if (statement) await assertMayUseStatement(ctx, connection, rotator.dialect, statement);
   const existing = await existingSecretNames(ctx.deps.db, folder.id, Object.values(body.secretsMapping));
   if (existing.length > 0)
     throw new BadRequestError(
       `The following secrets already exist at the path "${body.secretPath}": ${existing.join(", ")}`,
     );
-  const rotator = ROTATORS[type];
   await rotator.check(ctx.deps, connection, body.parameters).catch((error: unknown) => {
     if (error instanceof AppError) throw error;
     const message = redactSecrets(error instanceof Error ? error.message : String(error), [
@@ -300,7 +303,8 @@ export const updateSecretRotation = async (
 
 /**
  * Delete: optionally gives both credentials passwords nobody knows (`revokeGeneratedCredentials`)
- * and deletes the mapped secrets (`deleteSecrets`); otherwise they stay as ordinary secrets.
+ * and deletes the mapped secrets (`deleteSecrets`, which needs `delete` on each of them: checked
+ * before anything changes, and again on the locked secrets); otherwise they stay as ordinary secrets.
  */
 export const deleteSecretRotation = async (
   ctx: RequestContext,
@@ -310,6 +314,10 @@ export const deleteSecretRotation = async (
 ) => {
   const { row, ability, path } = await requireRotation(ctx, type, id);
   assertCan(ability, "delete", "secret-rotation", rotationObject(row, path));
+  const place = { environment: row.env_slug, secretPath: path };
+  const mapped = Object.values(row.secrets_mapping);
+  if (options.deleteSecrets)
+    assertMayDeleteMappedSecrets(ability, place, await readSecretStamps(ctx.deps.db, row.folder_id, mapped));
   if (options.revokeGeneratedCredentials) {
     const connection = await getConnectionForUse(
       ctx,
@@ -333,13 +341,10 @@ export const deleteSecretRotation = async (
     }
   }
   await inTransaction(ctx, async (trx) => {
-    if (options.deleteSecrets)
-      await deleteSystemSecrets(
-        ctx,
-        trx,
-        { projectId: row.project_id, folderId: row.folder_id },
-        Object.values(row.secrets_mapping),
-      );
+    if (options.deleteSecrets) {
+      assertMayDeleteMappedSecrets(ability, place, await lockSecretStamps(trx, row.folder_id, mapped));
+      await deleteSystemSecrets(ctx, trx, { projectId: row.project_id, folderId: row.folder_id }, mapped);
+    }
     await deleteRotationRow(trx, id);
     noteAudit(ctx, { projectId: row.project_id, metadata: { rotationId: id, type, ...options } });
   });
