@@ -1,23 +1,11 @@
+import type { Insertable } from "kysely";
 import type { Database } from "../../db/database";
+import type { SsoEmailLinksTable } from "../../db/tables/people";
 import type { Tx } from "../../db/transaction";
 
 export const insertEmailLink = (
   trx: Tx,
-  values: {
-    org_id: string;
-    user_id: string;
-    alias_type: string;
-    external_id: string;
-    email: string;
-    first_name: string;
-    last_name: string;
-    groups: string | null;
-    binding_hash: Buffer;
-    code_hash: Buffer;
-    callback_port: number | null;
-    callback_state: string | null;
-    expires_at: Date;
-  },
+  values: Omit<Insertable<SsoEmailLinksTable>, "id" | "attempts" | "used_at" | "created_at">,
 ) => trx.insertInto("sso_email_links").values(values).returning("id").executeTakeFirstOrThrow();
 
 /** The pending link of this browser, locked: two answers with codes are decided one after the other. */
