@@ -189,11 +189,14 @@ describe("access approval policies", () => {
   it("needs the secret-approval rights, and hides another organization's policies", async () => {
     const policy = await createPolicy(f);
     const params = { policyId: policy.id };
-    const viewer = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "viewer" });
-    expect((await viewer.client.accessApprovalPolicies.list({ query: { projectSlug: f.project.slug } })).status).toBe(
+    const noAccess = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "no-access" });
+    expect((await noAccess.client.accessApprovalPolicies.list({ query: { projectSlug: f.project.slug } })).status).toBe(
       403,
     );
-    expect((await viewer.client.accessApprovalPolicies.get({ params })).status).toBe(403);
+    expect((await noAccess.client.accessApprovalPolicies.get({ params })).status).toBe(403);
+    // Viewers read policies, as Infisical's viewer does (read on secret-approval).
+    const viewer = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "viewer" });
+    expect((await viewer.client.accessApprovalPolicies.get({ params })).status).toBe(200);
     const member = await createIdentity(f.tenant, { projectId: f.project.id, projectRole: "member" });
     // Members read policies but do not write them.
     expect((await member.client.accessApprovalPolicies.get({ params })).status).toBe(200);

@@ -92,10 +92,19 @@ describe("audit log: reading it", () => {
       projectRole: "no-access",
     });
 
-    expect((await member.client.auditLogs.list({ query: {} })).status).toBe(403);
-    expect(expectOk(await member.client.auditLogs.list({ query: { projectId: project.id } })).auditLogs).toBeDefined();
+    const orgNoAccess = await createIdentity(tenant, {
+      orgRole: "no-access",
+      projectId: project.id,
+      projectRole: "viewer",
+    });
+    expect((await orgNoAccess.client.auditLogs.list({ query: {} })).status).toBe(403);
+    expect(
+      expectOk(await orgNoAccess.client.auditLogs.list({ query: { projectId: project.id } })).auditLogs,
+    ).toBeDefined();
+    // The org member role reads the organization's audit log, as Infisical's does.
+    expect((await member.client.auditLogs.list({ query: {} })).status).toBe(200);
     expect((await outsider.client.auditLogs.list({ query: { projectId: project.id } })).status).toBe(403);
-    expect((await outsider.client.auditLogs.verify({ query: {} })).status).toBe(403);
+    expect((await orgNoAccess.client.auditLogs.verify({ query: {} })).status).toBe(403);
     expect((await tenant.anonymous.auditLogs.list({ query: {} })).status).toBe(401);
   });
 

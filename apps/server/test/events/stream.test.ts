@@ -176,8 +176,8 @@ describe("POST /api/v1/events/subscribe/project-events", () => {
       { event: "secret:delete", conditions: { environmentSlug: "dev", secretPath: "/app" } },
     ]);
     expect(otherKind.status).toBe(403);
-    const viewer = await createIdentity(tenant, { projectId, projectRole: "viewer" });
-    expect((await subscribe(viewer.token, on("/app"))).status).toBe(403);
+    const noAccess = await createIdentity(tenant, { projectId, projectRole: "no-access" });
+    expect((await subscribe(noAccess.token, on("/app"))).status).toBe(403);
 
     const stranger = await createTenant(tenant.app);
     const foreign = await subscribe(stranger.adminToken, on("/app"));
