@@ -103,7 +103,7 @@ describe("keyward agent: leases and tokens", () => {
         keyward: server(),
         auth: {
           type: "universal-auth",
-          config: { "client-id": ua.identityUniversalAuth.clientId, "client-secret": clientSecret },
+          config: { "client-id-value": ua.identityUniversalAuth.clientId, "client-secret-value": clientSecret },
         },
         sinks: [{ type: "file", config: { path: sink } }],
         templates: [

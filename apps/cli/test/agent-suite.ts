@@ -31,7 +31,7 @@ export const server = () => ({ address: url() });
 export const tokenAuth = () => ({ type: "token", config: { token: suite.scope.token } });
 export const universalAuth = () => ({
   type: "universal-auth",
-  config: { "client-id": suite.scope.clientId, "client-secret": suite.scope.clientSecret },
+  config: { "client-id-value": suite.scope.clientId, "client-secret-value": suite.scope.clientSecret },
 });
 export const logged = (a: Running, msg: string, match: (l: LogLine) => boolean = () => true) =>
   a.lines.find((l) => l.msg === msg && match(l));

@@ -93,8 +93,11 @@ describe("keyward agent", () => {
     await waitFor("the imported change", () => readIfAny(out) === "SHARED=s2\nOWN=o1\n", 20_000);
   });
 
-  it("polls at the template's interval when the events stream is refused (a viewer may not subscribe)", async () => {
-    const viewer = await createScope("viewer");
+  it("polls at the template's interval when the events stream is refused (a reader without secret-events)", async () => {
+    const viewer = await createScope("secret-reader", [
+      { subject: "secrets", action: ["describeSecret", "readValue"] },
+      { subject: "secret-folders", action: ["read"] },
+    ]);
     await ok(
       admin().secretsV4.batchUpdate({
         body: {
@@ -149,13 +152,15 @@ describe("keyward agent", () => {
       "--config",
       ws.writeConfig({
         keyward: server(),
-        auth: { type: "universal-auth", config: { "client-id": "x" } },
+        auth: { type: "universal-auth", config: { "client-id-value": "x" } },
         templates: [{ "destination-path": ws.path("x"), config: { "polling-interval": "soon" } }],
       }),
     ]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("give client-secret or client-secret-file");
-    expect(result.stderr).toContain("give exactly one of source-path and template-content");
+    expect(result.stderr).toContain(
+      "give client-secret (the path of a file holding the client secret) or client-secret-value",
+    );
+    expect(result.stderr).toContain("give exactly one of source-path, template-content and base64-template-content");
     expect(result.stderr).toContain("templates.0.config.polling-interval: not a duration: soon");
   });
 

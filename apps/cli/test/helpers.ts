@@ -39,9 +39,23 @@ export const keyward = (
 };
 
 /** A project, and an identity that is an admin of it with a token and a universal-auth client secret. */
-export const createScope = async (role = "admin") => {
+type RoleRules = Parameters<ReturnType<typeof admin>["roles"]["create"]>[0]["body"]["permissions"];
+
+/**
+ * A project and an identity holding `role` in it; with `permissions`, a custom role of the project
+ * holding just those rules (named `role`).
+ */
+export const createScope = async (role = "admin", permissions?: RoleRules) => {
   const client = admin();
   const { project } = await ok(client.projects.create({ body: { projectName: unique("cli") } }));
+  if (permissions) {
+    await ok(
+      client.roles.create({
+        params: { projectId: project.id },
+        body: { slug: role, name: role, permissions },
+      }),
+    );
+  }
   const { identity } = await ok(
     client.identities.create({ body: { name: unique("cli-id"), organizationId: inject("orgId"), role: "no-access" } }),
   );

@@ -53,6 +53,7 @@ export class Agent {
   private health: Server | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  private stopped: Promise<void> | undefined;
   private lastRenderAt: Date | undefined;
 
   /** Reads the config at once: a file that does not load stops the command before anything starts. */
@@ -70,7 +71,17 @@ export class Agent {
     );
   }
 
+  /** Infisical's `exit-after-auth`: the command ends once the first login and renders are done. */
+  get exitAfterAuth() {
+    return this.config.exitAfterAuth;
+  }
+
+  private logIgnored(config: AgentConfig) {
+    for (const { key, reason } of config.ignored) this.log.warn("config key ignored", { key, reason });
+  }
+
   async start() {
+    this.logIgnored(this.config);
     await this.startHealth();
     this.log.info("agent starting", { url: this.config.url, templates: this.config.templates.map((t) => t.name) });
     if (!(await this.tokens.start())) return;
@@ -344,14 +355,18 @@ export class Agent {
       this.log.error("config reload failed; keeping the running config", { reason: reasonOf(error) });
       return;
     }
+    this.logIgnored(next);
     this.log.info("reloading the config", { templates: next.templates.map((t) => t.name) });
     this.stopTemplates();
     const sameLogin =
       JSON.stringify([next.url, next.auth, next.sinks]) ===
       JSON.stringify([this.config.url, this.config.auth, this.config.sinks]);
     if (!sameLogin) {
-      await this.tokens.stop(true);
+      await this.tokens.stop(this.config.revokeOnShutdown);
+      const previous = this.tokens;
       this.tokens = new TokenKeeper(next, this.log);
+      // A client secret removed on read by the old login is still known to the new one.
+      this.tokens.credentials.inherit(previous.credentials);
       this.projectIds.clear();
       if (!(await this.tokens.start())) return;
     }
@@ -370,15 +385,22 @@ export class Agent {
     this.logStatus();
   }
 
-  /** SIGTERM/SIGINT: stop following, revoke the leases and (when it logged in itself) the token. */
-  async stop() {
-    if (this.stopping) return;
-    this.stopping = true;
-    clearInterval(this.statusTimer);
-    this.stopTemplates();
-    this.health?.close();
-    await this.leases.stop();
-    await this.tokens.stop(true);
-    this.log.info("agent stopped");
+  /**
+   * SIGTERM/SIGINT: stop following, revoke the leases and (when it logged in itself) the token,
+   * unless `revoke-credentials-on-shutdown: false`. After `exit-after-auth` nothing is revoked: the
+   * files and the sink are what the agent was run for.
+   */
+  stop(revoke = this.config.revokeOnShutdown): Promise<void> {
+    // A second stop (a signal during exit-after-auth) waits for the first one.
+    this.stopped ??= (async () => {
+      this.stopping = true;
+      clearInterval(this.statusTimer);
+      this.stopTemplates();
+      this.health?.close();
+      await this.leases.stop(revoke);
+      await this.tokens.stop(revoke);
+      this.log.info("agent stopped", { revoked: revoke });
+    })();
+    return this.stopped;
   }
 }

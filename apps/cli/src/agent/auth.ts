@@ -1,5 +1,6 @@
 import { createKeywardClient, isKeywardError, ok, type KeywardClient } from "@keyward/client";
 import type { AgentConfig } from "./config";
+import { CredentialReader, logIn } from "./logins";
 import { createBackoff, sleep } from "./backoff";
 import { writeFileAtomic } from "./files";
 import { reasonOf, type Logger } from "./log";
@@ -20,6 +21,8 @@ export class TokenKeeper {
   /** When the token can no longer be renewed (ms since the epoch); undefined without a max TTL. */
   private maxExpiry: number | undefined;
   private readonly stopper = new AbortController();
+  /** Credentials read from files at each login; a file removed on read is remembered. */
+  readonly credentials = new CredentialReader();
 
   constructor(
     private readonly config: Pick<AgentConfig, "url" | "auth" | "sinks">,
@@ -33,7 +36,7 @@ export class TokenKeeper {
 
   /** Whether this agent obtained the token by logging in (and so revokes it when it stops). */
   get ownsToken() {
-    return this.config.auth.type === "universal-auth";
+    return this.config.auth.type !== "token";
   }
 
   client(): KeywardClient {
@@ -70,14 +73,17 @@ export class TokenKeeper {
 
   private async obtain() {
     const anonymous = createKeywardClient({ baseUrl: this.config.url });
-    if (this.config.auth.type === "universal-auth") {
-      const { clientId, clientSecret } = this.config.auth;
-      const login = await ok(anonymous.universalAuth.login({ body: { clientId, clientSecret } }));
+    const auth = this.config.auth;
+    if (auth.type !== "token") {
+      const login = await logIn(anonymous, auth, this.credentials);
       this.accept(login.accessToken, login.expiresIn, login.accessTokenMaxTTL);
-      this.log.info("logged in with universal auth", { expiresInS: login.expiresIn });
+      this.log.info(`logged in with ${auth.type === "universal-auth" ? "universal auth" : auth.type}`, {
+        method: auth.type,
+        expiresInS: login.expiresIn,
+      });
       return;
     }
-    const token = this.config.auth.token;
+    const token = this.credentials.read(auth.token, "token", false);
     const self = await ok(createKeywardClient({ baseUrl: this.config.url, token }).accessTokens.self());
     const expiresIn = self.token.expiresAt ? (Date.parse(self.token.expiresAt) - Date.now()) / 1000 : 0;
     const maxLeft = self.token.maxExpiresAt ? (Date.parse(self.token.maxExpiresAt) - Date.now()) / 1000 : 0;
@@ -125,7 +131,7 @@ export class TokenKeeper {
   }
 
   private async renewOrLogin() {
-    const canLogin = this.config.auth.type === "universal-auth";
+    const canLogin = this.config.auth.type !== "token";
     const pastMax = this.maxExpiry !== undefined && Date.now() >= this.maxExpiry - MAX_TTL_MARGIN_MS;
     if (pastMax && canLogin) return this.obtain();
     try {

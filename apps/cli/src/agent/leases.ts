@@ -188,13 +188,15 @@ export class LeaseKeeper {
   }
 
   /** Stop renewing and revoke every lease still held (replaced ones too, unless they have ended). */
-  async stop() {
+  /** Stop renewing; revoke every lease still held unless `revoke` is false (left to end by themselves). */
+  async stop(revoke = true) {
     this.stopped = true;
     this.stopper.abort();
     const all = [...this.held.values(), ...this.retired.values()];
     this.held.clear();
     this.retired.clear();
     for (const lease of all) clearTimeout(lease.timer);
+    if (!revoke) return;
     await Promise.all(all.filter((l) => l.expireAt > Date.now()).map((l) => this.revoke(l)));
   }
 }

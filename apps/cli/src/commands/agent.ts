@@ -31,6 +31,12 @@ export const agentCommand = () =>
       });
       process.on("SIGHUP", onHup);
       await started;
+      if (agent.exitAfterAuth) {
+        // Infisical's `exit-after-auth`: logged in, sinks and templates written once; leave them be.
+        jsonLogger.info("exiting after the first login and render (exit-after-auth)");
+        await agent.stop(false);
+        process.exit(0);
+      }
       await done;
       process.off("SIGHUP", onHup);
       process.exit(0);
