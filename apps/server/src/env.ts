@@ -179,6 +179,9 @@ const CheckedEnvSchema = EnvSchema.refine(
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Every variable the schema reads, in its order (docs/configuration.md lists the same, checked by a test). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(EnvSchema.shape);
+
 /** Parse the environment; a bad value gives one line naming it. */
 export const loadEnv = (source: Record<string, string | undefined> = process.env): Env => {
   const parsed = CheckedEnvSchema.safeParse(source);

@@ -262,7 +262,8 @@ describe("web console in Chromium", () => {
     expect(watcher.unexpected()).toEqual([]);
   });
 
-  it("sets up an instance nobody has set up, shows its token once with its warning, and opens on it", async () => {
+  it("sets up an instance nobody has set up, shows its token and the organization's slug with copy buttons, and opens on it", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: freshBaseUrl });
     await page.goto(`${freshBaseUrl}/`);
     await page.getByRole("heading", { name: "Set up Keyward" }).waitFor();
     expect(await page.getByRole("button", { name: "Sign in" }).count()).toBe(0);
@@ -275,9 +276,23 @@ describe("web console in Chromium", () => {
     await page.getByRole("heading", { name: "Keyward is set up" }).waitFor();
     await page.getByRole("alert").getByText("never expires").waitFor();
     await screenshot(page, "set-up-token");
-    const token = await page.getByLabel("Instance admin token").inputValue();
+    const token = await page.getByLabel("Instance admin token", { exact: true }).inputValue();
     const who = await ok(createKeywardClient({ baseUrl: freshBaseUrl, token }).system.config());
     expect(who).toEqual({ config: { initialized: true } });
+    // The slug single sign-on asks for: the organization's name and a random suffix.
+    const slug = await page.getByLabel("Organization slug", { exact: true }).inputValue();
+    expect(slug).toMatch(/^first-org-[0-9a-f]{6}$/);
+    await page.getByText(`keyward login --org ${slug}`).waitFor();
+    expect(await page.getByLabel("Admin e-mail", { exact: true }).inputValue()).toBe("admin@example.test");
+    // Each Copy button puts its value on the clipboard and says so.
+    for (const [label, value] of [
+      ["Instance admin token", token],
+      ["Organization slug", slug],
+    ] as const) {
+      await page.getByRole("button", { name: `Copy ${label.toLowerCase()}` }).click();
+      await page.getByRole("status").getByText(`${label} copied.`).waitFor();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(value);
+    }
     await page.getByRole("button", { name: "Continue with this token" }).click();
     await page.getByRole("heading", { name: "Projects" }).waitFor();
     // Once set up, a new visit gets the sign-in form.

@@ -45,9 +45,9 @@ export const buildDeps = async (
     } else if (env.DATABASE_URL) {
       // Migrations on a large database may run longer than the statement bound requests get.
       const migrating = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1, statementTimeoutMs: 0 });
-      await migrateToLatest(migrating.db).finally(() => migrating.close());
+      await migrateToLatest(migrating.db, logger).finally(() => migrating.close());
     } else {
-      await migrateToLatest(handle.db);
+      await migrateToLatest(handle.db, logger);
     }
   } catch (error) {
     await handle.close();

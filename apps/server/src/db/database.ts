@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Kysely, Migrator, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from "kysely";
 import pg from "pg";
@@ -253,7 +253,11 @@ export const openDatabase = async ({
   try {
     // Loaded only here: a process on PostgreSQL never needs the embedded engine in memory.
     const { PGlite } = await import("@electric-sql/pglite");
-    const client = new PGlite(inMemory ? undefined : join(dataDir, "pgdata"), {
+    const pgdata = inMemory ? undefined : resolve(dataDir, "pgdata");
+    // A new data directory is initialised first (initdb, in WebAssembly): most of a first start.
+    if (pgdata && !existsSync(join(pgdata, "PG_VERSION")))
+      logger?.info({ dataDir: pgdata }, `creating the database in ${pgdata}`);
+    const client = new PGlite(pgdata, {
       parsers: { [INT8_OID]: (value: string) => value },
     });
     await client.waitReady;
@@ -286,10 +290,21 @@ const pingDb = async (db: Database) => {
   }
 };
 
-/** Apply every pending migration; throws with the failing migration's error (as its cause too). */
-export const migrateToLatest = async (db: Database) => {
+/**
+ * Apply every pending migration; throws with the failing migration's error (as its cause too). With a
+ * logger, says how many it applies before it starts (`migrating: N to apply`) and how long they took.
+ */
+export const migrateToLatest = async (db: Database, logger?: Logger) => {
   const migrator = new Migrator({ db, provider: migrationProvider });
+  if (logger) {
+    const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).length;
+    if (pending > 0) logger.info({ pending }, `migrating: ${pending} to apply`);
+  }
+  const started = performance.now();
   const { error, results } = await migrator.migrateToLatest();
+  const applied = results?.filter((r) => r.status === "Success").length ?? 0;
+  if (logger && applied > 0 && !error)
+    logger.info({ applied, ms: Math.round(performance.now() - started) }, `migrated: ${applied} applied`);
   if (error) {
     const failed = results?.find((r) => r.status === "Error");
     throw new Error(
@@ -319,7 +334,7 @@ export const migrateWhenReachable = async ({ databaseUrl, connectTimeoutMs, retr
     // Migrations on a large database may run longer than the statement bound requests get.
     const migrating = await openDatabase({ databaseUrl, poolSize: 1, connectTimeoutMs, statementTimeoutMs: 0 });
     try {
-      await migrateToLatest(migrating.db);
+      await migrateToLatest(migrating.db, logger);
       if (attempt > 1) logger.info({ attempt }, "database reachable again: migrated");
       return;
     } catch (error) {

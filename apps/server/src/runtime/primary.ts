@@ -5,6 +5,7 @@ import { createLogger } from "../lib/logger";
 import { AggregatorRegistry } from "prom-client";
 import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
+import { ensurePortFree } from "./port";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
@@ -21,6 +22,8 @@ const RESTART_PAUSE_MAX_MS = 30_000;
  */
 export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: number) => {
   const logger = createLogger(env.LOG_LEVEL);
+  // A port in use is said in one line before migrating, not by every worker it forks.
+  await ensurePortFree(env.HOST, env.PORT);
   await migrateWhenReachable({
     databaseUrl: env.DATABASE_URL,
     connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,

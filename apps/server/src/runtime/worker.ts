@@ -12,6 +12,7 @@ import { startJobs } from "../app/jobs";
 import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 import { tuneV8 } from "./v8-tuning";
+import { ensurePortFree, exitCannotListen } from "./port";
 
 const IDLE_GRACE_MS = 1_000;
 
@@ -25,6 +26,8 @@ const IDLE_GRACE_MS = 1_000;
  */
 export const runServer = async (env: Env) => {
   tuneV8();
+  // A port in use is said in one line before migrating (a cluster worker's primary checked it).
+  if (cluster.isPrimary) await ensurePortFree(env.HOST, env.PORT);
   if (cluster.isPrimary && env.DATABASE_URL) {
     await migrateWhenReachable({
       databaseUrl: env.DATABASE_URL,
@@ -51,6 +54,10 @@ export const runServer = async (env: Env) => {
         }))
       : undefined;
 
+  // Taken between the check and now (or refused to a worker): the same one line, not a stack trace.
+  server.once("error", (error: NodeJS.ErrnoException) => {
+    if (!server.listening) exitCannotListen(env.HOST, env.PORT, error);
+  });
   server.listen(env.PORT, env.HOST, () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : env.PORT;

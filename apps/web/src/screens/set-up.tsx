@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { contract } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { apiClient } from "../api";
@@ -6,11 +6,58 @@ import { useSession } from "../session";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 
-type Issued = { token: string; warning: string; organization: string };
+type Issued = { token: string; warning: string; organization: string; slug: string; email: string };
+
+/** Copies `text` with the Clipboard API; where the page may not, the field's text is selected for the keyboard. */
+const copyText = async (text: string, input: HTMLInputElement | null) => {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    input?.select();
+    return false;
+  }
+};
+
+/** A read-only value with a Copy button that says, for screen readers too, whether it copied. */
+const CopyValue = ({ label, value, name }: { label: string; value: string; name: string }) => {
+  const id = useId();
+  const [copied, setCopied] = useState<boolean | null>(null);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div style={{ display: "flex", gap: "0.5rem" }}>
+        <input
+          id={id}
+          name={name}
+          readOnly
+          value={value}
+          style={{ flex: 1, fontFamily: "monospace" }}
+          onFocus={(e) => e.target.select()}
+        />
+        <Button
+          variant="secondary"
+          aria-label={`Copy ${label.toLowerCase()}`}
+          onClick={() => void copyText(value, document.getElementById(id) as HTMLInputElement | null).then(setCopied)}
+        >
+          {copied ? "Copied" : "Copy"}
+        </Button>
+      </div>
+      <small className="hint" role="status">
+        {copied === null
+          ? ""
+          : copied
+            ? `${label} copied.`
+            : "Could not copy here: the text is selected, press Ctrl+C (⌘C)."}
+      </small>
+    </div>
+  );
+};
 
 /**
  * The first page of an instance nobody has set up yet: the bootstrap call as a form. Its answer,
- * the instance admin's token, is shown once, with what it may do and how to replace it.
+ * the instance admin's token, is shown once, with what it may do and how to replace it, beside the
+ * organization's slug (people's single sign-on names it) and the admin's e-mail, each with a Copy button.
  */
 export const SetUp = () => {
   const { signIn } = useSession();
@@ -34,6 +81,8 @@ export const SetUp = () => {
         token: answer.identity.credentials.token,
         warning: answer.warning,
         organization: answer.organization.name,
+        slug: answer.organization.slug,
+        email: answer.user.email,
       });
     } catch (caught) {
       setError(caught);
@@ -51,13 +100,14 @@ export const SetUp = () => {
             Organization <strong>{issued.organization}</strong> is ready. This is its instance admin token; it is shown
             only now.
           </p>
-          <Field
-            label="Instance admin token"
-            name="token"
-            readOnly
-            value={issued.token}
-            onFocus={(e) => e.target.select()}
-          />
+          <CopyValue label="Instance admin token" name="token" value={issued.token} />
+          <CopyValue label="Organization slug" name="slug" value={issued.slug} />
+          <CopyValue label="Admin e-mail" name="email" value={issued.email} />
+          <p className="muted">
+            People sign in with the organization&apos;s single sign-on once it is configured: they give the slug{" "}
+            <code>{issued.slug}</code> on the sign-in page, or run <code>keyward login --org {issued.slug}</code>. The
+            admin e-mail is the person their provider must vouch for first.
+          </p>
           <div className="banner banner-warning" role="alert">
             {issued.warning}
           </div>

@@ -56,6 +56,13 @@ export const BOOTSTRAP_TOKEN_WARNING =
   "To replace it, give an admin identity Universal Auth and a client secret, sign in with that identity, " +
   "then revoke this token (POST /api/v1/auth/token/revoke with {accessToken}).";
 
+/**
+ * What a second set-up answers (400): the first one's admin token is the way in, and it is shown only once.
+ */
+export const ALREADY_SET_UP =
+  "Instance has already been set up: use the admin token its set-up answered (shown once), " +
+  "or sign in to the console with single sign-on";
+
 /** First-run setup; the instance_config row makes a second call fail. */
 export const bootstrapInstance = async (
   ctx: PublicContext,
@@ -63,7 +70,7 @@ export const bootstrapInstance = async (
 ) => {
   try {
     return await inTransaction(ctx, async (trx) => {
-      if (await lockInstanceConfig(trx)) throw new BadRequestError("Instance has already been set up");
+      if (await lockInstanceConfig(trx)) throw new BadRequestError(ALREADY_SET_UP);
       const { organization, identity } = await createOrganizationWithAdmin(
         trx,
         body.organization,
@@ -88,7 +95,7 @@ export const bootstrapInstance = async (
     });
   } catch (error) {
     // Two concurrent first calls: the loser hits the primary key of instance_config.
-    if (isUniqueViolation(error)) throw new BadRequestError("Instance has already been set up");
+    if (isUniqueViolation(error)) throw new BadRequestError(ALREADY_SET_UP);
     throw error;
   }
 };
