@@ -46,15 +46,37 @@ export const send = async <R>(api: Api, request: (client: KeywardClient) => Prom
   }
 };
 
-/** The body of a success, or a CliError carrying the server's message (401 says the token is the problem). */
-export const bodyOf = async <R extends { status: number; body: unknown }>(response: R) => {
+/** A refusal from the server: its status, error name and message, for a caller that can say more. */
+export class ServerError extends CliError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly serverMessage: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the server says when a universal-auth login's client id or secret does not match. */
+const INVALID_CREDENTIALS = "Invalid credentials";
+
+/**
+ * The body of a success, or a ServerError carrying the server's message. A 401 names the server's
+ * reason; for a login (`login` names it) it is the credentials that failed, not an access token.
+ */
+export const bodyOf = async <R extends { status: number; body: unknown }>(response: R, login?: string) => {
   try {
     return await ok(response);
   } catch (error) {
     if (isKeywardError(error)) {
+      const said = error.message;
+      if (error.status === 401 && login !== undefined) {
+        const cause = said === INVALID_CREDENTIALS ? `invalid client id or secret (the server says: ${said})` : said;
+        throw new ServerError(`${login} failed: ${cause}`, 401, said);
+      }
       if (error.status === 401)
-        throw new CliError(`Unauthorized: the access token is wrong, expired or revoked (${error.message})`);
-      throw new CliError(`${error.status} ${error.body?.error ?? "Error"}: ${error.message}`);
+        throw new ServerError(`Unauthorized: the server refused the access token: ${said}`, 401, said);
+      throw new ServerError(`${error.status} ${error.body?.error ?? "Error"}: ${said}`, error.status, said);
     }
     throw error;
   }
@@ -64,4 +86,5 @@ export const bodyOf = async <R extends { status: number; body: unknown }>(respon
 export const call = async <R extends { status: number; body: unknown }>(
   api: Api,
   request: (client: KeywardClient) => Promise<R>,
-) => bodyOf(await send(api, request));
+  login?: string,
+) => bodyOf(await send(api, request), login);

@@ -118,11 +118,41 @@ export const unreachable = (url: string, error: TypeError) => {
   return new CliError(`Cannot reach Keyward at ${url}: ${cause ?? error.message}`);
 };
 
+/**
+ * The server's base URL as given (KEYWARD_URL, --url or the profile), checked: an http(s) URL must
+ * have no path (the client adds `/api/v…` itself, so `…/api` would ask for `/api/api/v…` and get the
+ * console's page), query or fragment; trailing slashes are dropped. Anything else is passed on as
+ * given, and the request names it when it cannot reach it. `from` names where the URL came from.
+ */
+export const baseUrlOf = (given: string, from = "KEYWARD_URL") => {
+  let parsed: URL;
+  try {
+    parsed = new URL(given);
+  } catch {
+    return given;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return given;
+  const wrong = (why: string) =>
+    new CliError(
+      `${from} must be the server's base URL without a path, like http://127.0.0.1:8080 (got ${given}: ${why})`,
+    );
+  if (parsed.username || parsed.password) throw wrong("it holds a user name or password");
+  if (parsed.search || parsed.hash || given.includes("?") || given.includes("#"))
+    throw wrong("it has a query or fragment");
+  if (parsed.pathname.replace(/\/+$/, "") !== "") throw wrong(`it has the path ${parsed.pathname}`);
+  return parsed.origin;
+};
+
 /** KEYWARD_URL and KEYWARD_TOKEN win over the stored profile. */
 export const resolveConnection = (needToken = true) => {
   const env = cliEnv();
   const profile = readProfile();
-  const url = env.url ?? profile?.url;
+  const url =
+    env.url !== undefined
+      ? baseUrlOf(env.url)
+      : profile?.url !== undefined
+        ? baseUrlOf(profile.url, "The stored profile's url")
+        : undefined;
   const token = env.token ?? profile?.token;
   if (!url) throw new CliError("No Keyward URL: set KEYWARD_URL or run `keyward login --url URL …`");
   if (needToken && !token) throw new CliError("Not logged in: set KEYWARD_TOKEN or run `keyward login`");

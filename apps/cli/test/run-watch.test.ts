@@ -92,7 +92,11 @@ describe("keyward run --watch", () => {
   });
 
   it("re-reads the secrets at the poll interval when the events stream is refused", async () => {
-    const viewer = await createScope("viewer");
+    // A reader whose role lacks secret-events: its stream is refused.
+    const viewer = await createScope("secret-reader", [
+      { subject: "secrets", action: ["describeSecret", "readValue"] },
+      { subject: "secret-folders", action: ["read"] },
+    ]);
     const setFor = (value: string) =>
       ok(
         admin().secretsV4.batchUpdate({

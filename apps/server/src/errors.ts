@@ -56,6 +56,13 @@ export class UnprocessableEntityError extends AppError {
   }
 }
 
+/** A request body of a media type the route does not read (JSON is; forms are on login routes). */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message: string) {
+    super(415, "UnsupportedMediaType", message);
+  }
+}
+
 export class TooManyRequestsError extends AppError {
   constructor(retryAfterSeconds: number, message = "Too many requests; please retry later") {
     super(429, "TooManyRequests", message);

@@ -1,6 +1,14 @@
 import { Command, Option } from "commander";
 import { call, connect, connectTo } from "../api";
-import { CliError, readProfile, removeProfile, resolveConnection, writeProfile, type Profile } from "../config";
+import {
+  baseUrlOf,
+  CliError,
+  readProfile,
+  removeProfile,
+  resolveConnection,
+  writeProfile,
+  type Profile,
+} from "../config";
 import { cliEnv } from "../env";
 import { printJson } from "../output";
 import { loginAsPerson } from "../person-login";
@@ -34,14 +42,22 @@ export const loginCommand = () =>
     .option("--client-secret <secret>", "universal auth client secret")
     .option("--token <token>", "an access token (method token; default: KEYWARD_TOKEN)")
     .action(async (opts: LoginOptions) => {
-      const url = opts.url ?? cliEnv().url ?? readProfile()?.url;
-      if (!url) throw new CliError("Give --url or set KEYWARD_URL");
+      const given = opts.url ?? cliEnv().url ?? readProfile()?.url;
+      if (!given) throw new CliError("Give --url or set KEYWARD_URL");
+      const url = baseUrlOf(
+        given,
+        opts.url !== undefined ? "--url" : cliEnv().url !== undefined ? "KEYWARD_URL" : "The stored profile's url",
+      );
       if (opts.method === undefined) return loginAsPerson(url, opts);
       const api = connectTo(url);
       if (opts.method === "universal-auth") {
         const { clientId, clientSecret } = opts;
         if (!clientId || !clientSecret) throw new CliError("universal-auth needs --client-id and --client-secret");
-        const login = await call(api, (client) => client.universalAuth.login({ body: { clientId, clientSecret } }));
+        const login = await call(
+          api,
+          (client) => client.universalAuth.login({ body: { clientId, clientSecret } }),
+          "Universal auth login",
+        );
         writeProfile({
           url,
           token: login.accessToken,

@@ -64,9 +64,57 @@ export const runCommand = () =>
         : await runOnce(argv, secrets);
     });
 
-const start = (argv: string[], secrets: Record<string, string>) => {
+/**
+ * Starts the command. With `ownGroup` (run --watch) it leads a process group of its own, so what it
+ * starts (a shell's commands, a server's workers) can be stopped with it: see signalGroup.
+ */
+const start = (argv: string[], secrets: Record<string, string>, ownGroup = false) => {
   const [file, ...args] = argv;
-  return spawn(file!, args, { stdio: "inherit", env: { ...parentEnvironment(), ...secrets } });
+  return spawn(file!, args, { stdio: "inherit", env: { ...parentEnvironment(), ...secrets }, detached: ownGroup });
+};
+
+/** Signals sent to the command's whole group, as a terminal sends them; the others go to the command alone. */
+const GROUP_SIGNALS = new Set<NodeJS.Signals>(["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGKILL"]);
+
+/** Signal every process of the group `child` leads; false when none is left (EPERM: some are, out of reach). */
+const signalGroup = (child: ChildProcess, signal: NodeJS.Signals | 0) => {
+  if (child.pid === undefined) return false;
+  try {
+    process.kill(-child.pid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+};
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Ask the command's group to stop with `signal` (unless it is undefined: the signal went already),
+ * wait for the command to exit and for every process of its group to be gone, and SIGKILL the group
+ * once `graceMs` has passed.
+ */
+const stopGroup = async (
+  child: ChildProcess,
+  childExit: Promise<unknown>,
+  signal: NodeJS.Signals | undefined,
+  graceMs: number,
+) => {
+  if (signal !== undefined && !signalGroup(child, signal)) child.kill(signal);
+  const deadline = Date.now() + graceMs;
+  const killer = setTimeout(() => {
+    if (!signalGroup(child, "SIGKILL")) child.kill("SIGKILL");
+  }, graceMs);
+  try {
+    await childExit.catch(() => undefined);
+    // The command is gone; what it started in the background may not be. It gets the rest of the grace.
+    while (signalGroup(child, 0) && Date.now() < deadline) await wait(50);
+  } finally {
+    clearTimeout(killer);
+  }
+  // Past the grace, whatever is left is killed. (A member that has exited but is not reaped yet, a
+  // zombie, still counts as one, which is why the wait above is bounded.)
+  if (signalGroup(child, "SIGKILL")) await wait(50);
 };
 
 /** Resolves with the exit code; rejects when the command cannot start. */
@@ -107,7 +155,7 @@ const runWatching = async (
   { signal, graceMs, pollMs }: { signal: NodeJS.Signals; graceMs: number; pollMs: number },
 ): Promise<number> => {
   let secrets = initial;
-  let child = start(argv, secrets);
+  let child = start(argv, secrets, true);
   let childExit = exited(child, argv[0]!);
   let stopping = false;
   /** Restarts run one after another; `pending` counts those asked for and not finished. */
@@ -129,15 +177,11 @@ const runWatching = async (
     }
     if (stopping || sameSecrets(next, secrets)) return;
     note(`the secrets changed; restarting the command (${signal}, then SIGKILL after ${graceMs} ms)`);
-    const old = child;
-    const oldExit = childExit;
-    old.kill(signal);
-    const killer = setTimeout(() => old.kill("SIGKILL"), graceMs);
-    await oldExit.catch(() => undefined);
-    clearTimeout(killer);
+    // The whole group: a shell's commands and what they started in the background go too.
+    await stopGroup(child, childExit, signal, graceMs);
     if (stopping) return;
     secrets = next;
-    child = start(argv, secrets);
+    child = start(argv, secrets, true);
     childExit = exited(child, argv[0]!);
   };
 
@@ -194,9 +238,10 @@ const runWatching = async (
   };
   poll();
 
+  // The command leads its own group, so a terminal's Ctrl-C reaches only keyward: it passes it on.
   const forward = (sig: NodeJS.Signals) => () => {
     if (sig === "SIGINT" || sig === "SIGTERM") stopping = true;
-    child.kill(sig);
+    if (!GROUP_SIGNALS.has(sig) || !signalGroup(child, sig)) child.kill(sig);
   };
   const handlers = FORWARDED.map((sig) => [sig, forward(sig)] as const);
   for (const [sig, handler] of handlers) process.on(sig, handler);
@@ -214,6 +259,9 @@ const runWatching = async (
     clearTimeout(debounce);
     clearTimeout(pollTimer);
     for (const s of streams) s.stop();
+    // Nothing the command started outlives keyward: what is left of its group is asked to stop
+    // (as by the restart signal), then killed after the grace.
+    if (signalGroup(child, 0)) await stopGroup(child, childExit, signal, graceMs);
     for (const [sig, handler] of handlers) process.off(sig, handler);
   }
 };

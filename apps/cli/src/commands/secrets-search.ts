@@ -56,6 +56,14 @@ export const searchCommand = () =>
         found.push(...page.secrets);
         cursor = page.nextCursor ?? undefined;
       } while (cursor !== undefined && found.length < limit);
+      // The server answers an unknown environment with no results; say so instead of "no secrets found".
+      if (found.length === 0 && opts.env !== undefined) {
+        const { project } = await call(api, (client) => client.projects.get({ params: { projectId: opts.projectId } }));
+        if (!project.environments.some((e) => e.slug === opts.env)) {
+          const known = project.environments.map((e) => e.slug).join(", ");
+          throw new CliError(`--env ${opts.env}: project ${project.name} has no such environment (it has: ${known})`);
+        }
+      }
       if (opts.json) return printJson({ secrets: found, more: cursor !== undefined });
       for (const hit of found) {
         const value = opts.values ? (hit.secretValueHidden ? "=<hidden>" : `=${JSON.stringify(hit.secretValue)}`) : "";

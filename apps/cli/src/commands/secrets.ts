@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import type { ChangeRequest } from "@keyward/contract";
-import { call, connect } from "../api";
+import { call, connect, ServerError } from "../api";
 import { CliError } from "../config";
 import { formatSecrets, printJson } from "../output";
 import { fetchSecretMap, pathsOf, withScope, type ScopeOptions } from "../scope";
@@ -90,16 +90,28 @@ export const secretsCommand = () => {
   })
     .addOption(outputOption())
     .action(async (names: string[], opts: ScopeOptions & Output) => {
+      const secretPath = pathsOf(opts)[0]!;
       const answer = await call(await connect(), (client) =>
         client.secretsV4.batchDelete({
           body: {
             projectId: opts.projectId,
             environment: opts.env,
-            secretPath: pathsOf(opts)[0],
+            secretPath,
             secrets: names.map((secretKey) => ({ secretKey })),
           },
         }),
-      );
+      ).catch((error: unknown) => {
+        // The server's 404 does not say which name is missing; the names asked for do. The delete is
+        // all or nothing, so nothing was deleted.
+        if (error instanceof ServerError && error.status === 404) {
+          const which =
+            names.length === 1 ? `${names[0]} does not exist` : `one or more of ${names.join(", ")} do not exist`;
+          throw new CliError(
+            `Secret not found: ${which} in ${opts.env}:${secretPath}; nothing was deleted (server: ${error.serverMessage})`,
+          );
+        }
+        throw error;
+      });
       if ("approval" in answer) return reportChangeRequest(answer.approval, opts);
       if (opts.output === "json") return printJson(answer.secrets);
       for (const s of answer.secrets) process.stdout.write(`deleted ${s.secretKey}\n`);

@@ -7,8 +7,8 @@ const LOGIN_ROUTE = /^\/api\/v1\/auth\/[^/:]+\/login$/;
 /**
  * Form bodies (`application/x-www-form-urlencoded`) on the auth methods' login routes only: the
  * GitHub Action logs in with forms. The fields then meet the same validation as JSON ones (a form
- * carries only strings, a repeated key an array). Every other route keeps reading JSON alone, so a
- * form sent anywhere else arrives as an empty body and is refused by that route's validation.
+ * carries only strings, a repeated key an array). Every other route keeps reading JSON alone: a form
+ * sent anywhere else is refused with 415 (`body-media-type.ts`).
  */
 export const loginForms = (contract: AppRouter): RequestHandler => {
   // Express matches paths without regard to case and with one trailing slash allowed.

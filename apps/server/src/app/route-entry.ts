@@ -10,9 +10,12 @@ import { openAuditScope } from "../modules/audit/audit-scope";
 import { clientIpOf } from "../http/authenticate";
 import { limitOfRoute, spendRateLimit, type Limit } from "./rate-limit";
 import { illFormedStringsError } from "../http/well-formed";
+import { bodyMediaTypeCheck } from "./body-media-type";
 
 /** What every request of one contract route goes through before ts-rest validates it; built once per route. */
 type RoutePlan = {
+  /** For a route with a body: a body of a type no parser read is a 415 (body-media-type.ts). */
+  checkMediaType: ReturnType<typeof bodyMediaTypeCheck>;
   isPublic: boolean;
   limit: Limit | undefined;
   audit: AuditSpec | undefined;
@@ -28,7 +31,9 @@ export const routesOf = (router: AppRouter, prefix = ""): [AppRoute, string][] =
 type TsRestRequest = Request & { tsRestRoute?: AppRoute };
 
 /**
- * The one middleware ts-rest runs before each route's handler, in this order: the route's rate
+ * The one middleware ts-rest runs before each route's handler, in this order: the body's media
+ * type (415, like the body parser's 400 and 413 before it: nothing about the request is read from a
+ * body no parser took), the route's rate
  * limit (counted before the credential is looked at), authentication (so 401/403 win over 422), the
  * audit scope of a recorded operation, optional query parameters sent empty
  * dropped (they mean "not sent"), and the well-formed-text rule (422).
@@ -39,6 +44,7 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
   const plans = new Map<AppRoute, RoutePlan>();
   for (const [route, operation] of routesOf(contract)) {
     plans.set(route, {
+      checkMediaType: bodyMediaTypeCheck(route),
       isPublic: (route.metadata as RouteMetadata | undefined)?.public === true,
       limit: limitOfRoute(route),
       audit: auditSpecOf(operation),
@@ -50,6 +56,8 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
     const route = (req as TsRestRequest).tsRestRoute;
     const plan = route && plans.get(route);
     if (!plan) return next(new Error(`route ${req.method} ${req.path} has no entry plan`));
+    const unsupported = plan.checkMediaType?.(req);
+    if (unsupported) return next(unsupported);
     const enter = () => {
       try {
         plan.dropEmptyQuery?.(req.query);

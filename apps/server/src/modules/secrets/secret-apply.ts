@@ -226,8 +226,10 @@ export const applyDeletes = async (
   keys: readonly string[],
 ) => {
   const rows = await lockSecretsByKeys(trx, target.folderId, keys);
-  if (rows.length !== keys.length)
-    throw new NotFoundError(`One or more secrets does not exist: ${rows.map((r) => r.key).join(",")}`);
+  if (rows.length !== keys.length) {
+    const found = new Set(rows.map((r) => r.key));
+    throw new NotFoundError(`One or more secrets does not exist: ${keys.filter((k) => !found.has(k)).join(",")}`);
+  }
   const key = await ensureProjectKey(ctx.deps, trx, target.projectId);
   const secrets = rows.map((row) => openSecretRow(key, row));
   for (const secret of secrets)
