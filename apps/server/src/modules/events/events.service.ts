@@ -60,7 +60,7 @@ export const subscribeProjectEvents = async (ctx: RequestContext, subscription: 
 
 /**
  * The stream itself. ts-rest pipes a stream body into the response; this one takes the response
- * over: headers, a `: connected` comment, the missed events of a reconnecting client (or `resync`),
+ * over: its place in the project's feed, then headers, a `: connected` comment, the missed events of a reconnecting client (or `resync`),
  * then each visible event as it is committed, and a `ping` every EVENTS_PING_INTERVAL_S. At the
  * first ping after EVENTS_RECHECK_INTERVAL_S the token and the rights are checked again: a revoked
  * or expired token, or a right taken away, ends the stream with an `error` event.
@@ -116,6 +116,31 @@ class EventStreamBody extends Stream {
       clearTimeout(timer);
       hub.remove(subscriber);
     });
+    // The stream's place in the log is fixed before the client hears it is connected: a client that
+    // reads the secrets once connected then misses no change committed after that read.
+    let joinedAt: number;
+    try {
+      joinedAt = await hub.add(deps, subscriber);
+    } catch (error) {
+      deps.logger.warn({ err: error }, "events stream: joining the project's feed failed");
+      hub.remove(subscriber);
+      if (!closed) {
+        res.writeHead(503, { "Content-Type": "application/json", "Retry-After": "1" });
+        res.end(
+          JSON.stringify({
+            reqId: this.ctx.reqId,
+            statusCode: 503,
+            error: "ServiceUnavailable",
+            message: "The event log could not be read; please retry shortly",
+          }),
+        );
+      }
+      return;
+    }
+    if (closed) {
+      hub.remove(subscriber);
+      return;
+    }
     res.writeHead(200, {
       "Content-Type": "text/event-stream",
       "Cache-Control": "no-cache",
@@ -124,7 +149,6 @@ class EventStreamBody extends Stream {
     });
     res.write(": connected\n\n");
     try {
-      const joinedAt = await hub.add(deps, subscriber);
       await this.catchUp(joinedAt, publish, send);
       subscriber.lastSeq = Math.max(subscriber.lastSeq, joinedAt);
       replaying = false;
