@@ -288,7 +288,8 @@ describe("GET, PATCH, DELETE /api/v1/dynamic-secrets/{name} and list", () => {
     expect((await other.admin.dynamicSecrets.get({ params, query: scopeOf(scope) })).status).toBe(404);
     expect((await other.admin.dynamicSecrets.delete({ params, body: scopeOf(scope) })).status).toBe(404);
 
-    const viewer = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "viewer" });
+    // A member without access to the project's dynamic secrets (the built-in viewer reads their metadata).
+    const viewer = await createIdentity(scope.tenant, { projectId: scope.projectId, projectRole: "no-access" });
     expect((await viewer.client.dynamicSecrets.get({ params, query: scopeOf(scope) })).status).toBe(403);
     expect((await viewer.client.dynamicSecrets.list({ query: scopeOf(scope) })).status).toBe(403);
     expect(

@@ -120,7 +120,7 @@ describe("logins sent as HTML forms", () => {
     const routes: [string, Record<string, string>][] = [
       ["/api/v1/projects", { projectName: "from-a-form" }],
       ["/api/v1/identities", { name: "from-a-form", organizationId: tenant.orgId, role: "member" }],
-      [`/api/v1/auth/universal-auth/identities/${identity.id}/client-secrets/x`, { description: "x" }],
+      [`/api/v1/auth/universal-auth/identities/${identity.id}/client-secrets`, { description: "x" }],
       ["/api/v3/gateways/login", { name: "x" }],
     ];
     for (const [path, fields] of routes) {

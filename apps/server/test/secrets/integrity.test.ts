@@ -81,7 +81,7 @@ describe("secrets integrity", () => {
       ...base,
       secrets: [{ secretKey: "B1" }, { secretKey: "B9" }],
     });
-    expect(removed).toMatchObject({ status: 404, body: { message: "One or more secrets does not exist: B1" } });
+    expect(removed).toMatchObject({ status: 404, body: { message: "One or more secrets does not exist: B9" } });
     const gone = await http.delete("/api/v4/secrets/batch", {
       ...base,
       secrets: [{ secretKey: "B1" }, { secretKey: "B2" }],
