@@ -116,5 +116,6 @@ describe.runIf(onPostgres)("the events stream across server processes on one Pos
     } finally {
       again.close();
     }
-  });
+    // An instance stopped and started again: on a busy machine the start alone can take most of 30 s.
+  }, 90_000);
 });
