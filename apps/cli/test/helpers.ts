@@ -88,3 +88,17 @@ export const createScope = async (role = "admin", permissions?: RoleRules) => {
     scope,
   };
 };
+
+/** Write one secret at the root of a project's dev environment, as the admin. */
+export const upsertDevSecret = (projectId: string, secretKey: string, secretValue: string) =>
+  ok(
+    admin().secretsV4.batchUpdate({
+      body: {
+        projectId,
+        environment: "dev",
+        secretPath: "/",
+        mode: "upsert",
+        secrets: [{ secretKey, secretValue }],
+      },
+    }),
+  );

@@ -2,26 +2,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ok } from "@keyward/client";
-import { admin, createScope } from "./helpers";
+import { createScope, upsertDevSecret } from "./helpers";
 import { readIfAny, startKeyward, stopAgent, waitFor, type Running } from "./agent-helpers";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
 const running: Running[] = [];
 const pids: number[] = [];
 
-const setWatched = (value: string) =>
-  ok(
-    admin().secretsV4.batchUpdate({
-      body: {
-        projectId: scope.project.id,
-        environment: "dev",
-        secretPath: "/",
-        mode: "upsert",
-        secrets: [{ secretKey: "WATCHED", secretValue: value }],
-      },
-    }),
-  );
+const setWatched = (value: string) => upsertDevSecret(scope.project.id, "WATCHED", value);
 
 /** Running and not a zombie (an exited process nobody has reaped yet is gone for this purpose). */
 const alive = (pid: number) => {

@@ -1,23 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ok } from "@keyward/client";
-import { admin, createScope, keyward } from "./helpers";
+import { admin, createScope, keyward, upsertDevSecret } from "./helpers";
 import { sleep, startKeyward, stopAgent, waitFor, type Running } from "./agent-helpers";
 
 let scope: Awaited<ReturnType<typeof createScope>>;
 const running: Running[] = [];
 
-const setWatched = (value: string) =>
-  ok(
-    admin().secretsV4.batchUpdate({
-      body: {
-        projectId: scope.project.id,
-        environment: "dev",
-        secretPath: "/",
-        mode: "upsert",
-        secrets: [{ secretKey: "WATCHED", secretValue: value }],
-      },
-    }),
-  );
+const setWatched = (value: string) => upsertDevSecret(scope.project.id, "WATCHED", value);
 
 /** A child that prints the value it got and then waits; it ignores SIGUSR2 (saying so) and ends on SIGTERM. */
 const CHILD = [
