@@ -11,7 +11,7 @@ import { TokenKeeper } from "./auth";
 import { loadAgentConfig, type AgentConfig, type TemplateSpec } from "./config";
 import { CommandRunner } from "./exec";
 import { keepMode, readFileIfAny, writeFileAtomic } from "./files";
-import { startHealthServer, type HealthReport } from "./health";
+import { buildHealthReport, startHealthServer, type HealthReport } from "./health";
 import { LeaseKeeper } from "./leases";
 import { reasonOf, type Logger } from "./log";
 import { RenderSession, renderTemplate, type FolderInput } from "./render";
@@ -304,24 +304,8 @@ export class Agent {
 
   private report(): HealthReport {
     const projects = [...this.streams.keys()];
-    const allConnected = projects.length > 0 && projects.every((p) => this.streamConnected(p));
-    const templates = this.templates.map((t) => ({
-      name: t.spec.name,
-      status: t.status,
-      lastRenderAt: t.lastRenderAt?.toISOString() ?? null,
-      ...(t.error ? { error: t.error } : {}),
-    }));
-    const status = templates.some((t) => t.status === "error")
-      ? "degraded"
-      : templates.some((t) => t.status === "pending")
-        ? "starting"
-        : "ok";
-    return {
-      status,
-      lastRenderAt: this.lastRenderAt?.toISOString() ?? null,
-      stream: allConnected ? "connected" : "polling",
-      templates,
-    };
+    const streaming = projects.length > 0 && projects.every((p) => this.streamConnected(p));
+    return buildHealthReport({ templates: this.templates, lastRenderAt: this.lastRenderAt, streaming });
   }
 
   private logStatus() {

@@ -7,6 +7,36 @@ export type HealthReport = {
   templates: { name: string; status: "ok" | "error" | "pending"; lastRenderAt: string | null; error?: string }[];
 };
 
+/** The report of templates as they stand: degraded when one fails, starting while one has not rendered. */
+export const buildHealthReport = (input: {
+  templates: readonly {
+    spec: { name: string };
+    status: "ok" | "error" | "pending";
+    lastRenderAt?: Date;
+    error?: string;
+  }[];
+  lastRenderAt: Date | undefined;
+  streaming: boolean;
+}): HealthReport => {
+  const templates = input.templates.map((t) => ({
+    name: t.spec.name,
+    status: t.status,
+    lastRenderAt: t.lastRenderAt?.toISOString() ?? null,
+    ...(t.error ? { error: t.error } : {}),
+  }));
+  const status = templates.some((t) => t.status === "error")
+    ? "degraded"
+    : templates.some((t) => t.status === "pending")
+      ? "starting"
+      : "ok";
+  return {
+    status,
+    lastRenderAt: input.lastRenderAt?.toISOString() ?? null,
+    stream: input.streaming ? "connected" : "polling",
+    templates,
+  };
+};
+
 /** GET /healthz on a local address: the agent's report as JSON (names and states, never a value). */
 export const startHealthServer = (host: string, port: number, report: () => HealthReport) =>
   new Promise<Server>((resolve, reject) => {
