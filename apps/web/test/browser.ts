@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 /** Debian's Chromium, headless; no sandbox because CI runs as root. */
 export const launchBrowser = (executablePath: string): Promise<Browser> =>
@@ -73,4 +73,13 @@ export const signInWithToken = async (page: Page, baseUrl: string, token: string
   await page.getByLabel("Token", { exact: true }).fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Projects" }).waitFor();
+};
+
+/** A browser context of its own (its own cookies, at Keyward and at the provider), kept in `contexts` to close. */
+export const openPageIn = async (browser: Browser, contexts: BrowserContext[]) => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(20_000);
+  contexts.push(context);
+  const page = await context.newPage();
+  return { context, page, watcher: watchErrors(page) };
 };

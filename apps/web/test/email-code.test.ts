@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signInAtProvider, signInWithSso, watchErrors, type Person } from "./browser";
+import { launchBrowser, openPageIn, screenshot, signInAtProvider, signInWithSso, type Person } from "./browser";
 import { testContext } from "./context";
 
 const { baseUrl, chromium, oidcIssuer, mailDir, seeded } = testContext();
@@ -15,13 +15,7 @@ const ada: Person = { sub: "sub-ada-proof", email: "ada@mail.test", givenName: "
 let browser: Browser;
 const contexts: BrowserContext[] = [];
 
-const openPage = async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(20_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  return { page, watcher: watchErrors(page) };
-};
+const openPage = () => openPageIn(browser, contexts);
 
 /** An organization of its own with single sign-on through the test provider. */
 const organizationWithSso = async (name: string) => {

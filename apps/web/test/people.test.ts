@@ -6,11 +6,11 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   launchBrowser,
+  openPageIn,
   screenshot,
   signInAtProvider,
   signInWithSso,
   signInWithToken,
-  watchErrors,
   type Person,
 } from "./browser";
 import { testContext } from "./context";
@@ -28,13 +28,7 @@ let orgId: string;
 const contexts: BrowserContext[] = [];
 
 /** A browser of its own per person: its own cookies, at Keyward and at the provider. */
-const openPage = async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(20_000);
-  contexts.push(context);
-  const page = await context.newPage();
-  return { context, page, watcher: watchErrors(page) };
-};
+const openPage = () => openPageIn(browser, contexts);
 
 const projectCards = (page: Page) => page.locator("ul.grid > li h2").allTextContents();
 
