@@ -53,7 +53,8 @@ const mailedCode = (email: string) => {
     .sort((a, b) => parseInt(a, 10) - parseInt(b, 10))
     .map((file) => JSON.parse(readFileSync(join(mailDir, file), "utf8")) as { to: string[]; data: string })
     .filter((mail) => mail.to.includes(email));
-  const code = /\b(\d{8})\b/.exec(mails.at(-1)?.data ?? "")?.[1];
+  // The code stands alone on its indented line; a Message-ID header may hold eight digits too.
+  const code = /^ {4}(\d{8})\r?$/m.exec(mails.at(-1)?.data ?? "")?.[1];
   if (!code) throw new Error(`no code was mailed to ${email}`);
   return code;
 };
