@@ -5,14 +5,14 @@ import { defineConfig } from "vitest/config";
  * plenty on a 2-core machine; when KEYWARD_TEST_REPORT_DIR is set each package also writes a JSON
  * report there so CI can total the results.
  * @param {string} name
- * @param {{ setupFiles?: string[]; globalSetup?: string[] }} [extra]
+ * @param {{ setupFiles?: string[]; globalSetup?: string[]; include?: string[] }} [extra]
  */
 export const keywardVitestConfig = (name, extra = {}) => {
   const reportDir = process.env.KEYWARD_TEST_REPORT_DIR;
   return defineConfig({
     test: {
       name,
-      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      include: extra.include ?? ["src/**/*.test.ts", "test/**/*.test.ts"],
       pool: "forks",
       // Files in a worker share one app and database (a new PGlite costs ~2 s and 800 MiB).
       isolate: false,

@@ -37,7 +37,7 @@ beforeAll(async () => {
 const suffix = () => randomBytes(4).toString("hex");
 
 /** Runs statements on the PostgreSQL target as its superuser. */
-const onPostgres = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+const onTarget = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
   const admin = new pg.Client({ connectionString: targetUrl().toString() });
   await admin.connect();
   try {
@@ -86,9 +86,9 @@ const POSTGRES: Sql = {
   statement: `ALTER USER "{{username}}" WITH PASSWORD '{{password}}';`,
   bare: "ALTER ROLE {{username}} WITH PASSWORD {{password}}",
   injection: (name) => `ALTER USER "{{username}}" WITH PASSWORD '{{password}}'; CREATE ROLE ${name} NOLOGIN`,
-  exists: async (name) => (await onPostgres("select 1 from pg_roles where rolname = $1", [name])).length > 0,
+  exists: async (name) => (await onTarget("select 1 from pg_roles where rolname = $1", [name])).length > 0,
   makeOddUser: async (name) => {
-    await onPostgres(`create role ${pg.escapeIdentifier(name)} login password 'initial-${suffix()}'`);
+    await onTarget(`create role ${pg.escapeIdentifier(name)} login password 'initial-${suffix()}'`);
   },
 };
 
