@@ -37,7 +37,10 @@ describe("the PostgreSQL pass's file list", () => {
 
   it("has no pattern that matches nothing, and no PGlite-only file in it", () => {
     for (const pattern of Object.keys(ENGINE_DEPENDENT)) {
-      expect(testFiles.filter((file) => matcher(pattern).test(file)), pattern).not.toEqual([]);
+      expect(
+        testFiles.filter((file) => matcher(pattern).test(file)),
+        pattern,
+      ).not.toEqual([]);
     }
     for (const file of PGLITE_ONLY) {
       expect(testFiles).toContain(file);
