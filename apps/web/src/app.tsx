@@ -5,6 +5,7 @@ import { SessionProvider, useClient, useSession } from "./session";
 import { Link, navigate, useLocation } from "./router";
 import { Button, Loading } from "./ui/components";
 import { SignIn } from "./screens/sign-in";
+import { isCliHandoff } from "./cli-handoff";
 
 // One chunk per screen: the sign-in page loads none of them.
 const Projects = lazy(() => import("./screens/projects").then((m) => ({ default: m.Projects })));
@@ -94,7 +95,8 @@ const Shell = () => {
 
 const Gate = () => {
   const { session, checking, unauthorized } = useSession();
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
+  const cliHandoff = isCliHandoff(pathname, search);
   // A 401 on any call means the token ended (expired, revoked, out of uses): a person's is renewed once, else back to sign-in.
   const [queryClient] = useState(() => {
     const onError = (error: unknown) => {
@@ -122,13 +124,14 @@ const Gate = () => {
   useEffect(() => {
     if (token) void queryClient.refetchQueries({ predicate: (query) => query.state.status === "error" });
   }, [token, queryClient]);
-  // Signed in, the sign-in address (an invitation link) opens the console's start page.
+  // Signed in, the sign-in address (an invitation link) opens the console's start page; one that
+  // names a command line's listener hands that listener a session instead.
   const signedIn = session !== null;
   useEffect(() => {
-    if (signedIn && pathname === "/login") navigate("/", true);
-  }, [signedIn, pathname]);
+    if (signedIn && pathname === "/login" && !cliHandoff) navigate("/", true);
+  }, [signedIn, pathname, cliHandoff]);
   if (checking) return <Loading what="session" />;
-  if (pathname === "/login/cli")
+  if (cliHandoff)
     return (
       <Suspense fallback={<Loading what="page" />}>
         <CliLogin />

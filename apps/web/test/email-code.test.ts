@@ -5,9 +5,11 @@ import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openPageIn, screenshot, signInAtProvider, signInWithSso, type Person } from "./browser";
 import { testContext } from "./context";
+import { organizationWithSso } from "./sso-organization";
 
 const { baseUrl, chromium, oidcIssuer, mailDir, seeded } = testContext();
 const instanceAdmin = createKeywardClient({ baseUrl, token: seeded.rootToken });
+const target = { baseUrl, oidcIssuer, instanceAdmin };
 
 /** Ada belongs to one organization already; the second one's provider vouches for her address too. */
 const ada: Person = { sub: "sub-ada-proof", email: "ada@mail.test", givenName: "Ada", familyName: "Lovelace" };
@@ -16,36 +18,6 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 
 const openPage = () => openPageIn(browser, contexts);
-
-/** An organization of its own with single sign-on through the test provider. */
-const organizationWithSso = async (name: string) => {
-  const { organization, identity } = await ok(instanceAdmin.system.createOrganization({ body: { name } }));
-  const admin = createKeywardClient({ baseUrl, token: identity.credentials.token });
-  const registered = await fetch(`${oidcIssuer}/reg`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      redirect_uris: [`${baseUrl}/api/v1/sso/oidc/callback`],
-      grant_types: ["authorization_code"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "client_secret_basic",
-    }),
-  });
-  const client = (await registered.json()) as { client_id: string; client_secret: string };
-  await ok(
-    admin.sso.createOidcConfig({
-      body: {
-        organizationId: organization.id,
-        configurationType: "discoveryURL",
-        discoveryURL: oidcIssuer,
-        clientId: client.client_id,
-        clientSecret: client.client_secret,
-        isActive: true,
-      },
-    }),
-  );
-  return { slug: organization.slug, admin, orgId: organization.id };
-};
 
 /** The eight-digit code of the newest mail to this address. */
 const mailedCode = (email: string) => {
@@ -69,7 +41,10 @@ afterAll(async () => {
 
 describe("signing in to a second organization with an address another one knows (Chromium)", () => {
   it("asks for the code mailed to the address, refuses a wrong one, and signs in with the right one", async () => {
-    const [first, second] = [await organizationWithSso("Proof first"), await organizationWithSso("Proof second")];
+    const [first, second] = [
+      await organizationWithSso(target, "Proof first"),
+      await organizationWithSso(target, "Proof second"),
+    ];
     const one = await openPage();
     await one.page.goto(`${baseUrl}/login`);
     await signInWithSso(one.page, oidcIssuer, ada, first.slug);

@@ -131,7 +131,23 @@ export const errorHandler =
     res.status(body.statusCode).json({ reqId, ...body });
   };
 
+/**
+ * Password logins of Infisical-compatible command lines (`infisical login -i`): Keyward holds no
+ * passwords for people, who sign in through the browser. Refused with what to do instead.
+ */
+const PASSWORD_LOGIN = /^\/api\/v3\/auth\/login[12]?$/;
+
 export const notFoundHandler: RequestHandler = (req, res) => {
+  if (req.method === "POST" && PASSWORD_LOGIN.test(req.path)) {
+    return void res.status(400).json({
+      reqId: res.locals.reqId as string,
+      statusCode: 400,
+      error: "BadRequest",
+      message:
+        "Password login is not offered: people sign in through the browser. Run the login without " +
+        "--interactive (it opens the console's sign-in page), or sign in at /login",
+    });
+  }
   res.status(404).json({
     reqId: res.locals.reqId as string,
     statusCode: 404,

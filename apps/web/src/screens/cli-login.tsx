@@ -4,7 +4,11 @@ import { useLocation } from "../router";
 import { ErrorBanner, Loading } from "../ui/components";
 import { SignIn, startSingleSignOn } from "./sign-in";
 
-/** What `keyward login` waits for on its loopback listener (and decodes from the pasted code). */
+/**
+ * What the command line waits for on its loopback listener (and decodes from the pasted code):
+ * `keyward login`'s listener also checks its one-time `state`; an Infisical-compatible command line
+ * sends none and reads the other four fields.
+ */
 type Handoff = { email: string; privateKey: ""; JTWToken: string; RefreshToken: string; state?: string };
 
 type Outcome = { code: string; delivered: "yes" | "no" | "not-asked" | "sending"; error?: unknown };
@@ -27,16 +31,18 @@ const startCliSession = async () => {
 };
 
 /**
- * `/login/cli`: hands the command line a session. With `callback_port` (from `keyward login`), the
- * session goes to the listener on 127.0.0.1 with the listener's one-time state; the code to paste
- * is always shown too (for `keyward login --no-browser`, or when the listener cannot be reached).
+ * `/login/cli` and `/login?callback_port=…`: signs the person in if needed, then hands the command
+ * line a session. With `callback_port`, the session is POSTed as JSON to the listener on 127.0.0.1
+ * (with `keyward login`'s one-time state when it sent one); the code to paste is always shown too
+ * (for `keyward login --no-browser`, or when the listener cannot be reached). Only `/login/cli?org=`
+ * starts single sign-on by itself: on `/login` the organization only fills the sign-in form in.
  */
 export const CliLogin = () => {
   const { session } = useSession();
-  const { search } = useLocation();
+  const { pathname, search } = useLocation();
   const port = search.get("callback_port");
   const state = search.get("callback_state") ?? undefined;
-  const org = search.get("org");
+  const org = pathname === "/login/cli" && !search.has("sso_error") ? search.get("org") : null;
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<unknown>(null);
   const started = useRef(false);

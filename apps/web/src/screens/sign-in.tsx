@@ -4,6 +4,7 @@ import { ok } from "@keyward/client";
 import { apiClient } from "../api";
 import { returnAfterSignIn, useSession } from "../session";
 import { useLocation } from "../router";
+import { isCliHandoff } from "../cli-handoff";
 import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import { EmailCodeForm } from "./email-code";
@@ -12,14 +13,15 @@ import { SetUp } from "./set-up";
 type Mode = "sso" | "universal" | "token";
 
 /**
- * Where single sign-on starts: the server's login route for the organization. A sign-in begun by the
- * command line (`/login/cli?callback_port=…`) carries its listener's port and state through, so the
- * server returns the browser to that page; any other page is remembered and reopened afterwards.
+ * Where single sign-on starts: the server's login route for the organization. A sign-in begun by a
+ * command line (`/login/cli?callback_port=…` or `/login?callback_port=…`) carries its listener's port
+ * (and `keyward login`'s state) through, so the server returns the browser to the page that hands the
+ * session over; any other page is remembered and reopened afterwards.
  */
 export const startSingleSignOn = (orgSlug: string) => {
   const here = new URLSearchParams(window.location.search);
   const target = new URLSearchParams({ orgSlug });
-  const port = window.location.pathname === "/login/cli" ? here.get("callback_port") : null;
+  const port = isCliHandoff(window.location.pathname, here) ? here.get("callback_port") : null;
   if (port) {
     target.set("callbackPort", port);
     const state = here.get("callback_state");

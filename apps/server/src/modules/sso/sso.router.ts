@@ -61,6 +61,31 @@ const queryText = (req: Request, name: string) => {
   return typeof value === "string" ? value : undefined;
 };
 
+/** The loopback listener of the command line a sign-in is begun for: its port, and `keyward login`'s one-time state. */
+const callbackOf = (req: Request) => {
+  const port = queryText(req, "callbackPort") ?? queryText(req, "callback_port");
+  const callbackPort = port === undefined ? undefined : Number(port);
+  if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && callbackPort > 0 && callbackPort < 65536)) {
+    throw new BadRequestError("callbackPort must be a port number");
+  }
+  const callbackState = queryText(req, "callbackState");
+  if (callbackState !== undefined && !/^[\w-]{16,128}$/.test(callbackState)) {
+    throw new BadRequestError("callbackState must be 16 to 128 letters, digits, '-' or '_'");
+  }
+  return { callbackPort, callbackState };
+};
+
+/** A well-formed listener of the request as the console's query (`callback_port`, `callback_state`); none otherwise. */
+const callbackQueryOf = (req: Request): Record<string, string> => {
+  try {
+    const { callbackPort, callbackState } = callbackOf(req);
+    if (callbackPort === undefined) return {};
+    return { callback_port: String(callbackPort), ...(callbackState ? { callback_state: callbackState } : {}) };
+  } catch {
+    return {};
+  }
+};
+
 /**
  * The browser's side of single sign-on: plain redirects, outside the JSON contract. `login` sends
  * the browser to the provider; `callback` comes back with the code, sets the refresh cookie and
@@ -73,28 +98,25 @@ export const ssoBrowserRoutes = (deps: AppDeps) => {
   /**
    * A person's browser lands on the console's sign-in page with the reason, never on a JSON page;
    * other clients get the JSON error body. The page is a fixed path: nothing of the request but the
-   * organization's slug and the message is carried.
+   * organization's slug, a command line's listener (a port number and its state, so the sign-in tried
+   * again still hands that listener the session) and the message is carried.
    */
   const refused = (req: Request, res: Response, next: NextFunction) => (error: unknown) => {
     if (req.accepts(["json", "html"]) !== "html") return next(error);
     const message = error instanceof AppError && error.statusCode < 500 ? error.message : "Single sign-on failed";
     const org = queryText(req, "orgSlug");
-    const query = new URLSearchParams({ ...(org && org.length <= 64 ? { org } : {}), sso_error: message });
+    const query = new URLSearchParams({
+      ...(org && org.length <= 64 ? { org } : {}),
+      sso_error: message,
+      ...callbackQueryOf(req),
+    });
     res.redirect(302, `${publicBaseOf(deps.env.PUBLIC_URL, req)}/login?${query.toString()}`);
   };
   router.get("/login", (req, res, next) => {
     void (async () => {
       const orgSlug = queryText(req, "orgSlug");
       if (!orgSlug || orgSlug.length > 64) throw new BadRequestError("orgSlug is required");
-      const port = queryText(req, "callbackPort") ?? queryText(req, "callback_port");
-      const callbackPort = port === undefined ? undefined : Number(port);
-      if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && callbackPort > 0 && callbackPort < 65536)) {
-        throw new BadRequestError("callbackPort must be a port number");
-      }
-      const callbackState = queryText(req, "callbackState");
-      if (callbackState !== undefined && !/^[\w-]{16,128}$/.test(callbackState)) {
-        throw new BadRequestError("callbackState must be 16 to 128 letters, digits, '-' or '_'");
-      }
+      const { callbackPort, callbackState } = callbackOf(req);
       const started = await beginSignIn(deps, {
         orgSlug,
         callbackPort,
