@@ -38,10 +38,33 @@ export const EventPathSchema = z
     "Invalid path: every segment must be a folder name; only a trailing /** or /* may follow",
   );
 
-export const EventRegistrationSchema = z.object({
-  event: z.enum(SECRET_EVENT_TYPES),
-  conditions: z.object({ environmentSlug: EnvironmentSlugInput, secretPath: EventPathSchema.default("/") }).optional(),
+const EventConditionsSchema = z.object({
+  environmentSlug: EnvironmentSlugInput,
+  secretPath: EventPathSchema.default("/"),
 });
+
+/**
+ * One registration: an event type (none: every type the caller may subscribe to) where it listens
+ * (no conditions: the whole project). The conditions may also be given flat on the entry
+ * (`{environmentSlug, secretPath}`), as some `infisical proxy` versions send them; `conditions` wins
+ * when both are there.
+ */
+export const EventRegistrationSchema = z
+  .object({
+    event: z.enum(SECRET_EVENT_TYPES).optional(),
+    conditions: EventConditionsSchema.optional(),
+    environmentSlug: EnvironmentSlugInput.optional(),
+    secretPath: EventPathSchema.optional(),
+  })
+  .refine((entry) => entry.secretPath === undefined || entry.environmentSlug !== undefined, {
+    message: "environmentSlug is required with secretPath",
+    path: ["environmentSlug"],
+  })
+  .transform(({ event, conditions, environmentSlug, secretPath }) => ({
+    event,
+    conditions:
+      conditions ?? (environmentSlug === undefined ? undefined : { environmentSlug, secretPath: secretPath ?? "/" }),
+  }));
 export type EventRegistration = z.infer<typeof EventRegistrationSchema>;
 
 export const eventsContract = c.router({
@@ -51,12 +74,14 @@ export const eventsContract = c.router({
     headers: z.object({ "last-event-id": z.string().max(32).optional() }),
     body: z.object({
       projectId: ProjectIdInput,
-      register: z.array(EventRegistrationSchema).min(1).max(10),
+      // None: every event of the whole project, as far as the caller may subscribe and describe.
+      register: z.array(EventRegistrationSchema).min(1).max(10).optional(),
     }),
     // 429: the caller (or this instance) has as many open streams as it may.
     responses: rateLimited({ 200: c.otherResponse({ contentType: "text/event-stream", body: z.string() }) }),
     summary:
-      "A Server-Sent Events stream of the project's secret changes (names only, never values) for the registered environments and paths. " +
+      "A Server-Sent Events stream of the project's secret changes (names only, never values) for the registered environments and paths " +
+      "(no `register`: the whole project; a registration without `event`: every event type), only those the caller may subscribe to and describe. " +
       "Each event has an increasing id; a client reconnecting with Last-Event-ID gets what it missed, or a `resync` event when that is past the replay window.",
   },
 });

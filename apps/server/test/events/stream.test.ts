@@ -1,34 +1,20 @@
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { deleteEventsBefore } from "../../src/modules/events/secret-events.repository";
-import { eventData, isEvent, openEventStream, type OpenedStream } from "../helpers/event-stream";
+import { eventData, isEvent } from "../helpers/event-stream";
 import { createFolder, insertCustomRole } from "../helpers/structure";
 import { createIdentity, createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { withTrigger } from "../helpers/triggers";
+import { on, trackedStreams, writeSecret } from "./subscriptions";
 
 let tenant: Tenant;
 let projectId: string;
-const opened: OpenedStream[] = [];
+const open = trackedStreams();
 
-const ALL = ["secret:create", "secret:update", "secret:delete", "secret:import-mutation"] as const;
-const on = (secretPath: string, environmentSlug = "dev") =>
-  ALL.map((event) => ({ event, conditions: { environmentSlug, secretPath } }));
+const subscribe = (token: string, register: unknown, headers: Record<string, string> = {}, project = projectId) =>
+  open(tenant, token, { projectId: project, register }, headers);
 
-const subscribe = async (
-  token: string,
-  register: unknown,
-  headers: Record<string, string> = {},
-  project = projectId,
-) => {
-  const stream = await openEventStream(tenant.app.baseUrl, token, { projectId: project, register }, headers);
-  opened.push(stream);
-  return stream;
-};
-
-const write = (secretPath: string, key: string, value = "canary-value-0001") =>
-  tenant.admin.secretsV4.create({
-    params: { secretName: key },
-    body: { projectId, environment: "dev", secretPath, secretValue: value },
-  });
+const write = (secretPath: string, key: string, value?: string) =>
+  writeSecret(tenant, projectId, { environment: "dev", secretPath }, key, value);
 
 beforeAll(async () => {
   tenant = await createTenant();
@@ -37,10 +23,6 @@ beforeAll(async () => {
   await createFolder(tenant, projectId, "dev", "/app", "sub");
   await createFolder(tenant, projectId, "dev", "/", "other");
   await createFolder(tenant, projectId, "dev", "/", "imp");
-});
-
-afterEach(() => {
-  for (const stream of opened.splice(0)) stream.close();
 });
 
 describe("POST /api/v1/events/subscribe/project-events", () => {
@@ -259,12 +241,14 @@ describe("POST /api/v1/events/subscribe/project-events", () => {
   it("answers 429 past the streams one caller may hold", async () => {
     const caller = await createIdentity(tenant, { projectId, projectRole: "member" });
     const limit = tenant.app.deps.env.EVENTS_MAX_STREAMS_PER_ACTOR;
-    for (let i = 0; i < limit; i += 1) expect((await subscribe(caller.token, on("/app"))).status).toBe(200);
+    const held = [];
+    for (let i = 0; i < limit; i += 1) held.push(await subscribe(caller.token, on("/app")));
+    expect(held.map((stream) => stream.status)).toEqual(held.map(() => 200));
     const refused = await subscribe(caller.token, on("/app"));
     expect(refused.status).toBe(429);
     expect(refused.error?.message).toMatch(/Too many active event streams/);
     // A stream that ends frees its place.
-    opened.at(-2)!.close();
+    held.at(-1)!.close();
     await expect.poll(async () => (await subscribe(caller.token, on("/app"))).status, { timeout: 5_000 }).toBe(200);
   });
 });

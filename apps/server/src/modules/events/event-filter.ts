@@ -4,7 +4,7 @@ import { canDescribe, mayDescribeSomeIn, secretObject } from "../secrets/secret-
 import type { EventRow } from "./secret-events.repository";
 
 /** The `secret-events` action a registration of each event type needs. */
-export const SUBSCRIBE_ACTIONS: Record<SecretEventType, string> = {
+const SUBSCRIBE_ACTIONS: Record<SecretEventType, string> = {
   "secret:create": "subscribe-on-created",
   "secret:update": "subscribe-on-updated",
   "secret:delete": "subscribe-on-deleted",
@@ -12,17 +12,36 @@ export const SUBSCRIBE_ACTIONS: Record<SecretEventType, string> = {
 };
 
 /** What a registration is checked against: its environment ("" when none) and path. */
-export const registrationObject = (registration: EventRegistration) => ({
+const registrationObject = (registration: EventRegistration) => ({
   environment: registration.conditions?.environmentSlug ?? "",
   secretPath: registration.conditions?.secretPath ?? "/",
 });
+
+/** The registration a subscription without `register` stands for: every event of the whole project. */
+export const WHOLE_PROJECT: EventRegistration = { event: undefined, conditions: undefined };
+
+/**
+ * The `secret-events` action a registration lacks, or undefined when the caller may make it. One
+ * naming an event type needs that type's action where it listens. One naming none stands for every
+ * type the caller may subscribe to, so it needs some type's action: where it listens, or, with no
+ * conditions (the whole project), anywhere in the project. Each event is checked again where it happened.
+ */
+export const missingSubscribeAction = (ability: Ability, registration: EventRegistration) => {
+  if (registration.event !== undefined) {
+    const action = SUBSCRIBE_ACTIONS[registration.event];
+    return ability.can(action, "secret-events", registrationObject(registration)) ? undefined : action;
+  }
+  const place = registration.conditions === undefined ? undefined : registrationObject(registration);
+  const actions = Object.values(SUBSCRIBE_ACTIONS);
+  return actions.some((action) => ability.can(action, "secret-events", place)) ? undefined : actions[0];
+};
 
 /** A folder path is within a registered one when it is that folder or below it (whole segments). */
 export const isWithin = (path: string, registered: string) =>
   registered === "/" || path === registered || path.startsWith(`${registered}/`);
 
 const matches = (registration: EventRegistration, row: EventRow) =>
-  registration.event === row.event_type &&
+  (registration.event === undefined || registration.event === row.event_type) &&
   (registration.conditions === undefined ||
     (registration.conditions.environmentSlug === row.environment &&
       isWithin(row.secret_path, registration.conditions.secretPath)));

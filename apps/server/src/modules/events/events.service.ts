@@ -10,7 +10,7 @@ import { SECRET_MANAGER } from "../folders/folder.service";
 import { authenticateSession } from "../sessions/session.service";
 import { isSessionAuthorization } from "../sessions/session-token";
 import type { Subscriber } from "./event-hub";
-import { SUBSCRIBE_ACTIONS, registrationObject, visibleEventData } from "./event-filter";
+import { WHOLE_PROJECT, missingSubscribeAction, visibleEventData } from "./event-filter";
 import { findOldestEvent, listEventsAfter, type EventRow } from "./secret-events.repository";
 
 /** A reconnecting client further behind than this many events is told to resync rather than replayed. */
@@ -20,17 +20,16 @@ const REVOKED = "Permission denied or refresh failed";
 
 type Subscription = {
   projectId: string;
-  registrations: EventRegistration[];
+  registrations: readonly EventRegistration[];
   lastEventId: string | undefined;
   authorization: string | undefined;
 };
 
-/** Every registration needs its `secret-events` action where it listens. */
+/** Every registration needs its `secret-events` right. */
 const assertMaySubscribe = (ability: Ability, registrations: readonly EventRegistration[]) => {
   for (const registration of registrations) {
-    const action = SUBSCRIBE_ACTIONS[registration.event];
-    if (!ability.can(action, "secret-events", registrationObject(registration)))
-      throw new PermissionDeniedError(action, "secret-events", []);
+    const missing = missingSubscribeAction(ability, registration);
+    if (missing !== undefined) throw new PermissionDeniedError(missing, "secret-events", []);
   }
 };
 
@@ -47,9 +46,13 @@ const frame = (fields: { id?: number; event: string; data?: string }) =>
 /**
  * POST /api/v1/events/subscribe/project-events. Checks the project (404 for another organization's),
  * each registration's right (403) and the stream bounds (429) as a normal JSON answer; then answers
- * with a body that, piped into the response, holds the stream open.
+ * with a body that, piped into the response, holds the stream open. No registrations: the whole project.
  */
-export const subscribeProjectEvents = async (ctx: RequestContext, subscription: Subscription) => {
+export const subscribeProjectEvents = async (
+  ctx: RequestContext,
+  request: Omit<Subscription, "registrations"> & { registrations: readonly EventRegistration[] | undefined },
+) => {
+  const subscription: Subscription = { ...request, registrations: request.registrations ?? [WHOLE_PROJECT] };
   const { ability } = await getProjectPermission(ctx, subscription.projectId, SECRET_MANAGER);
   assertMaySubscribe(ability, subscription.registrations);
   const actorKey = `${ctx.actor.type}:${ctx.actor.id}`;
