@@ -42,13 +42,15 @@ const changeRequestBody = z.object({ approval: ChangeRequestSchema });
 const v3Get = { workspaceId: optionalProject, workspaceSlug: optionalProject };
 const v3Write = { workspaceId: optionalProject, projectSlug: optionalProject };
 
+/** v3: the project by `workspaceId` or slug; the list answers with an ETag and 304 like v4's. */
 export const secretsV3Contract = c.router({
   list: {
     method: "GET",
     path: "/api/v3/secrets/raw",
     query: z.object({ ...v3Get, ...listQueryFields }),
-    responses: rateLimited({ 200: SecretListResponseSchema }),
-    summary: "Secrets of a folder (and, when asked, of its sub-folders and imports)",
+    responses: rateLimited({ 200: SecretListResponseSchema, 304: c.noBody() }),
+    summary:
+      "Secrets of a folder (and, when asked, of its sub-folders and imports); with an ETag, 304 to a matching If-None-Match",
   },
   getById: {
     method: "GET",

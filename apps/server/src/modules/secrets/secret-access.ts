@@ -139,7 +139,18 @@ export const getProjectPermissionByRef = async (ctx: RequestContext, ref: Projec
   return permission;
 };
 
-/** Keyward's callers are machine identities, which own no personal secrets. */
-export const refusePersonal = (type: string, verb: "create" | "delete") => {
-  if (type === "personal") throw new BadRequestError(`Must be user to ${verb} personal secret`);
+/** Personal secrets are people's: a machine identity owns none, so writes none. */
+export const refusePersonal = (actor: { type: string }, type: string, verb: "create" | "delete") => {
+  if (type === "personal" && actor.type !== "user")
+    throw new BadRequestError(`Must be user to ${verb} personal secret`);
 };
+
+/** The person whose personal secrets a read shows in place of the shared ones; none for an identity or when not asked. */
+export const personalOwnerOf = (actor: { type: string; id: string }, includePersonalOverrides?: boolean) =>
+  actor.type === "user" && includePersonalOverrides !== false ? actor.id : undefined;
+
+/**
+ * A personal secret is read only by its owner (no one else's is ever loaded), who always sees its
+ * value: describing its key is enough.
+ */
+export const isPersonal = (secret: { type: string }) => secret.type === "personal";

@@ -157,7 +157,10 @@ export const deleteSecretsBatch = async (
   body: Scope & { secrets: { secretKey: string; type: "shared" | "personal" }[] },
 ) => {
   const { project, ability, folderId } = await writeScope(ctx, body);
-  for (const item of body.secrets) refusePersonal(item.type, "delete");
+  for (const item of body.secrets) refusePersonal(ctx.actor, item.type, "delete");
+  // A batch deletes shared secrets (with their personal overrides); a person deletes their own one at a time.
+  if (body.secrets.some((s) => s.type === "personal"))
+    throw new BadRequestError("Personal secrets are deleted one at a time");
   const keys = [...new Set(body.secrets.map((s) => s.secretKey))];
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   const target = { ...place, ability, folderId };

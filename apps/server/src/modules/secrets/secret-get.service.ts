@@ -18,13 +18,21 @@ import {
   canReadValue,
   denied,
   findProjectPermissionByRef,
+  isPersonal,
+  personalOwnerOf,
   secretObject,
   type ProjectRef,
   notePlace,
 } from "./secret-access";
 import { openVersionRow, type PlainSecret } from "./secret-crypto";
 import { toSecretRead } from "./secret.dto";
-import { findFolderPlace, findSecretAtPath, findSecretWithPlace, type FolderAndSecret } from "./secret.repository";
+import {
+  findFolderPlace,
+  findPersonalSecret,
+  findSecretAtPath,
+  findSecretWithPlace,
+  type FolderAndSecret,
+} from "./secret.repository";
 import type { Ability, PermissionObject } from "../../permissions";
 import { createSecretSource } from "./secret-source";
 import { currentObjectOf } from "./versions/version-access";
@@ -39,6 +47,7 @@ export type GetQuery = ProjectRef & {
   expandSecretReferences: boolean;
   include_imports?: boolean;
   includeImports?: boolean;
+  includePersonalOverrides?: boolean;
 };
 
 const readForbidden = (name: string, imported: boolean) =>
@@ -83,21 +92,29 @@ export const getSecretByName = async (
   }
   if (!place?.folder_id) throw folderPathNotFound(query.secretPath, environment);
   const folderId = place.folder_id;
-  const source = createSecretSource(ctx, project.id);
+  // A person reads their personal secret of the key in place of the shared one (unless told not to);
+  // `type=personal` reads only that. Machine identities own none: a personal lookup finds nothing.
+  const ownerId = personalOwnerOf(ctx.actor, query.type === "personal" || query.includePersonalOverrides);
+  const source = createSecretSource(ctx, project.id, ctx.deps.db, ownerId);
 
-  // Machine identities own no personal secrets: a personal lookup finds nothing.
   let found: PlainSecret | undefined;
   // An old version is read under the secret's classification now as well as then: a grant narrowed
   // by a later tag, rename or move narrows its history too.
   let current: PermissionObject | undefined;
-  if (query.type === "shared") {
+  if (query.type === "shared" || ownerId !== undefined) {
+    const personalOf = query.type === "personal" ? ownerId : undefined;
     if (query.version !== undefined) {
-      const row = await findVersionByKey(ctx.deps.db, folderId, name, query.version);
+      const row = await findVersionByKey(ctx.deps.db, folderId, name, query.version, personalOf);
       const key = row ? await source.dataKey() : undefined;
       if (row && key) found = openVersionRow(key, row);
       if (row) current = await currentObjectOf(ctx.deps.db, row.secret_id);
-    } else if (place.secret) {
-      [found] = await source.open([place.secret]);
+    } else {
+      const personal =
+        ownerId !== undefined && (query.type === "personal" || place.secret)
+          ? await findPersonalSecret(ctx.deps.db, folderId, name, ownerId)
+          : undefined;
+      const row = personal ?? (query.type === "shared" ? place.secret : undefined);
+      if (row) [found] = await source.open([row]);
     }
   }
   const tagsOf = (s: PlainSecret | undefined) => s?.tags.map((t) => t.slug) ?? [];
@@ -108,7 +125,7 @@ export const getSecretByName = async (
 
   if (!found && (query.includeImports ?? query.include_imports ?? false)) {
     // Last import first; within one, its own secrets then its imports' (the CLI's precedence).
-    const groups = await resolveImports(ctx.deps.db, [folderId]);
+    const groups = await resolveImports(ctx.deps.db, [folderId], query.type === "shared" ? ownerId : undefined);
     for (const group of groups.reverse()) {
       const match = group.secrets.find(
         (s) =>
@@ -127,8 +144,8 @@ export const getSecretByName = async (
       const [secret] = await source.open([match.row]);
       const placeOf = { projectId: project.id, environment: match.environment, secretPath: match.secretPath };
       const object = secretObject(match.environment, match.secretPath, name, tagsOf(secret));
-      if (!query.viewSecretValue) return toSecretRead(secret!, placeOf, { hidden: true });
-      if (!canReadValue(ability, object)) throw readForbidden(name, true);
+      if (!query.viewSecretValue && !isPersonal(secret!)) return toSecretRead(secret!, placeOf, { hidden: true });
+      if (!isPersonal(secret!) && !canReadValue(ability, object)) throw readForbidden(name, true);
       const value = expand
         ? await createExpander(ability, source.load).expand(secret!.value(), {
             environment: match.environment,
@@ -143,12 +160,14 @@ export const getSecretByName = async (
   if (!found) throw new NotFoundError(`Secret with name '${name}' not found`);
 
   const placeOf = { projectId: project.id, environment, secretPath: query.secretPath };
-  if (!query.viewSecretValue) return toSecretRead(found, placeOf, { hidden: true });
-  if (
-    !canReadValue(ability, secretObject(environment, query.secretPath, name, tagsOf(found))) ||
-    (current && !canReadValue(ability, current))
-  )
-    throw readForbidden(name, false);
+  if (!isPersonal(found)) {
+    if (!query.viewSecretValue) return toSecretRead(found, placeOf, { hidden: true });
+    if (
+      !canReadValue(ability, secretObject(environment, query.secretPath, name, tagsOf(found))) ||
+      (current && !canReadValue(ability, current))
+    )
+      throw readForbidden(name, false);
+  }
   const value = expand
     ? await createExpander(ability, source.load).expand(found.value(), {
         environment,
@@ -167,6 +186,8 @@ export const getSecretById = async (ctx: RequestContext, secretId: string) => {
   const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
   const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
+  const own = isPersonal(row);
+  if (own && row.user_id !== ctx.actor.id) throw new ForbiddenError("You are not allowed to access this secret");
   const place = await findFolderPlace(ctx.deps.db, row.folder_id);
   if (!place) throw new NotFoundError(`Folder with id '${row.folder_id}' not found`);
   const object = secretObject(
@@ -175,7 +196,9 @@ export const getSecretById = async (ctx: RequestContext, secretId: string) => {
     row.key,
     row.tags.map((t) => t.slug),
   );
-  if (!canReadValue(ability, object)) throw denied(ability, "readValue");
+  // Its owner reads a personal secret they may describe; anything else needs read-value.
+  if (own) assertCanDescribe(ability, object);
+  else if (!canReadValue(ability, object)) throw denied(ability, "readValue");
   const [secret] = await createSecretSource(ctx, project.id).open([row]);
   const { secretValueHidden: _hidden, ...dto } = toSecretRead(
     secret!,

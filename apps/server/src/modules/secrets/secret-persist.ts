@@ -22,6 +22,8 @@ export type SecretState = {
   reminderRepeatDays: number | null;
   metadata: MetadataEntry[];
   tags: TagRef[];
+  /** The owner of a personal secret (an override of the shared one of its key); absent for a shared one. */
+  userId?: string | null;
 };
 
 /**
@@ -52,7 +54,7 @@ export const plainOf = (
   ctx: SecretWriter,
 ): PlainSecret => ({
   ...state,
-  type: "shared",
+  type: state.userId ? "personal" : "shared",
   version: row.version,
   actorId: ctx.actor.id,
   actorType: ctx.actor.type,
@@ -74,11 +76,16 @@ const versionOf = (ctx: SecretWriter, state: SecretState, version: number, isDel
   metadata: state.metadata,
   tagIds: state.tags.map((t) => t.id),
   isDeleted,
+  userId: state.userId ?? null,
   ...actorOf(ctx),
 });
 
-/** Every write of a secret reaches the project events stream (names and tags, never values). */
-const noteEvent = (ctx: SecretWriter, trx: Tx, type: "create" | "update" | "delete", state: SecretState) =>
+/**
+ * Every write of a shared secret reaches the project events stream (names and tags, never values);
+ * a personal secret's never does: its subscribers are other people and identities.
+ */
+const noteEvent = (ctx: SecretWriter, trx: Tx, type: "create" | "update" | "delete", state: SecretState) => {
+  if (state.userId) return;
   ctx.deps.noteSecretEvent(ctx, trx, {
     kind: "secret",
     type,
@@ -86,6 +93,7 @@ const noteEvent = (ctx: SecretWriter, trx: Tx, type: "create" | "update" | "dele
     key: state.key,
     tags: state.tags.map((t) => t.slug),
   });
+};
 
 /** A unique violation on a folder's keys is the reference's 400; anything else propagates. */
 export const asKeyConflict = (message: string) => (error: unknown) => {
@@ -111,6 +119,7 @@ export const insertNewSecrets = async (ctx: SecretWriter, trx: Tx, key: DataKey,
       reminder_repeat_days: s.reminderRepeatDays,
       actor_id: actor.actorId,
       actor_type: actor.actorType,
+      user_id: s.userId ?? null,
     })),
   );
   for (const s of states) noteEvent(ctx, trx, "create", s);

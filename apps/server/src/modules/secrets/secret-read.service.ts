@@ -12,13 +12,15 @@ import {
   canReadValue,
   denied,
   findProjectPermissionByRef,
+  isPersonal,
+  personalOwnerOf,
   secretObject,
   type ProjectRef,
 } from "./secret-access";
 import { forgetPlaintext, type PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
-import { listFolderTree, listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
-import { createSecretSource, type SecretSource } from "./secret-source";
+import { listFolderTree, resolveFolder, type SecretRow } from "./secret.repository";
+import { createSecretSource, listVisibleSecretsOfFolders, type SecretSource } from "./secret-source";
 
 export type ListQuery = ProjectRef & {
   environment?: string;
@@ -28,6 +30,8 @@ export type ListQuery = ProjectRef & {
   recursive: boolean;
   include_imports?: boolean;
   includeImports?: boolean;
+  /** A person's personal secrets stand in for the shared ones of their keys unless this is false. */
+  includePersonalOverrides?: boolean;
   tagSlugs?: string[];
   metadataFilter?: MetadataFilter[];
   /** v4 paging: the page's first secret in the unpaged order, and how many (see pageOf). */
@@ -164,13 +168,16 @@ const importResults = async (
         row.key,
         row.tags.map((t) => t.slug),
       );
-      return canDescribe(ability, object) && (!query.viewSecretValue || canReadValue(ability, object));
+      return (
+        canDescribe(ability, object) && (!query.viewSecretValue || isPersonal(row) || canReadValue(ability, object))
+      );
     });
     const opened = await source.open(kept.map((k) => k.row));
     const secrets = await expandAll(
       opened.map((secret, i) => ({ secret, ...kept[i]! })),
       ({ secret, environment, secretPath }) => {
-        if (!query.viewSecretValue) return toImportedSecret(secret, environment, { hidden: true });
+        if (!query.viewSecretValue && !isPersonal(secret))
+          return toImportedSecret(secret, environment, { hidden: true });
         return withValue(visibleValue(secret, { environment, secretPath }, expander), (value) =>
           toImportedSecret(secret, environment, { hidden: false, value }),
         );
@@ -208,12 +215,13 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   const placeOfFolder = new Map(folders.map((f) => [f.id, { projectId: project.id, environment, secretPath: f.path }]));
   // A page after the first carries no imports: they are not even read.
   const withImports = (query.includeImports ?? query.include_imports ?? false) && (page?.offset ?? 0) === 0;
-  const source = createSecretSource(ctx, project.id);
+  const ownerId = personalOwnerOf(ctx.actor, query.includePersonalOverrides);
+  const source = createSecretSource(ctx, project.id, ctx.deps.db, ownerId);
 
   const folderIds = [...pathOf.keys()];
   const [rows, groups] = await Promise.all([
-    listSecretsOfFolders(ctx.deps.db, folderIds),
-    withImports ? resolveImports(ctx.deps.db, folderIds) : Promise.resolve([]),
+    listVisibleSecretsOfFolders(ctx.deps.db, folderIds, ownerId),
+    withImports ? resolveImports(ctx.deps.db, folderIds, ownerId) : Promise.resolve([]),
   ]);
   // Rows come by folder: one pass groups them (a recursive list of many folders stays linear).
   const rowsOf = new Map<string, SecretRow[]>(folders.map((f) => [f.id, []]));
@@ -229,7 +237,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
       row.tags.map((t) => t.slug),
     );
     if (!canDescribe(ability, object)) return false;
-    if (query.viewSecretValue && !canReadValue(ability, object)) {
+    if (query.viewSecretValue && !isPersonal(row) && !canReadValue(ability, object)) {
       // In the folder asked for, an unreadable value fails the request; below it, the secret is left out.
       if (row.folder_id === rootId) throw denied(ability, "readValue");
       return false;
@@ -257,7 +265,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     opened,
     (secret): SecretRead | Promise<SecretRead> => {
       const placeOf = placeOfFolder.get(secret.folderId)!;
-      if (!query.viewSecretValue) return toSecretRead(secret, placeOf, { hidden: true });
+      if (!query.viewSecretValue && !isPersonal(secret)) return toSecretRead(secret, placeOf, { hidden: true });
       return withValue(visibleValue(secret, { environment, secretPath: placeOf.secretPath }, expander), (value) =>
         toSecretRead(secret, placeOf, { hidden: false, value }),
       );

@@ -7,12 +7,42 @@ import { openSecretRow, type PlainSecret } from "./secret-crypto";
 import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 
 /**
+ * Rows as listSecretsOfFolders returns them for an owner (by folder, then key, the shared row before
+ * the personal one): each personal row takes the place of the shared row of its key, so its `type`
+ * says which the reader got; a personal row whose shared secret is gone (renamed, moved) is left out.
+ */
+export const overlayPersonal = (rows: readonly SecretRow[]): SecretRow[] => {
+  const out: SecretRow[] = [];
+  for (const row of rows) {
+    if (row.type !== "personal") out.push(row);
+    else {
+      const last = out[out.length - 1];
+      if (last?.type === "shared" && last.folder_id === row.folder_id && last.key === row.key)
+        out[out.length - 1] = row;
+    }
+  }
+  return out;
+};
+
+/** The shared secrets of some folders, each overridden by `ownerId`'s personal secret of its key (when given). */
+export const listVisibleSecretsOfFolders = async (db: Database, folderIds: readonly string[], ownerId?: string) =>
+  ownerId === undefined
+    ? listSecretsOfFolders(db, folderIds)
+    : overlayPersonal(await listSecretsOfFolders(db, folderIds, ownerId));
+
+/**
  * The secrets one read request sees, folder by folder: each folder is fetched and decrypted at most
  * once per request (the listed folder, its imports and every folder a reference names), each row opened
  * at most once, with the
  * project's data key taken from the cache. Reads only: nothing here writes.
  */
-export const createSecretSource = (ctx: RequestContext, projectId: string, db: Database = ctx.deps.db) => {
+export const createSecretSource = (
+  ctx: RequestContext,
+  projectId: string,
+  db: Database = ctx.deps.db,
+  /** A person whose personal secrets this request reads in place of the shared ones. */
+  ownerId?: string,
+) => {
   let key: Promise<DataKey | undefined> | undefined;
   const dataKey = () => (key ??= findProjectKey(ctx.deps, projectId, db));
   const folders = new Map<string, Promise<Map<string, PlainSecret> | undefined>>();
@@ -49,7 +79,7 @@ export const createSecretSource = (ctx: RequestContext, projectId: string, db: D
         if (rows) return byKey(rows);
         const place = await resolveFolder(db, projectId, environment, secretPath);
         if (!place?.folder_id) return undefined;
-        return byKey(await listSecretsOfFolders(db, [place.folder_id]));
+        return byKey(await listVisibleSecretsOfFolders(db, [place.folder_id], ownerId));
       })();
       folders.set(k, pending);
     }

@@ -32,6 +32,7 @@ import { deleteSecretRows, findSecretByKey } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
 import { canonicalIds, updatedState } from "./secret-apply";
 import { proposeIfProtected } from "../secret-approvals/change-request.service";
+import { createPersonalSecret, deletePersonalSecret, updatePersonalSecret } from "./secret-personal.service";
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
 
@@ -86,8 +87,9 @@ export const createSecret = async (
   body: CreateBody,
 ): Promise<{ secret: SecretRaw } | { approval: ChangeRequest }> => {
   const { project, ability, folderId } = await writeScope(ctx, body);
-  refusePersonal(body.type, "create");
+  refusePersonal(ctx.actor, body.type, "create");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  if (body.type === "personal") return createPersonalSecret(ctx, name, body, { project, ability, folderId, place });
   const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
     {
       op: "create",
@@ -124,10 +126,11 @@ export const createSecret = async (
 export const updateSecret = async (ctx: RequestContext, name: string, body: UpdateBody) => {
   if (body.newSecretName === "") throw new BadRequestError("New secret name cannot be empty");
   const { project, ability, folderId } = await writeScope(ctx, body);
-  refusePersonal(body.type, "create");
+  refusePersonal(ctx.actor, body.type, "create");
+  const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  if (body.type === "personal") return updatePersonalSecret(ctx, name, body, { project, ability, folderId, place });
   const newName = body.newSecretName !== undefined && body.newSecretName !== name ? body.newSecretName : undefined;
   if (newName !== undefined) SecretNameSchema.parse(newName);
-  const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
     {
       op: "update",
@@ -174,15 +177,19 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   return { secret: { ...toSecretRaw(updated, place, body.secretValue ?? ""), secretValueHidden: false } };
 };
 
-/** DELETE …/raw/:name and /api/v4/secrets/:name; the value shows only to a reader. */
+/**
+ * DELETE …/raw/:name and /api/v4/secrets/:name; the value shows only to a reader. Deleting a shared
+ * secret deletes the personal secrets of its key with it (they override nothing any more).
+ */
 export const deleteSecret = async (
   ctx: RequestContext,
   name: string,
   body: Scope & { type: "shared" | "personal" },
 ) => {
   const { project, ability, folderId } = await writeScope(ctx, body);
-  refusePersonal(body.type, "delete");
+  refusePersonal(ctx.actor, body.type, "delete");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
+  if (body.type === "personal") return deletePersonalSecret(ctx, name, { project, ability, folderId, place });
   const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [{ op: "delete", secretKey: name }]);
   if (approval) return { approval };
   const deleted = await inTransaction(ctx, async (trx) => {

@@ -54,15 +54,17 @@ const PLAIN_COLUMNS = sql.raw(`s.id, s.folder_id, s.key, s.type, s.user_id, s.ve
   s.actor_type, ${isoColumn("s.created_at")} as created_at, ${isoColumn("s.updated_at")} as updated_at`);
 
 /**
- * The shared secrets of some folders (with their tags), by folder then key. The tags of all the
+ * The shared secrets of some folders (with their tags), by folder then key; with `ownerId`, that
+ * person's personal secrets there too (each beside the shared one of its key). The tags of all the
  * rows are aggregated once (a hash join), not by a sub-query per row.
  */
-export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[]) => {
+export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[], ownerId?: string) => {
   if (folderIds.length === 0) return [];
+  const personal = ownerId === undefined ? sql`` : sql`or (s.type = 'personal' and s.user_id = ${ownerId})`;
   const { rows } = await sql<SecretRow>`
     with listed as (
       select ${PLAIN_COLUMNS} from secrets s
-      where s.folder_id = any(${[...folderIds]}::uuid[]) and s.type = 'shared'
+      where s.folder_id = any(${[...folderIds]}::uuid[]) and (s.type = 'shared' ${personal})
     ), tagged as (
       select l.secret_id,
         json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug) as tags
@@ -72,7 +74,7 @@ export const listSecretsOfFolders = async (db: Database, folderIds: readonly str
     )
     select listed.*, coalesce(tagged.tags, '[]'::json) as tags
     from listed left join tagged on tagged.secret_id = listed.id
-    order by listed.folder_id, listed.key`.execute(db);
+    order by listed.folder_id, listed.key, listed.type desc`.execute(db);
   return rows;
 };
 
@@ -183,6 +185,21 @@ export const findSecretByKey = async (db: Database, folderId: string, key: strin
   return rows[0];
 };
 
+/** One person's personal secret of a key in a folder (never anyone else's). */
+export const findPersonalSecret = async (
+  db: Database,
+  folderId: string,
+  key: string,
+  ownerId: string,
+  lock = false,
+) => {
+  const { rows } = await sql<SecretRow>`
+    select ${ROW_COLUMNS} from secrets s
+    where s.folder_id = ${folderId} and s.key = ${key} and s.type = 'personal' and s.user_id = ${ownerId}
+    ${lock ? sql`for update of s` : sql``}`.execute(db);
+  return rows[0];
+};
+
 /** Rows of some keys in a folder, locked for the caller's transaction, in key order (so batches lock alike). */
 export const lockSecretsByKeys = async (trx: Tx, folderId: string, keys: readonly string[]) => {
   if (keys.length === 0) return [];
@@ -263,12 +280,21 @@ export type SecretInsert = {
   metadata: StoredSecretMetadata[];
   actor_id: string;
   actor_type: string;
+  /** The owner of a personal secret; absent (or null) for a shared one. */
+  user_id?: string | null;
 };
 
 export const insertSecrets = (trx: Tx, rows: readonly SecretInsert[]) =>
   trx
     .insertInto("secrets")
-    .values(rows.map((r) => ({ ...r, type: "shared", user_id: null, metadata: JSON.stringify(r.metadata) })))
+    .values(
+      rows.map((r) => ({
+        ...r,
+        type: r.user_id ? "personal" : "shared",
+        user_id: r.user_id ?? null,
+        metadata: JSON.stringify(r.metadata),
+      })),
+    )
     .returning(["id", "version", "created_at", "updated_at"])
     .execute();
 
@@ -307,6 +333,10 @@ export const deleteSecretRows = (trx: Tx, folderId: string, keys: readonly strin
     .where("folder_id", "=", folderId)
     .where("key", "in", [...keys])
     .execute();
+
+/** One row alone (a personal secret: the shared one and the other people's stay). */
+export const deleteSecretRowById = (trx: Tx, secretId: string) =>
+  trx.deleteFrom("secrets").where("id", "=", secretId).execute();
 
 export const insertTagLinks = (trx: Tx, links: { secret_id: string; tag_id: string }[]) =>
   trx.insertInto("secret_tag_links").values(links).execute();

@@ -24,8 +24,9 @@ const written = <T extends object>(res: Response, body: T | { approval: ChangeRe
 
 export const secretsV3Router = (deps: AppDeps) =>
   s.router(contract.secretsV3, {
+    // The operator polls this list: the same validator and 304 as the v4 list.
     list: async ({ query, req, res }) =>
-      jsonOk<SecretListPage>(res, await listSecrets(contextOf(deps, req, res), query)),
+      jsonWithEtag<SecretListPage>(req, res, await listSecrets(contextOf(deps, req, res), query)),
     getById: async ({ params, req, res }) =>
       ok({ secret: await getSecretById(contextOf(deps, req, res), params.secretId) }),
     get: async ({ params, query, req, res }) =>

@@ -1,6 +1,7 @@
 import type { Database } from "../../../db/database";
 import { listImportLinksOfFolders } from "../../secret-imports/secret-import.service";
-import { listSecretsOfFolders, type SecretRow } from "../secret.repository";
+import type { SecretRow } from "../secret.repository";
+import { listVisibleSecretsOfFolders } from "../secret-source";
 
 /** How deep imports of imports are followed. */
 export const MAX_IMPORT_DEPTH = 10;
@@ -40,9 +41,14 @@ const importsInOrder = async (db: Database, folderIds: readonly string[]) => {
 /**
  * The imports of some folders resolved on read: one group per direct import, in stored order; the
  * secrets of nested imports are folded into the group that led to them, up to depth 10, each
- * (environment, path) once per group. Two queries per level, whatever the number of imports.
+ * (environment, path) once per group. Two queries per level, whatever the number of imports. With
+ * `ownerId`, that person's personal secrets stand in for the shared ones of their keys.
  */
-export const resolveImports = async (db: Database, folderIds: readonly string[]): Promise<ImportGroup[]> => {
+export const resolveImports = async (
+  db: Database,
+  folderIds: readonly string[],
+  ownerId?: string,
+): Promise<ImportGroup[]> => {
   const tops = await importsInOrder(db, folderIds);
   const groups: ImportGroup[] = tops.map((t) => ({
     environment: t.env_slug,
@@ -56,7 +62,7 @@ export const resolveImports = async (db: Database, folderIds: readonly string[])
   for (let depth = 0; depth < MAX_IMPORT_DEPTH && frontier.length > 0; depth += 1) {
     const ids = [...new Set(frontier.map((s) => s.link.source_folder_id!))];
     const [rows, nested] = await Promise.all([
-      listSecretsOfFolders(db, ids),
+      listVisibleSecretsOfFolders(db, ids, ownerId),
       depth + 1 < MAX_IMPORT_DEPTH ? importsInOrder(db, ids) : Promise.resolve([]),
     ]);
     const rowsOf = groupBy(rows, (r) => r.folder_id);

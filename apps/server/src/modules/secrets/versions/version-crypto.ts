@@ -19,6 +19,8 @@ export type VersionState = {
   actorId: string;
   actorType: string;
   isDeleted?: boolean;
+  /** The owner of a personal secret; absent for a shared one. */
+  userId?: string | null;
 };
 
 export const sealVersion = (key: DataKey, state: VersionState): VersionInsert => {
@@ -29,6 +31,7 @@ export const sealVersion = (key: DataKey, state: VersionState): VersionInsert =>
     folder_id: state.folderId,
     version: state.version,
     key: state.key,
+    user_id: state.userId ?? null,
     ...sealFields(key, "secret_versions", id, state),
     skip_multiline_encoding: state.skipMultilineEncoding,
     reminder_note: state.reminderNote,

@@ -12,6 +12,8 @@ export type VersionRow = {
   version: number;
   key: string;
   type: string;
+  /** The owner of a personal secret's version; null for a shared one's. */
+  user_id: string | null;
   encrypted_fields: string | null;
   encrypted_value: string | null;
   encrypted_comment: string | null;
@@ -28,13 +30,13 @@ export type VersionRow = {
   tags: TagRef[];
 };
 
-const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.encrypted_fields, v.encrypted_value,
+const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.user_id, v.encrypted_fields, v.encrypted_value,
   v.encrypted_comment, v.skip_multiline_encoding, v.reminder_note, v.reminder_repeat_days, v.metadata, v.tag_ids, v.is_deleted,
   v.actor_id, v.actor_type, v.created_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
     from secret_tags t where t.id::text in (select jsonb_array_elements_text(v.tag_ids))), '[]'::json) as tags`;
 
-export type VersionInsert = Omit<VersionRow, "created_at" | "tags" | "type"> & { user_id?: null };
+export type VersionInsert = Omit<VersionRow, "created_at" | "tags" | "type">;
 
 export const newVersionId = () => randomUUID();
 
@@ -45,8 +47,7 @@ export const insertVersions = async (trx: Tx, rows: readonly VersionInsert[]) =>
     .values(
       rows.map((r) => ({
         ...r,
-        type: "shared",
-        user_id: null,
+        type: r.user_id ? "personal" : "shared",
         metadata: JSON.stringify(r.metadata),
         tag_ids: JSON.stringify(r.tag_ids),
       })),
@@ -54,11 +55,21 @@ export const insertVersions = async (trx: Tx, rows: readonly VersionInsert[]) =>
     .execute();
 };
 
-/** One version of the shared secret named `key` in a folder (reads by name with `version=N`). */
-export const findVersionByKey = async (db: Database, folderId: string, key: string, version: number) => {
+/**
+ * One version of the secret named `key` in a folder (reads by name with `version=N`): the shared
+ * secret's, or with `ownerId` that person's personal secret's.
+ */
+export const findVersionByKey = async (
+  db: Database,
+  folderId: string,
+  key: string,
+  version: number,
+  ownerId?: string,
+) => {
+  const owner = ownerId === undefined ? sql`v.type = 'shared'` : sql`v.type = 'personal' and v.user_id = ${ownerId}`;
   const { rows } = await sql<VersionRow>`
     select ${COLUMNS} from secret_versions v
-    where v.folder_id = ${folderId} and v.key = ${key} and v.version = ${version} and v.type = 'shared'
+    where v.folder_id = ${folderId} and v.key = ${key} and v.version = ${version} and ${owner}
       and v.is_deleted = false
     order by v.created_at desc limit 1`.execute(db);
   return rows[0];

@@ -20,7 +20,8 @@ const secretNotFound = (id: string) => new NotFoundError(`Secret with ID '${id}'
 /** The secret's folder, project and the caller's ability, found through its versions (so also after a deletion). */
 const versionScope = async (ctx: RequestContext, secretId: string) => {
   const latest = isUuid(secretId) ? await findLatestVersion(ctx.deps.db, secretId) : undefined;
-  if (!latest) throw secretNotFound(secretId);
+  // A personal secret's history is its owner's alone: to anyone else it does not exist.
+  if (!latest || (latest.user_id !== null && latest.user_id !== ctx.actor.id)) throw secretNotFound(secretId);
   const place = await findFolderPlace(ctx.deps.db, latest.folder_id);
   if (!place) throw new NotFoundError(`Folder with ID '${latest.folder_id}' not found`);
   const project = await findProjectById(ctx.deps.db, place.project_id);
