@@ -5,7 +5,8 @@ import { defineConfig } from "tsup";
  * npm dependencies left to node_modules (PGlite loads its WebAssembly from its own package directory).
  */
 export default defineConfig({
-  entry: { main: "src/main.ts" },
+  // write-template runs once after the bundle is built (package.json): the migrated PGlite template.
+  entry: { main: "src/main.ts", "write-template": "src/write-template.ts" },
   format: ["esm"],
   platform: "node",
   target: "node20",

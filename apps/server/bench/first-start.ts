@@ -1,6 +1,6 @@
 /**
  * Where a first start on an empty DATA_DIR spends its time: PGlite's initdb (a new data directory),
- * then each migration. `node --import tsx bench/first-start.ts [dataDir]` (default: a fresh temporary
+ * then each migration; then the same start from the migrated template the build writes. `node --import tsx bench/first-start.ts [dataDir]` (default: a fresh temporary
  * directory, removed after). Not a wrk bench: run.ts runs only *.bench.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Migrator } from "kysely";
 import { openDatabase } from "../src/db/database";
+import { writePgliteTemplate } from "../src/db/pglite-template";
 import { migrationProvider } from "../src/db/migrations";
 
 const given = process.argv[2];
@@ -44,3 +45,19 @@ await handle.close();
 const closed = performance.now();
 console.log(`close ${(closed - migrated).toFixed(0)} ms; total ${(closed - started).toFixed(0)} ms`);
 if (!given) rmSync(dataDir, { recursive: true, force: true });
+
+// The built server's path: a new data directory copied from the migrated template.
+const scratch = mkdtempSync(join(tmpdir(), "keyward-first-start-template-"));
+const template = join(scratch, "pglite-template.tar.gz");
+const writing = performance.now();
+await writePgliteTemplate(template);
+const fromTemplate = performance.now();
+console.log(`template written (build step) ${(fromTemplate - writing).toFixed(0)} ms`);
+const copied = await openDatabase({ dataDir: join(scratch, "data"), template });
+const copiedAt = performance.now();
+const pending = (await new Migrator({ db: copied.db, provider: migrationProvider }).getMigrations()).filter(
+  (m) => m.executedAt === undefined,
+).length;
+console.log(`open from the template ${(copiedAt - fromTemplate).toFixed(0)} ms; ${pending} migrations left`);
+await copied.close();
+rmSync(scratch, { recursive: true, force: true });

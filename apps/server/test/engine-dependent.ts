@@ -63,4 +63,7 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
 };
 
 /** Files that start their own server on PGlite whatever the run's database is. */
-export const PGLITE_ONLY: readonly string[] = ["test/app/readme-quickstart.test.ts", "test/runtime/start-command.test.ts"];
+export const PGLITE_ONLY: readonly string[] = [
+  "test/app/readme-quickstart.test.ts",
+  "test/runtime/start-command.test.ts",
+];

@@ -6,6 +6,7 @@ import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
 import { createSecretBox, loadRootKey } from "../crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "../db/database";
+import { PGLITE_TEMPLATE } from "../db/pglite-template";
 import type { Env } from "../env";
 import { createLogger } from "../lib/logger";
 import { createLifecycle } from "../lib/lifecycle";
@@ -23,11 +24,12 @@ import { createProjectKeysState } from "../modules/project-keys/project-keys.sta
 
 /**
  * Open the database, apply migrations (unless `migrate` is false: a cluster worker, whose primary
- * migrated, or a caller that did) and assemble what createApp needs.
+ * migrated, or a caller that did) and assemble what createApp needs. A new PGlite database starts from
+ * the migrated template (`pgliteTemplate`, by default the one the build wrote beside the bundle).
  */
 export const buildDeps = async (
   env: Env,
-  options: { dataDir?: string; migrate?: boolean } = {},
+  options: { dataDir?: string; migrate?: boolean; pgliteTemplate?: string } = {},
 ): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
   const logger = createLogger(env.LOG_LEVEL);
   const dataDir = options.dataDir ?? env.DATA_DIR;
@@ -38,6 +40,7 @@ export const buildDeps = async (
     connectTimeoutMs: env.DB_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     logger,
+    template: options.pgliteTemplate ?? PGLITE_TEMPLATE,
   });
   try {
     if (options.migrate === false) {

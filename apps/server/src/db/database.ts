@@ -186,6 +186,11 @@ export type OpenDatabaseOptions = {
   /** PostgreSQL: statement_timeout of every connection, and (one second later) the client's own bound; 0: none. */
   statementTimeoutMs?: number;
   logger?: Logger;
+  /**
+   * PGlite: a migrated data directory (PGlite's gzipped dump) that a new database starts from instead
+   * of running initdb and every migration; ignored when the file does not exist.
+   */
+  template?: string;
 };
 
 /**
@@ -199,6 +204,7 @@ export const openDatabase = async ({
   connectTimeoutMs = 3_000,
   statementTimeoutMs = 5_000,
   logger,
+  template,
 }: OpenDatabaseOptions): Promise<DatabaseHandle> => {
   // PostgreSQL may be down when the process starts: not ready until a statement succeeds.
   const health = createDbHealth(logger, { known: !databaseUrl });
@@ -254,11 +260,17 @@ export const openDatabase = async ({
     // Loaded only here: a process on PostgreSQL never needs the embedded engine in memory.
     const { PGlite } = await import("@electric-sql/pglite");
     const pgdata = inMemory ? undefined : resolve(dataDir, "pgdata");
-    // A new data directory is initialised first (initdb, in WebAssembly): most of a first start.
-    if (pgdata && !existsSync(join(pgdata, "PG_VERSION")))
-      logger?.info({ dataDir: pgdata }, `creating the database in ${pgdata}`);
+    const fresh = !pgdata || !existsSync(join(pgdata, "PG_VERSION"));
+    // A new database starts from the migrated template when there is one; otherwise initdb runs (in
+    // WebAssembly, most of a first start) and then every migration.
+    const loadDataDir = fresh && template && existsSync(template) ? new Blob([readFileSync(template)]) : undefined;
+    if (pgdata && fresh) {
+      const how = loadDataDir ? " from the migrated template" : "";
+      logger?.info({ dataDir: pgdata }, `creating the database in ${pgdata}${how}`);
+    }
     const client = new PGlite(pgdata, {
       parsers: { [INT8_OID]: (value: string) => value },
+      ...(loadDataDir ? { loadDataDir } : {}),
     });
     await client.waitReady;
     const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });

@@ -41,7 +41,10 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...overrides,
   });
-  const { deps, handle } = await buildDeps(env, { dataDir: "memory://" });
+  const { deps, handle } = await buildDeps(env, {
+    dataDir: "memory://",
+    pgliteTemplate: process.env.KEYWARD_TEST_PGLITE_TEMPLATE,
+  });
   const server = createHttpServer(createApp(deps), env);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

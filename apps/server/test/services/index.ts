@@ -4,6 +4,7 @@ import { startRabbitmq } from "./rabbitmq";
 import { startRedis } from "./redis";
 import { startSlapd } from "./slapd";
 import { startOidcProvider } from "./oidc-provider";
+import { startPgliteTemplate } from "./pglite-template";
 
 /**
  * Real servers the suites need (directory servers, target databases, identity providers), started
@@ -20,6 +21,7 @@ starters.push(startSlapd);
 starters.push(startOidcProvider);
 starters.push(startMariadb);
 starters.push(startRabbitmq);
+starters.push(startPgliteTemplate);
 
 /** All at once (RabbitMQ's Erlang start-up alone takes seconds); if one fails, the others are stopped. */
 export const startTestServices = async () => {
