@@ -78,6 +78,7 @@ try {
 export const run = async () => {
   const client = createKeywardClient({ baseUrl: "http://x", token: "t" });
   const r = await client.secretsV3.list({ query: { workspaceId: "p", environment: "dev" } });
+  if (r.status === 304) return "unchanged since the ETag sent";
   if (r.status !== 200) return r.body.reqId;
   const { secrets } = await ok(client.secretsV3.list({ query: { workspaceId: "p" } }));
   return secrets.map((s) => s.secretKey);
