@@ -1,7 +1,7 @@
 import type { RequestContext } from "../../context";
 import { isUuid } from "../../db/errors";
 import { ForbiddenError, NotFoundError } from "../../errors";
-import { findIdentityInOrg, isInstanceAdminIdentity } from "../identities/identity.repository";
+import { findIdentityInOrg, isInstanceAdminIdentity } from "./principals.repository";
 
 /** Look up an identity of the caller's organization; anything else is 404. */
 export const requireIdentity = async (ctx: RequestContext, identityId: string) => {

@@ -2,7 +2,7 @@ import type { RequestContext } from "../../context";
 import { afterCommit, collectBeforeCommit, type Tx } from "../../db/transaction";
 import { lookupFolderPlaces } from "../folders/folder.service";
 import { listImportingFolders } from "../secret-imports/secret-import.service";
-import type { FolderPlace } from "../folders/folder.repository";
+import type { FolderPlace } from "../folders/folder.service";
 import { insertEvents, notifyEvents, takeEventNumbers, type NewEvent } from "./secret-events.repository";
 
 /** What a write noted: a secret created, updated or deleted in a folder, or a folder's imports changed. */

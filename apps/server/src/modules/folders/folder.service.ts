@@ -207,3 +207,6 @@ export const lockFolderForChanges = (trx: Tx, folderId: string) => lockFolder(tr
 
 /** Several folders' project, environment and path at once (the events stream names where a change happened). */
 export const lookupFolderPlaces = (db: Database, folderIds: readonly string[]) => findFolderPlaces(db, folderIds);
+
+/** Where a folder is: its project, environment and path (what `lookupFolderPlaces` answers). */
+export type { FolderPlace } from "./folder.repository";

@@ -92,16 +92,6 @@ export const listIdentityDetails = async (db: Database, filter: IdentityFilter &
 };
 
 /** The identity row used by authorization decisions; scoped to an organization. */
-export const findIdentityInOrg = (db: Database, orgId: string, identityId: string) =>
-  db
-    .selectFrom("identities")
-    .select(["id", "name", "org_id", "project_id", "org_role", "has_delete_protection"])
-    .where("id", "=", identityId)
-    .where("org_id", "=", orgId)
-    .executeTakeFirst();
-
-export type IdentityRow = NonNullable<Awaited<ReturnType<typeof findIdentityInOrg>>>;
-
 export const insertIdentity = (
   db: Database,
   values: { org_id: string; project_id: string | null; name: string; org_role: string; has_delete_protection: boolean },
@@ -134,10 +124,3 @@ export const updateIdentityRow = (
 
 export const deleteIdentityRow = (db: Database, identityId: string) =>
   db.deleteFrom("identities").where("id", "=", identityId).execute();
-
-export const isInstanceAdminIdentity = async (db: Database, identityId: string) =>
-  (await db
-    .selectFrom("instance_config")
-    .select("id")
-    .where("admin_identity_id", "=", identityId)
-    .executeTakeFirst()) !== undefined;

@@ -1,3 +1,4 @@
+import { isInstanceAdminIdentity } from "../authz/principals.repository";
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction, type Tx } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
@@ -13,7 +14,6 @@ import {
   findIdentityDetails,
   findIdentityDetailsInOrg,
   insertIdentity,
-  isInstanceAdminIdentity,
   listIdentityDetails,
   replaceIdentityMetadata,
   updateIdentityRow,

@@ -1,3 +1,4 @@
+import { findIdentityInOrg } from "../authz/principals.repository";
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
@@ -8,13 +9,7 @@ import { assertCan } from "../authz/guard";
 import { addMemberInTransaction } from "../projects/membership.service";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
-import {
-  findIdentityInOrg,
-  insertIdentity,
-  listIdentityDetails,
-  replaceIdentityMetadata,
-  updateIdentityRow,
-} from "./identity.repository";
+import { insertIdentity, listIdentityDetails, replaceIdentityMetadata, updateIdentityRow } from "./identity.repository";
 import { bumpPermissionVersionForIdentity } from "../authz/permission-version";
 
 type Metadata = { key: string; value: string }[];

@@ -6,8 +6,12 @@ import { inTransaction } from "../../db/transaction";
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from "../../errors";
 import { getJsonPinned, requestPinned, resolveOutboundTarget } from "../../lib/outbound";
 import { startSession, type SessionTokens } from "../sessions/session.service";
-import { identifyProviderLogin, type ProviderLogin } from "../users/sign-in.service";
-import { findOrganizationById, findOrganizationBySlug } from "../users/user.repository";
+import {
+  identifyProviderLogin,
+  organizationOfSignIn,
+  organizationToSignInTo,
+  type ProviderLogin,
+} from "../users/sign-in.service";
 import { requestEmailProof } from "./email-link.service";
 import { findOidcConfigOfOrg, type OidcConfigRow } from "./oidc-config.repository";
 import { clientSecretContext, OIDC_SCHEMES } from "./oidc-config.service";
@@ -63,7 +67,7 @@ const endpointsOf = async (deps: AppDeps, config: OidcConfigRow): Promise<Provid
 };
 
 const activeConfigOfOrg = async (deps: AppDeps, orgSlug: string) => {
-  const org = await findOrganizationBySlug(deps.db, orgSlug.toLowerCase());
+  const org = await organizationToSignInTo(deps.db, orgSlug);
   const config = org && (await findOidcConfigOfOrg(deps.db, org.id));
   if (!org || !config || !config.is_active) {
     throw new NotFoundError(`Single sign-on is not configured for organization ${orgSlug}`);
@@ -267,7 +271,7 @@ export const completeSignIn = async (
   const outcome = await inTransaction(deps.db, async (trx) => {
     const found = await identifyProviderLogin(trx, login);
     if ("proofNeeded" in found) {
-      const org = await findOrganizationById(trx, config.org_id);
+      const org = await organizationOfSignIn(trx, config.org_id);
       const proof = await requestEmailProof(deps, trx, {
         login,
         userId: found.proofNeeded.userId,

@@ -1,5 +1,6 @@
 import type { RequestContext } from "../../context";
-import { inTransaction } from "../../db/transaction";
+import { inTransaction, type Tx } from "../../db/transaction";
+import type { RoleGrant } from "../authz/membership-roles.repository";
 import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertWithinBoundary } from "../authz/boundary";
@@ -30,6 +31,10 @@ const toMembershipRef = (row: { id: string; user_id: string; project_id: string;
   projectId: row.project_id,
   createdAt: toIso(row.created_at),
 });
+
+/** The person who creates a project becomes its member with these roles, inside the creating transaction. */
+export const addProjectCreator = (trx: Tx, projectId: string, userId: string, roles: RoleGrant[]) =>
+  insertUserProjectMembership(trx, projectId, userId, roles);
 
 /**
  * The project roles a person is to hold, resolved, when the caller may add members and give them:

@@ -1,3 +1,4 @@
+import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
 import { ForbiddenError } from "../../errors";
 import { syncPersonGroups } from "../groups/group-provisioning.service";
@@ -5,6 +6,8 @@ import { claimInvitation } from "./provisioning.service";
 import {
   belongsElsewhere,
   findAlias,
+  findOrganizationById,
+  findOrganizationBySlug,
   findOrgMembershipOfUser,
   findUserByEmail,
   findUserById,
@@ -14,6 +17,12 @@ import {
   markEmailVerified,
   updateMemberNames,
 } from "./user.repository";
+
+/** The organization a sign-in names by its slug (lower-case), for the sign-in routes. */
+export const organizationToSignInTo = (db: Database, slug: string) => findOrganizationBySlug(db, slug.toLowerCase());
+
+/** The organization of a sign-in under way, inside its transaction (for the e-mail that names it). */
+export const organizationOfSignIn = (trx: Tx, orgId: string) => findOrganizationById(trx, orgId);
 
 /** Someone who signs in without an invitation may enter, and sees nothing until an admin grants a role. */
 const UNINVITED_ORG_ROLE = "no-access";
