@@ -110,6 +110,30 @@ beforeAll(async () => {
         );
         return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: token }));
       }
+      // AWS: the container credentials endpoint (ECS, EKS Pod Identity) and IMDSv2, as the SDKs read them.
+      const credentials = (token: string) =>
+        JSON.stringify({
+          AccessKeyId: "AKIDAGENT",
+          SecretAccessKey: "agent-secret",
+          Token: token,
+          Expiration: new Date(Date.now() + 3_600_000).toISOString(),
+        });
+      if (url.pathname === "/v2/credentials/task") {
+        if (req.headers.authorization !== "container-authorization") return res.writeHead(401).end();
+        return res.writeHead(200, { "content-type": "application/json" }).end(credentials("container-session"));
+      }
+      if (url.pathname === "/latest/api/token") {
+        if (req.method !== "PUT" || !req.headers["x-aws-ec2-metadata-token-ttl-seconds"])
+          return res.writeHead(400).end();
+        return res.writeHead(200).end("imds-session-token");
+      }
+      if (url.pathname.startsWith("/latest/meta-data/iam/security-credentials/")) {
+        if (req.headers["x-aws-ec2-metadata-token"] !== "imds-session-token") return res.writeHead(401).end();
+        const role = url.pathname.slice("/latest/meta-data/iam/security-credentials/".length);
+        if (role === "") return res.writeHead(200).end("app-runner\n");
+        if (role !== "app-runner") return res.writeHead(404).end();
+        return res.writeHead(200, { "content-type": "application/json" }).end(credentials("imds-session"));
+      }
       res.writeHead(404).end();
     })();
   });
@@ -217,6 +241,29 @@ describe("keyward agent: cloud logins under Infisical's auth types", () => {
     // Signed for the region's STS host, forwarded by Keyward to its configured endpoint.
     expect(sts.hosts).toContain("sts.eu-west-1.amazonaws.com");
     expect(a.stderr()).not.toContain("agent-secret");
+  });
+
+  it("aws-iam: takes credentials from the container endpoint, else from IMDSv2, as the AWS SDKs do", async () => {
+    const identityId = await viewerIdentity();
+    await ok(
+      client.awsAuth.attach({
+        params: { identityId },
+        body: { stsEndpoint: `${sts.url}/`, allowedAccountIds: ACCOUNT },
+      }),
+    );
+    await runAgent("aws-iam", identityId, {
+      AWS_CONTAINER_CREDENTIALS_FULL_URI: `http://${metadataUrl}/v2/credentials/task`,
+      AWS_CONTAINER_AUTHORIZATION_TOKEN: "container-authorization",
+      AWS_REGION: "eu-west-1",
+    });
+    expect(metadataSeen).toContain("/v2/credentials/task");
+    await Promise.all(running.splice(0).map(stopAgent));
+    await runAgent("aws-iam", identityId, {
+      AWS_EC2_METADATA_SERVICE_ENDPOINT: `http://${metadataUrl}`,
+      AWS_REGION: "eu-west-1",
+    });
+    expect(metadataSeen).toContain("/latest/api/token");
+    expect(metadataSeen).toContain("/latest/meta-data/iam/security-credentials/app-runner");
   });
 
   it("gcp-id-token: an ID token for the identity from the GCE metadata server (GCE_METADATA_HOST)", async () => {
