@@ -268,7 +268,8 @@ export const openDatabase = async ({
       const how = loadDataDir ? " from the migrated template" : "";
       logger?.info({ dataDir: pgdata }, `creating the database in ${pgdata}${how}`);
     }
-    const client = new PGlite(pgdata, {
+    // A data directory must be named for the options to apply ("memory://" for one in memory).
+    const client = new PGlite(pgdata ?? "memory://", {
       parsers: { [INT8_OID]: (value: string) => value },
       ...(loadDataDir ? { loadDataDir } : {}),
     });
