@@ -14,6 +14,7 @@ import {
   type Person,
 } from "./browser";
 import { testContext } from "./context";
+import { registerAtProvider } from "./sso-organization";
 
 const { baseUrl, chromium, oidcIssuer, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
@@ -51,19 +52,7 @@ describe("people in the console (single sign-on in Chromium)", () => {
     const opened = await openPage();
     adminPage = opened.page;
     await signInWithToken(adminPage, baseUrl, seeded.token);
-    // The console is registered at the provider (RFC 7591) with its callback, as an operator would.
-    const registered = await fetch(`${oidcIssuer}/reg`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        redirect_uris: [`${baseUrl}/api/v1/sso/oidc/callback`],
-        grant_types: ["authorization_code"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "client_secret_basic",
-      }),
-    });
-    expect(registered.status).toBe(201);
-    const client = (await registered.json()) as { client_id: string; client_secret: string };
+    const client = await registerAtProvider(baseUrl, oidcIssuer);
 
     await adminPage.getByRole("link", { name: "Organization" }).click();
     await adminPage.getByRole("link", { name: "Single sign-on" }).click();

@@ -5,6 +5,7 @@ import type { DataKey } from "../../crypto/data-keys";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
 import type { MetadataEntry, PlainSecret } from "./secret-crypto";
+import type { CreateBody } from "./secret-write.service";
 import { sealFields } from "./secret-crypto";
 import { insertSecrets, insertTagLinks, replaceTagLinks, updateSecretRow, type TagRef } from "./secret.repository";
 import { sealVersion, type VersionState } from "./versions/version-crypto";
@@ -25,6 +26,27 @@ export type SecretState = {
   /** The owner of a personal secret (an override of the shared one of its key); absent for a shared one. */
   userId?: string | null;
 };
+
+/** The state of a new secret from a create request (a personal one names its owner). */
+export const newSecretState = (
+  body: CreateBody,
+  folderId: string,
+  key: string,
+  tags: TagRef[],
+  userId?: string,
+): SecretState => ({
+  id: newSecretId(),
+  folderId,
+  key,
+  value: body.secretValue,
+  comment: body.secretComment,
+  skipMultilineEncoding: body.skipMultilineEncoding ?? false,
+  reminderNote: body.secretReminderNote ?? null,
+  reminderRepeatDays: body.secretReminderRepeatDays ?? null,
+  metadata: body.secretMetadata ?? [],
+  tags,
+  ...(userId ? { userId } : {}),
+});
 
 /**
  * Who writes: a request's caller, or the platform itself (a rotation job writes the secrets it

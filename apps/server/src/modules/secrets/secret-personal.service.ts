@@ -13,7 +13,7 @@ import { toSecretRaw, type Place } from "./secret.dto";
 import {
   asKeyConflict,
   insertNewSecrets,
-  newSecretId,
+  newSecretState,
   plainOf,
   recordDeletions,
   stateOf,
@@ -49,19 +49,7 @@ export const createPersonalSecret = async (
 ): Promise<{ secret: SecretRaw }> => {
   const [created] = await inTransaction(ctx, async (trx) => {
     const tags = tagRefs(await resolveTagIds(trx, project.id, canonicalIds(body.tagIds ?? [])));
-    const state: SecretState = {
-      id: newSecretId(),
-      folderId,
-      key: name,
-      value: body.secretValue,
-      comment: body.secretComment,
-      skipMultilineEncoding: body.skipMultilineEncoding ?? false,
-      reminderNote: body.secretReminderNote ?? null,
-      reminderRepeatDays: body.secretReminderRepeatDays ?? null,
-      metadata: body.secretMetadata ?? [],
-      tags,
-      userId: ctx.actor.id,
-    };
+    const state = newSecretState(body, folderId, name, tags, ctx.actor.id);
     // The right to write comes first: no one learns which shared keys exist without it.
     assertMayStore(ability, "create", place, state);
     if (!(await findSecretByKey(trx, folderId, name)))

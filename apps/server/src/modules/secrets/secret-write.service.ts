@@ -21,12 +21,11 @@ import { toSecretRaw } from "./secret.dto";
 import {
   asKeyConflict,
   insertNewSecrets,
-  newSecretId,
+  newSecretState,
   plainOf,
   recordDeletions,
   stateOf,
   writeSecretUpdate,
-  type SecretState,
 } from "./secret-persist";
 import { deleteSecretRows, findSecretByKey } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
@@ -100,18 +99,12 @@ export const createSecret = async (
   const [created] = await inTransaction(ctx, async (trx) => {
     if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     const tags = await resolveTagIds(trx, project.id, canonicalIds(body.tagIds ?? []));
-    const state: SecretState = {
-      id: newSecretId(),
+    const state = newSecretState(
+      body,
       folderId,
-      key: name,
-      value: body.secretValue,
-      comment: body.secretComment,
-      skipMultilineEncoding: body.skipMultilineEncoding ?? false,
-      reminderNote: body.secretReminderNote ?? null,
-      reminderRepeatDays: body.secretReminderRepeatDays ?? null,
-      metadata: body.secretMetadata ?? [],
-      tags: tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
-    };
+      name,
+      tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
+    );
     assertMayStore(ability, "create", place, state);
     await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
