@@ -15,19 +15,6 @@ export type RoleGrant = {
   temporaryAccessEndTime?: Date | null;
 };
 
-/** Role grants as rows of a membership-roles table; identity and group memberships store them alike. */
-export const roleRows = (membershipId: string, roles: RoleGrant[]) =>
-  roles.map((r) => ({
-    membership_id: membershipId,
-    role: r.role,
-    custom_role_id: r.customRoleId,
-    is_temporary: r.isTemporary,
-    temporary_mode: r.isTemporary ? (r.temporaryMode ?? "relative") : null,
-    temporary_range: r.isTemporary ? (r.temporaryRange ?? null) : null,
-    temporary_access_start_time: r.isTemporary ? (r.temporaryAccessStartTime ?? null) : null,
-    temporary_access_end_time: r.isTemporary ? (r.temporaryAccessEndTime ?? null) : null,
-  }));
-
 export const MEMBERSHIP_ROLE_COLUMNS = [
   "r.id",
   "r.role",

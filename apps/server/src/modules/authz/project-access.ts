@@ -142,6 +142,12 @@ const cachedAbility = <P extends ProjectKey>(
   return { project, membershipId: entry.membershipId, ability: shared.ability };
 };
 
+/** A project of an organization by slug; another organization's is none. */
+export const findProjectOfOrgBySlug = (db: Database, orgId: string, slug: string) => findProjectBySlug(db, orgId, slug);
+
+/** A project by id, of any organization: the caller compares its organization with the actor's. */
+export const findProjectRow = (db: Database, projectId: string) => findProjectById(db, projectId);
+
 export const resolveProject = async (db: Database, actor: Actor, projectId: string) =>
   assertProjectOfActor(
     isUuid(projectId) ? await findProjectById(db, projectId) : undefined,

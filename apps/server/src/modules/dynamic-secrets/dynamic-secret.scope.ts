@@ -1,7 +1,6 @@
 import type { RequestContext } from "../../context";
 import { NotFoundError } from "../../errors";
-import { findProjectBySlug } from "../authz/project-access.repository";
-import { getProjectPermissionForRow } from "../authz/project-access";
+import { findProjectOfOrgBySlug, getProjectPermissionForRow } from "../authz/project-access";
 import { lookupFolderByPath } from "../folders/folder.service";
 import { findDynamicSecretByName } from "./dynamic-secret.repository";
 import { providerOf } from "./providers";
@@ -11,7 +10,7 @@ export type Scope = { projectSlug: string; environmentSlug: string; path: string
 
 /** The project by slug in the caller's organization, and the caller's ability there (secret-manager only). */
 export const getDynamicSecretProjectPermission = async (ctx: RequestContext, projectSlug: string) => {
-  const project = await findProjectBySlug(ctx.deps.db, ctx.actor.orgId, projectSlug);
+  const project = await findProjectOfOrgBySlug(ctx.deps.db, ctx.actor.orgId, projectSlug);
   // Another organization's project is indistinguishable from a missing one.
   if (!project) throw new NotFoundError(`Project with slug '${projectSlug}' not found`);
   return getProjectPermissionForRow(ctx, project, "secret-manager");

@@ -3,8 +3,7 @@ import type { Database } from "../../db/database";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation, isUuid } from "../../db/errors";
 import { BadRequestError, NotFoundError } from "../../errors";
-import { getProjectPermission, getProjectPermissionForRow } from "../authz/project-access";
-import { findProjectById } from "../authz/project-access.repository";
+import { findProjectRow, getProjectPermission, getProjectPermissionForRow } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
 import { toFolderDto } from "./folder.dto";
 import {
@@ -123,7 +122,7 @@ export const listFolders = async (
 export const getFolderById = async (ctx: RequestContext, id: string) => {
   const notFound = new NotFoundError(`Folder with ID '${id}' not found`);
   const row = isUuid(id) ? await findFolderWithContext(ctx.deps.db, id) : undefined;
-  const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
+  const project = row ? await findProjectRow(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
   await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const path = await folderPath(ctx.deps.db, row.id);

@@ -1,5 +1,5 @@
 import type { Database } from "../../db/database";
-import { findMembershipRoles, roleRows, type RoleGrant } from "../authz/membership-roles.repository";
+import { membershipRolesOf, roleRows, type RoleGrant } from "../authz/membership-roles";
 
 const MEMBERSHIP_COLUMNS = [
   "m.id",
@@ -26,7 +26,7 @@ export const findProjectGroupMembership = (db: Database, projectId: string, grou
 export type ProjectGroupMembershipRow = NonNullable<Awaited<ReturnType<typeof findProjectGroupMembership>>>;
 
 export const findGroupMembershipRoles = (db: Database, membershipIds: string[]) =>
-  findMembershipRoles(db, membershipIds, "group_project_membership_roles");
+  membershipRolesOf(db, membershipIds, "group_project_membership_roles");
 
 export const insertGroupMembershipWithRoles = async (
   db: Database,

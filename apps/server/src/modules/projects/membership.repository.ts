@@ -1,6 +1,7 @@
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { roleRows, type RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles.repository";
+import { roleRows } from "../authz/membership-roles";
 
 export const insertMembershipWithRoles = async (
   db: Database,

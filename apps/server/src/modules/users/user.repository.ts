@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { findMembershipRoles, roleRows, type RoleGrant } from "../authz/membership-roles.repository";
+import { findMembershipRoles, type RoleGrant } from "../authz/membership-roles.repository";
+import { roleRows } from "../authz/membership-roles";
 
 const USER_COLUMNS = [
   "u.id",
