@@ -128,6 +128,8 @@ export const requestPinned = (
     rejectUnauthorized?: boolean;
     timeoutMs?: number;
     maxBytes?: number;
+    /** Ends the request (and its connection) when aborted. */
+    signal?: AbortSignal;
   } = {},
 ): Promise<PinnedResponse> => {
   const timeoutMs = options.timeoutMs ?? 5_000;
@@ -142,6 +144,7 @@ export const requestPinned = (
         lookup: pinnedLookup(target),
         headers: options.headers,
         timeout: timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
         ...(options.caCert && target.url.protocol === "https:" ? { ca: options.caCert } : {}),
         // The certificate is checked against the URL's host even when a forwarded Host header names another.
         ...(target.url.protocol === "https:"
@@ -173,7 +176,7 @@ export const requestPinned = (
 /** GET a body as text from a vetted target; anything but a 200 is an error. */
 export const getTextPinned = async (
   target: OutboundTarget,
-  options: { caCert?: string; timeoutMs?: number; maxBytes?: number; accept?: string } = {},
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number; accept?: string; signal?: AbortSignal } = {},
 ): Promise<string> => {
   const { accept = "*/*", ...rest } = options;
   const { status, body } = await requestPinned(target, { ...rest, headers: { accept } });
@@ -190,7 +193,7 @@ export const getTextPinned = async (
 /** GET a JSON document from a vetted target; anything but a 200 is an error. */
 export const getJsonPinned = async (
   target: OutboundTarget,
-  options: { caCert?: string; timeoutMs?: number; maxBytes?: number } = {},
+  options: { caCert?: string; timeoutMs?: number; maxBytes?: number; signal?: AbortSignal } = {},
 ): Promise<unknown> => {
   const body = await getTextPinned(target, { ...options, accept: "application/json" });
   try {

@@ -1,9 +1,13 @@
-import { Client as LdapClient } from "ldapts";
-import mysql from "mysql2/promise";
-import pg from "pg";
-import Redis from "ioredis";
+import type { Client as LdapClient } from "ldapts";
+import type mysql from "mysql2/promise";
+import type pg from "pg";
+import type { Redis } from "ioredis";
 import type { AppDeps } from "../../context";
-import { resolveProviderHost, withDeadline } from "../dynamic-secrets/providers/outbound";
+import { withLdap as connectLdap } from "../connectors/ldap";
+import { withMysql as connectMysql } from "../connectors/mysql";
+import { withPostgres as connectPostgres } from "../connectors/postgres";
+import { withRedis as connectRedis } from "../connectors/redis";
+import type { Reach, Tls } from "../connectors/rules";
 import type {
   LdapConnectionCredentials,
   Login,
@@ -11,161 +15,77 @@ import type {
   SqlConnectionCredentials,
 } from "./app-connection.types";
 
-/** How long one use of an outside system may take, connecting included. */
-export const APP_DEADLINE_MS = 10_000;
-
-const tlsOf = (
-  creds: { sslEnabled: boolean; sslRejectUnauthorized: boolean; sslCertificate?: string },
-  servername?: string,
-) =>
-  creds.sslEnabled
-    ? {
-        rejectUnauthorized: creds.sslRejectUnauthorized,
-        ...(creds.sslCertificate ? { ca: creds.sslCertificate } : {}),
-        ...(servername ? { servername } : {}),
-      }
-    : undefined;
+export { queryOneStatement } from "../connectors/postgres";
 
 /**
- * One place that knows how to reach each kind of app: the host is resolved once and vetted against
- * ALLOW_PRIVATE_OUTBOUND (the client dials the vetted address), TLS follows the connection's ssl*
- * fields, the whole use is bounded by APP_DEADLINE_MS, and the client is always closed. `login`
- * replaces the connection's own user and password (to check that a rotated credential works).
+ * An app connection's credentials as a connectors target: TLS follows the connection's ssl* fields,
+ * and `login` replaces the connection's own user and password (to check that a rotated credential
+ * works). Reaching the system (outbound rule, deadline, TLS, redaction) is the connectors' rule.
  */
-export const withPostgres = async <T>(
+const tlsOf = (creds: { sslEnabled: boolean; sslRejectUnauthorized: boolean; sslCertificate?: string }): Tls =>
+  creds.sslEnabled
+    ? { ca: creds.sslCertificate || undefined, rejectUnauthorized: creds.sslRejectUnauthorized }
+    : undefined;
+
+const reachOf = (deps: AppDeps, login?: Login): Reach => ({
+  outbound: deps.env.ALLOW_PRIVATE_OUTBOUND,
+  secrets: login ? [login.password] : [],
+});
+
+const sqlTarget = (creds: SqlConnectionCredentials, login?: Login) => ({
+  host: creds.host,
+  port: creds.port,
+  database: creds.database,
+  username: login?.username ?? creds.username,
+  password: login?.password ?? creds.password,
+  tls: tlsOf(creds),
+});
+
+export const withPostgres = <T>(
   deps: AppDeps,
   creds: SqlConnectionCredentials,
   work: (client: pg.Client) => Promise<T>,
   login?: Login,
-): Promise<T> => {
-  const host = await resolveProviderHost(creds.host, deps.env.ALLOW_PRIVATE_OUTBOUND);
-  const client = new pg.Client({
-    host: host.address,
-    port: creds.port,
-    database: creds.database,
-    user: login?.username ?? creds.username,
-    password: login?.password ?? creds.password,
-    ssl: tlsOf(creds, host.servername),
-    connectionTimeoutMillis: APP_DEADLINE_MS,
-    statement_timeout: APP_DEADLINE_MS,
-    application_name: "keyward",
-  });
-  client.on("error", () => undefined);
-  try {
-    return await withDeadline(
-      APP_DEADLINE_MS,
-      () => void client.end().catch(() => undefined),
-      client.connect().then(() => work(client)),
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-};
+): Promise<T> => connectPostgres(reachOf(deps, login), sqlTarget(creds, login), work);
 
-/**
- * Runs `text` as exactly one statement. It goes over the extended query protocol, where PostgreSQL
- * refuses a text holding more than one statement ("cannot insert multiple commands into a prepared
- * statement"); the simple protocol `client.query(text)` uses would run every one of them.
- */
-export const queryOneStatement = (client: pg.Client, text: string) =>
-  client.query({ text, queryMode: "extended" } as pg.QueryConfig);
-
-export const withMysql = async <T>(
+export const withMysql = <T>(
   deps: AppDeps,
   creds: SqlConnectionCredentials,
   work: (connection: mysql.Connection) => Promise<T>,
   login?: Login,
-): Promise<T> => {
-  const host = await resolveProviderHost(creds.host, deps.env.ALLOW_PRIVATE_OUTBOUND);
-  let connection: mysql.Connection | undefined;
-  try {
-    return await withDeadline(
-      APP_DEADLINE_MS,
-      () => connection?.destroy(),
-      (async () => {
-        connection = await mysql.createConnection({
-          host: host.address,
-          port: creds.port,
-          database: creds.database,
-          user: login?.username ?? creds.username,
-          password: login?.password ?? creds.password,
-          ssl: tlsOf(creds, host.servername),
-          connectTimeout: APP_DEADLINE_MS,
-          // The server then refuses a query holding more than one statement.
-          multipleStatements: false,
-        });
-        // A connection lost between queries reports it as an 'error' event, which would end the process unheard.
-        connection.on("error", () => undefined);
-        return work(connection);
-      })(),
-    );
-  } finally {
-    await connection?.end().catch(() => connection?.destroy());
-  }
-};
+): Promise<T> => connectMysql(reachOf(deps, login), sqlTarget(creds, login), work);
 
-export const withRedis = async <T>(
+export const withRedis = <T>(
   deps: AppDeps,
   creds: RedisConnectionCredentials,
   work: (redis: Redis) => Promise<T>,
   login?: Login,
-): Promise<T> => {
-  const host = await resolveProviderHost(creds.host, deps.env.ALLOW_PRIVATE_OUTBOUND);
-  const redis = new Redis({
-    host: host.address,
-    port: creds.port,
-    username: login?.username ?? creds.username,
-    password: login?.password ?? creds.password,
-    tls: tlsOf(creds, host.servername),
-    lazyConnect: true,
-    enableReadyCheck: false,
-    connectTimeout: APP_DEADLINE_MS,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    enableOfflineQueue: false,
-  });
-  redis.on("error", () => undefined);
-  try {
-    return await withDeadline(
-      APP_DEADLINE_MS,
-      () => redis.disconnect(),
-      redis.connect().then(() => work(redis)),
-    );
-  } finally {
-    redis.disconnect();
-  }
-};
+): Promise<T> =>
+  connectRedis(
+    reachOf(deps, login),
+    {
+      host: creds.host,
+      port: creds.port,
+      username: login?.username ?? creds.username,
+      password: login?.password ?? creds.password,
+      tls: tlsOf(creds),
+    },
+    work,
+  );
 
-export const withLdap = async <T>(
+export const withLdap = <T>(
   deps: AppDeps,
   creds: LdapConnectionCredentials,
   work: (client: LdapClient) => Promise<T>,
   login?: Login,
-): Promise<T> => {
-  const url = new URL(creds.url);
-  const host = await resolveProviderHost(url.hostname, deps.env.ALLOW_PRIVATE_OUTBOUND);
-  const secure = url.protocol === "ldaps:";
-  const port = url.port || (secure ? "636" : "389");
-  const address = host.address.includes(":") ? `[${host.address}]` : host.address;
-  const client = new LdapClient({
-    url: `${url.protocol}//${address}:${port}`,
-    timeout: APP_DEADLINE_MS,
-    connectTimeout: APP_DEADLINE_MS,
-    tlsOptions: secure
-      ? {
-          rejectUnauthorized: creds.sslRejectUnauthorized,
-          ...(creds.sslCertificate ? { ca: creds.sslCertificate } : {}),
-          ...(host.servername ? { servername: host.servername } : {}),
-        }
-      : undefined,
-  });
-  try {
-    return await withDeadline(
-      APP_DEADLINE_MS,
-      () => void client.unbind().catch(() => undefined),
-      client.bind(login?.username ?? creds.dn, login?.password ?? creds.password).then(() => work(client)),
-    );
-  } finally {
-    await client.unbind().catch(() => undefined);
-  }
-};
+): Promise<T> =>
+  connectLdap(
+    reachOf(deps, login),
+    {
+      url: creds.url,
+      bind: { dn: login?.username ?? creds.dn, password: login?.password ?? creds.password },
+      ca: creds.sslCertificate || undefined,
+      rejectUnauthorized: creds.sslRejectUnauthorized,
+    },
+    work,
+  );

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Attribute, Change } from "ldapts";
 import pg from "pg";
 import type { Selectable } from "kysely";
@@ -9,7 +9,7 @@ import { isRestrictViolation, isUniqueViolation, isUuid } from "../../db/errors"
 import type { AppConnectionsTable } from "../../db/tables/rotation";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
-import { redactSecrets } from "../dynamic-secrets/providers/templates";
+import { generateAlphanumericPassword, redactSecrets } from "../connectors/credentials";
 import { assertCan } from "../authz/guard";
 import { getOrgPermission } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
@@ -140,11 +140,7 @@ const takeOverPassword = (ctx: RequestContext, connection: UsableConnection): Pr
   });
 
 const setOwnPassword = async (ctx: RequestContext, connection: UsableConnection): Promise<string> => {
-  const password = randomBytes(24)
-    .toString("base64url")
-    .replace(/[^A-Za-z0-9]/g, "")
-    .slice(0, 32)
-    .padEnd(32, "0");
+  const password = generateAlphanumericPassword(32);
   const { deps } = ctx;
   if (connection.app === "postgres")
     await withPostgres(deps, connection.credentials, (c) =>

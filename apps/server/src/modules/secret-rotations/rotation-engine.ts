@@ -6,7 +6,7 @@ import { inTransaction, type Tx } from "../../db/transaction";
 import type { RotateAtUtc, SecretRotationsTable } from "../../db/tables/rotation";
 import type { Selectable } from "kysely";
 import { failpoint } from "../../lib/failpoint";
-import { generatePassword, redactSecrets } from "../dynamic-secrets/providers/templates";
+import { generatePassword, redactSecrets } from "../connectors/credentials";
 import { openConnectionById, type UsableConnection } from "../app-connections/app-connection.service";
 import { ensureProjectKey, findProjectKey } from "../project-keys/project-key.service";
 import { writeSystemSecrets } from "../secrets/secret-system-write";

@@ -4,6 +4,7 @@ import pg from "pg";
 import type { SecretRotationType } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { BadRequestError } from "../../errors";
+import { generateAlphanumericPassword } from "../connectors/credentials";
 import { queryOneStatement, withLdap, withMysql, withPostgres, withRedis } from "../app-connections/app-clients";
 import type { UsableConnection } from "../app-connections/app-connection.service";
 import { renderRotationStatement, type StatementDialect } from "./rotation-statement";
@@ -64,7 +65,7 @@ const postgres: Rotator = {
       try {
         for (const user of [u1, u2])
           await client.query(
-            `alter user ${pg.escapeIdentifier(user)} with password ${pg.escapeLiteral(randomBytes(24).toString("hex"))}`,
+            `alter user ${pg.escapeIdentifier(user)} with password ${pg.escapeLiteral(generateAlphanumericPassword(48))}`,
           );
       } catch (error) {
         throw new BadRequestError(

@@ -4,7 +4,7 @@ import { noteAudit, type RequestContext } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { isUniqueViolation } from "../../db/errors";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
-import { generatePassword, redactSecrets } from "../dynamic-secrets/providers/templates";
+import { generatePassword, redactSecrets } from "../connectors/credentials";
 import { getConnectionForUse } from "../app-connections/app-connection.service";
 import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";

@@ -5,12 +5,8 @@ import { isUuid } from "../../../db/errors";
 import { ForbiddenError, NotFoundError, UnauthorizedError } from "../../../errors";
 import { claimAt, matchesPolicy, verifyMessage } from "../oidc/oidc-verify";
 import { failingIfRemovedMeanwhile } from "../shared/login-common";
-import {
-  PUBLIC_KEY_ALGORITHMS,
-  decodeUnverified,
-  fetchKeyDocument,
-  issueWorkloadToken,
-} from "../shared/workload-login";
+import { NotAKeySetError, providerKeys } from "../../connectors/oidc-discovery";
+import { PUBLIC_KEY_ALGORITHMS, decodeUnverified, issueWorkloadToken } from "../shared/workload-login";
 import { findJwtLoginConfig } from "./jwt-auth.repository";
 import { openJwksCa, openPublicKeys } from "./jwt-auth.service";
 
@@ -18,22 +14,19 @@ type LoginConfig = NonNullable<Awaited<ReturnType<typeof findJwtLoginConfig>>>;
 
 const denied = (message: string) => new UnauthorizedError(`Access denied: ${message}`);
 
-const isKeySet = (document: unknown): document is JSONWebKeySet =>
-  typeof document === "object" && document !== null && Array.isArray((document as JSONWebKeySet).keys);
-
 const verifyWithJwks = async (ctx: PublicContext, config: LoginConfig, jwt: string, kid: string | undefined) => {
-  let document: unknown;
+  let keys: JSONWebKeySet;
   try {
-    document = await fetchKeyDocument(ctx, config.jwks_url, {
+    keys = await providerKeys(ctx.deps, config.jwks_url, {
       caCert: openJwksCa(ctx, config.id, config.encrypted_jwks_ca_cert) || undefined,
-      hasKey: (doc) => isKeySet(doc) && (kid === undefined || doc.keys.some((key) => key.kid === kid)),
+      kid,
     });
   } catch (error) {
+    if (error instanceof NotAKeySetError) throw denied(error.message);
     throw denied(`Failed to fetch JWKS: ${(error as Error).message}`);
   }
-  if (!isKeySet(document)) throw denied("The JWKS document has no keys array");
   try {
-    return (await jwtVerify(jwt, createLocalJWKSet(document), { algorithms: PUBLIC_KEY_ALGORITHMS })).payload;
+    return (await jwtVerify(jwt, createLocalJWKSet(keys), { algorithms: PUBLIC_KEY_ALGORITHMS })).payload;
   } catch (error) {
     throw denied(verifyMessage(error, config.bound_issuer));
   }

@@ -1,12 +1,11 @@
-import ipaddr from "ipaddr.js";
-import { Client, FilterParser, type Entry } from "ldapts";
-import { resolveOutboundTarget, urlHostOf, type OutboundPolicy, type OutboundTarget } from "../../../lib/outbound";
+import { FilterParser, type Client, type Entry } from "ldapts";
+import type { OutboundPolicy } from "../../../lib/outbound";
+import { LDAP_SCHEMES, withLdap } from "../../connectors/ldap";
+import { vetUrl } from "../../connectors/rules";
 
-/** Talking to a configured directory: every connection goes to the address vetted by outbound.ts. */
+/** Talking to a configured directory: every connection is a connectors call (outbound rule, deadline, TLS). */
 export type LdapServer = { url: string; bindDN: string; bindPass: string; caCert?: string };
 export type LdapSearch = LdapServer & { searchBase: string; searchFilter: string };
-
-export const LDAP_SCHEMES = ["ldap:", "ldaps:"] as const;
 
 export const isValidLdapFilter = (filter: string) => {
   try {
@@ -21,44 +20,23 @@ export const isValidLdapFilter = (filter: string) => {
 export const escapeFilterValue = (value: string) =>
   value.replace(/[\\*()\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 
-export const resolveLdapTarget = (url: string, policy: OutboundPolicy) =>
-  resolveOutboundTarget(url, { schemes: LDAP_SCHEMES, policy });
-
-const clientFor = (target: OutboundTarget, caCert?: string) => {
-  const secure = target.url.protocol === "ldaps:";
-  return new Client({
-    url: `${target.url.protocol}//${urlHostOf(target)}:${target.port}`,
-    connectTimeout: 5_000,
-    timeout: 10_000,
-    ...(secure
-      ? {
-          tlsOptions: {
-            servername: ipaddr.isValid(target.hostname) ? undefined : target.hostname,
-            ...(caCert ? { ca: [caCert] } : {}),
-          },
-        }
-      : {}),
-  });
+/** Refuses (400) a directory URL the outbound rule does not allow. */
+export const assertLdapUrlAllowed = async (url: string, policy: OutboundPolicy) => {
+  await vetUrl(url, LDAP_SCHEMES, policy);
 };
 
-const withClient = async <T>(
-  target: OutboundTarget,
-  caCert: string | undefined,
-  run: (client: Client) => Promise<T>,
-) => {
-  const client = clientFor(target, caCert);
-  try {
-    return await run(client);
-  } finally {
-    await client.unbind().catch(() => undefined);
-  }
-};
+const withServiceAccount = <T>(server: LdapServer, policy: OutboundPolicy, work: (client: Client) => Promise<T>) =>
+  withLdap(
+    { outbound: policy },
+    { url: server.url, bind: { dn: server.bindDN, password: server.bindPass }, ca: server.caCert },
+    work,
+  );
 
-/** Whether the service account can bind (checked when a configuration is written). */
+/** Whether the service account can bind (checked when a configuration is written); a refused URL is a 400. */
 export const canBind = async (server: LdapServer, policy: OutboundPolicy) => {
-  const target = await resolveLdapTarget(server.url, policy);
+  await assertLdapUrlAllowed(server.url, policy);
   try {
-    await withClient(target, server.caCert, (client) => client.bind(server.bindDN, server.bindPass));
+    await withServiceAccount(server, policy, async () => undefined);
     return true;
   } catch {
     return false;
@@ -77,40 +55,38 @@ const attributesOf = (entry: Entry): LdapUser => {
   return user;
 };
 
+const NOT_FOUND = ["NoSuchObjectError", "SizeLimitExceededError"];
+
 /**
- * Find the user with the service account, then bind as the user with the given password.
- * Answers the user's attributes, or null when the username or password is wrong. Connection
- * problems throw: they are not the caller's failure.
+ * Find the user with the service account, then bind as the user with the given password on the
+ * same connection. Answers the user's attributes, or null when the username or password is wrong.
+ * Connection problems throw: they are not the caller's failure.
  */
-export const authenticateLdapUser = async (
-  target: OutboundTarget,
+export const authenticateLdapUser = (
   config: LdapSearch,
+  policy: OutboundPolicy,
   username: string,
   password: string,
 ): Promise<LdapUser | null> => {
   // A replacer function: a replacement string would expand `$&`, `$'` and `` $` `` from the username.
   const escaped = escapeFilterValue(username);
   const filter = config.searchFilter.replaceAll("{{username}}", () => escaped);
-  const entries = await withClient(target, config.caCert, async (client) => {
-    await client.bind(config.bindDN, config.bindPass);
+  return withServiceAccount(config, policy, async (client) => {
+    let entries: Entry[];
     try {
-      return (await client.search(config.searchBase, { scope: "sub", filter, sizeLimit: 2 })).searchEntries;
+      entries = (await client.search(config.searchBase, { scope: "sub", filter, sizeLimit: 2 })).searchEntries;
     } catch (error) {
-      if (
-        (error as { name?: string }).name === "NoSuchObjectError" ||
-        (error as { name?: string }).name === "SizeLimitExceededError"
-      )
-        return [];
+      if (NOT_FOUND.includes((error as { name?: string }).name ?? "")) return null;
       throw error;
     }
+    if (entries.length !== 1) return null;
+    const [entry] = entries as [Entry];
+    try {
+      await client.bind(entry.dn, password);
+    } catch (error) {
+      if ((error as { name?: string }).name === "InvalidCredentialsError") return null;
+      throw error;
+    }
+    return attributesOf(entry);
   });
-  if (entries.length !== 1) return null;
-  const [entry] = entries as [Entry];
-  try {
-    await withClient(target, config.caCert, (client) => client.bind(entry.dn, password));
-  } catch (error) {
-    if ((error as { name?: string }).name === "InvalidCredentialsError") return null;
-    throw error;
-  }
-  return attributesOf(entry);
 };

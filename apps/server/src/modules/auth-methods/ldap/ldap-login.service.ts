@@ -1,7 +1,7 @@
 import { inTransaction } from "../../../db/transaction";
 import type { PublicContext } from "../../../context";
 import { NotFoundError, UnauthorizedError } from "../../../errors";
-import { authenticateLdapUser, resolveLdapTarget, type LdapUser } from "./ldap-client";
+import { authenticateLdapUser, type LdapUser } from "./ldap-client";
 import { findLdapLoginConfig } from "./ldap-auth.repository";
 import { openLdapSecrets } from "./ldap-auth.service";
 import { beginLogin, failLogin, failingIfRemovedMeanwhile, loginResponse, succeedLogin } from "../shared/login-common";
@@ -28,9 +28,7 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
     const secrets = openLdapSecrets(ctx, config.id, config);
     let user: LdapUser | null;
     try {
-      const target = await resolveLdapTarget(config.url, ctx.deps.env.ALLOW_PRIVATE_OUTBOUND);
       user = await authenticateLdapUser(
-        target,
         {
           url: config.url,
           bindDN: secrets.bindDN,
@@ -39,6 +37,7 @@ export const loginWithLdap = failingIfRemovedMeanwhile(
           searchBase: config.search_base,
           searchFilter: config.search_filter,
         },
+        ctx.deps.env.ALLOW_PRIVATE_OUTBOUND,
         body.username,
         body.password,
       );

@@ -5,6 +5,7 @@ import { NotFoundError } from "../../../errors";
 import { failingIfRemovedMeanwhile, loginResponse } from "../shared/login-common";
 import { openSecret } from "../shared/method-config";
 import { findOidcLoginConfig, insertTokenClaims } from "./oidc-auth.repository";
+import { kidOf } from "../../connectors/oidc-discovery";
 import { checkBoundClaims, fetchProviderKeys, verifyProviderJwt } from "./oidc-verify";
 
 /**
@@ -17,7 +18,7 @@ export const loginWithOidc = failingIfRemovedMeanwhile(
     if (!config) throw new NotFoundError("OIDC auth method not found for identity, did you configure OIDC auth?");
 
     const caCert = openSecret(ctx, config.id, "oidc-ca-cert", config.encrypted_ca_cert) || undefined;
-    const jwks = await fetchProviderKeys(config.oidc_discovery_url, ctx.deps.env.ALLOW_PRIVATE_OUTBOUND, caCert);
+    const jwks = await fetchProviderKeys(ctx.deps, config.oidc_discovery_url, { caCert, kid: kidOf(body.jwt) });
     const claims = await verifyProviderJwt(body.jwt, jwks, config.bound_issuer);
     const mapped = checkBoundClaims(claims, {
       boundSubject: config.bound_subject,

@@ -2,42 +2,32 @@ import { PUBLIC_KEY_JWT_ALGORITHMS } from "@keyward/contract";
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import { plainGlobMatcher } from "../../../permissions";
 import { ForbiddenError, UnauthorizedError } from "../../../errors";
-import { getJsonPinned, resolveOutboundTarget, type OutboundPolicy } from "../../../lib/outbound";
+import { discoverProvider, providerKeys, type ProviderDocumentDeps } from "../../connectors/oidc-discovery";
 
-/** Verifying an OIDC provider's JWT: discovery and JWKS fetched through vetted, pinned connections. */
-const SCHEMES = ["https:", "http:"] as const;
+/** Verifying an OIDC provider's JWT: discovery and JWKS fetched through the connectors' provider-document client. */
 const MAX_KEYS_WITHOUT_KID = 10;
 // Only public-key algorithms: a JWKS never legitimately verifies an HMAC token.
 const ALGORITHMS: string[] = [...PUBLIC_KEY_JWT_ALGORITHMS];
 
 const denied = (message: string) => new UnauthorizedError(`Access denied: ${message}`);
 
-const fetchJson = async (url: string, policy: OutboundPolicy, caCert?: string) =>
-  getJsonPinned(await resolveOutboundTarget(url, { schemes: SCHEMES, policy }), { caCert });
-
-/** The provider's signing keys, via its discovery document. */
+/** The provider's signing keys, via its discovery document (both cached, see connectors/oidc-discovery). */
 export const fetchProviderKeys = async (
+  deps: ProviderDocumentDeps,
   discoveryUrl: string,
-  policy: OutboundPolicy,
-  caCert?: string,
+  options: { caCert?: string; kid?: string },
 ): Promise<JSONWebKeySet> => {
-  let discovery: { jwks_uri?: unknown };
+  let jwksUri: unknown;
   try {
-    discovery = (await fetchJson(
-      `${discoveryUrl.replace(/\/+$/, "")}/.well-known/openid-configuration`,
-      policy,
-      caCert,
-    )) as { jwks_uri?: unknown };
+    jwksUri = (await discoverProvider(deps, discoveryUrl, { caCert: options.caCert })).jwks_uri;
   } catch (error) {
     throw denied(`Failed to fetch OIDC discovery document from ${discoveryUrl}. ${(error as Error).message}`);
   }
-  if (typeof discovery?.jwks_uri !== "string" || !discovery.jwks_uri) {
+  if (typeof jwksUri !== "string" || !jwksUri) {
     throw denied("OIDC discovery document does not contain a jwks_uri. The identity provider may be misconfigured.");
   }
   try {
-    const jwks = (await fetchJson(discovery.jwks_uri, policy, caCert)) as JSONWebKeySet;
-    if (!Array.isArray(jwks?.keys)) throw new Error("The JWKS document has no keys array");
-    return jwks;
+    return await providerKeys(deps, jwksUri, options);
   } catch (error) {
     throw denied(`Failed to retrieve signing keys from OIDC provider: ${(error as Error).message}`);
   }

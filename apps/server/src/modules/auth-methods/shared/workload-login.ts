@@ -1,11 +1,10 @@
 import { PUBLIC_KEY_JWT_ALGORITHMS } from "@keyward/contract";
-import { createHash } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import type { PublicContext } from "../../../context";
 import { inTransaction } from "../../../db/transaction";
 import { UnauthorizedError } from "../../../errors";
-import { getJsonPinned, resolveOutboundTarget } from "../../../lib/outbound";
 import type { AuthConfigForIssue } from "../../access-tokens/access-token.service";
+import { fetchProviderDocument } from "../../connectors/oidc-discovery";
 import { loginResponse } from "./login-common";
 import { insertVerifiedClaims } from "./workload-claims.repository";
 
@@ -34,35 +33,12 @@ export const decodeUnverified = (jwt: string, message = "Invalid JWT") => {
   }
 };
 
-const KEYS_TTL_MS = 10 * 60_000;
-/** An unknown `kid` refetches, but not more often than this per URL, so bad tokens cannot hammer the source. */
-const REFETCH_AFTER_MS = 30_000;
-
-/**
- * A key document (a JWKS, an x509 map) from `url`, through the outbound guard, cached per URL and
- * trust for ten minutes. `hasKey` tells whether the cached document knows the token's key; if not,
- * it is fetched again at once (key rotation), then at most every 30 s while keys stay unknown.
- */
-export const fetchKeyDocument = async (
+/** A key document (a JWKS, an x509 map) from `url`, through the connectors' cached provider-document client. */
+export const fetchKeyDocument = (
   ctx: PublicContext,
   url: string,
   options: { caCert?: string; hasKey: (document: unknown) => boolean },
-): Promise<unknown> => {
-  const caCert = options.caCert || ctx.deps.outboundCa;
-  const key = `${url}\n${caCert ? createHash("sha256").update(caCert).digest("hex") : ""}`;
-  const now = ctx.deps.clock.now();
-  const cached = ctx.deps.keySets.get(key);
-  const fresh = cached !== undefined && now - cached.fetchedAt < KEYS_TTL_MS;
-  if (fresh && options.hasKey(cached.document)) return cached.document;
-  if (fresh && cached.refetchedAt !== undefined && now - cached.refetchedAt < REFETCH_AFTER_MS) return cached.document;
-  const target = await resolveOutboundTarget(url, {
-    schemes: ["https:", "http:"],
-    policy: ctx.deps.env.ALLOW_PRIVATE_OUTBOUND,
-  });
-  const document = await getJsonPinned(target, { caCert, timeoutMs: 10_000, maxBytes: 512 * 1024 });
-  ctx.deps.keySets.set(key, { document, fetchedAt: now, refetchedAt: fresh ? now : undefined });
-  return document;
-};
+): Promise<unknown> => fetchProviderDocument(ctx.deps, url, options);
 
 /** The URL with `https://` when no scheme is given (Kubernetes hosts are often bare host:port). */
 export const withScheme = (host: string) => (/^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? host : `https://${host}`);

@@ -1,14 +1,13 @@
-import ipaddr from "ipaddr.js";
-import { Attribute, Change, Client } from "ldapts";
+import { Attribute, Change, type Client } from "ldapts";
 import type { z } from "zod";
 import type { LdapInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
-import { resolveOutboundTarget, urlHostOf } from "../../../lib/outbound";
+import { generatePassword } from "../../connectors/credentials";
+import { withLdap as withLdapConnection } from "../../connectors/ldap";
 import { parseLdif, type LdifRecord } from "./ldif";
 import { listLdapEntities } from "./ldap-entities";
-import { withDeadline } from "./outbound";
-import { assertTemplate, generatePassword, renderTemplate } from "./templates";
-import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
+import { assertTemplate, renderTemplate } from "./templates";
+import type { Provider, ProviderContext } from "./types";
 
 export type LdapInputs = z.infer<typeof LdapInputsSchema>;
 
@@ -21,34 +20,18 @@ export const ldifValues = (username: string, password = "") => ({
   EncodedPassword: Buffer.from(`"${password}"`, "utf16le").toString("base64"),
 });
 
-/** A bound client on the vetted address; always unbound afterwards, and bounded by the deadline. */
-export const withLdap = async <T>(inputs: LdapInputs, ctx: ProviderContext, work: (client: Client) => Promise<T>) => {
-  let client: Client | undefined;
-  const run = async () => {
-    const target = await resolveOutboundTarget(inputs.url, { schemes: ["ldap:", "ldaps:"], policy: ctx.outbound });
-    const secure = target.url.protocol === "ldaps:";
-    client = new Client({
-      url: `${target.url.protocol}//${urlHostOf(target)}:${target.port}`,
-      connectTimeout: 5_000,
-      timeout: 5_000,
-      ...(secure
-        ? {
-            tlsOptions: {
-              servername: ipaddr.isValid(target.hostname) ? undefined : target.hostname,
-              ...(inputs.ca ? { ca: [inputs.ca] } : {}),
-            },
-          }
-        : {}),
-    });
-    await client.bind(inputs.binddn, inputs.bindpass);
-    return work(client);
-  };
-  try {
-    return await withDeadline(PROVIDER_DEADLINE_MS, () => void client?.unbind().catch(() => undefined), run());
-  } finally {
-    await client?.unbind().catch(() => undefined);
-  }
-};
+/** A client bound with the root credentials (see connectors/ldap.ts); `secrets` are passwords being set. */
+export const withLdap = <T>(
+  inputs: LdapInputs,
+  ctx: ProviderContext,
+  work: (client: Client) => Promise<T>,
+  secrets: string[] = [],
+) =>
+  withLdapConnection(
+    { ...ctx, secrets },
+    { url: inputs.url, bind: { dn: inputs.binddn, password: inputs.bindpass }, ca: inputs.ca },
+    work,
+  );
 
 const ALREADY_DONE: readonly string[] = ["NoSuchObjectError", "NoSuchAttributeError"];
 
@@ -98,7 +81,7 @@ const rotate = async (inputs: Extract<LdapInputs, { credentialType: "static" }>,
   const username = staticDn(inputs.rotationLdif);
   const password = generatePassword();
   const records = parseLdif(renderTemplate(inputs.rotationLdif, ldifValues(username, password)));
-  const dns = await withLdap(inputs, ctx, (client) => apply(client, records));
+  const dns = await withLdap(inputs, ctx, (client) => apply(client, records), [password]);
   return { username, password, dns };
 };
 
@@ -132,17 +115,22 @@ export const ldapProvider: Provider<LdapInputs> = {
     const password = generatePassword();
     const values = ldifValues(lease.username, password);
     const records = parseLdif(renderTemplate(inputs.creationLdif, values));
-    const dns = await withLdap(inputs, ctx, async (client) => {
-      try {
-        return await apply(client, records);
-      } catch (error) {
-        if (inputs.rollbackLdif) {
-          const rollback = parseLdif(renderTemplate(inputs.rollbackLdif, values));
-          await apply(client, rollback, { undoing: true }).catch(() => undefined);
+    const dns = await withLdap(
+      inputs,
+      ctx,
+      async (client) => {
+        try {
+          return await apply(client, records);
+        } catch (error) {
+          if (inputs.rollbackLdif) {
+            const rollback = parseLdif(renderTemplate(inputs.rollbackLdif, values));
+            await apply(client, rollback, { undoing: true }).catch(() => undefined);
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
+      },
+      [password],
+    );
     return { data: { DN_ARRAY: JSON.stringify(dns), USERNAME: lease.username, PASSWORD: password }, password };
   },
   renew: async () => undefined,

@@ -1,11 +1,12 @@
-import { connect as netConnect, isIP } from "node:net";
 import type mysql from "mysql2/promise";
 import type { z } from "zod";
 import type { MysqlInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
-import { resolveProviderHost, withDeadline } from "./outbound";
-import { assertTemplate, generatePassword, renderTemplate, splitStatements } from "./templates";
-import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
+import { generatePassword } from "../../connectors/credentials";
+import { withMysql } from "../../connectors/mysql";
+import { tlsOfCa } from "../../connectors/rules";
+import { assertTemplate, renderTemplate, splitStatements } from "./templates";
+import type { Provider, ProviderContext } from "./types";
 
 export type MysqlInputs = z.infer<typeof MysqlInputsSchema>;
 
@@ -19,70 +20,25 @@ export const DEFAULT_MYSQL_REVOCATION = "DROP USER IF EXISTS '{{username}}'@'%';
 
 const MAX_STATEMENTS = 50;
 
-/**
- * One connection per call, to the vetted address only: the socket is opened here, so mysql2 never
- * resolves the name itself. With a CA the chain is always verified, and the name too when the
- * host is a name (an address has no name to check).
- */
-const openConnection = async (inputs: MysqlInputs, ctx: ProviderContext, track: (c: mysql.Connection) => void) => {
-  const resolved = await resolveProviderHost(inputs.host, ctx.outbound);
-  // Loaded on first use: most instances never lease a MySQL user, and the driver is large.
-  const { createConnection } = await import("mysql2/promise");
-  const connection = await createConnection({
-    host: resolved.servername ?? resolved.address,
-    port: inputs.port,
-    stream: () => netConnect(inputs.port, resolved.address),
-    user: inputs.username,
-    password: inputs.password,
-    database: inputs.database,
-    connectTimeout: 5_000,
-    multipleStatements: false,
-    ssl: inputs.ca
-      ? { ca: inputs.ca, rejectUnauthorized: true, verifyIdentity: !isIP(resolved.servername ?? resolved.address) }
-      : undefined,
-  });
-  connection.on("error", () => undefined);
-  track(connection);
-  return connection;
-};
-
-/** A polite COM_QUIT when the server answers, a dropped socket when it does not within a second. */
-const close = async (connection: mysql.Connection) => {
-  let timer: NodeJS.Timeout | undefined;
-  const dropped = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      connection.destroy();
-      resolve();
-    }, 1_000);
-  });
-  await Promise.race([connection.end().catch(() => connection.destroy()), dropped]);
-  clearTimeout(timer);
-};
-
-const withConnection = async <T>(
+/** One connection per call as the root user (see connectors/mysql.ts); `secrets` are passwords being set. */
+const withConnection = <T>(
   inputs: MysqlInputs,
   ctx: ProviderContext,
   work: (connection: mysql.Connection) => Promise<T>,
-) => {
-  let connection: mysql.Connection | undefined;
-  let abandoned = false;
-  const track = (created: mysql.Connection) => {
-    connection = created;
-    if (abandoned) created.destroy();
-  };
-  try {
-    return await withDeadline(
-      PROVIDER_DEADLINE_MS,
-      () => {
-        abandoned = true;
-        connection?.destroy();
-      },
-      openConnection(inputs, ctx, track).then(work),
-    );
-  } finally {
-    if (connection) await (abandoned ? connection.destroy() : close(connection));
-  }
-};
+  secrets: string[] = [],
+) =>
+  withMysql(
+    { ...ctx, secrets },
+    {
+      host: inputs.host,
+      port: inputs.port,
+      database: inputs.database,
+      username: inputs.username,
+      password: inputs.password,
+      tls: tlsOfCa(inputs.ca),
+    },
+    work,
+  );
 
 /**
  * CREATE USER and GRANT commit implicitly in MySQL, so the statements cannot be one transaction: a
@@ -133,8 +89,11 @@ export const mysqlProvider: Provider<MysqlInputs> = {
       expiration: lease.expireAt.toISOString(),
       database: inputs.database,
     };
-    await withConnection(inputs, ctx, (connection) =>
-      runStatements(connection, renderTemplate(statementsOf(inputs).creation, values)),
+    await withConnection(
+      inputs,
+      ctx,
+      (connection) => runStatements(connection, renderTemplate(statementsOf(inputs).creation, values)),
+      [password],
     );
     return { data: { DB_USERNAME: lease.username, DB_PASSWORD: password }, password };
   },

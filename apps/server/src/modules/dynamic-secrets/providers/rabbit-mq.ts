@@ -1,10 +1,9 @@
 import type { z } from "zod";
 import type { RabbitMqInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
-import { requestPinned, resolveOutboundTarget, type OutboundTarget } from "../../../lib/outbound";
-import { withDeadline } from "./outbound";
-import { generatePassword } from "./templates";
-import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
+import { generatePassword } from "../../connectors/credentials";
+import { withRabbitMq, type RabbitMqApi } from "../../connectors/rabbitmq";
+import type { Provider, ProviderContext } from "./types";
 
 export type RabbitMqInputs = z.infer<typeof RabbitMqInputsSchema>;
 
@@ -38,38 +37,19 @@ const failure = (action: string, status: number, body: string) => {
   return new Error(`RabbitMQ ${action} failed with status ${status}: ${reason}`);
 };
 
-type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: string }>;
+type Api = RabbitMqApi;
 
-const apiFor = (inputs: RabbitMqInputs, target: OutboundTarget): Api => {
-  const authorization = `Basic ${Buffer.from(`${inputs.username}:${inputs.password}`).toString("base64")}`;
-  return (method, path, body) =>
-    requestPinned(target, {
-      method,
-      path: `/api/${path}`,
-      headers: {
-        authorization,
-        accept: "application/json",
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      caCert: inputs.ca,
-      timeoutMs: PROVIDER_DEADLINE_MS,
-      maxBytes: 8 * 1_048_576,
-    });
-};
-
-/** Every call, name resolution included, ends within the provider deadline. */
-const withApi = async <T>(inputs: RabbitMqInputs, ctx: ProviderContext, work: (api: Api) => Promise<T>) =>
-  withDeadline(
-    PROVIDER_DEADLINE_MS,
-    () => undefined,
-    (async () => {
-      const target = await resolveOutboundTarget(baseUrlOf(inputs), {
-        schemes: ["http:", "https:"],
-        policy: ctx.outbound,
-      });
-      return work(apiFor(inputs, target));
-    })(),
+/** Management API calls as the root user (see connectors/rabbitmq.ts); `secrets` are passwords being set. */
+const withApi = <T>(
+  inputs: RabbitMqInputs,
+  ctx: ProviderContext,
+  work: (api: Api) => Promise<T>,
+  secrets: string[] = [],
+) =>
+  withRabbitMq(
+    { ...ctx, secrets },
+    { url: baseUrlOf(inputs), username: inputs.username, password: inputs.password, ca: inputs.ca },
+    work,
   );
 
 const userPath = (username: string) => `users/${encodeURIComponent(username)}`;
@@ -100,18 +80,23 @@ export const rabbitMqProvider: Provider<RabbitMqInputs> = {
   },
   create: async (inputs, lease, ctx) => {
     const password = generatePassword();
-    await withApi(inputs, ctx, async (api) => {
-      const user = await api("PUT", userPath(lease.username), { password, tags: inputs.tags.join(",") });
-      if (user.status !== 201 && user.status !== 204) throw failure("user creation", user.status, user.body);
-      const { read, write, configure } = inputs.virtualHost.permissions;
-      const permission = await api(
-        "PUT",
-        `permissions/${encodeURIComponent(inputs.virtualHost.name)}/${encodeURIComponent(lease.username)}`,
-        { configure, write, read },
-      );
-      if (permission.status !== 201 && permission.status !== 204)
-        throw failure("permission grant", permission.status, permission.body);
-    });
+    await withApi(
+      inputs,
+      ctx,
+      async (api) => {
+        const user = await api("PUT", userPath(lease.username), { password, tags: inputs.tags.join(",") });
+        if (user.status !== 201 && user.status !== 204) throw failure("user creation", user.status, user.body);
+        const { read, write, configure } = inputs.virtualHost.permissions;
+        const permission = await api(
+          "PUT",
+          `permissions/${encodeURIComponent(inputs.virtualHost.name)}/${encodeURIComponent(lease.username)}`,
+          { configure, write, read },
+        );
+        if (permission.status !== 201 && permission.status !== 204)
+          throw failure("permission grant", permission.status, permission.body);
+      },
+      [password],
+    );
     return { data: { DB_USERNAME: lease.username, DB_PASSWORD: password }, password };
   },
   // Nothing to extend on the broker: the lease row carries the expiry.

@@ -2,9 +2,11 @@ import type { Redis } from "ioredis";
 import type { z } from "zod";
 import type { RedisInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
-import { resolveProviderHost, withDeadline } from "./outbound";
-import { assertTemplate, generatePassword, renderTemplate, splitStatements } from "./templates";
-import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
+import { generateAlphanumericPassword } from "../../connectors/credentials";
+import { withRedis } from "../../connectors/redis";
+import { tlsOfCa } from "../../connectors/rules";
+import { assertTemplate, renderTemplate, splitStatements } from "./templates";
+import type { Provider, ProviderContext } from "./types";
 
 export type RedisInputs = z.infer<typeof RedisInputsSchema>;
 
@@ -14,55 +16,24 @@ export const DEFAULT_REDIS_REVOCATION = "ACL DELUSER {{username}}";
 
 const MAX_COMMANDS = 50;
 
-const connectAndRun = async <T>(
+/** One connection per call as the root user (see connectors/redis.ts); `secrets` are passwords being set. */
+const withClient = <T>(
   inputs: RedisInputs,
   ctx: ProviderContext,
   work: (client: Redis) => Promise<T>,
-  track: (client: Redis) => void,
-) => {
-  const host = await resolveProviderHost(inputs.host, ctx.outbound);
-  // Loaded on first use: most instances never lease a Redis user, and the client is large.
-  const { Redis } = await import("ioredis");
-  const client = new Redis({
-    host: host.address,
-    port: inputs.port,
-    username: inputs.username,
-    password: inputs.password || undefined,
-    tls: inputs.ca ? { ca: inputs.ca, servername: host.servername } : undefined,
-    lazyConnect: true,
-    connectTimeout: 5_000,
-    commandTimeout: 5_000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  client.on("error", () => undefined);
-  track(client);
-  await client.connect();
-  return work(client);
-};
-
-/** One connection per call, closed afterwards; the whole call, name resolution included, is bounded. */
-const withClient = async <T>(inputs: RedisInputs, ctx: ProviderContext, work: (client: Redis) => Promise<T>) => {
-  let client: Redis | undefined;
-  let abandoned = false;
-  const track = (created: Redis) => {
-    client = created;
-    if (abandoned) created.disconnect();
-  };
-  try {
-    return await withDeadline(
-      PROVIDER_DEADLINE_MS,
-      () => {
-        abandoned = true;
-        client?.disconnect();
-      },
-      connectAndRun(inputs, ctx, work, track),
-    );
-  } finally {
-    client?.disconnect();
-  }
-};
+  secrets: string[] = [],
+) =>
+  withRedis(
+    { ...ctx, secrets },
+    {
+      host: inputs.host,
+      port: inputs.port,
+      username: inputs.username,
+      password: inputs.password,
+      tls: tlsOfCa(inputs.ca),
+    },
+    work,
+  );
 
 const toCommands = (rendered: string) => {
   const commands = splitStatements(rendered).map((statement) => statement.split(/\s+/).filter((arg) => arg.length > 0));
@@ -94,13 +65,13 @@ export const redisProvider: Provider<RedisInputs> = {
     await withClient(inputs, ctx, (client) => client.ping());
   },
   create: async (inputs, lease, ctx) => {
-    const password = generatePassword({ length: 64, required: { lowercase: 1, uppercase: 1, digits: 1, symbols: 0 } });
+    const password = generateAlphanumericPassword(64);
     const rendered = renderTemplate(inputs.creationStatement || DEFAULT_REDIS_CREATION, {
       username: lease.username,
       password,
       expiration: lease.expireAt.toISOString(),
     });
-    await withClient(inputs, ctx, (client) => runAtomically(client, toCommands(rendered)));
+    await withClient(inputs, ctx, (client) => runAtomically(client, toCommands(rendered)), [password]);
     return { data: { DB_USERNAME: lease.username, DB_PASSWORD: password }, password };
   },
   renew: async (inputs, username, expireAt, ctx) => {

@@ -1,11 +1,13 @@
-import { createHash } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import type { z } from "zod";
 import type { PostgresInputsSchema } from "@keyward/contract";
 import { BadRequestError } from "../../../errors";
-import { resolveProviderHost, withDeadline, type ResolvedHost } from "./outbound";
-import { assertTemplate, generatePassword, renderTemplate, splitStatements } from "./templates";
-import { PROVIDER_DEADLINE_MS, type Provider, type ProviderContext } from "./types";
+import { generatePassword } from "../../connectors/credentials";
+import { withPostgres, type PostgresTarget } from "../../connectors/postgres";
+import { withPooledPostgres } from "../../connectors/postgres-pool";
+import { tlsOfCa } from "../../connectors/rules";
+import { assertTemplate, renderTemplate, splitStatements } from "./templates";
+import type { Provider, ProviderContext } from "./types";
 
 export type SqlDatabaseInputs = z.infer<typeof PostgresInputsSchema>;
 
@@ -18,110 +20,32 @@ export const DEFAULT_SQL_RENEW = `ALTER ROLE "{{username}}" VALID UNTIL '{{expir
 
 const MAX_STATEMENTS = 50;
 
-const clientConfig = (inputs: SqlDatabaseInputs, host: ResolvedHost) => ({
-  host: host.address,
+const targetOf = (inputs: SqlDatabaseInputs): PostgresTarget => ({
+  host: inputs.host,
   port: inputs.port,
   database: inputs.database,
-  user: inputs.username,
+  username: inputs.username,
   password: inputs.password,
-  ssl: inputs.ca ? { ca: inputs.ca, servername: host.servername, rejectUnauthorized: true } : undefined,
-  connectionTimeoutMillis: 5_000,
-  statement_timeout: 5_000,
-  query_timeout: 6_000,
-  application_name: "keyward",
+  tls: tlsOfCa(inputs.ca),
 });
 
 /**
- * Connections to a target are pooled per set of root credentials (in `ctx.pools`): a fresh login
- * per lease costs a TCP handshake and a SCRAM exchange, which dominated lease throughput. Idle
- * connections close after 30 s; a rotated root password simply starts a new pool.
+ * Run `work` on a pooled connection to the target (pooled per set of root credentials in
+ * `ctx.pools`). `secrets` are passwords being set, kept out of any error.
  */
-const poolFor = async (inputs: SqlDatabaseInputs, ctx: ProviderContext) => {
-  const host = await resolveProviderHost(inputs.host, ctx.outbound);
-  const key = createHash("sha256")
-    .update(
-      JSON.stringify([
-        "pg",
-        host.address,
-        inputs.port,
-        inputs.database,
-        inputs.username,
-        inputs.password,
-        inputs.ca ?? "",
-      ]),
-    )
-    .digest("hex");
-  const known = ctx.pools.get(key);
-  if (known) return known as pg.Pool;
-  const pool = new pg.Pool({ ...clientConfig(inputs, host), max: 8, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
-  // Idle connections' failures reach the pool; a lent connection's reach only its client (its statement fails too).
-  pool.on("error", () => undefined);
-  pool.on("connect", (client) => client.on("error", () => undefined));
-  ctx.pools.set(key, pool);
-  return pool;
-};
-
-/**
- * Run `work` on a pooled connection, bounded by the provider deadline. A connection that failed,
- * timed out or ran custom statements (which may have changed session state) is not reused as is.
- */
-const withClient = async <T>(
+const withClient = <T>(
   inputs: SqlDatabaseInputs,
   ctx: ProviderContext,
   work: (client: pg.PoolClient) => Promise<T>,
-  options: { customStatements?: boolean } = {},
-) => {
-  let client: pg.PoolClient | undefined;
-  let abandoned = false;
-  let released = false;
-  const release = (destroy: boolean) => {
-    if (!client || released) return;
-    released = true;
-    client.release(destroy);
-  };
-  const run = async () => {
-    // Name resolution counts against the deadline too: a creation must never outlive the job's grace period.
-    const pool = await poolFor(inputs, ctx);
-    const connected = await pool.connect();
-    if (abandoned) {
-      connected.release(true);
-      throw new Error("abandoned");
-    }
-    client = connected;
-    const result = await work(connected);
-    if (options.customStatements) await connected.query("DISCARD ALL");
-    return result;
-  };
-  try {
-    const result = await withDeadline(
-      PROVIDER_DEADLINE_MS,
-      () => {
-        abandoned = true;
-        release(true);
-      },
-      run(),
-    );
-    release(false);
-    return result;
-  } catch (error) {
-    release(true);
-    throw error;
-  }
-};
+  options: { customStatements?: boolean; secrets?: string[] } = {},
+) =>
+  withPooledPostgres({ ...ctx, secrets: options.secrets }, targetOf(inputs), work, {
+    resetAfter: options.customStatements,
+  });
 
 /** Verifying root credentials takes a fresh login, never a pooled session. */
 const verifyLogin = async (inputs: SqlDatabaseInputs, ctx: ProviderContext) => {
-  const client = new pg.Client(clientConfig(inputs, await resolveProviderHost(inputs.host, ctx.outbound)));
-  client.on("error", () => undefined);
-  try {
-    await withDeadline(
-      PROVIDER_DEADLINE_MS,
-      () => void client.end().catch(() => undefined),
-      client.connect().then(() => client.query("select 1")),
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  await withPostgres(ctx, targetOf(inputs), (client) => client.query("select 1"));
 };
 
 /** The statements run in one transaction on the target: all of them or none. */
@@ -174,9 +98,7 @@ export const sqlDatabaseProvider: Provider<SqlDatabaseInputs> = {
       inputs,
       ctx,
       (client) => runInTransaction(client, splitStatements(renderTemplate(statementsOf(inputs).creation, values))),
-      {
-        customStatements: Boolean(inputs.creationStatement),
-      },
+      { customStatements: Boolean(inputs.creationStatement), secrets: [password] },
     );
     return { data: { DB_USERNAME: lease.username, DB_PASSWORD: password }, password };
   },

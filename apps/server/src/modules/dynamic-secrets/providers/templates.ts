@@ -1,4 +1,3 @@
-import { randomInt } from "node:crypto";
 import { BadRequestError } from "../../../errors";
 
 const EXPRESSION = /{{\s*([^}]*?)\s*}}/g;
@@ -49,55 +48,6 @@ export const renderUsername = (template: string | null, randomUsername: string, 
   }).replace(/[^A-Za-z0-9_.-]/g, "_");
 };
 
-export type PasswordRequirements = {
-  length: number;
-  required: { lowercase: number; uppercase: number; digits: number; symbols: number };
-  allowedSymbols?: string;
-};
-
-const DEFAULT_REQUIREMENTS: PasswordRequirements = {
-  length: 48,
-  required: { lowercase: 1, uppercase: 1, digits: 1, symbols: 0 },
-  allowedSymbols: "-_.~!*",
-};
-
-const CLASSES = {
-  lowercase: "abcdefghijklmnopqrstuvwxyz",
-  uppercase: "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-  digits: "0123456789",
-} as const;
-
-const pick = (alphabet: string) => alphabet[randomInt(alphabet.length)]!;
-
-/**
- * A password meeting the requirements, from a cryptographic RNG. Its alphabet never holds quotes,
- * semicolons or spaces, so it is safe inside the statement templates.
- */
-export const generatePassword = (requirements: PasswordRequirements = DEFAULT_REQUIREMENTS) => {
-  const symbols = requirements.allowedSymbols || "-_.~!*";
-  const pools: [string, number][] = [
-    [CLASSES.lowercase, requirements.required.lowercase],
-    [CLASSES.uppercase, requirements.required.uppercase],
-    [CLASSES.digits, requirements.required.digits],
-    [symbols, requirements.required.symbols],
-  ];
-  const chars: string[] = [];
-  for (const [alphabet, count] of pools) for (let i = 0; i < count; i += 1) chars.push(pick(alphabet));
-  const all = pools
-    .filter(([, count]) => count > 0)
-    .map(([alphabet]) => alphabet)
-    .join("");
-  while (chars.length < requirements.length) chars.push(pick(all));
-  for (let i = chars.length - 1; i > 0; i -= 1) {
-    const j = randomInt(i + 1);
-    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
-  }
-  return chars.join("");
-};
-
-/** Provider errors reach clients and logs: strip every secret they might echo. */
-export const redactSecrets = (message: string, secrets: (string | undefined)[]) => {
-  let out = message;
-  for (const secret of secrets) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
-  return out.slice(0, 500);
-};
+export type { PasswordRequirements } from "../../connectors/credentials";
+// Lease, revocation and sweeper code reads these through the provider templates.
+export { generatePassword, redactSecrets } from "../../connectors/credentials";

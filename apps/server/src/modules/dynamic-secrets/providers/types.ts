@@ -1,14 +1,15 @@
 import type { BoundedCache } from "../../../lib/bounded-cache";
 import type { OutboundPolicy } from "../../../lib/outbound";
+import type { TargetPool } from "../../connectors/postgres-pool";
+import { DEADLINE_MS } from "../../connectors/rules";
 
-/** A pool of connections to a target, closed when evicted. */
-export type TargetPool = { end: () => Promise<void> };
+export type { TargetPool } from "../../connectors/postgres-pool";
 
 /** What providers get from the app: the outbound policy and the app's bounded pools of target connections. */
 export type ProviderContext = { outbound: OutboundPolicy; pools: BoundedCache<TargetPool> };
 
-/** Every provider call (connect plus statements) ends within this; the job's claims outlast it. */
-export const PROVIDER_DEADLINE_MS = 10_000;
+/** Every provider call (connect plus statements) ends within the connectors' deadline; the job's claims outlast it. */
+export const PROVIDER_DEADLINE_MS = DEADLINE_MS;
 
 /**
  * What a dynamic-secret provider does with its (decrypted, contract-validated) inputs. Revocation
