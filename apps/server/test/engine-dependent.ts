@@ -57,6 +57,7 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/audit/coverage.test.ts": "every mutating route's statements",
   "test/fuzz/generated-inputs.test.ts": "every endpoint's statements with generated inputs",
   "test/db/*.test.ts": "the database layer: batching, compiled statements, rejected input",
+  "test/approvals/principals-migration.test.ts": "the approvers' table moved by a migration on an upgraded database",
   "test/secrets/search.test.ts": "pattern search compiled to SQL",
   "test/audit/paging.test.ts": "keyset paging over timestamps",
   "test/secrets/paging.test.ts": "keyset paging over names",

@@ -3,7 +3,7 @@ import { secretRotationsRouter } from "../modules/secret-rotations/secret-rotati
 import {
   secretApprovalPoliciesRouter,
   secretApprovalRequestsRouter,
-} from "../modules/secret-approvals/secret-approvals.router";
+} from "../modules/approvals/secret-changes/secret-approvals.router";
 import { eventsRouter } from "../modules/events/events.router";
 import express, { type Express } from "express";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
@@ -56,7 +56,7 @@ import { SCIM_MOUNT, scimRoutes } from "../modules/scim/scim.router";
 import {
   accessApprovalPoliciesRouter,
   accessApprovalRequestsRouter,
-} from "../modules/access-approvals/access-approvals.router";
+} from "../modules/approvals/access-requests/access-approvals.router";
 import { bucketedRoutes } from "./route-buckets";
 import { requestFront } from "./request-front";
 import { ocspRateLimit } from "./rate-limit";

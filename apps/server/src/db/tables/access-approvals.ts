@@ -25,21 +25,6 @@ export interface AccessApprovalPolicyEnvironmentsTable {
   env_id: string;
 }
 
-export interface AccessApprovalPolicyPrincipalsTable {
-  id: Generated<string>;
-  policy_id: string;
-  /** approver | bypasser */
-  role: string;
-  /** user | identity | group */
-  principal_type: string;
-  user_id: string | null;
-  identity_id: string | null;
-  group_id: string | null;
-  /** The order they were given in. */
-  position: Generated<number>;
-  created_at: CreatedAt;
-}
-
 export interface AccessApprovalRequestsTable {
   id: Generated<string>;
   project_id: string;
@@ -86,7 +71,6 @@ export interface AccessApprovalReviewsTable {
 export interface AccessApprovalTables {
   access_approval_policies: AccessApprovalPoliciesTable;
   access_approval_policy_environments: AccessApprovalPolicyEnvironmentsTable;
-  access_approval_policy_principals: AccessApprovalPolicyPrincipalsTable;
   access_approval_requests: AccessApprovalRequestsTable;
   access_approval_reviews: AccessApprovalReviewsTable;
 }

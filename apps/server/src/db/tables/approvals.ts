@@ -24,13 +24,24 @@ export interface SecretApprovalPolicyEnvironmentsTable {
   env_id: string;
 }
 
-export interface SecretApprovalPolicyPrincipalsTable {
-  policy_id: string;
+/**
+ * Approvers and bypassers of both kinds of approval policy: a row belongs to a change policy or to an
+ * access policy, and names a person, an identity or a group.
+ */
+export interface ApprovalPolicyPrincipalsTable {
+  id: Generated<string>;
+  secret_policy_id: string | null;
+  access_policy_id: string | null;
   /** approver | bypasser */
   role: string;
-  /** user | group | identity */
+  /** user | identity | group */
   principal_type: string;
-  principal_id: string;
+  user_id: string | null;
+  identity_id: string | null;
+  group_id: string | null;
+  /** The order they were given in, per policy and role. */
+  position: Generated<number>;
+  created_at: CreatedAt;
 }
 
 export type ChangeConflict = { secretKey: string; op: string; reason: string };
@@ -90,7 +101,7 @@ export interface SecretApprovalReviewsTable {
 export interface ApprovalTables {
   secret_approval_policies: SecretApprovalPoliciesTable;
   secret_approval_policy_environments: SecretApprovalPolicyEnvironmentsTable;
-  secret_approval_policy_principals: SecretApprovalPolicyPrincipalsTable;
+  approval_policy_principals: ApprovalPolicyPrincipalsTable;
   secret_approval_requests: SecretApprovalRequestsTable;
   secret_approval_request_commits: SecretApprovalRequestCommitsTable;
   secret_approval_reviews: SecretApprovalReviewsTable;

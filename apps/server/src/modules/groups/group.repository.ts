@@ -1,5 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
+import { orgPersonByName } from "../authz/principals";
+import { findOrgPeopleByNames } from "../authz/principals.repository";
 
 export const GROUP_COLUMNS = ["id", "org_id", "name", "slug", "role", "created_at", "updated_at"] as const;
 
@@ -123,25 +125,13 @@ export const listGroupIdentities = async (db: Database, orgId: string, groupId: 
   return { rows, totalCount: Number(count.count) };
 };
 
+/** A person of the organization by username or e-mail: authz's one rule for naming people. */
 export const findOrgUserByUsername = (db: Database, orgId: string, username: string) =>
-  db
-    .selectFrom("org_user_memberships as om")
-    .innerJoin("users as u", "u.id", "om.user_id")
-    .select(["u.id", "u.username", "u.email", "u.first_name", "u.last_name", "om.id as org_membership_id"])
-    .where("om.org_id", "=", orgId)
-    .where("u.username", "=", username)
-    .executeTakeFirst();
+  orgPersonByName(db, orgId, username);
 
+/** People of the organization by username or e-mail: authz's one rule for naming people. */
 export const findOrgUsersByUsernames = (db: Database, orgId: string, usernames: string[]) =>
-  usernames.length === 0
-    ? Promise.resolve([])
-    : db
-        .selectFrom("org_user_memberships as om")
-        .innerJoin("users as u", "u.id", "om.user_id")
-        .select(["u.id", "u.username", "om.id as org_membership_id"])
-        .where("om.org_id", "=", orgId)
-        .where("u.username", "in", usernames)
-        .execute();
+  findOrgPeopleByNames(db, orgId, usernames);
 
 export const insertUserMember = (db: Database, groupId: string, userId: string) =>
   db.insertInto("group_user_members").values({ group_id: groupId, user_id: userId }).execute();

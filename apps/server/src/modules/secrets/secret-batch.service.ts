@@ -2,7 +2,6 @@ import { inTransaction } from "../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK } from "@keyward/contract";
 import { BadRequestError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
-import { proposeIfProtected } from "../secret-approvals/change-request.service";
 import {
   canReadValue,
   refusePersonal,
@@ -37,7 +36,7 @@ export const createSecretsBatch = async (ctx: RequestContext, body: Scope & { se
   const repeated = duplicates(keys);
   if (repeated.length > 0) throw new BadRequestError(`Secret already exist: ${repeated.join(",")}`);
   const target = { ...place, ability, folderId };
-  const approval = await proposeIfProtected(
+  const approval = await ctx.deps.secretWriteGate.propose(
     ctx,
     target,
     body.secrets.map((item) => ({ op: "create", item })),
@@ -143,7 +142,7 @@ const proposeUpdates = async (
           }
         : { op: "update" as const, item },
     );
-    const approval = await proposeIfProtected(ctx, { ...target, folderId, secretPath: path }, changes);
+    const approval = await ctx.deps.secretWriteGate.propose(ctx, { ...target, folderId, secretPath: path }, changes);
     if (!approval) continue;
     if (byPath.size > 1) throw new BadRequestError("A change to a protected folder must name that folder alone");
     return approval;
@@ -164,7 +163,7 @@ export const deleteSecretsBatch = async (
   const keys = [...new Set(body.secrets.map((s) => s.secretKey))];
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   const target = { ...place, ability, folderId };
-  const approval = await proposeIfProtected(
+  const approval = await ctx.deps.secretWriteGate.propose(
     ctx,
     target,
     keys.map((secretKey) => ({ op: "delete", secretKey })),

@@ -30,7 +30,6 @@ import {
 import { deleteSecretRows, findSecretByKey } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
 import { canonicalIds, updatedState } from "./secret-apply";
-import { proposeIfProtected } from "../secret-approvals/change-request.service";
 import { createPersonalSecret, deletePersonalSecret, updatePersonalSecret } from "./secret-personal.service";
 
 type Scope = ProjectRef & { environment: string; secretPath: string };
@@ -89,7 +88,7 @@ export const createSecret = async (
   refusePersonal(ctx.actor, body.type, "create");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   if (body.type === "personal") return createPersonalSecret(ctx, name, body, { project, ability, folderId, place });
-  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
+  const approval = await ctx.deps.secretWriteGate.propose(ctx, { ...place, ability, folderId }, [
     {
       op: "create",
       item: { ...proposedItem(name, body), secretValue: body.secretValue, secretComment: body.secretComment },
@@ -124,7 +123,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
   if (body.type === "personal") return updatePersonalSecret(ctx, name, body, { project, ability, folderId, place });
   const newName = body.newSecretName !== undefined && body.newSecretName !== name ? body.newSecretName : undefined;
   if (newName !== undefined) SecretNameSchema.parse(newName);
-  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [
+  const approval = await ctx.deps.secretWriteGate.propose(ctx, { ...place, ability, folderId }, [
     {
       op: "update",
       item: {
@@ -183,7 +182,9 @@ export const deleteSecret = async (
   refusePersonal(ctx.actor, body.type, "delete");
   const place = { projectId: project.id, environment: body.environment, secretPath: body.secretPath };
   if (body.type === "personal") return deletePersonalSecret(ctx, name, { project, ability, folderId, place });
-  const approval = await proposeIfProtected(ctx, { ...place, ability, folderId }, [{ op: "delete", secretKey: name }]);
+  const approval = await ctx.deps.secretWriteGate.propose(ctx, { ...place, ability, folderId }, [
+    { op: "delete", secretKey: name },
+  ]);
   if (approval) return { approval };
   const deleted = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);

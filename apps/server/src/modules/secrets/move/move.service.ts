@@ -1,4 +1,3 @@
-import { assertUnprotected } from "../../secret-approvals/change-request.service";
 import { noteAudit, type RequestContext } from "../../../context";
 import type { MoveSecretsBody } from "@keyward/contract";
 import { isUuid } from "../../../db/errors";
@@ -80,7 +79,7 @@ export const moveSecrets = async (ctx: RequestContext, body: MoveSecretsBody) =>
   assertMayActIn(ability, "edit", to);
   const sourceId = await folderOrThrow(ctx, project.id, from.environment, from.secretPath, "Source");
   const destinationId = await folderOrThrow(ctx, project.id, to.environment, to.secretPath, "Destination");
-  for (const at of [from, to]) await assertUnprotected(ctx, project.id, at, "moving secrets");
+  for (const at of [from, to]) await ctx.deps.secretWriteGate.assertUnprotected(ctx, project.id, at, "moving secrets");
   const ids = [...new Set(body.secretIds)];
   if (!ids.every(isUuid)) throw new BadRequestError("Invalid secrets");
   // The keys of the last attempt's inserts (a transaction may be run again after a conflict).

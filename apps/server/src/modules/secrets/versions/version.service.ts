@@ -1,4 +1,3 @@
-import { assertUnprotected } from "../../secret-approvals/change-request.service";
 import { inTransaction } from "../../../db/transaction";
 import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../../context";
@@ -81,7 +80,12 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
   const { place, project, ability } = await versionScope(ctx, secretId);
   if (!ability.can("create", "secret-rollback") && !ability.can("perform-rollback", "commits"))
     throw new ForbiddenError("You do not have permission to roll back secrets", "PermissionDenied");
-  await assertUnprotected(ctx, project.id, { environment: place.env_slug, secretPath: place.path }, "a rollback");
+  await ctx.deps.secretWriteGate.assertUnprotected(
+    ctx,
+    project.id,
+    { environment: place.env_slug, secretPath: place.path },
+    "a rollback",
+  );
   const target = await findVersion(ctx.deps.db, secretId, versionNumber);
   if (!target || target.is_deleted)
     throw new NotFoundError(`Secret version ${versionNumber} of secret with ID '${secretId}' not found`);

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import type { Database } from "../../db/database";
-import type { Tx } from "../../db/transaction";
-import type { ChangeConflict } from "../../db/tables/approvals";
+import type { Database } from "../../../db/database";
+import type { Tx } from "../../../db/transaction";
+import type { ChangeConflict } from "../../../db/tables/approvals";
 
 /** Change requests, their commits and reviews. */
 const REQUEST_COLUMNS = [

@@ -1,12 +1,12 @@
 /** Change requests worked on: reviews, close and reopen, and the merge that applies them. */
-import { noteAudit, type RequestContext } from "../../context";
-import { inTransaction } from "../../db/transaction";
-import type { ChangeConflict } from "../../db/tables/approvals";
-import { BadRequestError, ForbiddenError } from "../../errors";
-import { abilityOfMember } from "../authz/project-access";
-import { ensureProjectKey } from "../project-keys/project-key.service";
-import { lockSecretStamps, type SecretStamp } from "../secrets/secret-apply";
-import { type PolicyRow } from "./secret-approval.repository";
+import { noteAudit, type RequestContext } from "../../../context";
+import { inTransaction } from "../../../db/transaction";
+import type { ChangeConflict } from "../../../db/tables/approvals";
+import { BadRequestError, ForbiddenError } from "../../../errors";
+import { abilityOfMember } from "../../authz/project-access";
+import { ensureProjectKey } from "../../project-keys/project-key.service";
+import { lockSecretStamps, type SecretStamp } from "../../secrets/secret-apply";
+import { type PolicyRow } from "./secret-policy.repository";
 import {
   listCommits,
   listReviews,
@@ -26,8 +26,8 @@ import {
   rolesOf,
   countApprovals,
   type Principal,
-  type ProposedChange,
 } from "./change-request.service";
+import type { ProposedChange } from "../../secrets/write-gate";
 
 const assertPolicyLive = (policy: PolicyRow) => {
   if (policy.deleted_at !== null)

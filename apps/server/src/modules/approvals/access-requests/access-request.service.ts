@@ -4,18 +4,18 @@ import {
   type AccessRequestPermission,
   type LegacyPermission,
 } from "@keyward/contract";
-import { noteAudit, type RequestContext } from "../../context";
-import { isUuid } from "../../db/errors";
-import { inTransaction } from "../../db/transaction";
-import { BadRequestError, NotFoundError } from "../../errors";
-import { toIso } from "../../lib/dates";
-import { isGlobSubsetOfGlob, missingPermissions } from "../../permissions";
-import { getProjectPermissionBySlug } from "../authz/project-access";
-import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../folders/folder.service";
-import { expandLegacyPermissions } from "../privileges/legacy-permissions";
+import { noteAudit, type RequestContext } from "../../../context";
+import { isUuid } from "../../../db/errors";
+import { inTransaction } from "../../../db/transaction";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import { toIso } from "../../../lib/dates";
+import { isGlobSubsetOfGlob, missingPermissions } from "../../../permissions";
+import { groupIdsOf, isAmong, sameHolder } from "../../authz/principals";
+import { getProjectPermissionBySlug } from "../../authz/project-access";
+import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../../folders/folder.service";
+import { expandLegacyPermissions } from "../../privileges/legacy-permissions";
 import {
   findDirectMembershipId,
-  findGroupIdsOf,
   findIdentities,
   findMembershipHolder,
   findPeople,
@@ -30,8 +30,8 @@ import {
   type PolicyRow,
   type RequestRow,
   type ReviewRow,
-} from "./access-approval.repository";
-import { loadPolicyDetails, type PolicyDetails } from "./access-approval-policy.service";
+} from "./access-request.repository";
+import { loadPolicyDetails, type PolicyDetails } from "./access-policy.service";
 import { privilegesOfRequests } from "./access-grants";
 
 export type Status = AccessRequest["status"];
@@ -43,7 +43,6 @@ export const requesterOf = (row: RequestRow): Holder =>
   row.requester_type === "user"
     ? { type: "user", id: row.requested_by_user_id! }
     : { type: "identity", id: row.requested_by_identity_id! };
-export const sameHolder = (a: Holder, b: Holder) => a.type === b.type && a.id === b.id;
 
 /** Pending past its window is expired; the stored status stays pending (nothing happened to it). */
 export const statusOf = (row: RequestRow, now: number): Status =>
@@ -53,9 +52,7 @@ export const statusOf = (row: RequestRow, now: number): Status =>
 
 /** Is the holder named by the policy in this role, directly or through a group? */
 export const isNamed = (details: PolicyDetails, role: "approvers" | "bypassers", holder: Holder, groupIds: string[]) =>
-  details[role].some(
-    (p) => (p.type === holder.type && p.id === holder.id) || (p.type === "group" && groupIds.includes(p.id)),
-  );
+  isAmong(details[role], holder, groupIds);
 
 // ---- what is requested ----
 
@@ -278,7 +275,7 @@ const visibleRequests = async (
   const rows = await listRequests(ctx.deps.db, project.id, { requester, envSlug: filter.envSlug });
   if (ability.can("read", "secret-approval")) return rows;
   const me = holderOf(ctx);
-  const groupIds = await findGroupIdsOf(ctx.deps.db, me);
+  const groupIds = await groupIdsOf(ctx.deps.db, me);
   const policies = await loadPolicyDetails(
     ctx,
     await Promise.all(

@@ -1,23 +1,19 @@
 /** Change requests as their readers see them: a request with its changes (values only for readers), lists and counts. */
 import { SECRET_VALUE_HIDDEN_MASK, type ChangeRequestDetail, type SecretApprovalPolicy } from "@keyward/contract";
-import { type RequestContext } from "../../context";
-import type { Database } from "../../db/database";
-import { isUuid } from "../../db/errors";
-import { BadRequestError, ForbiddenError } from "../../errors";
-import type { Ability } from "../../permissions";
-import { getProjectPermission } from "../authz/project-access";
-import { SECRET_MANAGER } from "../folders/folder.service";
-import { findProjectKey } from "../project-keys/project-key.service";
-import { canReadValue, secretObject } from "../secrets/secret-access";
-import { readSecretStamps, type SecretStamp } from "../secrets/secret-apply";
-import { resolveTagIds } from "../secrets/tags/tag.service";
-import {
-  findGroupIdsOf,
-  findPolicy,
-  listPolicyPrincipals,
-  listProjectPolicyIds,
-  type PolicyRow,
-} from "./secret-approval.repository";
+import { type RequestContext } from "../../../context";
+import type { Database } from "../../../db/database";
+import { isUuid } from "../../../db/errors";
+import { ForbiddenError } from "../../../errors";
+import type { Ability } from "../../../permissions";
+import { getProjectPermission } from "../../authz/project-access";
+import { SECRET_MANAGER } from "../../folders/folder.service";
+import { findProjectKey } from "../../project-keys/project-key.service";
+import { canReadValue, secretObject } from "../../secrets/secret-access";
+import { readSecretStamps, type SecretStamp } from "../../secrets/secret-apply";
+import { resolveTagIds } from "../../secrets/tags/tag.service";
+import { standingOf } from "../approval-policy";
+import { projectOf } from "./secret-policy.service";
+import { findPolicy, listProjectPolicyIds, type PolicyRow } from "./secret-policy.repository";
 import {
   countRequestsByStatus,
   listCommits,
@@ -132,27 +128,10 @@ export const getChangeRequest = async (ctx: RequestContext, requestId: string) =
   return toDetail(ctx, row, await policyDto(ctx.deps.db, policy), ability, commits, reviews, policy);
 };
 
-const projectOf = (query: { projectId?: string; workspaceId?: string }) => {
-  const id = query.projectId ?? query.workspaceId;
-  if (id === undefined) throw new BadRequestError("projectId is required");
-  return id;
-};
-
 /** The policies of a project that list the caller as approver or bypasser. */
 const policiesReviewedBy = async (db: Database, projectId: string, actor: Principal) => {
-  const rows = await listPolicyPrincipals(db, await livePolicyIds(db, projectId));
-  const groups = await findGroupIdsOf(db, actor);
-  return [
-    ...new Set(
-      rows
-        .filter(
-          (p) =>
-            same(actor, { type: p.principal_type, id: p.principal_id }) ||
-            (p.principal_type === "group" && groups.includes(p.principal_id)),
-        )
-        .map((p) => p.policy_id),
-    ),
-  ];
+  const { approverOf, bypasserOf } = await standingOf(db, "secret", actor, await livePolicyIds(db, projectId));
+  return [...new Set([...approverOf, ...bypasserOf])];
 };
 
 const livePolicyIds = async (db: Database, projectId: string) =>

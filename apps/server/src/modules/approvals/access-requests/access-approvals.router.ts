@@ -1,8 +1,8 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
-import type { AppDeps } from "../../context";
-import { contextOf } from "../../http/authenticate";
-import { ok } from "../../http/respond";
+import type { AppDeps } from "../../../context";
+import { contextOf } from "../../../http/authenticate";
+import { ok } from "../../../http/respond";
 import {
   countAccessApprovalPolicies,
   createAccessApprovalPolicy,
@@ -10,7 +10,7 @@ import {
   getAccessApprovalPolicy,
   listAccessApprovalPolicies,
   updateAccessApprovalPolicy,
-} from "./access-approval-policy.service";
+} from "./access-policy.service";
 import { countAccessRequests, createAccessRequest, listAccessRequests } from "./access-request.service";
 import { reviewAccessRequest, revokeAccessRequest } from "./access-review.service";
 

@@ -1,8 +1,8 @@
 import { initServer } from "@ts-rest/express";
 import { contract } from "@keyward/contract";
-import type { AppDeps } from "../../context";
-import { contextOf } from "../../http/authenticate";
-import { ok } from "../../http/respond";
+import type { AppDeps } from "../../../context";
+import { contextOf } from "../../../http/authenticate";
+import { ok } from "../../../http/respond";
 import {
   boardPolicy,
   createApprovalPolicy,
@@ -10,7 +10,7 @@ import {
   getApprovalPolicy,
   listApprovalPolicies,
   updateApprovalPolicy,
-} from "./approval-policy.service";
+} from "./secret-policy.service";
 import { countChangeRequests, getChangeRequest, listChangeRequests } from "./change-request-read.service";
 import { mergeChangeRequest, reviewChangeRequest, setChangeRequestStatus } from "./change-request-review.service";
 

@@ -1,25 +1,20 @@
 /** Writes that policies protect become change requests here; the pieces the read and review services share. */
 import { randomBytes, randomUUID } from "node:crypto";
 import { type ChangeRequest } from "@keyward/contract";
-import { noteAudit, type Actor, type RequestContext } from "../../context";
-import type { Database } from "../../db/database";
-import { isUuid } from "../../db/errors";
-import { inTransaction, type Tx } from "../../db/transaction";
-import { BadRequestError, NotFoundError } from "../../errors";
-import type { Ability } from "../../permissions";
-import { getProjectPermission } from "../authz/project-access";
-import { SECRET_MANAGER } from "../folders/folder.service";
-import { ensureProjectKey } from "../project-keys/project-key.service";
-import {
-  applyCreates,
-  applyDeletes,
-  applyUpdates,
-  lockSecretStamps,
-  type BatchCreateItem,
-  type BatchUpdateItem,
-} from "../secrets/secret-apply";
-import { findApplyingPolicy, toPolicyDtos } from "./approval-policy.service";
-import { findGroupIdsOf, findPolicy, listPolicyPrincipals, type PolicyRow } from "./secret-approval.repository";
+import { noteAudit, type Actor, type RequestContext } from "../../../context";
+import type { Database } from "../../../db/database";
+import { isUuid } from "../../../db/errors";
+import { inTransaction, type Tx } from "../../../db/transaction";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import { getProjectPermission } from "../../authz/project-access";
+import { SECRET_MANAGER } from "../../folders/folder.service";
+import { ensureProjectKey } from "../../project-keys/project-key.service";
+import { applyCreates, applyDeletes, applyUpdates, lockSecretStamps } from "../../secrets/secret-apply";
+import type { ProposedChange, ProposedTarget, SecretWriteGate } from "../../secrets/write-gate";
+import { sameHolder, type Holder } from "../../authz/principals";
+import { rolesIn } from "../approval-policy";
+import { findApplyingPolicy, toPolicyDtos } from "./secret-policy.service";
+import { findPolicy, type PolicyRow } from "./secret-policy.repository";
 import {
   findRequest,
   insertCommits,
@@ -29,24 +24,9 @@ import {
   type ReviewRow,
 } from "./change-request.repository";
 
-/** One secret's part of a write that a policy turned into a change request. */
-export type ProposedChange =
-  | { op: "create"; item: BatchCreateItem }
-  | { op: "update"; item: Omit<BatchUpdateItem, "secretPath"> }
-  | { op: "delete"; secretKey: string };
-
-/** Where the write was aimed and who made it. */
-export type ProposedTarget = {
-  projectId: string;
-  ability: Ability;
-  folderId: string;
-  environment: string;
-  secretPath: string;
-};
-
-export type Principal = { type: "user" | "identity"; id: string };
+export type Principal = Holder;
 export const principalOf = (actor: Actor): Principal => ({ type: actor.type, id: actor.id });
-export const same = (a: Principal, b: { type: string; id: string }) => a.type === b.type && a.id === b.id;
+export const same = sameHolder;
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 export const commitAad = (commitId: string, column: string) => `secret_approval_request_commits:${commitId}:${column}`;
 
@@ -207,17 +187,7 @@ export const requestInScope = async (ctx: RequestContext, requestId: string) => 
 };
 
 /** The reviewer principals of a policy that an actor counts as, directly or through a group. */
-export const rolesOf = async (db: Database, policyId: string, actor: Principal) => {
-  const [principals, groups] = await Promise.all([listPolicyPrincipals(db, [policyId]), findGroupIdsOf(db, actor)]);
-  const listed = (role: string) =>
-    principals.some(
-      (p) =>
-        p.role === role &&
-        (same(actor, { type: p.principal_type, id: p.principal_id }) ||
-          (p.principal_type === "group" && groups.includes(p.principal_id))),
-    );
-  return { approver: listed("approver"), bypasser: listed("bypasser") };
-};
+export const rolesOf = (db: Database, policyId: string, actor: Principal) => rolesIn(db, "secret", policyId, actor);
 
 /** Approving reviews that count: by someone the policy lists as approver now, the committer only when allowed. */
 export const countApprovals = async (
@@ -236,3 +206,8 @@ export const countApprovals = async (
   }
   return count;
 };
+
+/** The gate secrets' writes pass through: change policies decide. */
+export const createSecretWriteGate = (): { secretWriteGate: SecretWriteGate } => ({
+  secretWriteGate: { propose: proposeIfProtected, assertUnprotected },
+});

@@ -1,20 +1,15 @@
 import { parseDuration } from "@keyward/contract";
-import type { Database } from "../../db/database";
-import type { Tx } from "../../db/transaction";
-import type { PermissionRule } from "../../permissions";
+import type { Database } from "../../../db/database";
+import type { Tx } from "../../../db/transaction";
+import type { PermissionRule } from "../../../permissions";
 import {
-  grantRequestedIdentityPrivilege,
-  listRequestedIdentityPrivileges,
-  revokeRequestedIdentityPrivilege,
+  grantRequestedPrivilege,
+  listRequestedPrivileges,
+  revokeRequestedPrivilege,
   windowOf,
   type PrivilegeWindow,
-} from "../privileges/privileges.service";
-import {
-  grantRequestedUserPrivilege,
-  listRequestedUserPrivileges,
-  revokeRequestedUserPrivilege,
-} from "../users/user-privileges.service";
-import type { RequestRow } from "./access-approval.repository";
+} from "../../privileges/privileges.service";
+import type { RequestRow } from "./access-request.repository";
 
 /**
  * The access an approved request grants is an additional privilege of the requester (a person's or
@@ -41,30 +36,23 @@ export const grantPrivilegeOfRequest = async (
   membershipId: string,
   window: PrivilegeWindow,
 ) => {
-  const input = {
+  const holder =
+    request.requester_type === "user"
+      ? { type: "user" as const, id: request.requested_by_user_id! }
+      : { type: "identity" as const, id: request.requested_by_identity_id! };
+  const row = await grantRequestedPrivilege(trx, holder, {
     projectId: request.project_id,
     membershipId,
     rules: request.rules as PermissionRule[],
     window,
     requestId: request.id,
-  };
-  const row =
-    request.requester_type === "user"
-      ? await grantRequestedUserPrivilege(trx, { ...input, userId: request.requested_by_user_id! })
-      : await grantRequestedIdentityPrivilege(trx, { ...input, identityId: request.requested_by_identity_id! });
+  });
   return row.id;
 };
 
 export const revokeGrantedPrivilege = (trx: Tx, request: Requester & { id: string }) =>
-  request.requester_type === "user"
-    ? revokeRequestedUserPrivilege(trx, request.id)
-    : revokeRequestedIdentityPrivilege(trx, request.id);
+  revokeRequestedPrivilege(trx, request.requester_type as "user" | "identity", request.id);
 
 /** The privileges of requests, by request id. */
-export const privilegesOfRequests = async (db: Database, requestIds: readonly string[]) => {
-  const [people, identities] = await Promise.all([
-    listRequestedUserPrivileges(db, requestIds),
-    listRequestedIdentityPrivileges(db, requestIds),
-  ]);
-  return new Map([...people, ...identities].map((row) => [row.access_request_id!, row]));
-};
+export const privilegesOfRequests = async (db: Database, requestIds: readonly string[]) =>
+  new Map((await listRequestedPrivileges(db, requestIds)).map((row) => [row.access_request_id!, row]));

@@ -1,36 +1,40 @@
 import { randomInt } from "node:crypto";
 import type { AccessApprovalPolicy, AccessApprovalPrincipalInput } from "@keyward/contract";
-import { noteAudit, type RequestContext } from "../../context";
-import { isUniqueViolation, isUuid } from "../../db/errors";
-import { inTransaction } from "../../db/transaction";
-import { toIso } from "../../lib/dates";
-import { BadRequestError, NotFoundError } from "../../errors";
-import { assertCan } from "../authz/guard";
-import { bumpPermissionVersion } from "../authz/permission-version";
-import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
-import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../folders/folder.service";
+import { noteAudit, type RequestContext } from "../../../context";
+import { isUniqueViolation, isUuid } from "../../../db/errors";
+import { inTransaction } from "../../../db/transaction";
+import { toIso } from "../../../lib/dates";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import { assertCan } from "../../authz/guard";
+import { bumpPermissionVersion } from "../../authz/permission-version";
+import { getProjectPermission, getProjectPermissionBySlug } from "../../authz/project-access";
+import { SECRET_MANAGER, lookupEnvironmentBySlug } from "../../folders/folder.service";
 import {
-  findEnvironmentsBySlugs,
-  findOrgUserIdsByUsernames,
   findPolicy,
-  findProjectPrincipals,
   insertPolicy,
   listLivePolicies,
   listLivePoliciesOfEnv,
-  listPolicyEnvironments,
-  listPolicyPrincipals,
   listRequests,
   lockPolicy,
-  setPolicyEnvironments,
-  setPolicyPrincipals,
   updatePolicyRow,
   updateRequestRow,
   type PolicyRow,
-  type PrincipalType,
-} from "./access-approval.repository";
+} from "./access-request.repository";
+import {
+  listPolicyEnvironments,
+  replacePolicyEnvironments,
+  replacePolicyPrincipals,
+} from "../approval-policy.repository";
+import {
+  assertApprovalsReachable,
+  principalsOfPolicies,
+  resolveEnvironments as resolveEnvs,
+  resolvePrincipals as resolveNamed,
+  type NamedPrincipal,
+  type PrincipalRole,
+} from "../approval-policy";
+import type { PrincipalRef } from "../../authz/principals";
 import { revokeGrantedPrivilege } from "./access-grants";
-
-type Principal = { type: PrincipalType; id: string };
 
 const policyNotFound = (id: string) => new NotFoundError(`Access approval policy with ID ${id} not found`);
 
@@ -38,20 +42,15 @@ const policyNotFound = (id: string) => new NotFoundError(`Access approval policy
 export const loadPolicyDetails = async (ctx: Pick<RequestContext, "deps">, rows: readonly PolicyRow[]) => {
   const ids = rows.map((r) => r.id);
   const [envs, principals] = await Promise.all([
-    listPolicyEnvironments(ctx.deps.db, ids),
-    listPolicyPrincipals(ctx.deps.db, ids),
+    listPolicyEnvironments(ctx.deps.db, "access", ids),
+    principalsOfPolicies(ctx.deps.db, "access", ids),
   ]);
+  // A person is shown by username, an identity by name, a group by slug.
+  const asDto = (named: readonly NamedPrincipal[]) =>
+    named.map((p) => ({ type: p.type, id: p.id, name: p.slug ?? p.name ?? null }));
   return new Map(
     rows.map((row) => {
-      const mine = principals.filter((p) => p.policy_id === row.id);
-      const asDto = (role: string) =>
-        mine
-          .filter((p) => p.role === role)
-          .map((p) => ({
-            type: p.principal_type as PrincipalType,
-            id: (p.user_id ?? p.identity_id ?? p.group_id)!,
-            name: p.username ?? p.identity_name ?? p.group_slug ?? null,
-          }));
+      const { approvers, bypassers } = principals.get(row.id)!;
       return [
         row.id,
         {
@@ -59,8 +58,8 @@ export const loadPolicyDetails = async (ctx: Pick<RequestContext, "deps">, rows:
           environments: envs
             .filter((e) => e.policy_id === row.id)
             .map((e) => ({ id: e.id, slug: e.slug, name: e.name })),
-          approvers: asDto("approver"),
-          bypassers: asDto("bypasser"),
+          approvers: asDto(approvers),
+          bypassers: asDto(bypassers),
         },
       ];
     }),
@@ -102,60 +101,32 @@ const requirePolicy = async (ctx: RequestContext, id: string) => {
   return { row, permission };
 };
 
-/** People by id or username, groups and identities by id; each must be in the project. */
-const resolvePrincipals = async (
+/** People by id, username or e-mail, groups and identities by id; each must be in the project. */
+const resolvePrincipals = (
   ctx: RequestContext,
   projectId: string,
   inputs: readonly AccessApprovalPrincipalInput[],
-  what: "Approver" | "Bypasser",
-): Promise<Principal[]> => {
-  const usernames = inputs.flatMap((p) => (p.type === "user" && p.id === undefined && p.username ? [p.username] : []));
-  const byName = new Map(
-    (await findOrgUserIdsByUsernames(ctx.deps.db, ctx.actor.orgId, usernames)).map((u) => [u.username, u.id]),
-  );
-  const seen = new Set<string>();
-  const principals: Principal[] = [];
-  for (const input of inputs) {
-    let id = input.id;
-    if (input.type === "user" && id === undefined) {
-      id = byName.get(input.username!);
-      if (!id) throw new BadRequestError(`${what} user ${input.username} is not a member of the organization`);
-    }
-    const key = `${input.type}:${id!}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    principals.push({ type: input.type, id: id! });
-  }
-  const ids = (type: PrincipalType) => principals.filter((p) => p.type === type).map((p) => p.id);
-  const members = await findProjectPrincipals(ctx.deps.db, projectId, {
-    user: ids("user"),
-    identity: ids("identity"),
-    group: ids("group"),
-  });
-  const outsiders = principals.filter((p) => !members[p.type].has(p.id));
-  if (outsiders.length > 0)
-    throw new BadRequestError(
+  role: PrincipalRole,
+) => {
+  const what = role === "approver" ? "Approver" : "Bypasser";
+  return resolveNamed(ctx, projectId, role, inputs, {
+    unknownUser: (username) => `${what} user ${username} is not a member of the organization`,
+    outsiders: (outsiders) =>
       `${what}s must be members of the project: ${outsiders.map((p) => `${p.type} ${p.id}`).join(", ")} ${
         outsiders.length === 1 ? "is" : "are"
       } not`,
-    );
-  return principals;
+  });
 };
 
-const assertApprovalCount = (approvers: readonly Principal[], approvals: number) => {
-  // A group may hold any number of people, so a policy with a group approver is not counted.
-  if (approvers.some((p) => p.type === "group")) return;
-  if (approvals > approvers.length)
-    throw new BadRequestError("The number of approvals should be lower than the number of approvers.");
-};
+const assertApprovalCount = (approvers: readonly PrincipalRef[], approvals: number) =>
+  assertApprovalsReachable(
+    approvals,
+    approvers,
+    "The number of approvals should be lower than the number of approvers.",
+  );
 
-const resolveEnvironments = async (ctx: RequestContext, projectId: string, slugs: readonly string[]) => {
-  const unique = [...new Set(slugs)];
-  const found = await findEnvironmentsBySlugs(ctx.deps.db, projectId, unique);
-  const missing = unique.filter((slug) => !found.some((e) => e.slug === slug));
-  if (missing.length > 0) throw new NotFoundError(`Environment with slug ${missing.join(", ")} not found`);
-  return unique.map((slug) => found.find((e) => e.slug === slug)!);
-};
+const resolveEnvironments = (ctx: RequestContext, projectId: string, slugs: readonly string[]) =>
+  resolveEnvs(ctx.deps.db, projectId, slugs, (missing) => `Environment with slug ${missing.join(", ")} not found`);
 
 const NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 const defaultName = (envSlug: string) =>
@@ -182,8 +153,8 @@ export const createAccessApprovalPolicy = async (ctx: RequestContext, body: Crea
   const { project, ability } = await getProjectPermissionBySlug(ctx, body.projectSlug, SECRET_MANAGER);
   assertCan(ability, "create", "secret-approval");
   const envs = await resolveEnvironments(ctx, project.id, body.environments ?? [body.environment!]);
-  const approvers = await resolvePrincipals(ctx, project.id, body.approvers, "Approver");
-  const bypassers = await resolvePrincipals(ctx, project.id, body.bypassers ?? [], "Bypasser");
+  const approvers = await resolvePrincipals(ctx, project.id, body.approvers, "approver");
+  const bypassers = await resolvePrincipals(ctx, project.id, body.bypassers ?? [], "bypasser");
   assertApprovalCount(approvers, body.approvals);
   const name = body.name ?? defaultName(envs[0]!.slug);
   try {
@@ -198,13 +169,13 @@ export const createAccessApprovalPolicy = async (ctx: RequestContext, body: Crea
         max_time_period: body.maxTimePeriod ?? null,
         request_expiration_time: body.requestExpirationTime ?? null,
       });
-      await setPolicyEnvironments(
+      await replacePolicyEnvironments(
         trx,
+        "access",
         row.id,
         envs.map((e) => e.id),
       );
-      await setPolicyPrincipals(trx, row.id, "approver", approvers);
-      await setPolicyPrincipals(trx, row.id, "bypasser", bypassers);
+      await replacePolicyPrincipals(trx, "access", row.id, ["approver", "bypasser"], [...approvers, ...bypassers]);
       noteAudit(ctx, {
         metadata: {
           policyId: row.id,
@@ -253,8 +224,8 @@ export const updateAccessApprovalPolicy = async (ctx: RequestContext, id: string
   const projectId = row.project_id;
   const slugs = body.environments ?? (body.environment !== undefined ? [body.environment] : undefined);
   const envs = slugs ? await resolveEnvironments(ctx, projectId, slugs) : undefined;
-  const approvers = body.approvers ? await resolvePrincipals(ctx, projectId, body.approvers, "Approver") : undefined;
-  const bypassers = body.bypassers ? await resolvePrincipals(ctx, projectId, body.bypassers, "Bypasser") : undefined;
+  const approvers = body.approvers ? await resolvePrincipals(ctx, projectId, body.approvers, "approver") : undefined;
+  const bypassers = body.bypassers ? await resolvePrincipals(ctx, projectId, body.bypassers, "bypasser") : undefined;
   const current = (await loadPolicyDetails(ctx, [row])).get(row.id)!;
   assertApprovalCount(approvers ?? current.approvers, body.approvals ?? row.approvals);
   try {
@@ -271,13 +242,14 @@ export const updateAccessApprovalPolicy = async (ctx: RequestContext, id: string
         ...(body.requestExpirationTime !== undefined ? { request_expiration_time: body.requestExpirationTime } : {}),
       });
       if (envs)
-        await setPolicyEnvironments(
+        await replacePolicyEnvironments(
           trx,
+          "access",
           id,
           envs.map((e) => e.id),
         );
-      if (approvers) await setPolicyPrincipals(trx, id, "approver", approvers);
-      if (bypassers) await setPolicyPrincipals(trx, id, "bypasser", bypassers);
+      if (approvers) await replacePolicyPrincipals(trx, "access", id, ["approver"], approvers);
+      if (bypassers) await replacePolicyPrincipals(trx, "access", id, ["bypasser"], bypassers);
       noteAudit(ctx, { metadata: { policyId: id, name: updated.name } });
       return updated;
     });

@@ -1,37 +1,38 @@
 import { randomBytes } from "node:crypto";
 import type { ApprovalPrincipalInput, SecretApprovalPolicy } from "@keyward/contract";
-import { noteAudit, type ActorContext, type RequestContext } from "../../context";
-import type { Database } from "../../db/database";
-import { isUuid } from "../../db/errors";
-import { inTransaction } from "../../db/transaction";
-import { BadRequestError, NotFoundError } from "../../errors";
-import { globMatches } from "../../permissions/glob";
-import { assertCan } from "../authz/guard";
-import { getProjectPermission } from "../authz/project-access";
-import { SECRET_MANAGER } from "../folders/folder.service";
+import { noteAudit, type ActorContext, type RequestContext } from "../../../context";
+import type { Database } from "../../../db/database";
+import { isUuid } from "../../../db/errors";
+import { inTransaction } from "../../../db/transaction";
+import { BadRequestError, NotFoundError } from "../../../errors";
+import { globMatches } from "../../../permissions/glob";
+import { assertCan } from "../../authz/guard";
+import { getProjectPermission } from "../../authz/project-access";
+import { SECRET_MANAGER } from "../../folders/folder.service";
+import type { PrincipalRef } from "../../authz/principals";
 import {
-  findEnvironmentsBySlugs,
-  findGroupIdsOf,
-  findOrgUsersByUsername,
   findPolicy,
   findPolicyWithScope,
-  findPrincipalNames,
-  findProjectMembers,
   insertPolicy,
   listLivePolicies,
   listLivePoliciesOfEnvironment,
-  listPolicyEnvironments,
-  listPolicyPrincipals,
   lockPolicy,
-  replacePolicyEnvironments,
-  replacePolicyPrincipals,
   retirePolicyRow,
   updatePolicyRow,
   type PolicyRow,
+} from "./secret-policy.repository";
+import {
+  listPolicyEnvironments,
+  replacePolicyEnvironments,
+  replacePolicyPrincipals,
+} from "../approval-policy.repository";
+import {
+  assertApprovalsReachable as assertReachable,
+  principalsOfPolicies,
+  resolveEnvironments as resolveEnvs,
+  resolvePrincipals as resolveNamed,
   type PrincipalRole,
-  type PrincipalType,
-  type StoredPrincipal,
-} from "./secret-approval.repository";
+} from "../approval-policy";
 import { closeOpenRequestsOfPolicy } from "./change-request.repository";
 
 const SUBJECT = "secret-approval";
@@ -46,23 +47,16 @@ export const normalizePolicyPath = (path: string) => {
 /** The policies with their environments, approvers and bypassers, as the routes show them. */
 export const toPolicyDtos = async (db: Database, rows: readonly PolicyRow[]): Promise<SecretApprovalPolicy[]> => {
   const ids = rows.map((r) => r.id);
-  const [envs, principals] = await Promise.all([listPolicyEnvironments(db, ids), listPolicyPrincipals(db, ids)]);
-  const names = await findPrincipalNames(
-    db,
-    principals.map((p) => ({ type: p.principal_type, id: p.principal_id })),
-  );
+  const [envs, principals] = await Promise.all([
+    listPolicyEnvironments(db, "secret", ids),
+    principalsOfPolicies(db, "secret", ids),
+  ]);
   return rows.map((row) => {
     const environments = envs
       .filter((e) => e.policy_id === row.id)
       .map((e) => ({ id: e.id, slug: e.slug, name: e.name }));
-    const listed = (role: PrincipalRole) =>
-      principals
-        .filter((p) => p.policy_id === row.id && p.role === role)
-        .map((p) => ({
-          type: p.principal_type as PrincipalType,
-          id: p.principal_id,
-          name: names.get(`${p.principal_type}:${p.principal_id}`),
-        }));
+    const { approvers, bypassers } = principals.get(row.id)!;
+    const listed = (named: typeof approvers) => named.map(({ type, id, name }) => ({ type, id, name }));
     const first = environments[0] ?? { id: "", slug: "", name: "" };
     return {
       id: row.id,
@@ -76,8 +70,8 @@ export const toPolicyDtos = async (db: Database, rows: readonly PolicyRow[]): Pr
       enforcementLevel: row.enforcement_level as "hard" | "soft",
       allowedSelfApprovals: row.allowed_self_approvals,
       bypassForMachineIdentities: row.bypass_for_machine_identities,
-      approvers: listed("approver"),
-      bypassers: listed("bypasser"),
+      approvers: listed(approvers),
+      bypassers: listed(bypassers),
       deletedAt: iso(row.deleted_at),
       createdAt: iso(row.created_at)!,
       updatedAt: iso(row.updated_at)!,
@@ -85,55 +79,30 @@ export const toPolicyDtos = async (db: Database, rows: readonly PolicyRow[]): Pr
   });
 };
 
-const projectOf = (query: { projectId?: string; workspaceId?: string }) => {
+/** The project a query names (`workspaceId` is its older name). */
+export const projectOf = (query: { projectId?: string; workspaceId?: string }) => {
   const id = query.projectId ?? query.workspaceId;
   if (id === undefined) throw new BadRequestError("projectId is required");
   return id;
 };
 
 /** A principal as stored, its user name resolved; each must be a member of the project. */
-const resolvePrincipals = async (
+const resolvePrincipals = (
   ctx: RequestContext,
   projectId: string,
   role: PrincipalRole,
   inputs: readonly ApprovalPrincipalInput[],
-): Promise<StoredPrincipal[]> => {
-  const label = role === "approver" ? "approver" : "bypasser";
-  const usernames = inputs.flatMap((p) => (p.type === "user" && p.id === undefined && p.username ? [p.username] : []));
-  const byName = new Map<string, string>();
-  if (usernames.length > 0)
-    for (const u of await findOrgUsersByUsername(ctx.deps.db, ctx.actor.orgId, usernames)) {
-      byName.set(u.username, u.id);
-      byName.set(u.email, u.id);
-    }
-  const out: StoredPrincipal[] = [];
-  for (const input of inputs) {
-    if (input.type === "user" && input.id === undefined) {
-      const id = input.username === undefined ? undefined : byName.get(input.username);
-      if (id === undefined) throw new BadRequestError(`Invalid ${label} user: ${input.username ?? "(none)"}`);
-      out.push({ role, type: "user", id });
-    } else out.push({ role, type: input.type, id: input.id!.toLowerCase() });
-  }
-  const members = await findProjectMembers(ctx.deps.db, projectId, out);
-  const outsider = out.find((p) => !members.has(`${p.type}:${p.id}`));
-  if (outsider)
-    throw new BadRequestError(`Invalid ${label} ${outsider.type}: ${outsider.id} is not a member of the project`);
-  const seen = new Set<string>();
-  return out.filter((p) => !seen.has(`${p.type}:${p.id}`) && seen.add(`${p.type}:${p.id}`) !== undefined);
-};
+) =>
+  resolveNamed(ctx, projectId, role, inputs, {
+    unknownUser: (username) => `Invalid ${role} user: ${username ?? "(none)"}`,
+    outsiders: ([first]) => `Invalid ${role} ${first!.type}: ${first!.id} is not a member of the project`,
+  });
 
-const resolveEnvironments = async (db: Database, projectId: string, slugs: readonly string[]) => {
-  const unique = [...new Set(slugs)];
-  const envs = await findEnvironmentsBySlugs(db, projectId, unique);
-  const missing = unique.filter((s) => !envs.some((e) => e.slug === s));
-  if (missing.length > 0) throw new NotFoundError(`One or more environments not found: ${missing.join(", ")}`);
-  return envs;
-};
+const resolveEnvironments = (db: Database, projectId: string, slugs: readonly string[]) =>
+  resolveEnvs(db, projectId, slugs, (missing) => `One or more environments not found: ${missing.join(", ")}`);
 
-const assertApprovalsReachable = (approvals: number, approvers: readonly StoredPrincipal[]) => {
-  if (!approvers.some((p) => p.type === "group") && approvals > approvers.length)
-    throw new BadRequestError("Approvals cannot be greater than approvers");
-};
+const assertApprovalsReachable = (approvals: number, approvers: readonly PrincipalRef[]) =>
+  assertReachable(approvals, approvers, "Approvals cannot be greater than approvers");
 
 const assertScopeFree = async (
   db: Database,
@@ -188,10 +157,11 @@ export const createApprovalPolicy = async (ctx: RequestContext, body: PolicyInpu
     });
     await replacePolicyEnvironments(
       trx,
+      "secret",
       policy.id,
       envs.map((e) => e.id),
     );
-    await replacePolicyPrincipals(trx, policy.id, ["approver", "bypasser"], [...approvers, ...bypassers]);
+    await replacePolicyPrincipals(trx, "secret", policy.id, ["approver", "bypasser"], [...approvers, ...bypassers]);
     noteAudit(ctx, { metadata: { policyId: policy.id, name: policy.name, secretPath } });
     return policy;
   });
@@ -227,13 +197,10 @@ export const updateApprovalPolicy = async (
   const secretPath = body.secretPath === undefined ? row.secret_path : normalizePolicyPath(body.secretPath);
   const updated = await inTransaction(ctx, async (trx) => {
     const locked = (await lockPolicy(trx, policyId))!;
-    const currentEnvs = envs ?? (await listPolicyEnvironments(trx, [policyId]));
+    const currentEnvs = envs ?? (await listPolicyEnvironments(trx, "secret", [policyId]));
     await assertScopeFree(trx, project.id, currentEnvs, secretPath, policyId);
     const currentApprovers =
-      approvers ??
-      (await listPolicyPrincipals(trx, [policyId]))
-        .filter((p) => p.role === "approver")
-        .map((p) => ({ role: "approver" as const, type: p.principal_type as PrincipalType, id: p.principal_id }));
+      approvers ?? (await principalsOfPolicies(trx, "secret", [policyId])).get(policyId)!.approvers;
     assertApprovalsReachable(body.approvals ?? locked.approvals, currentApprovers);
     const next = await updatePolicyRow(trx, policyId, {
       name: body.name,
@@ -246,11 +213,12 @@ export const updateApprovalPolicy = async (
     if (envs)
       await replacePolicyEnvironments(
         trx,
+        "secret",
         policyId,
         envs.map((e) => e.id),
       );
-    if (approvers) await replacePolicyPrincipals(trx, policyId, ["approver"], approvers);
-    if (bypassers) await replacePolicyPrincipals(trx, policyId, ["bypasser"], bypassers);
+    if (approvers) await replacePolicyPrincipals(trx, "secret", policyId, ["approver"], approvers);
+    if (bypassers) await replacePolicyPrincipals(trx, "secret", policyId, ["bypasser"], bypassers);
     noteAudit(ctx, { metadata: { policyId, name: next.name, secretPath } });
     return next;
   });
@@ -308,34 +276,3 @@ export const boardPolicy = async (
   const row = await findApplyingPolicy(ctx.deps.db, project.id, query.environment, query.secretPath);
   return row ? (await toPolicyDtos(ctx.deps.db, [row]))[0]! : null;
 };
-
-/** How an actor stands to a policy: listed as approver or bypasser, directly or through a group. */
-export const standingOf = async (
-  db: Database,
-  actor: { type: "user" | "identity"; id: string },
-  policyIds: readonly string[],
-) => {
-  const [principals, groups] = await Promise.all([listPolicyPrincipals(db, policyIds), findGroupIdsOf(db, actor)]);
-  const mine = (p: (typeof principals)[number]) =>
-    (p.principal_type === actor.type && p.principal_id === actor.id) ||
-    (p.principal_type === "group" && groups.includes(p.principal_id));
-  const of = (role: PrincipalRole) =>
-    new Set(principals.filter((p) => p.role === role && mine(p)).map((p) => p.policy_id));
-  return { approverOf: of("approver"), bypasserOf: of("bypasser"), principals, groups };
-};
-
-/** Whether `actor` counts as an approver of the policy, given the policy's principals and the actor's groups. */
-export const isListed = (
-  principals: readonly { policy_id: string; role: string; principal_type: string; principal_id: string }[],
-  groupsOf: (actor: { type: string; id: string }) => readonly string[],
-  policyId: string,
-  role: PrincipalRole,
-  actor: { type: string; id: string },
-) =>
-  principals.some(
-    (p) =>
-      p.policy_id === policyId &&
-      p.role === role &&
-      ((p.principal_type === actor.type && p.principal_id === actor.id) ||
-        (p.principal_type === "group" && groupsOf(actor).includes(p.principal_id))),
-  );

@@ -1,18 +1,18 @@
 /** Access requests decided: reviews (with the grant on the last approval) and revocation. */
-import { noteAudit, type RequestContext } from "../../context";
-import { isUniqueViolation, isUuid } from "../../db/errors";
-import type { Database } from "../../db/database";
-import { inTransaction } from "../../db/transaction";
-import { ForbiddenError, BadRequestError, NotFoundError } from "../../errors";
-import { toIso } from "../../lib/dates";
-import { missingPermissions, type Ability, type PermissionRule } from "../../permissions";
-import { assertWithinBoundary } from "../authz/boundary";
-import { bumpPermissionVersion } from "../authz/permission-version";
-import { abilityOfMember, getProjectPermission } from "../authz/project-access";
-import { SECRET_MANAGER } from "../folders/folder.service";
+import { noteAudit, type RequestContext } from "../../../context";
+import { isUniqueViolation, isUuid } from "../../../db/errors";
+import type { Database } from "../../../db/database";
+import { inTransaction } from "../../../db/transaction";
+import { ForbiddenError, BadRequestError, NotFoundError } from "../../../errors";
+import { toIso } from "../../../lib/dates";
+import { missingPermissions, type Ability, type PermissionRule } from "../../../permissions";
+import { assertWithinBoundary } from "../../authz/boundary";
+import { bumpPermissionVersion } from "../../authz/permission-version";
+import { groupIdsOf, sameHolder } from "../../authz/principals";
+import { abilityOfMember, getProjectPermission } from "../../authz/project-access";
+import { SECRET_MANAGER } from "../../folders/folder.service";
 import {
   findDirectMembershipId,
-  findGroupIdsOf,
   findPolicy,
   findRequest,
   insertReview,
@@ -22,8 +22,8 @@ import {
   type Holder,
   type RequestRow,
   type ReviewRow,
-} from "./access-approval.repository";
-import { loadPolicyDetails, type PolicyDetails } from "./access-approval-policy.service";
+} from "./access-request.repository";
+import { loadPolicyDetails, type PolicyDetails } from "./access-policy.service";
 import { grantPrivilegeOfRequest, revokeGrantedPrivilege, windowFrom } from "./access-grants";
 import {
   type Status,
@@ -33,7 +33,6 @@ import {
   policyCoversPath,
   requestNotFound,
   requesterOf,
-  sameHolder,
   statusOf,
   toReviewerDto,
 } from "./access-request.service";
@@ -51,7 +50,7 @@ const requireRequest = async (ctx: RequestContext, id: string) => {
   const policyRow = (await findPolicy(ctx.deps.db, row.policy_id))!;
   const policy = (await loadPolicyDetails(ctx, [policyRow])).get(policyRow.id)!;
   const me = holderOf(ctx);
-  const groupIds = await findGroupIdsOf(ctx.deps.db, me);
+  const groupIds = await groupIdsOf(ctx.deps.db, me);
   return { row, ability: permission.ability, policy, me, groupIds };
 };
 
@@ -104,7 +103,7 @@ const countsAsApproved = async (
   for (const holder of approvers.values()) {
     if (
       sameHolder(holder, me) ||
-      (isNamed(policy, "approvers", holder, await findGroupIdsOf(db, holder)) &&
+      (isNamed(policy, "approvers", holder, await groupIdsOf(db, holder)) &&
         (await holdsNow(deps, db, row.project_id, holder, row.rules as PermissionRule[])))
     )
       counted += 1;
