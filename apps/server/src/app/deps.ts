@@ -1,6 +1,8 @@
 import { createMailer } from "../lib/mail";
 import { createSessionsState } from "../modules/sessions/sessions.state";
 import { createEventsState } from "../modules/events/events.state";
+import { createSecretWriteGate } from "../modules/approvals/secret-changes/change-request.service";
+import { createUsersState } from "../modules/users/users.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
@@ -16,7 +18,7 @@ import { resolveTemplate } from "../modules/project-templates/project-template.a
 import { createAccessTokensState } from "../modules/access-tokens/access-tokens.state";
 import { createAuditState } from "../modules/audit/audit.state";
 import { createPkiState } from "../modules/pki/pki.state";
-import { createAuthMethodsState } from "../modules/auth-methods/auth-methods.state";
+import { createConnectorsState } from "../modules/connectors/connectors.state";
 import { createAuthzState } from "../modules/authz/authz.state";
 import { createDynamicSecretsState } from "../modules/dynamic-secrets/dynamic-secrets.state";
 import { createKmsState } from "../modules/kms/kms.state";
@@ -73,7 +75,7 @@ export const buildDeps = async (
     metrics: createMetrics(handle.poolStats),
     ...createAccessTokensState(clock, env.TOKEN_CACHE_MAX_ENTRIES),
     ...createAuthzState(env.ABILITY_CACHE_MAX_ENTRIES, env.PROJECT_ACCESS_CACHE_MAX_ENTRIES),
-    ...createAuthMethodsState(),
+    ...createConnectorsState(),
     ...createDynamicSecretsState(),
     ...createProjectKeysState(clock),
     ...createKmsState(clock),
@@ -81,6 +83,8 @@ export const buildDeps = async (
     ...createAuditState(secretBox),
     ...createSessionsState(secretBox),
     ...createEventsState(),
+    ...createSecretWriteGate(),
+    ...createUsersState(),
     hooks: { resolveProjectTemplate: resolveTemplate },
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

@@ -2,9 +2,7 @@ import type { Request, RequestHandler } from "express";
 import { isAppRoute, type AppRoute, type AppRouter } from "@ts-rest/core";
 import { emptyOptionalQueryDropper, type RouteMetadata } from "@keyward/contract";
 import type { AppDeps } from "../context";
-import { authenticate } from "../modules/access-tokens/access-token.service";
-import { authenticateSession } from "../modules/sessions/session.service";
-import { isSessionAuthorization } from "../modules/sessions/session-token";
+import { authenticateBearer } from "../modules/sessions/session.service";
 import { auditSpecOf, type AuditSpec } from "../modules/audit/audit-events";
 import { openAuditScope } from "../modules/audit/audit-scope";
 import { clientIpOf } from "../http/authenticate";
@@ -70,12 +68,7 @@ export const routeEntry = (deps: AppDeps, contract: AppRouter): RequestHandler =
     };
     const authenticated = () => {
       if (plan.isPublic) return enter();
-      const authorization = req.headers.authorization;
-      // A person's session token is a JWT; an identity's access token is opaque.
-      const actor = isSessionAuthorization(authorization)
-        ? authenticateSession(deps, authorization)
-        : authenticate(deps, authorization, clientIpOf(req));
-      actor.then((actor) => {
+      authenticateBearer(deps, req.headers.authorization, clientIpOf(req)).then((actor) => {
         req.actor = actor;
         enter();
       }, next);

@@ -260,15 +260,16 @@ export const getProjectPermissionBySlug = async (ctx: ActorContext, slug: string
 };
 
 /**
- * Another identity's active rules in a project, always read fresh (used before writing grants):
- * undefined when it is no member at all; `membershipId` is its direct membership, if any.
+ * Another holder's (an identity's or a person's) active rules in a project, always read fresh (used
+ * before writing grants): undefined when it is no member at all; `membershipId` is its direct
+ * membership, if any.
  */
-export const loadIdentityProjectRules = async (
+export const loadHolderProjectRules = async (
   db: Database,
   projectId: string,
-  identityId: string,
+  holder: { type: "user" | "identity"; id: string },
 ): Promise<{ membershipId: string | null; rules: PermissionRule[] } | undefined> => {
-  const row = await loadProjectAccessById(db, projectId, { type: "identity", id: identityId });
+  const row = await loadProjectAccessById(db, projectId, holder);
   const grants = row?.grants;
   if (!grants || (grants.membershipId === null && grants.groupMembershipId === null)) return undefined;
   return { membershipId: grants.membershipId, rules: abilityOfGrants(toGrants(grants)).rules };

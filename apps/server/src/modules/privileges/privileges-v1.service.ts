@@ -1,16 +1,17 @@
 import type { LegacyPermission, PrivilegePermission } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { BadRequestError, NotFoundError, UnauthorizedError } from "../../errors";
-import { assertCan } from "../authz/guard";
 import { getProjectPermissionBySlug } from "../authz/project-access";
 import { assertValidTemplates } from "../roles/roles.service";
 import { expandLegacyPermissions } from "./legacy-permissions";
 import { toPrivilegeDto } from "./privilege.dto";
-import { findPrivilegeBySlug, listPrivileges, type PrivilegeRow } from "./privileges.repository";
+import { findPrivilegeBySlug, type PrivilegeRow } from "./privileges.repository";
 import {
-  assertTargetMember,
   createPrivilege,
+  identity,
   deletePrivilege,
+  readPrivilegeBySlug,
+  readPrivileges,
   updatePrivilege,
   windowOf,
   type PrivilegeTiming,
@@ -36,14 +37,15 @@ export const createPrivilegeV1 = async (
 ) => {
   const rules = requireLegacyRules(body);
   const permission = await getProjectPermissionBySlug(ctx, body.projectSlug);
-  return v1Dto(await createPrivilege(ctx, permission, { identityId: body.identityId, slug: body.slug, rules, timing }));
+  return v1Dto(await createPrivilege(ctx, permission, identity(body.identityId), { slug: body.slug, rules, timing }));
 };
 
 const requireBySlug = async (ctx: RequestContext, lookup: Lookup & { privilegeSlug: string }) => {
   const permission = await getProjectPermissionBySlug(ctx, lookup.projectSlug);
-  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, lookup.identityId, lookup.privilegeSlug);
+  const holder = identity(lookup.identityId);
+  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, holder, lookup.privilegeSlug);
   if (!row) throw new NotFoundError(`Privilege with slug ${lookup.privilegeSlug} not found`);
-  return { permission, row };
+  return { permission, holder, row };
 };
 
 type Details = LegacyRules & {
@@ -73,28 +75,24 @@ export const updatePrivilegeV1 = async (
   body: Lookup & { privilegeSlug: string; privilegeDetails: Details },
 ) => {
   const rules = requireLegacyRules(body.privilegeDetails);
-  const { permission, row } = await requireBySlug(ctx, body);
+  const { permission, holder, row } = await requireBySlug(ctx, body);
   const window = windowOf(mergedTiming(row, body.privilegeDetails));
-  return v1Dto(await updatePrivilege(ctx, permission, row, { slug: body.privilegeDetails.slug, rules, window }));
+  return v1Dto(
+    await updatePrivilege(ctx, permission, holder, row, { slug: body.privilegeDetails.slug, rules, window }),
+  );
 };
 
 export const deletePrivilegeV1 = async (ctx: RequestContext, body: Lookup & { privilegeSlug: string }) => {
-  const { permission, row } = await requireBySlug(ctx, body);
-  return v1Dto(await deletePrivilege(ctx, permission, row));
+  const { permission, holder, row } = await requireBySlug(ctx, body);
+  return v1Dto(await deletePrivilege(ctx, permission, holder, row));
 };
 
 export const getPrivilegeV1 = async (ctx: RequestContext, slug: string, query: Lookup) => {
   const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
-  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
-  await assertTargetMember(ctx, permission.project.id, query.identityId);
-  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, query.identityId, slug);
-  if (!row) throw new NotFoundError(`Additional privilege with name ${slug} doesn't exist`);
-  return v1Dto(row);
+  return v1Dto(await readPrivilegeBySlug(ctx, permission, identity(query.identityId), slug));
 };
 
 export const listPrivilegesV1 = async (ctx: RequestContext, query: Lookup) => {
   const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
-  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
-  await assertTargetMember(ctx, permission.project.id, query.identityId);
-  return (await listPrivileges(ctx.deps.db, permission.project.id, query.identityId)).map(v1Dto);
+  return (await readPrivileges(ctx, permission, identity(query.identityId))).map(v1Dto);
 };

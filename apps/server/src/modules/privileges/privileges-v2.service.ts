@@ -1,22 +1,22 @@
 import type { PermissionRuleInput, PrivilegeType } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import { NotFoundError } from "../../errors";
 import type { PermissionRule } from "../../permissions";
-import { assertCan } from "../authz/guard";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { assertValidCombination } from "../roles/roles.service";
 import { toPrivilegeDto } from "./privilege.dto";
-import { findPrivilegeBySlug, listPrivileges } from "./privileges.repository";
 import {
-  assertTargetMember,
+  assertMayOnHolder,
   createPrivilege,
   deletePrivilege,
+  identity,
+  readPrivilegeBySlug,
+  readPrivileges,
   requirePrivilegeById,
   updatePrivilege,
   windowOf,
 } from "./privileges.service";
 
-/** v2 over the shared privilege service: privileges addressed by id and project id. */
+/** v2 over the shared privilege service: an identity's privileges addressed by id and project id. */
 export const createPrivilegeV2 = async (
   ctx: RequestContext,
   body: {
@@ -29,8 +29,7 @@ export const createPrivilegeV2 = async (
 ) => {
   assertValidCombination(body.permissions);
   const permission = await getProjectPermission(ctx, body.projectId);
-  const row = await createPrivilege(ctx, permission, {
-    identityId: body.identityId,
+  const row = await createPrivilege(ctx, permission, identity(body.identityId), {
     slug: body.slug,
     rules: body.permissions as PermissionRule[],
     timing: body.type,
@@ -44,8 +43,8 @@ export const updatePrivilegeV2 = async (
   body: { slug: string; permissions?: PermissionRuleInput[]; type: PrivilegeType },
 ) => {
   assertValidCombination(body.permissions);
-  const { row, permission } = await requirePrivilegeById(ctx, id);
-  const updated = await updatePrivilege(ctx, permission, row, {
+  const { row, holder, permission } = await requirePrivilegeById(ctx, "identity", id);
+  const updated = await updatePrivilege(ctx, permission, holder, row, {
     slug: body.slug,
     rules: body.permissions as PermissionRule[] | undefined,
     window: windowOf(body.type),
@@ -54,14 +53,14 @@ export const updatePrivilegeV2 = async (
 };
 
 export const getPrivilegeV2 = async (ctx: RequestContext, id: string) => {
-  const { row, permission } = await requirePrivilegeById(ctx, id);
-  assertCan(permission.ability, "read", "identity", { identityId: row.identity_id });
+  const { row, holder, permission } = await requirePrivilegeById(ctx, "identity", id);
+  assertMayOnHolder(permission.ability, "read", holder);
   return toPrivilegeDto(row);
 };
 
 export const deletePrivilegeV2 = async (ctx: RequestContext, id: string) => {
-  const { row, permission } = await requirePrivilegeById(ctx, id);
-  return toPrivilegeDto(await deletePrivilege(ctx, permission, row));
+  const { row, holder, permission } = await requirePrivilegeById(ctx, "identity", id);
+  return toPrivilegeDto(await deletePrivilege(ctx, permission, holder, row));
 };
 
 export const getPrivilegeBySlugV2 = async (
@@ -70,17 +69,11 @@ export const getPrivilegeBySlugV2 = async (
   query: { identityId: string; projectSlug: string },
 ) => {
   const permission = await getProjectPermissionBySlug(ctx, query.projectSlug);
-  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
-  await assertTargetMember(ctx, permission.project.id, query.identityId);
-  const row = await findPrivilegeBySlug(ctx.deps.db, permission.project.id, query.identityId, slug);
-  if (!row) throw new NotFoundError(`Additional privilege with name ${slug} doesn't exist`);
-  return toPrivilegeDto(row);
+  return toPrivilegeDto(await readPrivilegeBySlug(ctx, permission, identity(query.identityId), slug));
 };
 
 export const listPrivilegesV2 = async (ctx: RequestContext, query: { identityId: string; projectId: string }) => {
   const permission = await getProjectPermission(ctx, query.projectId);
-  assertCan(permission.ability, "read", "identity", { identityId: query.identityId });
-  await assertTargetMember(ctx, permission.project.id, query.identityId);
-  const rows = await listPrivileges(ctx.deps.db, permission.project.id, query.identityId);
+  const rows = await readPrivileges(ctx, permission, identity(query.identityId));
   return rows.map((row) => toPrivilegeDto(row));
 };

@@ -1,4 +1,3 @@
-import { addProjectCreator } from "../users/project-members.service";
 import { inTransaction } from "../../db/transaction";
 import { randomBytes } from "node:crypto";
 import type { CreateProjectBody } from "@keyward/contract";
@@ -60,7 +59,7 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
       }
       // The creator, identity or person, is the project's first admin.
       const admin = [{ role: "admin", customRoleId: null, isTemporary: false }];
-      if (ctx.actor.type === "user") await addProjectCreator(trx, project.id, ctx.actor.id, admin);
+      if (ctx.actor.type === "user") await ctx.deps.addProjectCreator(trx, project.id, ctx.actor.id, admin);
       else await insertMembershipWithRoles(trx, project.id, ctx.actor.id, admin);
       if (template) await applyProjectTemplate(ctx, trx, project.id, template);
       noteAudit(ctx, { projectId: project.id, projectName: project.name, metadata: { projectId: project.id, slug } });

@@ -15,7 +15,8 @@ import {
   revokeSessionRow,
   revokeSessionsOfUserInOrg,
 } from "./session.repository";
-import { signAccessToken, verifyAccessToken } from "./session-token";
+import { authenticate } from "../access-tokens/access-token.service";
+import { isSessionAuthorization, signAccessToken, verifyAccessToken } from "./session-token";
 
 /**
  * People's sessions. A session is one sign-in: an access token (short, a JWT) and a refresh token
@@ -238,6 +239,20 @@ export const authenticateSession = async (deps: AppDeps, authorization: string |
   );
   return token.actor;
 };
+
+/**
+ * Who a request's `Authorization` header names: a person's session token (a JWT) or an identity's
+ * opaque access token. The one check of a bearer, at the route entry and wherever a credential is
+ * checked again later (a long-lived stream).
+ */
+export const authenticateBearer = (
+  deps: AppDeps,
+  authorization: string | undefined,
+  clientIp: string,
+): Promise<Actor> =>
+  isSessionAuthorization(authorization)
+    ? authenticateSession(deps, authorization)
+    : authenticate(deps, authorization, clientIp);
 
 /**
  * A new session for the command line, for the person whose session holds this refresh token. The

@@ -4,7 +4,8 @@ import type { AppDeps } from "../../context";
 import { hashToken } from "../../crypto/tokens";
 import { inTransaction } from "../../db/transaction";
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from "../../errors";
-import { getJsonPinned, requestPinned, resolveOutboundTarget } from "../../lib/outbound";
+import { withHttp } from "../connectors/http";
+import { discoverProvider, kidOf, providerKeys } from "../connectors/oidc-discovery";
 import { startSession, type SessionTokens } from "../sessions/session.service";
 import {
   identifyProviderLogin,
@@ -15,7 +16,7 @@ import {
 import { requestEmailProof } from "./email-link.service";
 import { findOidcConfigOfOrg, type OidcConfigRow } from "./oidc-config.repository";
 import { clientSecretContext, OIDC_SCHEMES } from "./oidc-config.service";
-import { deleteOldLoginStates, insertLoginState, spendLoginState } from "./sso-state.repository";
+import { deleteOldLoginStates, insertLoginState, setLoginStateVerifier, spendLoginState } from "./sso-state.repository";
 import { recordProtocolChange, type AuditOrigin } from "../audit/audit-protocol";
 
 /**
@@ -32,11 +33,6 @@ type ProviderEndpoints = { issuer: string; authorizationEndpoint: string; tokenE
 
 const refused = (message: string) => new UnauthorizedError(`Single sign-on failed: ${message}`);
 
-const fetchJson = async (deps: AppDeps, url: string, caCert: string | null) =>
-  getJsonPinned(await resolveOutboundTarget(url, { schemes: OIDC_SCHEMES, policy: deps.env.ALLOW_PRIVATE_OUTBOUND }), {
-    caCert: caCert ?? undefined,
-  });
-
 /** The provider's endpoints: from its discovery document, or as configured one by one. */
 const endpointsOf = async (deps: AppDeps, config: OidcConfigRow): Promise<ProviderEndpoints> => {
   if (config.configuration_type === "custom") {
@@ -47,11 +43,9 @@ const endpointsOf = async (deps: AppDeps, config: OidcConfigRow): Promise<Provid
       jwksUri: config.jwks_uri,
     };
   }
-  const base = config.discovery_url.replace(/\/+$/, "");
-  const url = base.endsWith("/.well-known/openid-configuration") ? base : `${base}/.well-known/openid-configuration`;
   let doc: Record<string, unknown>;
   try {
-    doc = (await fetchJson(deps, url, config.ca_cert)) as Record<string, unknown>;
+    doc = await discoverProvider(deps, config.discovery_url, { caCert: config.ca_cert ?? undefined });
   } catch (error) {
     throw refused(`the provider's discovery document could not be read (${(error as Error).message})`);
   }
@@ -101,11 +95,7 @@ export const beginSignIn = async (
     callback_state: input.callbackPort === undefined ? null : (input.callbackState ?? null),
     expires_at: new Date(now + STATE_TTL_MS),
   });
-  await deps.db
-    .updateTable("sso_login_states")
-    .set({ encrypted_code_verifier: deps.secretBox.encrypt(verifier, `sso-login-state:${row.id}`) })
-    .where("id", "=", row.id)
-    .execute();
+  await setLoginStateVerifier(deps.db, row.id, deps.secretBox.encrypt(verifier, `sso-login-state:${row.id}`));
   const url = new URL(endpoints.authorizationEndpoint);
   url.search = new URLSearchParams({
     response_type: "code",
@@ -132,25 +122,25 @@ const exchangeCode = async (
   let status: number;
   let body: string;
   try {
-    const target = await resolveOutboundTarget(endpoints.tokenEndpoint, {
-      schemes: OIDC_SCHEMES,
-      policy: deps.env.ALLOW_PRIVATE_OUTBOUND,
-    });
-    ({ status, body } = await requestPinned(target, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        accept: "application/json",
-        authorization: `Basic ${basic}`,
-      },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: input.code,
-        redirect_uri: input.redirectUri,
-        code_verifier: input.verifier,
-      }).toString(),
-      caCert: config.ca_cert ?? undefined,
-    }));
+    ({ status, body } = await withHttp(
+      { outbound: deps.env.ALLOW_PRIVATE_OUTBOUND, secrets: [secret, input.code, input.verifier] },
+      { url: endpoints.tokenEndpoint, ca: config.ca_cert || deps.outboundCa, schemes: OIDC_SCHEMES },
+      (call) =>
+        call({
+          method: "POST",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            accept: "application/json",
+            authorization: `Basic ${basic}`,
+          },
+          body: new URLSearchParams({
+            grant_type: "authorization_code",
+            code: input.code,
+            redirect_uri: input.redirectUri,
+            code_verifier: input.verifier,
+          }).toString(),
+        }),
+    ));
   } catch (error) {
     throw refused(`the provider's token endpoint could not be reached (${(error as Error).message})`);
   }
@@ -175,8 +165,7 @@ const verifyIdToken = async (
 ): Promise<JWTPayload> => {
   let jwks: JSONWebKeySet;
   try {
-    jwks = (await fetchJson(deps, endpoints.jwksUri, config.ca_cert)) as JSONWebKeySet;
-    if (!Array.isArray(jwks?.keys)) throw new Error("no keys");
+    jwks = await providerKeys(deps, endpoints.jwksUri, { caCert: config.ca_cert ?? undefined, kid: kidOf(idToken) });
   } catch (error) {
     throw refused(`the provider's signing keys could not be read (${(error as Error).message})`);
   }

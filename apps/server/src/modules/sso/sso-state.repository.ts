@@ -15,6 +15,14 @@ export const insertLoginState = (
   },
 ) => db.insertInto("sso_login_states").values(values).returning("id").executeTakeFirstOrThrow();
 
+/** The PKCE verifier, sealed under the new state's id (so it is known only once the row exists). */
+export const setLoginStateVerifier = (db: Database, id: string, encryptedCodeVerifier: string) =>
+  db
+    .updateTable("sso_login_states")
+    .set({ encrypted_code_verifier: encryptedCodeVerifier })
+    .where("id", "=", id)
+    .execute();
+
 /**
  * Spend a sign-in state: at most once, before it expires. Answers the row only to the one caller
  * that spent it, so a replayed callback finds nothing.

@@ -10,11 +10,11 @@ import { getProjectPermission } from "../authz/project-access";
 import { resolveRoleGrants, toMembershipRoleDto } from "../projects/membership-roles";
 import {
   deleteUserProjectMemberships,
-  findOrgMembersByNames,
   insertUserProjectMembership,
   listUserMembershipRoles,
   listUserProjectMemberships,
-} from "./user.repository";
+} from "./project-membership.repository";
+import { findOrgMembersByNames } from "./org-membership.repository";
 
 /** People named by e-mail or username, who must all be members of the project's organization. */
 const orgMembersNamed = async (ctx: RequestContext, orgId: string, names: string[]) => {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { memberFirstName, memberLastName } from "./user.repository";
+import { memberFirstName, memberLastName } from "./org-membership.repository";
 
 /**
  * An organization's members as its provisioning (SCIM) client sees them: accepted memberships, the

@@ -7,24 +7,22 @@ import { findProvisionedMember, pageProvisionedMembers, type MemberFilter } from
 import {
   acceptInvitation,
   belongsElsewhere,
-  deleteAliasesOfUser,
   deleteOrgMembershipRow,
   deleteUserGroupMembershipsInOrg,
-  deleteUserProjectMembershipsInOrg,
-  findAlias,
   findOrgMembershipOfUser,
-  findUserByEmail,
-  insertAlias,
   insertOrgMembership,
-  insertUser,
-  insertUserProjectMembership,
   listUserGroupIdsInOrg,
-  listUserProjectIdsInOrg,
-  listUserProjectMemberships,
   lockInvitation,
   updateMemberNames,
   updateOrgMembershipRow,
-} from "./user.repository";
+} from "./org-membership.repository";
+import { deleteAliasesOfUser, findAlias, findUserByEmail, insertAlias, insertUser } from "./user.repository";
+import {
+  deleteUserProjectMembershipsInOrg,
+  insertUserProjectMembership,
+  listUserProjectIdsInOrg,
+  listUserProjectMemberships,
+} from "./project-membership.repository";
 
 /**
  * What an identity provider's provisioning (SCIM) does to the organization's people, inside the

@@ -5,18 +5,19 @@ import { syncPersonGroups } from "../groups/group-provisioning.service";
 import { claimInvitation } from "./provisioning.service";
 import {
   belongsElsewhere,
-  findAlias,
-  findOrganizationById,
-  findOrganizationBySlug,
   findOrgMembershipOfUser,
+  insertOrgMembership,
+  updateMemberNames,
+} from "./org-membership.repository";
+import {
+  findAlias,
   findUserByEmail,
   findUserById,
   insertAlias,
-  insertOrgMembership,
   insertUser,
   markEmailVerified,
-  updateMemberNames,
 } from "./user.repository";
+import { findOrganizationById, findOrganizationBySlug } from "./organization.repository";
 
 /** The organization a sign-in names by its slug (lower-case), for the sign-in routes. */
 export const organizationToSignInTo = (db: Database, slug: string) => findOrganizationBySlug(db, slug.toLowerCase());

@@ -11,21 +11,17 @@ import { endSessionsOfUser } from "../sessions/session.service";
 import {
   deleteOrgMembershipRow,
   deleteUserGroupMembershipsInOrg,
-  deleteUserProjectMembershipsInOrg,
   findOrgMembership,
-  findOrganizationById,
-  findProjectsOfOrg,
-  findUserById,
-  listAliasTypesOfUser,
-  listOrganizationsOfUser,
   listOrgMemberships,
   lockOrgAdmins,
   updateOrgMembershipRow,
   upsertInvitation,
   findOrgMembershipOfUser,
-  findUserByEmail,
   type OrgMembershipRow,
-} from "./user.repository";
+} from "./org-membership.repository";
+import { deleteUserProjectMembershipsInOrg, findProjectsOfOrg } from "./project-membership.repository";
+import { findOrganizationById, listOrganizationsOfUser } from "./organization.repository";
+import { findUserById, listAliasTypesOfUser, findUserByEmail } from "./user.repository";
 import { getProjectPermission } from "../authz/project-access";
 import { grantsWithinBoundary } from "./project-members.service";
 import { INVITED_PROJECT_ROLE } from "./provisioning.service";

@@ -11,7 +11,7 @@ import {
   getUserPrivilege,
   listUserPrivileges,
   updateUserPrivilege,
-} from "./user-privileges.service";
+} from "../privileges/person-privileges.service";
 import {
   getMe,
   inviteToOrganization,
