@@ -66,12 +66,13 @@ export const activateLease = (db: Database, id: string) =>
     .returning(LEASE_COLUMNS)
     .executeTakeFirst();
 
-export const findLease = (db: Database, id: string) =>
+/** `now`: the instance's clock, which also set every lease's `expire_at`. */
+export const findLease = (db: Database, id: string, now: Date) =>
   db
     .selectFrom("dynamic_secret_leases as l")
     .innerJoin("dynamic_secrets as d", "d.id", "l.dynamic_secret_id")
     .select(LEASE_COLUMNS.map((column) => `l.${column}` as const))
-    .select(["d.folder_id", sql<boolean>`l.expire_at <= now()`.as("is_expired")])
+    .select(["d.folder_id", sql<boolean>`l.expire_at <= ${now}`.as("is_expired")])
     .where("l.id", "=", id)
     .executeTakeFirst();
 
@@ -132,14 +133,15 @@ export const leaseIdsAmong = async (db: Database, ids: string[]) =>
 
 /**
  * Take one lease for a provider call (revoke or renew). Nobody else touches it until the claim is
- * released or lapses; undefined when someone holds it.
+ * released or lapses; undefined when someone holds it. Expiry is judged on `onlyUnexpired`, the
+ * instance's clock (which set `expire_at`); claims lapse on the database's.
  */
 export const claimLease = (
   db: Database,
   id: string,
   token: string,
   claimSeconds: number,
-  options: { state?: LeaseState; onlyUnexpired?: boolean },
+  options: { state?: LeaseState; onlyUnexpired?: Date },
 ) =>
   db
     .updateTable("dynamic_secret_leases")
@@ -152,8 +154,8 @@ export const claimLease = (
     .where("id", "=", id)
     .where("state", "<>", "creating")
     .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", sql<Date>`now()`)]))
-    .$if(options.onlyUnexpired === true, (qb) =>
-      qb.where("expire_at", ">", sql<Date>`now()`).where("state", "=", "active"),
+    .$if(options.onlyUnexpired !== undefined, (qb) =>
+      qb.where("expire_at", ">", options.onlyUnexpired!).where("state", "=", "active"),
     )
     .returning(LEASE_COLUMNS)
     .executeTakeFirst();
@@ -177,9 +179,9 @@ export const markForRevocation = (db: Database, id: string) =>
  * leases not active through the pending index, leases of secrets being deleted through the
  * secret's), so finding nothing due among many live leases reads no more than the few candidates.
  */
-const dueCandidates = (limit: number, creatingGraceSeconds: number) => sql`(
+const dueCandidates = (limit: number, creatingGraceSeconds: number, now: Date) => sql`(
   (select a.id from dynamic_secret_leases a
-    where a.state = 'active' and a.expire_at <= now()
+    where a.state = 'active' and a.expire_at <= ${now}
       and (a.claimed_until is null or a.claimed_until < now())
       and a.dynamic_secret_id not in (select p.id from dynamic_secrets p where p.revocation_paused_until > now())
     order by a.expire_at limit ${limit})
@@ -202,13 +204,15 @@ const dueCandidates = (limit: number, creatingGraceSeconds: number) => sql`(
  * revoked (a retry, or a claimer that died), or belonging to a secret being deleted. Locked with
  * FOR UPDATE SKIP LOCKED, so every instance can run this at once and no two take the same row; the
  * conditions are checked again on the locked row, as another instance may have claimed it since.
+ * Expiry is judged on `now`, the instance's clock (which set `expire_at`); claims, the creating grace
+ * and backoffs, written by the database's clock, on the database's.
  */
-export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: number) =>
+export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: number, now: Date) =>
   trx
     .selectFrom("dynamic_secret_leases as l")
     .select("l.id")
     // Enough candidates that another instance's locked rows can be skipped past.
-    .where(sql<boolean>`l.id in ${dueCandidates(limit * 4, creatingGraceSeconds)}`)
+    .where(sql<boolean>`l.id in ${dueCandidates(limit * 4, creatingGraceSeconds, now)}`)
     .where((eb) => eb.or([eb("l.claimed_until", "is", null), eb("l.claimed_until", "<", sql<Date>`now()`)]))
     .where((eb) => eb.or([eb("l.next_attempt_at", "is", null), eb("l.next_attempt_at", "<=", sql<Date>`now()`)]))
     // A secret whose target keeps refusing waits out its backoff as a whole.
@@ -224,7 +228,7 @@ export const lockDueLeases = (trx: Tx, limit: number, creatingGraceSeconds: numb
     )
     .where((eb) =>
       eb.or([
-        eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", sql<Date>`now()`)]),
+        eb.and([eb("l.state", "=", "active"), eb("l.expire_at", "<=", now)]),
         eb.and([
           eb("l.state", "=", "creating"),
           eb("l.created_at", "<", sql<Date>`now() - make_interval(secs => ${creatingGraceSeconds})`),

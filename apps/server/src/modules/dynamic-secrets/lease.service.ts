@@ -73,7 +73,7 @@ const secretForLeasing = async (ctx: RequestContext, name: string, scope: Scope)
 const leaseInScope = async (ctx: RequestContext, leaseId: string, scope: Scope) => {
   const { project, ability } = await getDynamicSecretProjectPermission(ctx, scope.projectSlug);
   const folder = await requireFolder(ctx, project.id, scope, folderNotFound.lease);
-  const lease = isUuid(leaseId) ? await findLease(ctx.deps.db, leaseId) : undefined;
+  const lease = isUuid(leaseId) ? await findLease(ctx.deps.db, leaseId, new Date(ctx.deps.clock.now())) : undefined;
   const secret =
     lease && lease.folder_id === folder.id && lease.state !== "creating"
       ? await findDynamicSecretById(ctx.deps.db, lease.dynamic_secret_id)
@@ -242,7 +242,7 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
   }
   const { provider, inputs } = await loadInputs(ctx, secret);
   const token = randomUUID();
-  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { onlyUnexpired: true });
+  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { onlyUnexpired: new Date(ctx.deps.clock.now()) });
   if (!claimed) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
   try {
     await provider.renew(inputs, lease.external_entity_id, expireAt, providerContext(ctx.deps));

@@ -29,7 +29,7 @@ const PASS_BUDGET_MS = 10_000;
 
 const claimBatch = (deps: AppDeps, token: string, batch: number) =>
   inTransaction(deps.db, async (trx) => {
-    const due = await lockDueLeases(trx, batch, CREATING_GRACE_SECONDS);
+    const due = await lockDueLeases(trx, batch, CREATING_GRACE_SECONDS, new Date(deps.clock.now()));
     return due.length === 0
       ? []
       : claimLockedLeases(
@@ -92,7 +92,7 @@ const revokeGroup = async (
   await Promise.all(Array.from({ length: Math.min(deps.env.LEASE_REVOCATION_CONCURRENCY, leases.length) }, worker));
   // The rows of the credentials taken back go together, with their events, in one transaction.
   for (const row of await finishRevocations({ deps }, token, revoked))
-    deps.metrics.leaseRevocationLag.observe(Math.max(0, Date.now() - row.expire_at.getTime()) / 1e3);
+    deps.metrics.leaseRevocationLag.observe(Math.max(0, deps.clock.now() - row.expire_at.getTime()) / 1e3);
   await releaseUntriedClaims(deps.db, untried, token);
   if (failed) {
     const paused = await pauseRevocations(deps.db, dynamicSecretId, backoffBaseSeconds(deps), backoffMaxSeconds(deps));
