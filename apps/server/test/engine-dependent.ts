@@ -14,11 +14,10 @@
  *   generated-input fuzzer every endpoint) and so do the migrations and the database layer's tests.
  *
  * Everything else reaches the database through the same Kysely statements on the same engine family and
- * asserts on HTTP answers; the CLI, console and client suites only speak HTTP to a server. Two files set
- * their own database whatever the run's is (test/app/readme-quickstart, test/runtime/start-command start
- * the server on PGlite as a newcomer does), so a second pass would repeat them exactly.
+ * asserts on HTTP answers; the CLI, console and client suites only speak HTTP to a server. Some files set
+ * their own database whatever the run's is (OWN_DATABASE), so a second pass would repeat them exactly.
  * `test/architecture/engine-dependent.test.ts` checks that every file naming DATABASE_URL or the
- * onPostgres switch, or using a helper that starts another instance, is listed here or is one of those two.
+ * onPostgres switch, or using a helper that starts another instance, is listed here or in OWN_DATABASE.
  */
 export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   // Several processes on one database, or the database cut off.
@@ -27,8 +26,6 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/audit/stream-restart.test.ts": "audit stream delivery resumed by a restarted process",
   "test/events/instances.test.ts": "the events stream across server processes",
   "test/runtime/cluster.test.ts": "workers of one server sharing the database",
-  "test/runtime/database-outage.test.ts": "a frozen and a vanished database",
-  "test/runtime/database-outage-cluster.test.ts": "a database outage under a cluster at load",
   "test/runtime/port-in-use.test.ts": "start-up order against an unreachable database",
   "test/runtime/shutdown.test.ts": "draining with connections to the database open",
   "test/runtime/rate-limits.test.ts": "limits counted across instances on one database",
@@ -63,8 +60,14 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/secrets/paging.test.ts": "keyset paging over names",
 };
 
-/** Files that start their own server on PGlite whatever the run's database is. */
-export const PGLITE_ONLY: readonly string[] = [
+/**
+ * Files that choose their database whatever the run's is: the README's quick start and the start command
+ * run the server on PGlite as a newcomer does; the outage files stop, freeze and cut a PostgreSQL 15 of
+ * their own (a frozen and a vanished database; an outage under a cluster at load).
+ */
+export const OWN_DATABASE: readonly string[] = [
   "test/app/readme-quickstart.test.ts",
   "test/runtime/start-command.test.ts",
+  "test/runtime/database-outage.test.ts",
+  "test/runtime/database-outage-cluster.test.ts",
 ];

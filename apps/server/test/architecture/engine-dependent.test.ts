@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ENGINE_DEPENDENT, PGLITE_ONLY } from "../engine-dependent";
+import { ENGINE_DEPENDENT, OWN_DATABASE } from "../engine-dependent";
 
 const serverDir = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -31,18 +31,18 @@ describe("the PostgreSQL pass's file list", () => {
   it("names every file that looks at the engine, unless it pins its own", () => {
     const engineAware = testFiles.filter((file) => NAMES_THE_ENGINE.test(readFileSync(join(serverDir, file), "utf8")));
     expect(engineAware.length).toBeGreaterThan(10);
-    const missing = engineAware.filter((file) => !listed(file) && !PGLITE_ONLY.includes(file));
+    const missing = engineAware.filter((file) => !listed(file) && !OWN_DATABASE.includes(file));
     expect(missing).toEqual([]);
   });
 
-  it("has no pattern that matches nothing, and no PGlite-only file in it", () => {
+  it("has no pattern that matches nothing, and no file that chooses its own database in it", () => {
     for (const pattern of Object.keys(ENGINE_DEPENDENT)) {
       expect(
         testFiles.filter((file) => matcher(pattern).test(file)),
         pattern,
       ).not.toEqual([]);
     }
-    for (const file of PGLITE_ONLY) {
+    for (const file of OWN_DATABASE) {
       expect(testFiles).toContain(file);
       expect(listed(file), file).toBe(false);
     }
