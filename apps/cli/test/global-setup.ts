@@ -2,23 +2,26 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startPostgres15 } from "@keyward/test-services";
+import { keywardServerBundle, startPostgres15 } from "@keyward/test-services";
 // The server's own test OpenID provider (a real `oidc-provider` issuer with a sign-in form).
 import { startOidcProvider } from "../../server/test/services/oidc-provider";
 import { startServer, type ServerProcess } from "./server-process";
 
 /**
- * One real Keyward server per test run, started from the server's entry point as a child process
- * (the CLI never imports server code), on a port the OS picks, with its own data folder.
+ * One real Keyward server per test run, the built server as a child process (the CLI never imports
+ * server code), on a port the OS picks, with its own data folder.
  */
 let server: ServerProcess | undefined;
 let dataDir: string | undefined;
 
 export default async function setup(project: TestProject) {
-  // A real PostgreSQL for the lease commands to lease roles on (password login over TCP).
-  const target = await startPostgres15({ name: "cli-pg" });
-  // A real OpenID provider for people's single sign-on (`keyward login` without --method).
-  const stopOidc = await startOidcProvider();
+  // A real PostgreSQL for the lease commands to lease roles on (password login over TCP), a real OpenID
+  // provider for people's single sign-on (`keyward login` without --method), and the server's build, at once.
+  const [target, stopOidc] = await Promise.all([
+    startPostgres15({ name: "cli-pg" }),
+    startOidcProvider(),
+    keywardServerBundle(),
+  ]);
   dataDir = mkdtempSync(join(tmpdir(), "keyward-cli-server-"));
   server = await startServer({ port: 0, dataDir }).catch(async (error: unknown) => {
     target.stop();

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { keywardServerBundle } from "@keyward/test-services";
 
 const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
 
@@ -27,8 +27,9 @@ const waitForPort = (child: ChildProcess) =>
 export type ServerProcess = { url: string; port: number; stop: () => Promise<void> };
 
 /**
- * A real Keyward server from the server's entry point, as a child process in a process group of
- * its own (so stopping it stops every process it started), on `port` (0: one the OS picks).
+ * A real Keyward server, built as `pnpm build` builds it (keywardServerBundle: once for the current
+ * sources), as a child process in a process group of its own (so stopping it stops every process it
+ * started), on `port` (0: one the OS picks).
  */
 export const startServer = async ({
   port,
@@ -39,7 +40,8 @@ export const startServer = async ({
   dataDir: string;
   env?: Record<string, string>;
 }): Promise<ServerProcess> => {
-  const child = spawn(join(serverDir, "node_modules/.bin/tsx"), ["src/main.ts"], {
+  const { main } = await keywardServerBundle();
+  const child = spawn(process.execPath, [main], {
     cwd: serverDir,
     env: {
       PATH: process.env.PATH,
@@ -76,7 +78,7 @@ export const startServer = async ({
       const killer = setTimeout(() => signalGroup("SIGKILL"), 10_000);
       await exited;
       clearTimeout(killer);
-      // The group's other processes (tsx's child) go with it.
+      // The group's other processes (a cluster's workers) go with it.
       signalGroup("SIGKILL");
     },
   };

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { keywardServerBundle } from "@keyward/test-services";
 import { CONTEXT_VARIABLE, type TestContext } from "./context";
 import { seed } from "./seed";
 import {
@@ -36,8 +37,8 @@ const waitForServer = async (child: ChildProcess, baseUrl: string, output: () =>
 type Running = { baseUrl: string; stop: () => Promise<void> };
 
 /**
- * The real server (src/main.ts, as an operator runs it) serving the built console, on a free port
- * with its own data (PGlite, or a fresh database when DATABASE_URL is set).
+ * The real server (built as `pnpm build` builds it, see keywardServerBundle) serving the built console,
+ * on a free port with its own data (PGlite, or a fresh database when DATABASE_URL is set).
  */
 const startServer = async (extraEnv: Record<string, string> = {}): Promise<Running> => {
   const dataDir = mkdtempSync(join(tmpdir(), "keyward-web-server-"));
@@ -45,7 +46,8 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
-  const server = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const { main } = await keywardServerBundle();
+  const server = spawn(process.execPath, [main], {
     cwd: serverDir,
     env: {
       PATH: process.env.PATH,
@@ -107,7 +109,12 @@ export default async function setup() {
   const mail = await startSmtpSink({ dir: mailDir, acceptDomain: "mail.test" });
   const servers: Running[] = [];
   try {
-    servers.push(await startServer({ SMTP_URL: `smtp://127.0.0.1:${mail.port}` }), await startServer());
+    const started = await Promise.allSettled([
+      startServer({ SMTP_URL: `smtp://127.0.0.1:${mail.port}` }),
+      startServer(),
+    ]);
+    for (const result of started) if (result.status === "fulfilled") servers.push(result.value);
+    for (const result of started) if (result.status === "rejected") throw result.reason;
     const [seededServer, freshServer] = servers as [Running, Running];
     const context: TestContext = {
       baseUrl: seededServer.baseUrl,

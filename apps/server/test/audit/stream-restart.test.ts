@@ -1,44 +1,25 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createKeywardClient } from "@keyward/client";
+import { freePort } from "@keyward/test-services";
 import { createTestDatabaseUrl } from "../helpers/database";
 import { expectOk, uniqueName } from "../helpers/tenant";
+import { spawnKeyward, stopKeyward, type Spawned } from "../runtime/spawn";
 import { startReceiver, waitFor } from "./receiver";
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
+const servers: Spawned[] = [];
+afterAll(async () => {
+  for (const server of servers) await stopKeyward(server);
 });
 
-/** The real server as a separate process: it can be killed with SIGKILL like a crashed host. */
+/** The real server as a separate process (one, WORKERS=1): it can be killed with SIGKILL like a crashed host. */
 const startServer = async (env: Record<string, string>, port: number) => {
-  // One process (`node --import tsx`), so SIGKILL takes the whole server down at once.
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: join(__dirname, "../.."),
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error", WORKERS: "1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  children.push(child);
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => (await fetch(`${baseUrl}/api/status`).catch(() => undefined))?.status === 200,
-    60_000,
-    "the server to start",
-  );
-  return { child, baseUrl };
+  const server = await spawnKeyward({ ...env, LOG_LEVEL: "error", WORKERS: "1" }, { bootstrap: false, port });
+  servers.push(server);
+  return server;
 };
 
 describe("audit log streams across a crash", () => {
@@ -82,8 +63,7 @@ describe("audit log streams across a crash", () => {
       );
     }
     await waitFor(() => receiver.heldCount() > 0, 20_000, "a delivery in flight");
-    server.child.kill("SIGKILL");
-    await new Promise((resolve) => server.child.once("exit", resolve));
+    await stopKeyward(server);
     receiver.setMode("up");
 
     server = await startServer(env, port);
@@ -105,7 +85,7 @@ describe("audit log streams across a crash", () => {
       "every event at the receiver",
     );
     expect(new Set(receiver.eventIds().filter((id) => !before.has(id)))).toEqual(new Set(expected));
-    server.child.kill("SIGKILL");
+    await stopKeyward(server);
     await receiver.close();
   }, 150_000);
 });

@@ -165,7 +165,7 @@ describe("lease read, list, renew and revoke", () => {
     const holdAsRenewal = async (scope: LeaseScope, leaseId: string) => {
       const db = scope.tenant.app.deps.db;
       const token = randomUUID();
-      expect(await claimLease(db, leaseId, token, 30, { onlyUnexpired: true })).toBeDefined();
+      expect(await claimLease(db, leaseId, token, 30, { onlyUnexpired: new Date() })).toBeDefined();
       return () => releaseRenewal(db, leaseId, token, new Date(Date.now() + 3_600_000));
     };
 

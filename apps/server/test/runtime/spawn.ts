@@ -14,6 +14,8 @@ export type Spawned = {
   child: ChildProcess;
   baseUrl: string;
   port: number;
+  /** When the process was started (Date.now()). */
+  startedAt: number;
   exited: Promise<[number | null, NodeJS.Signals | null]>;
   /** Every log line the server wrote so far (JSON lines on stdout). */
   logs: () => string[];
@@ -25,18 +27,26 @@ export type Spawned = {
   orgId: string;
 };
 
+/** The built server of this run (test/services/server-bundle.ts), as `node apps/server/dist/main.js` runs. */
+const serverMain = () => {
+  const main = process.env.KEYWARD_TEST_SERVER_MAIN;
+  if (!main) throw new Error("KEYWARD_TEST_SERVER_MAIN is not set: the global setup builds the server");
+  return main;
+};
+
 /**
- * The server as an operator runs it (src/main.ts), with its log captured, bootstrapped (unless
+ * The server as an operator runs it (the built bundle), with its log captured, bootstrapped (unless
  * `bootstrap` is false: another instance on the same database already was; its token is then "").
  * With `wait` false it returns as soon as the process is started (not bootstrapped): for a server
- * that cannot serve yet.
+ * that cannot serve yet. `port`: a fixed one (a restart where clients expect the same address).
  */
 export const spawnKeyward = async (
   env: Record<string, string>,
-  { bootstrap = true, wait = true } = {},
+  { bootstrap = true, wait = true, port: fixedPort }: { bootstrap?: boolean; wait?: boolean; port?: number } = {},
 ): Promise<Spawned> => {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const port = fixedPort ?? (await freePort());
+  const startedAt = Date.now();
+  const child = spawn(process.execPath, [serverMain()], {
     cwd: SERVER_DIR,
     env: {
       PATH: process.env.PATH ?? "",
@@ -63,7 +73,7 @@ export const spawnKeyward = async (
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = (token?: string) => createKeywardClient({ baseUrl, token });
-  const spawned = { child, baseUrl, port, exited, logs: () => [...lines], stderr: () => stderr, client };
+  const spawned = { child, baseUrl, port, startedAt, exited, logs: () => [...lines], stderr: () => stderr, client };
   if (!wait) return { ...spawned, rootToken: "", orgId: "" };
   await waitFor(
     "the spawned server",
@@ -89,7 +99,7 @@ export const stopKeyward = async (server: Spawned) => {
   await server.exited;
 };
 
-/** The pids of a cluster primary's workers (tsx's esbuild service is a child too, and not a worker). */
+/** The pids of a cluster primary's workers. */
 export const workerPids = (server: Spawned) =>
   execFileSync("ps", ["--ppid", String(server.child.pid), "-o", "pid=,comm="])
     .toString()

@@ -4,7 +4,7 @@ import { startRabbitmq } from "./rabbitmq";
 import { startRedis } from "./redis";
 import { startSlapd } from "./slapd";
 import { startOidcProvider } from "./oidc-provider";
-import { startPgliteTemplate } from "./pglite-template";
+import { startServerBundle } from "./server-bundle";
 
 /**
  * Real servers the suites need (directory servers, target databases, identity providers), started
@@ -21,7 +21,7 @@ starters.push(startSlapd);
 starters.push(startOidcProvider);
 starters.push(startMariadb);
 starters.push(startRabbitmq);
-starters.push(startPgliteTemplate);
+starters.push(startServerBundle);
 
 /** All at once (RabbitMQ's Erlang start-up alone takes seconds); if one fails, the others are stopped. */
 export const startTestServices = async () => {
