@@ -242,7 +242,9 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
   }
   const { provider, inputs } = await loadInputs(ctx, secret);
   const token = randomUUID();
-  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, { onlyUnexpired: new Date(ctx.deps.clock.now()) });
+  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, {
+    onlyUnexpired: new Date(ctx.deps.clock.now()),
+  });
   if (!claimed) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
   try {
     await provider.renew(inputs, lease.external_entity_id, expireAt, providerContext(ctx.deps));
