@@ -131,21 +131,6 @@ export const deleteUserGroupMembershipsInOrg = (trx: Tx, orgId: string, userId: 
     .where("group_id", "in", trx.selectFrom("groups").select("id").where("org_id", "=", orgId))
     .execute();
 
-/** Accepted members of an organization named by e-mail or username (both lower-case). */
-export const findOrgMembersByNames = (db: Database, orgId: string, names: string[]) =>
-  names.length === 0
-    ? Promise.resolve([])
-    : db
-        .selectFrom("org_user_memberships as om")
-        .innerJoin("users as u", "u.id", "om.user_id")
-        .select(["u.id", "u.email", "u.username"])
-        .where("om.org_id", "=", orgId)
-        .where("om.status", "=", "accepted")
-        .where((eb) =>
-          eb.or([eb(sql<string>`lower(u.email)`, "in", names), eb(sql<string>`lower(u.username)`, "in", names)]),
-        )
-        .execute();
-
 /** The names one organization gives a person: they show in that organization only. */
 export const updateMemberNames = (
   trx: Tx,

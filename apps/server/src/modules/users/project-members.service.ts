@@ -14,15 +14,13 @@ import {
   listUserMembershipRoles,
   listUserProjectMemberships,
 } from "./project-membership.repository";
-import { findOrgMembersByNames } from "./org-membership.repository";
+import { orgPeopleByNames } from "../authz/principals";
 
 /** People named by e-mail or username, who must all be members of the project's organization. */
 const orgMembersNamed = async (ctx: RequestContext, orgId: string, names: string[]) => {
-  const wanted = [...new Set(names.map((n) => n.toLowerCase()))];
-  const found = await findOrgMembersByNames(ctx.deps.db, orgId, wanted);
-  const known = new Set(found.flatMap((u) => [u.email.toLowerCase(), u.username.toLowerCase()]));
-  if (wanted.some((name) => !known.has(name))) throw new BadRequestError("Some users are not part of org");
-  return [...new Map(found.map((u) => [u.id, u])).values()];
+  const byName = await orgPeopleByNames(ctx.deps.db, orgId, names);
+  if (names.some((name) => !byName.has(name))) throw new BadRequestError("Some users are not part of org");
+  return [...new Map([...byName.values()].map((u) => [u.id, u])).values()];
 };
 
 const toMembershipRef = (row: { id: string; user_id: string; project_id: string; created_at: Date }) => ({
