@@ -199,7 +199,8 @@ describe("credentials in errors", () => {
   it("a connection's password and a password being set never appear in the error", async () => {
     const target = postgresTarget();
     const { error } = await outcome(() =>
-      withPostgres(loopback, target, (c) => c.query(`select '${target.password}'::int`)),
+      // The trailing "!" makes the cast fail whatever the password is (one of digits only would be a number).
+      withPostgres(loopback, target, (c) => c.query(`select '${target.password}!'::int`)),
     );
     expect(error?.message).toMatch(/invalid input syntax/);
     expect(error?.message).toContain("[redacted]");
@@ -207,7 +208,7 @@ describe("credentials in errors", () => {
 
     const generated = generatePassword();
     const withNew = await outcome(() =>
-      withPostgres({ ...loopback, secrets: [generated] }, target, (c) => c.query(`select '${generated}'::int`)),
+      withPostgres({ ...loopback, secrets: [generated] }, target, (c) => c.query(`select '${generated}!'::int`)),
     );
     expect(withNew.error?.message).toContain("[redacted]");
     expect(`${withNew.error?.message}\n${withNew.error?.stack}`).not.toContain(generated);
