@@ -1,15 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  createIdentity,
-  createProject,
-  createTenant,
-  expectOk,
-  uniqueName,
-  type Tenant,
-  type TestIdentity,
-} from "../helpers/tenant";
+import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 import { configureSso, signIn } from "../sso/sso-helpers";
 import { createFixture, readSecret, requestAccess, review } from "../access-approvals/helpers";
+import { propose } from "../secret-approvals/helpers";
 
 /**
  * Both kinds of approval policy name approvers by one rule: a person or an identity who is a member
@@ -30,17 +23,6 @@ describe("who may be named an approver, on access policies and change policies a
     expectOk(await tenant.admin.groups.addIdentity({ params: { id: group.id, machineIdentityId: identity.id } }));
     expectOk(await tenant.admin.projectGroups.add({ params: { projectId, groupIdOrName: group.id }, body: { role } }));
     return identity;
-  };
-
-  const proposeChange = async (by: TestIdentity, projectId: string, key: string) => {
-    const body = expectOk(
-      await by.client.secretsV4.create({
-        params: { secretName: key },
-        body: { projectId, environment: "dev", secretPath: "/", secretValue: "through-a-group" },
-      }),
-    );
-    if (!("approval" in body)) throw new Error("the folder is not protected");
-    return body.approval;
   };
 
   it("access requests: an approver in the project only through a group is named and grants", async () => {
@@ -79,7 +61,7 @@ describe("who may be named an approver, on access policies and change policies a
       }),
     ).approval;
     expect(policy.approvers).toEqual([{ type: "identity", id: approver.id, name: expect.any(String) }]);
-    const request = await proposeChange(committer, projectId, "THROUGH_GROUP");
+    const request = await propose({ projectId }, committer, "THROUGH_GROUP", "through-a-group");
     expectOk(
       await approver.client.secretApprovalRequests.review({
         params: { requestId: request.id },

@@ -59,7 +59,8 @@ export const protect = async (
     }),
   ).approval;
 
-export const propose = async (s: Setup, by: TestIdentity, key: string, value: string) => {
+/** A write by `by` into the protected folder: the change request it opened. */
+export const propose = async (s: Pick<Setup, "projectId">, by: TestIdentity, key: string, value: string) => {
   const res = await by.client.secretsV4.create({
     params: { secretName: key },
     body: { projectId: s.projectId, environment: "dev", secretPath: "/", secretValue: value },

@@ -1,14 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { configureSso, signIn } from "../sso/sso-helpers";
-import {
-  createIdentity,
-  createProject,
-  createTenant,
-  expectOk,
-  uniqueName,
-  type Tenant,
-  type TestIdentity,
-} from "../helpers/tenant";
+import { propose } from "./helpers";
+import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 
 let tenant: Tenant;
 beforeAll(async () => {
@@ -23,17 +16,6 @@ const personIn = async (projectId: string) => {
   const { user } = expectOk(await session.client.users.me());
   expectOk(await tenant.admin.users.inviteProjectMembers({ params: { projectId }, body: { emails: [email] } }));
   return { ...session, user, email };
-};
-
-const propose = async (by: TestIdentity, projectId: string, key: string) => {
-  const body = expectOk(
-    await by.client.secretsV4.create({
-      params: { secretName: key },
-      body: { projectId, environment: "dev", secretPath: "/", secretValue: "from-a-machine" },
-    }),
-  );
-  if (!("approval" in body)) throw new Error("not protected");
-  return body.approval;
 };
 
 describe("people and groups as approvers", () => {
@@ -52,7 +34,7 @@ describe("people and groups as approvers", () => {
       }),
     ).approval;
     expect(policy.approvers).toEqual([{ type: "user", id: person.user.id, name: person.user.username }]);
-    const request = await propose(committer, projectId, "FROM_MACHINE");
+    const request = await propose({ projectId }, committer, "FROM_MACHINE", "from-a-machine");
     const waiting = expectOk(
       await person.client.secretApprovalRequests.list({ query: { projectId, reviewable: "true" } }),
     );
@@ -110,7 +92,7 @@ describe("people and groups as approvers", () => {
         } as never,
       }),
     );
-    const request = await propose(committer, projectId, "VIA_GROUP");
+    const request = await propose({ projectId }, committer, "VIA_GROUP", "from-a-machine");
     const byBystander = await bystander.client.secretApprovalRequests.review({
       params: { requestId: request.id },
       body: { status: "approved" },
