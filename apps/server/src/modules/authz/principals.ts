@@ -38,6 +38,10 @@ export const orgPeopleByNames = async (db: Database, orgId: string, names: reado
   return byName;
 };
 
+/** The people of an organization any of these names (usernames or e-mails, without regard to case) name. */
+export const orgPeopleAmong = (db: Database, orgId: string, names: readonly string[]) =>
+  findOrgPeopleByNames(db, orgId, names);
+
 /** One person of an organization by username or e-mail, without regard to case. */
 export const orgPersonByName = async (db: Database, orgId: string, name: string) =>
   (await orgPeopleByNames(db, orgId, [name])).get(name);

@@ -1,3 +1,4 @@
+import { orgPersonByName } from "../authz/principals";
 import { inTransaction } from "../../db/transaction";
 import type { RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
@@ -12,7 +13,6 @@ import { toGroupUserDto } from "./group.dto";
 import {
   deleteIdentityMember,
   deleteUserMember,
-  findOrgUserByUsername,
   insertIdentityMember,
   insertUserMember,
   listGroupIdentities,
@@ -33,7 +33,7 @@ const requireEditableGroup = async (ctx: RequestContext, groupId: string, action
 };
 
 const requireOrgUser = async (ctx: RequestContext, username: string) => {
-  const user = await findOrgUserByUsername(ctx.deps.db, ctx.actor.orgId, username);
+  const user = await orgPersonByName(ctx.deps.db, ctx.actor.orgId, username);
   if (!user) throw new NotFoundError(`Failed to find user with username ${username}`);
   return user;
 };

@@ -1,7 +1,5 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
-import { orgPersonByName } from "../authz/principals";
-import { findOrgPeopleByNames } from "../authz/principals.repository";
 
 export const GROUP_COLUMNS = ["id", "org_id", "name", "slug", "role", "created_at", "updated_at"] as const;
 
@@ -124,14 +122,6 @@ export const listGroupIdentities = async (db: Database, orgId: string, groupId: 
   ]);
   return { rows, totalCount: Number(count.count) };
 };
-
-/** A person of the organization by username or e-mail: authz's one rule for naming people. */
-export const findOrgUserByUsername = (db: Database, orgId: string, username: string) =>
-  orgPersonByName(db, orgId, username);
-
-/** People of the organization by username or e-mail: authz's one rule for naming people. */
-export const findOrgUsersByUsernames = (db: Database, orgId: string, usernames: string[]) =>
-  findOrgPeopleByNames(db, orgId, usernames);
 
 export const insertUserMember = (db: Database, groupId: string, userId: string) =>
   db.insertInto("group_user_members").values({ group_id: groupId, user_id: userId }).execute();

@@ -1,3 +1,4 @@
+import { orgPeopleAmong } from "../authz/principals";
 import { inTransaction } from "../../db/transaction";
 import type { Database } from "../../db/database";
 import { randomBytes } from "node:crypto";
@@ -14,7 +15,6 @@ import {
   findGroupByName,
   findGroupInOrg,
   findGroupsBySlugs,
-  findOrgUsersByUsernames,
   insertGroup,
   listGroups,
   updateGroupRow,
@@ -139,4 +139,4 @@ export const lookupOrgGroupsBySlugs = (db: Database, orgId: string, slugs: strin
 
 /** The organization's members among these usernames (for template members). */
 export const lookupOrgUsersByUsernames = (db: Database, orgId: string, usernames: string[]) =>
-  findOrgUsersByUsernames(db, orgId, usernames);
+  orgPeopleAmong(db, orgId, usernames);

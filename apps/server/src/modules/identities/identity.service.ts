@@ -1,4 +1,3 @@
-import { isInstanceAdminIdentity } from "../authz/principals.repository";
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction, type Tx } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
@@ -7,7 +6,7 @@ import { isBuiltInOrgRole, orgRoleCovers } from "../../permissions";
 import { getOrgPermission, orgAbilityOf } from "../authz/org-access";
 import { assertCan } from "../authz/guard";
 import { isUuid } from "../../db/errors";
-import { assertMayModifyIdentity, requireIdentity } from "../authz/identity-lookup";
+import { assertMayModifyIdentity, isInstanceAdmin, requireIdentity } from "../authz/identity-lookup";
 import { toIdentityDto } from "./identity.dto";
 import {
   deleteIdentityRow,
@@ -117,7 +116,7 @@ export const updateOrgIdentity = async (
 export const deleteIdentity = async (ctx: RequestContext, identityId: string) => {
   const identity = await requireIdentity(ctx, identityId);
   if (identity.has_delete_protection) throw new BadRequestError("Identity has delete protection");
-  if (await isInstanceAdminIdentity(ctx.deps.db, identityId)) {
+  if (await isInstanceAdmin(ctx, identityId)) {
     throw new BadRequestError("The instance admin identity cannot be deleted");
   }
   const dto = await loadIdentityDto(ctx, identityId);

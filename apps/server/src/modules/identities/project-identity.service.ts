@@ -1,11 +1,10 @@
-import { findIdentityInOrg } from "../authz/principals.repository";
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
 import { inTransaction } from "../../db/transaction";
 import { noteAudit, type RequestContext } from "../../context";
-import { isUuid } from "../../db/errors";
 import { NotFoundError } from "../../errors";
 import { getProjectPermission } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
+import { findOrgIdentity } from "../authz/identity-lookup";
 import { addMemberInTransaction } from "../projects/membership.service";
 import { toIdentityDto } from "./identity.dto";
 import { deleteIdentity, loadIdentityDto } from "./identity.service";
@@ -44,7 +43,7 @@ export const createProjectIdentity = async (
 const requireProjectIdentity = async (ctx: RequestContext, projectId: string, identityId: string, action: string) => {
   const { ability, project } = await getProjectPermission(ctx, projectId);
   assertCan(ability, action, "identity", { identityId });
-  const identity = isUuid(identityId) ? await findIdentityInOrg(ctx.deps.db, ctx.actor.orgId, identityId) : undefined;
+  const identity = await findOrgIdentity(ctx, identityId);
   if (!identity || identity.project_id !== project.id)
     throw new NotFoundError(`Identity with id ${identityId} not found`);
   return identity;
