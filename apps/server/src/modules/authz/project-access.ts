@@ -24,6 +24,8 @@ import {
   type ProjectRow,
 } from "./project-access.repository";
 
+export { PROJECT_COLUMNS, type ProjectRow } from "./project-access.repository";
+
 /** What an ability lookup needs of a project: hot paths select only these columns. */
 export type ProjectKey = Pick<ProjectRow, "id" | "org_id" | "type" | "permission_version">;
 

@@ -7,7 +7,7 @@ import { getProjectPermission, type ProjectPermission } from "../authz/project-a
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 import { resolveRoleGrants, toMembershipRoleDto } from "../projects/membership-roles";
 import { toGroupMembershipRowDto, toProjectGroupMembershipDto } from "./group.dto";
 import { findGroupByName, findGroupBySlug, findGroupInOrg } from "./group.repository";

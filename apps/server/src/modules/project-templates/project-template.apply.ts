@@ -8,7 +8,7 @@ import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
 import { addGroupInTransaction } from "../groups/project-group.service";
 import { addIdentityInTransaction } from "../identities/identity.service";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 import { addMemberInTransaction } from "../projects/membership.service";
 import type { ResolvedTemplate } from "../projects/project-template-hook";
 import {

@@ -4,7 +4,7 @@ import type {
   TemplateManagedIdentityRow,
   TemplateRoleRow,
 } from "../../db/tables/project-structure";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 
 const TEMPLATE_COLUMNS = [
   "id",

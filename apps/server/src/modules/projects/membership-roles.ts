@@ -3,7 +3,7 @@ import type { Database } from "../../db/database";
 import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { PROJECT_ROLE_RULES, isBuiltInProjectRole, type PermissionRule } from "../../permissions";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 import { findProjectRolesBySlugs } from "./membership.repository";
 
 export type ResolvedRoleGrant = RoleGrant & { rules: PermissionRule[] };

@@ -1,5 +1,5 @@
 import { assertActorCoversIdentity } from "../authz/identity-boundary";
-import { findMembershipRoles, type RoleGrant } from "../authz/membership-roles.repository";
+import { membershipRolesOf, type RoleGrant } from "../authz/membership-roles";
 import { inTransaction, type Tx } from "../../db/transaction";
 import type { RoleAssignmentInput } from "@keyward/contract";
 import type { RequestContext } from "../../context";
@@ -23,9 +23,10 @@ import {
 } from "./membership.repository";
 
 const toMembershipDtos = async (ctx: RequestContext, rows: IdentityMembershipRow[]) => {
-  const roles = await findMembershipRoles(
+  const roles = await membershipRolesOf(
     ctx.deps.db,
     rows.map((r) => r.id),
+    "identity_project_membership_roles",
   );
   const methods = await authMethodsOf(
     ctx.deps.db,

@@ -1,6 +1,6 @@
 import type { ProjectType } from "@keyward/contract";
 import { toIso } from "../../lib/dates";
-import type { ProjectRow } from "../authz/project-access.repository";
+import type { ProjectRow } from "../authz/project-access";
 import type { EnvironmentRow } from "./project.repository";
 
 export const toEnvironmentDto = (row: EnvironmentRow) => ({

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { PROJECT_COLUMNS } from "../authz/project-access.repository";
+import { PROJECT_COLUMNS } from "../authz/project-access";
 
 export const ENVIRONMENT_COLUMNS = [
   "id",

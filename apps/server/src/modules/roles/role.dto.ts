@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ProjectRole } from "@keyward/contract";
 import { toIso } from "../../lib/dates";
 import { PROJECT_ROLE_NAMES, PROJECT_ROLE_RULES, type PermissionRule } from "../../permissions";
-import type { ProjectRow } from "../authz/project-access.repository";
+import type { ProjectRow } from "../authz/project-access";
 import type { RoleRow } from "./roles.repository";
 
 /** Rules leave the server unpacked: `conditions` only when set. */

@@ -4,11 +4,12 @@ import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
 import { folderPathNotFound } from "../folders/folder.service";
 import {
+  findProjectRow,
   getProjectPermissionForFetchedRow,
   getProjectPermissionForRow,
   prefetchProjectAccess,
 } from "../authz/project-access";
-import { findProjectById } from "../authz/project-access.repository";
+
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
 import { createExpander } from "./references/expand";
@@ -183,7 +184,7 @@ export const getSecretByName = async (
 export const getSecretById = async (ctx: RequestContext, secretId: string) => {
   const notFound = new NotFoundError(`Secret with ID '${secretId}' not found`);
   const row = isUuid(secretId) ? await findSecretWithPlace(ctx.deps.db, secretId) : undefined;
-  const project = row ? await findProjectById(ctx.deps.db, row.project_id) : undefined;
+  const project = row ? await findProjectRow(ctx.deps.db, row.project_id) : undefined;
   if (!row || !project || project.org_id !== ctx.actor.orgId) throw notFound;
   const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const own = isPersonal(row);

@@ -1,17 +1,17 @@
 import type { RequestContext } from "../../context";
 import { inTransaction, type Tx } from "../../db/transaction";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertWithinBoundary } from "../authz/boundary";
 import { assertCan } from "../authz/guard";
 import { bumpPermissionVersion } from "../authz/permission-version";
 import { getProjectPermission } from "../authz/project-access";
+import { membershipRolesOf } from "../authz/membership-roles";
 import { resolveRoleGrants, toMembershipRoleDto } from "../projects/membership-roles";
 import {
   deleteUserProjectMemberships,
   insertUserProjectMembership,
-  listUserMembershipRoles,
   listUserProjectMemberships,
 } from "./project-membership.repository";
 import { orgPeopleByNames } from "../authz/principals";
@@ -119,9 +119,10 @@ export const listProjectPeople = async (ctx: RequestContext, projectId: string) 
   const permission = await getProjectPermission(ctx, projectId);
   assertCan(permission.ability, "read", "member");
   const rows = await listUserProjectMemberships(ctx.deps.db, permission.project.id);
-  const roles = await listUserMembershipRoles(
+  const roles = await membershipRolesOf(
     ctx.deps.db,
     rows.map((r) => r.id),
+    "project_user_membership_roles",
   );
   return rows.map((row) => ({
     id: row.id,

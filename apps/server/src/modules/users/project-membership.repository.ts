@@ -1,8 +1,7 @@
 import { sql } from "kysely";
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import { findMembershipRoles, type RoleGrant } from "../authz/membership-roles.repository";
-import { roleRows } from "../authz/membership-roles";
+import { roleRows, type RoleGrant } from "../authz/membership-roles";
 import { memberFirstName, memberLastName } from "./org-membership.repository";
 
 /** People's project memberships and their roles. */
@@ -49,9 +48,6 @@ export const listUserProjectMemberships = (db: Database | Tx, projectId: string,
     .$if(userIds !== undefined, (qb) => qb.where("m.user_id", "in", userIds!.length ? userIds! : [""]))
     .orderBy("m.created_at")
     .execute();
-
-export const listUserMembershipRoles = (db: Database, membershipIds: string[]) =>
-  findMembershipRoles(db, membershipIds, "project_user_membership_roles");
 
 export const deleteUserProjectMemberships = (trx: Tx, projectId: string, userIds: string[]) =>
   trx

@@ -1,5 +1,5 @@
 import type { Tx } from "../../db/transaction";
-import type { RoleGrant } from "../authz/membership-roles.repository";
+import type { RoleGrant } from "../authz/membership-roles";
 import { addProjectCreator } from "./project-members.service";
 
 declare module "../../context" {

@@ -3,8 +3,8 @@ import { SECRET_VALUE_HIDDEN_MASK, type SecretVersion } from "@keyward/contract"
 import { noteAudit, type RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
-import { getProjectPermissionForRow } from "../../authz/project-access";
-import { findProjectById } from "../../authz/project-access.repository";
+import { findProjectRow, getProjectPermissionForRow } from "../../authz/project-access";
+
 import { SECRET_MANAGER } from "../../folders/folder.service";
 import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
 import { assertSecretAction, canReadValue, secretObject } from "../secret-access";
@@ -23,7 +23,7 @@ const versionScope = async (ctx: RequestContext, secretId: string) => {
   if (!latest || (latest.user_id !== null && latest.user_id !== ctx.actor.id)) throw secretNotFound(secretId);
   const place = await findFolderPlace(ctx.deps.db, latest.folder_id);
   if (!place) throw new NotFoundError(`Folder with ID '${latest.folder_id}' not found`);
-  const project = await findProjectById(ctx.deps.db, place.project_id);
+  const project = await findProjectRow(ctx.deps.db, place.project_id);
   if (!project || project.org_id !== ctx.actor.orgId) throw secretNotFound(secretId);
   const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
   const current = secretObject(
