@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +25,15 @@ const filesUnder = (path: string): string[] =>
         .flatMap((name) => filesUnder(join(path, name)))
     : [path];
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const sourceHash = () => {
   const hash = createHash("sha256");
   for (const source of SOURCES)
@@ -36,20 +45,28 @@ const sourceHash = () => {
 /** The built server: its entry, and the migrated PGlite template beside it that a new data directory copies. */
 export type ServerBundle = { main: string; template: string };
 
+let building: Promise<ServerBundle> | undefined;
+
 /**
  * The server as `pnpm build` makes it (the tsup bundle, then its migrated PGlite template), built once for
  * the current sources into apps/server/.test-build/<hash of the sources>/ and reused by every suite that
  * starts servers until a source changes. A spawned bundle starts on less than half the CPU of the sources
  * under tsx, and a new embedded database copies the template instead of running initdb and the migrations.
  */
-export const keywardServerBundle = async (): Promise<ServerBundle> => {
+export const keywardServerBundle = (): Promise<ServerBundle> => {
+  // Concurrent callers in one process (a setup starting two servers at once) share one build.
+  building ??= buildBundle().finally(() => (building = undefined));
+  return building;
+};
+
+const buildBundle = async (): Promise<ServerBundle> => {
   const name = sourceHash();
   const dir = join(buildsDir, name);
   const bundle = { main: join(dir, "main.js"), template: join(dir, "pglite-template.tar.gz") };
   if (existsSync(bundle.template)) return bundle;
   mkdirSync(buildsDir, { recursive: true });
-  const staging = `${dir}.${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
+  // Builds of other processes may run at the same time: each stages in a folder of its own.
+  const staging = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
   await run(join(serverDir, "node_modules/.bin/tsup"), ["--out-dir", staging], { cwd: serverDir, timeout: 300_000 });
   await run(process.execPath, [join(staging, "write-template.js")], { cwd: serverDir, timeout: 300_000 });
   try {
@@ -59,7 +76,10 @@ export const keywardServerBundle = async (): Promise<ServerBundle> => {
     rmSync(staging, { recursive: true, force: true });
     if (!existsSync(bundle.template)) throw error;
   }
-  for (const old of readdirSync(buildsDir))
-    if (old !== name && !old.includes(".")) rmSync(join(buildsDir, old), { recursive: true, force: true });
+  // Older builds go, and so do the staging folders of processes that died building.
+  for (const old of readdirSync(buildsDir)) {
+    const [hash, pid] = old.split(".");
+    if (pid ? !alive(Number(pid)) : hash !== name) rmSync(join(buildsDir, old), { recursive: true, force: true });
+  }
   return bundle;
 };
