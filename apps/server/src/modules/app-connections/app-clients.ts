@@ -29,6 +29,7 @@ const tlsOf = (creds: { sslEnabled: boolean; sslRejectUnauthorized: boolean; ssl
 
 const reachOf = (deps: AppDeps, login?: Login): Reach => ({
   outbound: deps.env.ALLOW_PRIVATE_OUTBOUND,
+  deadlineMs: deps.env.CONNECTOR_DEADLINE_MS,
   secrets: login ? [login.password] : [],
 });
 

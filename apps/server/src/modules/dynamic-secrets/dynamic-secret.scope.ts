@@ -49,6 +49,7 @@ export const encryptInputs = (ctx: { deps: RequestContext["deps"] }, dynamicSecr
 
 export const providerContext = (deps: RequestContext["deps"]): ProviderContext => ({
   outbound: deps.env.ALLOW_PRIVATE_OUTBOUND,
+  deadlineMs: deps.env.CONNECTOR_DEADLINE_MS,
   pools: deps.targetPools,
 });
 

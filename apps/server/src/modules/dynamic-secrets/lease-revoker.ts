@@ -6,12 +6,12 @@ import { decryptInputs, providerContext, providerOf } from "./dynamic-secret.sco
 import { failpoint } from "../../lib/failpoint";
 import { deleteClaimedLeases, findDynamicSecretOwner, recordFailedRevocation, type LeaseRow } from "./lease.repository";
 import { redactSecrets } from "./providers/templates";
-import { PROVIDER_DEADLINE_MS, type Provider } from "./providers/types";
+import type { Provider } from "./providers/types";
 
-/** A claim outlives any provider call (bounded by PROVIDER_DEADLINE_MS), so no two holders overlap. */
-export const CLAIM_SECONDS = (PROVIDER_DEADLINE_MS * 2) / 1000;
+/** A claim outlives any provider call (bounded by CONNECTOR_DEADLINE_MS), so no two holders overlap. */
+export const claimSeconds = (deps: AppDeps) => (deps.env.CONNECTOR_DEADLINE_MS * 2) / 1000;
 /** A lease still `creating` after this is abandoned (its creator died): anything it made is taken back. */
-export const CREATING_GRACE_SECONDS = (PROVIDER_DEADLINE_MS * 2) / 1000;
+export const creatingGraceSeconds = (deps: AppDeps) => (deps.env.CONNECTOR_DEADLINE_MS * 2) / 1000;
 
 /** Failed attempts after which the lease of a detached secret (its folder or project deleted) is given up. */
 const DETACHED_GIVE_UP_ATTEMPTS = 10;

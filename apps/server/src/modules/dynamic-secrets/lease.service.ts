@@ -23,7 +23,7 @@ import {
   type Scope,
 } from "./dynamic-secret.scope";
 import { failpoint } from "../../lib/failpoint";
-import { CLAIM_SECONDS, revokeClaimedLease } from "./lease-revoker";
+import { claimSeconds, revokeClaimedLease } from "./lease-revoker";
 import {
   activateLease,
   claimLease,
@@ -242,7 +242,7 @@ export const renewLease = async (ctx: RequestContext, leaseId: string, body: Sco
   }
   const { provider, inputs } = await loadInputs(ctx, secret);
   const token = randomUUID();
-  const claimed = await claimLease(ctx.deps.db, lease.id, token, CLAIM_SECONDS, {
+  const claimed = await claimLease(ctx.deps.db, lease.id, token, claimSeconds(ctx.deps), {
     onlyUnexpired: new Date(ctx.deps.clock.now()),
   });
   if (!claimed) throw new NotFoundError(`Dynamic secret lease with ID '${leaseId}' not found`);
@@ -267,7 +267,7 @@ const RENEWAL_POLL_MS = 50;
  * renewal lets go, then claimed here if that happens within a short wait.
  */
 const claimForRevocation = async (ctx: RequestContext, leaseId: string, token: string) => {
-  const claim = () => claimLease(ctx.deps.db, leaseId, token, CLAIM_SECONDS, { state: "revoking" });
+  const claim = () => claimLease(ctx.deps.db, leaseId, token, claimSeconds(ctx.deps), { state: "revoking" });
   const claimed = await claim();
   if (claimed) return { claimed };
   const marked = await markForRevocation(ctx.deps.db, leaseId);

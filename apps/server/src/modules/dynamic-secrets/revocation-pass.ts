@@ -5,38 +5,37 @@ import { deleteDrainedDynamicSecrets, pauseRevocations, resumeRevocations } from
 import {
   backoffBaseSeconds,
   backoffMaxSeconds,
-  CLAIM_SECONDS,
-  CREATING_GRACE_SECONDS,
+  claimSeconds,
+  creatingGraceSeconds,
   finishRevocations,
   loadSecret,
   revokeClaimedLease,
   type LoadedSecret,
   type RevokedLease,
 } from "./lease-revoker";
-import { PROVIDER_DEADLINE_MS } from "./providers/types";
 import { claimLockedLeases, lockDueLeases, releaseUntriedClaims, type LeaseRow } from "./lease.repository";
 
 /** A round claims up to this many waves of LEASE_REVOCATION_CONCURRENCY leases. */
 const WAVES = 4;
 /**
- * No provider call starts later than this after the claim: it then ends (PROVIDER_DEADLINE_MS)
+ * No provider call starts later than this after the claim: it then ends (CONNECTOR_DEADLINE_MS)
  * before the claim lapses, so no other instance can take the lease meanwhile. Leases left when a
  * slow target makes a round outlast it are handed back untried.
  */
-const START_WITHIN_MS = CLAIM_SECONDS * 1000 - PROVIDER_DEADLINE_MS - 1_000;
+const startWithinMs = (deps: AppDeps) => claimSeconds(deps) * 1000 - deps.env.CONNECTOR_DEADLINE_MS - 1_000;
 /** How long one pass keeps starting rounds; the job's interval then passes before the next one. */
 const PASS_BUDGET_MS = 10_000;
 
 const claimBatch = (deps: AppDeps, token: string, batch: number) =>
   inTransaction(deps.db, async (trx) => {
-    const due = await lockDueLeases(trx, batch, CREATING_GRACE_SECONDS, new Date(deps.clock.now()));
+    const due = await lockDueLeases(trx, batch, creatingGraceSeconds(deps), new Date(deps.clock.now()));
     return due.length === 0
       ? []
       : claimLockedLeases(
           trx,
           due.map((row) => row.id),
           token,
-          CLAIM_SECONDS,
+          claimSeconds(deps),
         );
   });
 
@@ -117,7 +116,7 @@ export const runRevocationPass = async (deps: AppDeps, options: { maxRounds?: nu
   let handled = 0;
   for (let round = 0; round < (options.maxRounds ?? Infinity) && Date.now() < deadline; round += 1) {
     const token = randomUUID();
-    const startBy = Date.now() + START_WITHIN_MS;
+    const startBy = Date.now() + startWithinMs(deps);
     const claimed = await claimBatch(deps, token, batch);
     if (claimed.length === 0) break;
     await Promise.all(

@@ -1,15 +1,15 @@
 import type { BoundedCache } from "../../../lib/bounded-cache";
 import type { OutboundPolicy } from "../../../lib/outbound";
 import type { TargetPool } from "../../connectors/postgres-pool";
-import { DEADLINE_MS } from "../../connectors/rules";
 
 export type { TargetPool } from "../../connectors/postgres-pool";
 
-/** What providers get from the app: the outbound policy and the app's bounded pools of target connections. */
-export type ProviderContext = { outbound: OutboundPolicy; pools: BoundedCache<TargetPool> };
-
-/** Every provider call (connect plus statements) ends within the connectors' deadline; the job's claims outlast it. */
-export const PROVIDER_DEADLINE_MS = DEADLINE_MS;
+/**
+ * What providers get from the app: the outbound policy, the deadline every provider call (connect plus
+ * statements) ends within (CONNECTOR_DEADLINE_MS; the job's claims outlast it) and the app's bounded
+ * pools of target connections.
+ */
+export type ProviderContext = { outbound: OutboundPolicy; deadlineMs: number; pools: BoundedCache<TargetPool> };
 
 /**
  * What a dynamic-secret provider does with its (decrypted, contract-validated) inputs. Revocation
