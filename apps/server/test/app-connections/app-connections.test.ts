@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { withPostgres } from "../../src/modules/app-connections/app-clients";
+import { sealConnectionCredentials } from "../../src/modules/app-connections/app-connection.credentials";
 import { openConnectionById } from "../../src/modules/app-connections/app-connection.service";
+import { SHOWN_CREDENTIALS } from "../../src/modules/app-connections/app-connection.types";
 import { targetUrl } from "../dynamic-secrets/helpers";
 import { createFolder } from "../helpers/structure";
 import { createIdentity, createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
@@ -73,6 +75,33 @@ describe.each(TARGETS)("%s app connections", (_label, makeTarget) => {
     expect(updated).toMatchObject({ description: "primary", version: created.version + 1 });
     expect(expectOk(await api.delete({ params: { connectionId: created.id } })).appConnection.id).toBe(created.id);
     expect((await api.get({ params: { connectionId: created.id } })).status).toBe(404);
+  });
+
+  it("answers only the fields its app allows, even for a secret the stored credentials hold beyond them", async () => {
+    const target = await makeTarget();
+    const api = routes(target);
+    const created = expectOk(
+      await api.create({ body: { name: uniqueName("shown"), credentials: target.connection } as never }),
+    ).appConnection;
+    const allowed: readonly string[] = SHOWN_CREDENTIALS[target.app];
+    const expected = Object.keys(target.connection).filter((field) => allowed.includes(field));
+    expect(Object.keys(created.credentials).sort()).toEqual(expected.sort());
+    // A field the answer does not know (as a new app's token or key would be) is never shown.
+    const extra = `extra-${randomBytes(8).toString("hex")}`;
+    await tenant.app.deps.db
+      .updateTable("app_connections")
+      .set({
+        encrypted_credentials: sealConnectionCredentials(tenant.app.deps, created.id, {
+          ...target.connection,
+          clientSecret: extra,
+        }),
+      })
+      .where("id", "=", created.id)
+      .execute();
+    const read = await api.get({ params: { connectionId: created.id } });
+    expect(Object.keys(expectOk(read).appConnection.credentials).sort()).toEqual(expected.sort());
+    expect(JSON.stringify(read.body)).not.toContain(extra);
+    expect(JSON.stringify(read.body)).not.toContain(String(target.connection.password));
   });
 });
 

@@ -24,7 +24,7 @@ import {
   lockConnectionRow,
   updateConnectionRow,
 } from "./app-connection.repository";
-import type { UsableConnection } from "./app-connection.types";
+import { SHOWN_CREDENTIALS, type UsableConnection } from "./app-connection.types";
 
 type Row = Selectable<AppConnectionsTable>;
 type Credentials = Record<string, unknown> & { password: string };
@@ -59,9 +59,15 @@ const toNamedDto = (row: Row): AppConnection => ({
   updatedAt: new Date(row.updated_at).toISOString(),
 });
 
-/** Answers to those who may read a connection show its credentials without their password. */
+/** Answers to those who may read a connection show the fields its app allows (SHOWN_CREDENTIALS), never a secret. */
 const toDto = (deps: RequestContext["deps"], row: Row): AppConnection => {
-  const { password: _password, ...shown } = openConnection(deps, row).credentials as Credentials;
+  const connection = openConnection(deps, row);
+  const credentials = connection.credentials as Record<string, unknown>;
+  const shown = Object.fromEntries(
+    (SHOWN_CREDENTIALS[connection.app] as readonly string[]).flatMap((field) =>
+      field in credentials ? [[field, credentials[field]]] : [],
+    ),
+  );
   return { ...toNamedDto(row), credentials: shown, credentialsHash: row.credentials_hash };
 };
 

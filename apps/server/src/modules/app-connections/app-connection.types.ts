@@ -32,5 +32,26 @@ export type UsableConnection =
   | (Base & { app: "redis"; credentials: RedisConnectionCredentials })
   | (Base & { app: "ldap"; credentials: LdapConnectionCredentials });
 
+/** Each app's stored credentials. */
+type CredentialsOf = {
+  postgres: SqlConnectionCredentials;
+  mysql: SqlConnectionCredentials;
+  redis: RedisConnectionCredentials;
+  ldap: LdapConnectionCredentials;
+};
+
+/**
+ * What an answer may show of each app's credentials, field by field; anything not named here (a password,
+ * and whatever secret a new app adds) is never answered. A new app must name its fields to compile.
+ */
+export const SHOWN_CREDENTIALS: {
+  [App in AppConnectionApp]: readonly Exclude<keyof CredentialsOf[App], "password">[];
+} = {
+  postgres: ["host", "port", "database", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
+  mysql: ["host", "port", "database", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
+  redis: ["host", "port", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
+  ldap: ["provider", "url", "dn", "sslRejectUnauthorized", "sslCertificate"],
+};
+
 /** Other credentials to log in with over the same connection (a rotated user's). */
 export type Login = { username: string; password: string };
