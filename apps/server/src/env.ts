@@ -110,13 +110,13 @@ const EnvSchema = z.object({
   ROTATION_INTERVAL_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /** The length of a rotation interval's unit in seconds: a day; tests shorten it. */
   ROTATION_INTERVAL_UNIT_S: z.coerce.number().int().min(1).max(86_400).default(86_400),
-  /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */
   /**
    * How long one use of an outside system may take, connecting included: a dynamic secret's target, a
    * rotation's, an app connection's check. Lease claims and the grace of a lease still being created are
    * twice this, so a process that died holding one is taken over after that long.
    */
   CONNECTOR_DEADLINE_MS: z.coerce.number().int().min(1_000).max(120_000).default(10_000),
+  /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */
   ROTATION_CLAIM_TTL_S: z.coerce.number().int().min(1).max(3_600).default(120),
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
   /** Revocations one instance runs at once against one dynamic secret's target (a backlog is worked through at this pace). */

@@ -40,6 +40,16 @@ type CredentialsOf = {
   ldap: LdapConnectionCredentials;
 };
 
+const SHOWN_SQL = [
+  "host",
+  "port",
+  "database",
+  "username",
+  "sslEnabled",
+  "sslRejectUnauthorized",
+  "sslCertificate",
+] as const satisfies readonly (keyof SqlConnectionCredentials)[];
+
 /**
  * What an answer may show of each app's credentials, field by field; anything not named here (a password,
  * and whatever secret a new app adds) is never answered. A new app must name its fields to compile.
@@ -47,8 +57,8 @@ type CredentialsOf = {
 export const SHOWN_CREDENTIALS: {
   [App in AppConnectionApp]: readonly Exclude<keyof CredentialsOf[App], "password">[];
 } = {
-  postgres: ["host", "port", "database", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
-  mysql: ["host", "port", "database", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
+  postgres: SHOWN_SQL,
+  mysql: SHOWN_SQL,
   redis: ["host", "port", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
   ldap: ["provider", "url", "dn", "sslRejectUnauthorized", "sslCertificate"],
 };

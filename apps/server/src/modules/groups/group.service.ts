@@ -1,4 +1,3 @@
-import { orgPeopleAmong } from "../authz/principals";
 import { inTransaction } from "../../db/transaction";
 import type { Database } from "../../db/database";
 import { randomBytes } from "node:crypto";
@@ -136,7 +135,3 @@ export const deleteGroup = async (ctx: RequestContext, groupId: string) => {
 /** The organization's groups among these slugs (for template members). */
 export const lookupOrgGroupsBySlugs = (db: Database, orgId: string, slugs: string[]) =>
   findGroupsBySlugs(db, orgId, slugs);
-
-/** The organization's members among these usernames (for template members). */
-export const lookupOrgUsersByUsernames = (db: Database, orgId: string, usernames: string[]) =>
-  orgPeopleAmong(db, orgId, usernames);

@@ -2,7 +2,8 @@ import { BUILT_IN_PROJECT_ROLES } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import type { TemplateManagedIdentityRow, TemplateRoleRow } from "../../db/tables/project-structure";
 import { BadRequestError } from "../../errors";
-import { lookupOrgGroupsBySlugs, lookupOrgUsersByUsernames } from "../groups/group.service";
+import { orgPeopleAmong } from "../authz/principals";
+import { lookupOrgGroupsBySlugs } from "../groups/group.service";
 import { findOrgIdentitiesByIds, type ResolvedMembers } from "./project-template.repository";
 
 type MemberInput = {
@@ -42,7 +43,7 @@ export const resolveTemplateMembers = async (
     const users = input.users ?? [];
     const found = new Map(
       (
-        await lookupOrgUsersByUsernames(
+        await orgPeopleAmong(
           db,
           orgId,
           users.map((u) => u.username),

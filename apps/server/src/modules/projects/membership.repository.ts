@@ -1,7 +1,6 @@
 import type { Database } from "../../db/database";
 import type { Tx } from "../../db/transaction";
-import type { RoleGrant } from "../authz/membership-roles";
-import { roleRows } from "../authz/membership-roles";
+import { roleRows, type RoleGrant } from "../authz/membership-roles";
 
 export const insertMembershipWithRoles = async (
   db: Database,

@@ -9,7 +9,6 @@ import {
   getProjectPermissionForRow,
   prefetchProjectAccess,
 } from "../authz/project-access";
-
 import { SECRET_MANAGER } from "../folders/folder.service";
 import { resolveImports } from "./imports/resolve-imports";
 import { createExpander } from "./references/expand";

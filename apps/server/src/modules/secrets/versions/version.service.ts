@@ -4,7 +4,6 @@ import { noteAudit, type RequestContext } from "../../../context";
 import { isUuid } from "../../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../../errors";
 import { findProjectRow, getProjectPermissionForRow } from "../../authz/project-access";
-
 import { SECRET_MANAGER } from "../../folders/folder.service";
 import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
 import { assertSecretAction, canReadValue, secretObject } from "../secret-access";
