@@ -52,6 +52,8 @@ export const startServer = async ({
       LOG_LEVEL: "info",
       // The lease target listens on loopback.
       ALLOW_PRIVATE_OUTBOUND: "loopback",
+      // A test's database is small; a small buffer pool starts in about half the CPU.
+      PGLITE_SHARED_BUFFERS: "16MB",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

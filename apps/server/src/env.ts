@@ -14,6 +14,11 @@ const EnvSchema = z.object({
     .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// URL")
     .optional(),
   DATA_DIR: z.string().min(1).default("./.keyward-data"),
+  /** Embedded PGlite's buffer pool (PostgreSQL units); a smaller one starts faster and holds less memory. */
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9][0-9]{0,5}(kB|MB|GB)$/, "must be a size such as 16MB or 1GB")
+    .default("128MB"),
   ENCRYPTION_KEY: z
     .string()
     .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded")

@@ -58,6 +58,7 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       LOG_LEVEL: "warn",
       ALLOW_PRIVATE_OUTBOUND: "loopback",
+      PGLITE_SHARED_BUFFERS: "16MB",
       LEASE_REVOCATION_INTERVAL_MS: "1000",
       // People's access tokens live the shortest time allowed, so the console's renewal happens within a test.
       SESSION_ACCESS_TOKEN_TTL_S: "30",

@@ -43,6 +43,7 @@ export const buildDeps = async (
     statementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
     logger,
     template: options.pgliteTemplate ?? PGLITE_TEMPLATE,
+    sharedBuffers: env.PGLITE_SHARED_BUFFERS,
   });
   try {
     if (options.migrate === false) {

@@ -38,6 +38,12 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     ALLOW_PRIVATE_OUTBOUND: "loopback",
+    // The test's fetch and the server share one event loop; a loop held up past the client's idle
+    // limit (four seconds under the default hint) could let the server close a connection the client
+    // is reusing (ECONNRESET). A minute's limit keeps that window out of any test's pauses.
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
+    // A test's database is small; a small buffer pool starts in about half the CPU.
+    PGLITE_SHARED_BUFFERS: "16MB",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...overrides,
   });

@@ -56,6 +56,7 @@ export const spawnKeyward = async (
       DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-runtime-")),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       LOG_LEVEL: "warn",
+      PGLITE_SHARED_BUFFERS: "16MB",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -25,7 +25,16 @@ starters.push(startServerBundle);
 
 /** All at once (RabbitMQ's Erlang start-up alone takes seconds); if one fails, the others are stopped. */
 export const startTestServices = async () => {
-  const started = await Promise.allSettled(starters.map((start) => start()));
+  const began = performance.now();
+  const took: string[] = [];
+  const timed = async (start: Starter) => {
+    const stop = await start();
+    took.push(`${start.name.replace(/^start/, "")} ${((performance.now() - began) / 1000).toFixed(1)} s`);
+    return stop;
+  };
+  const started = await Promise.allSettled(starters.map(timed));
+  // One line in the run's log says which service the suite waited for.
+  process.stderr.write(`test services ready: ${took.join(", ")}\n`);
   const stops = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();

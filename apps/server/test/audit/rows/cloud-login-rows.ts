@@ -15,7 +15,7 @@ import {
 } from "../../services/workload-peers";
 import { auditEventsWhen } from "../helpers";
 import { identityActor } from "./identity-rows";
-import { ok, type Step } from "./runner";
+import { ok, sharedForFile, type Step } from "./runner";
 
 const GCP_SA = "deployer@my-project.iam.gserviceaccount.com";
 const AZURE_TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
@@ -56,6 +56,8 @@ const startCloud = async () => {
   return { app, google, azure, sts, close };
 };
 type CloudPeers = Awaited<ReturnType<typeof startCloud>>;
+/** The key servers, the STS and their app, shared by a file's cloud login rows (each on a tenant of its own). */
+const cloudPeers = sharedForFile(startCloud);
 
 const attach = (cloud: Cloud, peers: CloudPeers, tenant: Tenant, identityId: string): Answer => {
   const params = { identityId };
@@ -116,38 +118,35 @@ const login = async (cloud: Cloud, peers: CloudPeers, tenant: Tenant, identityId
 };
 
 /**
- * A cloud login on an app of its own (the key servers' addresses are settings of the app): its
- * events are gathered here, and the after-the-change warning is watched on that app's logger.
+ * A cloud login on the app that knows the key servers (their addresses are settings of the app), on a
+ * tenant of its own: its events are gathered here, and the after-the-change warning is watched on
+ * that app's logger.
  */
 const cloudLogin =
   (cloud: Cloud, genuine: boolean): Step =>
   async ({ act }) => {
-    const peers = await startCloud();
-    try {
-      const tenant = await createTenant(peers.app);
-      const identity = await createBareIdentity(tenant);
-      ok(await attach(cloud, peers, tenant, identity.id));
-      const before = new Set((await auditEventsWhen(tenant, {}, () => true)).map((event) => event.id));
-      const warn = vi.spyOn(peers.app.deps.logger, "warn");
-      const call = await login(cloud, peers, tenant, identity.id, genuine);
-      const res = await act(call);
-      if (genuine) ok(res);
-      else if (res.status < 400) throw new Error(`expected the login to be refused, got ${res.status}`);
-      const fresh = <E extends { id: string }>(events: E[]) => events.filter((event) => !before.has(event.id));
-      const observed = fresh(await auditEventsWhen(tenant, {}, (events) => fresh(events).length > 0));
-      const late = warn.mock.calls.filter((c) => String(c[1] ?? c[0]).includes("audit event written after"));
-      warn.mockRestore();
-      if (late.length > 0) throw new Error("the login's event was written after its change, not with it");
-      return {
-        projectId: null,
-        orgId: tenant.orgId,
-        observed,
-        actor: identityActor(identity.id),
-        metadata: { identityId: identity.id },
-      };
-    } finally {
-      await peers.close();
-    }
+    const peers = await cloudPeers();
+    const tenant = await createTenant(peers.app);
+    const identity = await createBareIdentity(tenant);
+    ok(await attach(cloud, peers, tenant, identity.id));
+    const before = new Set((await auditEventsWhen(tenant, {}, () => true)).map((event) => event.id));
+    const warn = vi.spyOn(peers.app.deps.logger, "warn");
+    const call = await login(cloud, peers, tenant, identity.id, genuine);
+    const res = await act(call);
+    if (genuine) ok(res);
+    else if (res.status < 400) throw new Error(`expected the login to be refused, got ${res.status}`);
+    const fresh = <E extends { id: string }>(events: E[]) => events.filter((event) => !before.has(event.id));
+    const observed = fresh(await auditEventsWhen(tenant, {}, (events) => fresh(events).length > 0));
+    const late = warn.mock.calls.filter((c) => String(c[1] ?? c[0]).includes("audit event written after"));
+    warn.mockRestore();
+    if (late.length > 0) throw new Error("the login's event was written after its change, not with it");
+    return {
+      projectId: null,
+      orgId: tenant.orgId,
+      observed,
+      actor: identityActor(identity.id),
+      metadata: { identityId: identity.id },
+    };
   };
 
 export const CLOUD_LOGIN_STEPS = {

@@ -1,6 +1,6 @@
 import { contract } from "@keyward/contract";
 import type { AuditLog } from "@keyward/contract";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuditSpec } from "../../../src/modules/audit/audit-events";
 import { routesOf } from "../../../src/app/route-entry";
 import { getTestApp } from "../../helpers/app";
@@ -84,11 +84,37 @@ export const auditRow = (operation: string, spec: AuditSpec, step: Step, eventTy
     expect(event.event.metadata, seen).toMatchObject(expected.metadata ?? {});
   });
 
+const releases = new Set<() => Promise<void>>();
+
+/**
+ * A resource several rows of a file share (an app with settings of its own starts in seconds), started
+ * by the first row that needs it and released after the file's last row.
+ */
+export const sharedForFile = <T extends { close: () => Promise<void> }>(start: () => Promise<T>) => {
+  let started: Promise<T> | undefined;
+  return () => {
+    if (!started) {
+      started = start();
+      const release = async () => {
+        const resource = started;
+        started = undefined;
+        releases.delete(release);
+        await resource?.then((r) => r.close()).catch(() => undefined);
+      };
+      releases.add(release);
+    }
+    return started;
+  };
+};
+
 /** The rows of one module group, each its own test; the shared app starts before the first. */
 export const describeAuditRows = (title: string, steps: Record<string, Step>, specs: Record<string, AuditSpec>) =>
   describe(title, () => {
     beforeAll(async () => {
       await getTestApp();
+    });
+    afterAll(async () => {
+      for (const release of [...releases]) await release();
     });
     for (const [operation, step] of Object.entries(steps)) auditRow(operation, specs[operation]!, step);
   });
