@@ -261,7 +261,8 @@ export const openDatabase = async ({
   const unlock = inMemory ? () => undefined : lockDataDir(dataDir);
   try {
     // Loaded only here: a process on PostgreSQL never needs the embedded engine in memory.
-    const { PGlite } = await import("@electric-sql/pglite");
+    const pglite = await import("@electric-sql/pglite");
+    const { PGlite } = pglite;
     const pgdata = inMemory ? undefined : resolve(dataDir, "pgdata");
     const fresh = !pgdata || !existsSync(join(pgdata, "PG_VERSION"));
     // A new database starts from the migrated template when there is one; otherwise initdb runs (in
@@ -282,7 +283,7 @@ export const openDatabase = async ({
         : {}),
     });
     await client.waitReady;
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(client, pglite) });
     return {
       db,
       kind: "pglite",

@@ -17,10 +17,11 @@ export const PGLITE_TEMPLATE = fileURLToPath(new URL("./pglite-template.tar.gz",
  * initdb and the migrations again.
  */
 export const writePgliteTemplate = async (file: string) => {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const pglite = await import("@electric-sql/pglite");
+  const { PGlite } = pglite;
   const client = new PGlite();
   await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client, pglite) });
   try {
     await migrateToLatest(db);
     const dump = await client.dumpDataDir("gzip");
