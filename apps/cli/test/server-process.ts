@@ -52,7 +52,7 @@ export const startServer = async ({
       LOG_LEVEL: "info",
       // The lease target listens on loopback.
       ALLOW_PRIVATE_OUTBOUND: "loopback",
-      // A test's database is small; a small buffer pool starts in about half the CPU.
+      // A test's database is small; a small buffer pool starts on about 60% of the CPU of the default.
       PGLITE_SHARED_BUFFERS: "16MB",
       ...env,
     },

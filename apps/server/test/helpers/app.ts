@@ -42,7 +42,7 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     // limit (four seconds under the default hint) could let the server close a connection the client
     // is reusing (ECONNRESET). A minute's limit keeps that window out of any test's pauses.
     HTTP_KEEP_ALIVE_TIMEOUT_MS: "60000",
-    // A test's database is small; a small buffer pool starts in about half the CPU.
+    // A test's database is small; a small buffer pool starts on about 60% of the CPU of the default.
     PGLITE_SHARED_BUFFERS: "16MB",
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...overrides,
