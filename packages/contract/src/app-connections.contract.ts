@@ -5,7 +5,7 @@ import { ProjectIdInput } from "./folders.contract";
 
 const c = initContract();
 
-export const APP_CONNECTION_APPS = ["postgres", "mysql", "redis", "ldap"] as const;
+export const APP_CONNECTION_APPS = ["postgres", "mysql", "redis", "ldap", "aws", "github"] as const;
 export type AppConnectionAppName = (typeof APP_CONNECTION_APPS)[number];
 
 const host = z.string().trim().min(1, "Host required").max(255);
@@ -50,12 +50,47 @@ const LdapCredentials = z.object({
   sslCertificate: pem,
 });
 
+/** An AWS IAM user's access key; the key id is shown, the secret never. */
+const AwsAccessKeyCredentials = z.object({
+  accessKeyId: z.string().trim().min(1, "Access Key ID required").max(128),
+  secretAccessKey: z.string().trim().min(1, "Secret Access Key required").max(1_024),
+});
+
+/**
+ * A GitHub personal access token, for github.com (`cloud`) or a GitHub Enterprise Server (`server`,
+ * whose API is at https://<host>/api/v3; the host may carry a port).
+ */
+const GitHubPatCredentials = z
+  .object({
+    personalAccessToken: z.string().trim().min(1, "Personal Access Token required").max(1_024),
+    instanceType: z.enum(["cloud", "server"]).default("cloud"),
+    host: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(/^[a-zA-Z0-9.-]+(:\d{1,5})?$/, "Host must be a host name, optionally with a port")
+      .optional(),
+  })
+  .refine((c) => c.instanceType === "cloud" || c.host, {
+    message: "Host is required for GitHub Enterprise Server",
+    path: ["host"],
+  });
+
 const APPS = {
   postgres: { name: "PostgreSQL", method: "username-and-password", credentials: SqlCredentials },
   mysql: { name: "MySQL", method: "username-and-password", credentials: SqlCredentials },
   redis: { name: "Redis", method: "username-and-password", credentials: RedisCredentials },
   ldap: { name: "LDAP", method: "simple-bind", credentials: LdapCredentials },
+  aws: { name: "AWS", method: "access-key", credentials: AwsAccessKeyCredentials },
+  github: { name: "GitHub", method: "pat", credentials: GitHubPatCredentials },
 } as const;
+
+/** Each app's display name and the one way of signing in Keyward takes for it. */
+export const APP_CONNECTION_OPTIONS = Object.entries(APPS).map(([app, { name, method }]) => ({
+  app: app as AppConnectionAppName,
+  name,
+  methods: [method],
+}));
 
 /** A connection as answered: its credentials without the password, never anything secret. */
 export const AppConnectionSchema = z.object({
@@ -170,6 +205,18 @@ export const appConnectionsContract = c.router({
   mysql: routesOf("mysql"),
   redis: routesOf("redis"),
   ldap: routesOf("ldap"),
+  aws: routesOf("aws"),
+  github: routesOf("github"),
+  options: {
+    method: "GET",
+    path: "/api/v1/app-connections/options",
+    responses: {
+      200: z.object({
+        appConnectionOptions: z.array(z.object({ name: z.string(), app: z.string(), methods: z.array(z.string()) })),
+      }),
+    },
+    summary: "The apps Keyward connects to and how each signs in",
+  },
   listAll: {
     method: "GET",
     path: "/api/v1/app-connections",

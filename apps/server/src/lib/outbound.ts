@@ -110,7 +110,7 @@ const pinnedLookup = (target: OutboundTarget): LookupFunction =>
 
 export class OutboundRequestError extends Error {}
 
-export type PinnedResponse = { status: number; body: string };
+export type PinnedResponse = { status: number; body: string; headers: http.IncomingHttpHeaders };
 
 /**
  * One HTTP request to a vetted target: pinned address, no redirects followed, bounded size and time.
@@ -163,7 +163,9 @@ export const requestPinned = (
           }
           chunks.push(chunk);
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), headers: res.headers }),
+        );
         res.on("error", reject);
       },
     );

@@ -148,8 +148,11 @@ export type StsCaller = { secretAccessKey: string; arn: string; account: string;
 const sha256 = (data: string) => createHash("sha256").update(data).digest("hex");
 const hmac = (key: Buffer | string, data: string) => createHmac("sha256", key).update(data).digest();
 
-/** Whether the request carries a valid SigV4 signature by one of `callers` (keyed by access key id). */
-const verifySigV4 = (req: IncomingMessage, body: string, callers: Record<string, StsCaller>) => {
+/**
+ * Whether the request carries a valid SigV4 signature by one of `callers` (keyed by access key id): the
+ * caller, with its access key id and the region and service its credential scope names, else undefined.
+ */
+export const verifySigV4 = (req: IncomingMessage, body: string, callers: Record<string, StsCaller>) => {
   const auth =
     /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(
       req.headers.authorization ?? "",
@@ -179,7 +182,9 @@ const verifySigV4 = (req: IncomingMessage, body: string, callers: Record<string,
   );
   const expected = hmac(key, stringToSign);
   const given = Buffer.from(signature, "hex");
-  return given.length === expected.length && timingSafeEqual(given, expected) ? caller : undefined;
+  return given.length === expected.length && timingSafeEqual(given, expected)
+    ? { ...caller, accessKeyId: keyId, region, service }
+    : undefined;
 };
 
 /** Sign a request as the AWS SDKs do (SigV4), for requests the test builds itself (the Go SDK's shape). */

@@ -7,8 +7,13 @@ import { withLdap as connectLdap } from "../connectors/ldap";
 import { withMysql as connectMysql } from "../connectors/mysql";
 import { withPostgres as connectPostgres } from "../connectors/postgres";
 import { withRedis as connectRedis } from "../connectors/redis";
+import type { AwsTarget } from "../connectors/aws";
+import { withHttp } from "../connectors/http";
 import type { Reach, Tls } from "../connectors/rules";
+import type { PinnedResponse } from "../../lib/outbound";
 import type {
+  AwsConnectionCredentials,
+  GitHubConnectionCredentials,
   LdapConnectionCredentials,
   Login,
   RedisConnectionCredentials,
@@ -89,4 +94,54 @@ export const withLdap = <T>(
       rejectUnauthorized: creds.sslRejectUnauthorized,
     },
     work,
+  );
+
+/** An AWS connection's key as a connectors target in `region`, trusting OUTBOUND_EXTRA_CA_FILE. */
+export const awsTargetOf = (deps: AppDeps, creds: AwsConnectionCredentials, region: string): AwsTarget => ({
+  region,
+  accessKeyId: creds.accessKeyId,
+  secretAccessKey: creds.secretAccessKey,
+  ...(deps.outboundCa ? { ca: deps.outboundCa } : {}),
+});
+
+/** GitHub's REST API: api.github.com (or api.<host>) for the cloud, https://<host>/api/v3 for a server. */
+export const gitHubApiUrl = (creds: GitHubConnectionCredentials) =>
+  creds.instanceType === "server" ? `https://${creds.host}/api/v3/` : `https://api.${creds.host ?? "github.com"}/`;
+
+/** A request to GitHub's API, relative to its base (no leading slash), authenticated with the connection's token. */
+export type GitHubCall = (request: { method?: string; path: string; body?: unknown }) => Promise<PinnedResponse>;
+
+/**
+ * Calls to the connection's GitHub API under the outbound rule, each with the token and GitHub's
+ * media type and API version; the token never appears in an error. `deadlineMs` bounds the whole use.
+ */
+export const withGitHub = <T>(
+  deps: AppDeps,
+  creds: GitHubConnectionCredentials,
+  work: (call: GitHubCall) => Promise<T>,
+  deadlineMs?: number,
+): Promise<T> =>
+  withHttp(
+    {
+      outbound: deps.env.ALLOW_PRIVATE_OUTBOUND,
+      deadlineMs: deadlineMs ?? deps.env.CONNECTOR_DEADLINE_MS,
+      secrets: [creds.personalAccessToken],
+    },
+    { url: gitHubApiUrl(creds), ca: deps.outboundCa, schemes: ["https:"] },
+    (call) =>
+      work(({ method = "GET", path, body }) =>
+        call({
+          method,
+          path,
+          headers: {
+            accept: "application/vnd.github+json",
+            authorization: `Bearer ${creds.personalAccessToken}`,
+            "x-github-api-version": "2022-11-28",
+            "user-agent": "Keyward",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          maxBytes: 4 * 1_048_576,
+        }),
+      ),
   );

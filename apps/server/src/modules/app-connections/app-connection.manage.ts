@@ -1,19 +1,16 @@
 import { createHash, randomUUID } from "node:crypto";
-import { Attribute, Change } from "ldapts";
-import pg from "pg";
 import type { Selectable } from "kysely";
 import type { AppConnection, AppConnectionAppName } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { isRestrictViolation, isUniqueViolation, isUuid } from "../../db/errors";
 import type { AppConnectionsTable } from "../../db/tables/rotation";
-import { AppError, BadRequestError, NotFoundError } from "../../errors";
+import { BadRequestError, NotFoundError } from "../../errors";
 import type { Ability } from "../../permissions";
-import { generateAlphanumericPassword, redactSecrets } from "../connectors/credentials";
 import { assertCan } from "../authz/guard";
 import { getOrgPermission } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
-import { withLdap, withMysql, withPostgres, withRedis } from "./app-clients";
+import { takeOverPassword, validateConnection } from "./app-connection.validate";
 import { openConnection, sealConnectionCredentials } from "./app-connection.credentials";
 import {
   deleteConnectionRow,
@@ -27,13 +24,15 @@ import {
 import { SHOWN_CREDENTIALS, type UsableConnection } from "./app-connection.types";
 
 type Row = Selectable<AppConnectionsTable>;
-type Credentials = Record<string, unknown> & { password: string };
+type Credentials = Record<string, unknown>;
 
 const APP_NAMES: Record<AppConnectionAppName, string> = {
   postgres: "PostgreSQL",
   mysql: "MySQL",
   redis: "Redis",
   ldap: "LDAP",
+  aws: "AWS",
+  github: "GitHub",
 };
 
 const notFound = (id: string) => new NotFoundError(`Could not find App Connection with ID ${id}`);
@@ -119,59 +118,6 @@ const usable = (
     credentials,
   }) as unknown as UsableConnection;
 
-/** Connects with the credentials and runs a trivial command; 400 with the cause (password masked) when it fails. */
-const validate = async (ctx: RequestContext, connection: UsableConnection) => {
-  const { deps } = ctx;
-  try {
-    if (connection.app === "postgres") await withPostgres(deps, connection.credentials, (c) => c.query("select 1"));
-    else if (connection.app === "mysql") await withMysql(deps, connection.credentials, (c) => c.query("select 1"));
-    else if (connection.app === "redis") await withRedis(deps, connection.credentials, (r) => r.ping());
-    else if (connection.app === "ldap") await withLdap(deps, connection.credentials, async () => undefined);
-  } catch (error) {
-    if (error instanceof AppError && !(error instanceof BadRequestError)) throw error;
-    const message = redactSecrets(error instanceof Error ? error.message : String(error), [
-      connection.credentials.password,
-    ]);
-    throw new BadRequestError(`Unable to validate connection: ${message}`);
-  }
-};
-
-/** Platform-managed credentials: the connection's own user gets a password only Keyward knows. */
-const takeOverPassword = (ctx: RequestContext, connection: UsableConnection): Promise<string> =>
-  setOwnPassword(ctx, connection).catch((error: unknown) => {
-    const message = redactSecrets(error instanceof Error ? error.message : String(error), [
-      connection.credentials.password,
-    ]);
-    throw new BadRequestError(`Unable to take over the connection's credentials: ${message}`);
-  });
-
-const setOwnPassword = async (ctx: RequestContext, connection: UsableConnection): Promise<string> => {
-  const password = generateAlphanumericPassword(32);
-  const { deps } = ctx;
-  if (connection.app === "postgres")
-    await withPostgres(deps, connection.credentials, (c) =>
-      c.query(
-        `alter user ${pg.escapeIdentifier(connection.credentials.username)} with password ${pg.escapeLiteral(password)}`,
-      ),
-    );
-  else if (connection.app === "mysql")
-    await withMysql(deps, connection.credentials, (c) =>
-      c.query("alter user current_user() identified by ?", [password]),
-    );
-  else if (connection.app === "redis")
-    await withRedis(deps, connection.credentials, (r) =>
-      r.call("ACL", "SETUSER", connection.credentials.username, "resetpass", `>${password}`),
-    );
-  else if (connection.app === "ldap")
-    await withLdap(deps, connection.credentials, (c) =>
-      c.modify(
-        connection.credentials.dn,
-        new Change({ operation: "replace", modification: new Attribute({ type: "userPassword", values: [password] }) }),
-      ),
-    );
-  return password;
-};
-
 const hashOf = (sealed: string) => createHash("sha256").update(sealed).digest("hex");
 
 const nameTaken = (name: string) => (error: unknown) => {
@@ -251,7 +197,7 @@ export const createAppConnection = async (
   if (body.gatewayId) throw new BadRequestError(GATEWAYS);
   const id = randomUUID();
   const draft = usable({ id, org_id: ctx.actor.orgId, project_id: projectId, name: body.name }, app, body.credentials);
-  await validate(ctx, draft);
+  await validateConnection(ctx, draft);
   let credentials = body.credentials;
   if (body.isPlatformManagedCredentials) {
     credentials = { ...credentials, password: await takeOverPassword(ctx, draft) };
@@ -310,7 +256,7 @@ export const updateAppConnection = async (
   let sealed: string | undefined;
   if (body.credentials) {
     const draft = usable(row, app, body.credentials);
-    await validate(ctx, draft);
+    await validateConnection(ctx, draft);
     let credentials = body.credentials;
     if (body.isPlatformManagedCredentials)
       credentials = { ...credentials, password: await takeOverPassword(ctx, draft) };

@@ -9,6 +9,7 @@ import { findConnectionRow } from "./app-connection.repository";
 import type { AppConnectionApp, UsableConnection } from "./app-connection.types";
 
 export type { AppConnectionApp, UsableConnection } from "./app-connection.types";
+export { secretsOf } from "./app-connection.validate";
 
 const connectionNotFound = (id: string) => new NotFoundError(`Could not find App Connection with ID ${id}`);
 

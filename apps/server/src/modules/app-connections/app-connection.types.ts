@@ -1,5 +1,5 @@
 /** The outside systems Keyward connects to with an app connection. */
-export type AppConnectionApp = "postgres" | "mysql" | "ldap" | "redis";
+export type AppConnectionApp = "postgres" | "mysql" | "ldap" | "redis" | "aws" | "github";
 
 /** TLS of a connection: on or off, whether the peer's certificate is checked, and an extra CA (PEM). */
 type Tls = { sslEnabled: boolean; sslRejectUnauthorized: boolean; sslCertificate?: string };
@@ -24,13 +24,25 @@ export type LdapConnectionCredentials = {
   sslCertificate?: string;
 };
 
+/** An AWS IAM user's access key. */
+export type AwsConnectionCredentials = { accessKeyId: string; secretAccessKey: string };
+
+/** A GitHub personal access token, for github.com or a GitHub Enterprise Server at `host`. */
+export type GitHubConnectionCredentials = {
+  personalAccessToken: string;
+  instanceType: "cloud" | "server";
+  host?: string;
+};
+
 type Base = { id: string; orgId: string; projectId: string | null; name: string };
 
 /** A connection with its credentials opened, as the code that uses it (rotations) gets it. */
 export type UsableConnection =
   | (Base & { app: "postgres" | "mysql"; credentials: SqlConnectionCredentials })
   | (Base & { app: "redis"; credentials: RedisConnectionCredentials })
-  | (Base & { app: "ldap"; credentials: LdapConnectionCredentials });
+  | (Base & { app: "ldap"; credentials: LdapConnectionCredentials })
+  | (Base & { app: "aws"; credentials: AwsConnectionCredentials })
+  | (Base & { app: "github"; credentials: GitHubConnectionCredentials });
 
 /** Each app's stored credentials. */
 type CredentialsOf = {
@@ -38,7 +50,19 @@ type CredentialsOf = {
   mysql: SqlConnectionCredentials;
   redis: RedisConnectionCredentials;
   ldap: LdapConnectionCredentials;
+  aws: AwsConnectionCredentials;
+  github: GitHubConnectionCredentials;
 };
+
+/** Each app's secret fields: never answered, masked in any message. */
+export const SECRET_CREDENTIALS = {
+  postgres: ["password"],
+  mysql: ["password"],
+  redis: ["password"],
+  ldap: ["password"],
+  aws: ["secretAccessKey"],
+  github: ["personalAccessToken"],
+} as const satisfies { [App in AppConnectionApp]: readonly (keyof CredentialsOf[App])[] };
 
 const SHOWN_SQL = [
   "host",
@@ -55,12 +79,14 @@ const SHOWN_SQL = [
  * and whatever secret a new app adds) is never answered. A new app must name its fields to compile.
  */
 export const SHOWN_CREDENTIALS: {
-  [App in AppConnectionApp]: readonly Exclude<keyof CredentialsOf[App], "password">[];
+  [App in AppConnectionApp]: readonly Exclude<keyof CredentialsOf[App], (typeof SECRET_CREDENTIALS)[App][number]>[];
 } = {
   postgres: SHOWN_SQL,
   mysql: SHOWN_SQL,
   redis: ["host", "port", "username", "sslEnabled", "sslRejectUnauthorized", "sslCertificate"],
   ldap: ["provider", "url", "dn", "sslRejectUnauthorized", "sslCertificate"],
+  aws: ["accessKeyId"],
+  github: ["instanceType", "host"],
 };
 
 /** Other credentials to log in with over the same connection (a rotated user's). */

@@ -1,5 +1,5 @@
 import { initServer } from "@ts-rest/express";
-import { contract, type AppConnectionAppName } from "@keyward/contract";
+import { APP_CONNECTION_OPTIONS, contract, type AppConnectionAppName } from "@keyward/contract";
 import type { AppDeps } from "../../context";
 import { contextOf } from "../../http/authenticate";
 import { ok } from "../../http/respond";
@@ -38,6 +38,9 @@ export const appConnectionsRouter = (deps: AppDeps) =>
     mysql: appRouter(deps, "mysql") as never,
     redis: appRouter(deps, "redis") as never,
     ldap: appRouter(deps, "ldap") as never,
+    aws: appRouter(deps, "aws") as never,
+    github: appRouter(deps, "github") as never,
+    options: async () => ok({ appConnectionOptions: APP_CONNECTION_OPTIONS }),
     listAll: async ({ query, req, res }) =>
       ok(await listAppConnections(contextOf(deps, req, res), undefined, query.projectId)),
   });

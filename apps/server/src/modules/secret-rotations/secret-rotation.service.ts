@@ -5,7 +5,7 @@ import { inTransaction } from "../../db/transaction";
 import { isUniqueViolation } from "../../db/errors";
 import { AppError, BadRequestError, NotFoundError } from "../../errors";
 import { generatePassword, redactSecrets } from "../connectors/credentials";
-import { getConnectionForUse } from "../app-connections/app-connection.service";
+import { getConnectionForUse, secretsOf } from "../app-connections/app-connection.service";
 import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
 import { SECRET_MANAGER, lookupFolderPlaces, requireFolderAt } from "../folders/folder.service";
@@ -195,9 +195,7 @@ export const createSecretRotation = async (ctx: RequestContext, type: SecretRota
     );
   await rotator.check(ctx.deps, connection, body.parameters).catch((error: unknown) => {
     if (error instanceof AppError) throw error;
-    const message = redactSecrets(error instanceof Error ? error.message : String(error), [
-      connection.credentials.password,
-    ]);
+    const message = redactSecrets(error instanceof Error ? error.message : String(error), secretsOf(connection));
     throw new BadRequestError(`Unable to validate connection: ${message}`);
   });
   const id = randomUUID();
@@ -334,7 +332,7 @@ export const deleteSecretRotation = async (
     } catch (error) {
       if (error instanceof AppError) throw error;
       const message = redactSecrets(error instanceof Error ? error.message : String(error), [
-        connection.credentials.password,
+        ...secretsOf(connection),
         ...revoked.map((c) => c.password),
       ]);
       throw new BadRequestError(`Unable to revoke the generated credentials; the rotation is kept: ${message}`);

@@ -3,7 +3,7 @@ import { uniqueName, type Tenant } from "../../helpers/tenant";
 import { ldapTarget, mysqlTarget, postgresTarget, redisTarget, type Target } from "../../secret-rotations/helpers";
 import { ok, type Step } from "./runner";
 
-type ConnectionOperation = Extract<MutatingOperation, `appConnections.${string}`>;
+type ConnectionOperation = Extract<MutatingOperation, `appConnections.${App}.${string}`>;
 type App = "postgres" | "mysql" | "redis" | "ldap";
 
 const routes = (tenant: Tenant, app: App) =>
