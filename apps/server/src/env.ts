@@ -121,6 +121,14 @@ const EnvSchema = z.object({
    * twice this, so a process that died holding one is taken over after that long.
    */
   CONNECTOR_DEADLINE_MS: z.coerce.number().int().min(1_000).max(120_000).default(10_000),
+  /** How often each instance looks for due secret syncs (retries, runs another instance queued, missed notices). */
+  SECRET_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
+  /** How long after a change a sync runs: changes within it are pushed together. */
+  SECRET_SYNC_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(300),
+  /** Longest wait before a failed sync is tried again (from 1 s, doubling). */
+  SECRET_SYNC_BACKOFF_MAX_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
+  /** How long an instance holds a sync it runs; a claim left by a process that died expires after it. */
+  SECRET_SYNC_CLAIM_TTL_S: z.coerce.number().int().min(5).max(3_600).default(600),
   /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */
   ROTATION_CLAIM_TTL_S: z.coerce.number().int().min(1).max(3_600).default(120),
   LEASE_REVOCATION_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),

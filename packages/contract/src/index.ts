@@ -36,6 +36,7 @@ import { scimContract } from "./scim.contract";
 import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
+import { secretSyncsContract } from "./secret-syncs.contract";
 import { secretApprovalPoliciesContract, secretApprovalRequestsContract } from "./secret-approvals.contract";
 import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
@@ -88,6 +89,7 @@ export * from "./scim.contract";
 export * from "./events.contract";
 export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
+export * from "./secret-syncs.contract";
 export * from "./secret-approvals.contract";
 export * from "./access-approvals.contract";
 
@@ -141,6 +143,7 @@ type Routers = {
   events: typeof eventsContract;
   secretRotations: typeof secretRotationsContract;
   appConnections: typeof appConnectionsContract;
+  secretSyncs: typeof secretSyncsContract;
   secretApprovalPolicies: typeof secretApprovalPoliciesContract;
   secretApprovalRequests: typeof secretApprovalRequestsContract;
   accessApprovalPolicies: typeof accessApprovalPoliciesContract;
@@ -208,6 +211,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     events: eventsContract,
     secretRotations: secretRotationsContract,
     appConnections: appConnectionsContract,
+    secretSyncs: secretSyncsContract,
     secretApprovalPolicies: secretApprovalPoliciesContract,
     secretApprovalRequests: secretApprovalRequestsContract,
     accessApprovalPolicies: accessApprovalPoliciesContract,

@@ -132,7 +132,7 @@ export const PROJECT_PERMISSION_CONDITIONS = {
   "secret-imports": ENV_AND_PATH,
   "dynamic-secrets": { ...ENV_AND_PATH, metadata: field(["$elemMatch"]) },
   "secret-rotation": V1_SECRET_CONDITIONS,
-  "secret-syncs": ENV_AND_PATH,
+  "secret-syncs": { ...ENV_AND_PATH, connectionId: field(EQ_NE_IN) },
   "secret-events": ENV_AND_PATH,
   identity: { identityId: field(EQ_NE_IN) },
   "ssh-hosts": { hostname: field(EQ_IN_GLOB) },

@@ -1,4 +1,5 @@
 import { appConnectionsRouter } from "../modules/app-connections/app-connections.router";
+import { secretSyncsRouter } from "../modules/secret-syncs/secret-syncs.router";
 import { secretRotationsRouter } from "../modules/secret-rotations/secret-rotations.router";
 import {
   secretApprovalPoliciesRouter,
@@ -168,6 +169,7 @@ export const createApp = (deps: AppDeps): Express => {
     events: eventsRouter(deps),
     secretRotations: secretRotationsRouter(deps),
     appConnections: appConnectionsRouter(deps),
+    secretSyncs: secretSyncsRouter(deps),
     secretApprovalPolicies: secretApprovalPoliciesRouter(deps),
     secretApprovalRequests: secretApprovalRequestsRouter(deps),
     accessApprovalPolicies: accessApprovalPoliciesRouter(deps),

@@ -1,6 +1,7 @@
 import { createMailer } from "../lib/mail";
 import { createSessionsState } from "../modules/sessions/sessions.state";
 import { createEventsState } from "../modules/events/events.state";
+import { createSecretSyncsState } from "../modules/secret-syncs/secret-syncs.state";
 import { createSecretWriteGate } from "../modules/approvals/secret-changes/change-request.service";
 import { createUsersState } from "../modules/users/users.state";
 import { readFileSync } from "node:fs";
@@ -84,6 +85,7 @@ export const buildDeps = async (
     ...createAuditState(secretBox),
     ...createSessionsState(secretBox),
     ...createEventsState(),
+    ...createSecretSyncsState(),
     ...createSecretWriteGate(),
     ...createUsersState(),
     hooks: { resolveProjectTemplate: resolveTemplate },

@@ -7,6 +7,7 @@ import { auditStreamJob } from "../modules/audit/streams/stream-delivery";
 import { rateLimitSweepJob } from "./rate-limit-sweep.job";
 import { eventsJob } from "../modules/events/events.job";
 import { secretRotationJob } from "../modules/secret-rotations/secret-rotation.job";
+import { secretSyncJob } from "../modules/secret-syncs/secret-sync.job";
 import { tokenUseJob } from "../modules/access-tokens/token-use.job";
 import { tokenStateJob } from "../modules/access-tokens/token-state.job";
 
@@ -20,6 +21,7 @@ export const allJobs = (): AppJob[] => [
   auditRetentionJob,
   eventsJob,
   secretRotationJob,
+  secretSyncJob,
   tokenUseJob,
   tokenStateJob,
 ];

@@ -13,6 +13,7 @@ import type { RuntimeTables } from "./tables/runtime";
 import type { PeopleTables } from "./tables/people";
 import type { EventTables } from "./tables/events";
 import type { RotationTables } from "./tables/rotation";
+import type { SecretSyncTables } from "./tables/secret-syncs";
 import type { ApprovalTables } from "./tables/approvals";
 import type { AccessApprovalTables } from "./tables/access-approvals";
 
@@ -37,5 +38,6 @@ export interface DB
     PeopleTables,
     EventTables,
     RotationTables,
+    SecretSyncTables,
     ApprovalTables,
     AccessApprovalTables {}

@@ -30,6 +30,7 @@ import * as m0035 from "./0035-people-per-organization";
 import * as m0036 from "./0036-session-families";
 import * as m0037 from "./0037-rotation-statements";
 import * as m0038 from "./0038-approval-principals";
+import * as m0039 from "./0039-secret-syncs";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   "0036-session-families": m0036,
   "0037-rotation-statements": m0037,
   "0038-approval-principals": m0038,
+  "0039-secret-syncs": m0039,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

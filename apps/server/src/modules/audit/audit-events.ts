@@ -66,6 +66,19 @@ const connectionWrites = {
   delete: change("delete-app-connection"),
 };
 
+const syncWrites = {
+  create: change("create-secret-sync"),
+  // A plan changes nothing: it is recorded as a read.
+  planNew: read("plan-secret-sync"),
+  plan: read("plan-secret-sync"),
+  update: change("update-secret-sync"),
+  delete: change("delete-secret-sync"),
+  // The trigger records who asked (syncStatus "pending"); the run records its outcome, the platform as actor.
+  syncSecrets: change("secret-sync-sync-secrets"),
+  importSecrets: change("secret-sync-import-secrets"),
+  removeSecrets: change("secret-sync-remove-secrets"),
+};
+
 const universal = authMethod("universal");
 const ldap = authMethod("ldap");
 
@@ -220,6 +233,11 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("appConnections.mysql", connectionWrites),
   ...prefixed("appConnections.redis", connectionWrites),
   ...prefixed("appConnections.ldap", connectionWrites),
+  ...prefixed("appConnections.aws", connectionWrites),
+  ...prefixed("appConnections.github", connectionWrites),
+  ...prefixed("secretSyncs.awsSecretsManager", syncWrites),
+  ...prefixed("secretSyncs.awsParameterStore", syncWrites),
+  ...prefixed("secretSyncs.github", (({ importSecrets: _import, ...writes }) => writes)(syncWrites)),
   "secretApprovalPolicies.create": change("create-secret-approval-policy"),
   "secretApprovalPolicies.update": change("update-secret-approval-policy"),
   "secretApprovalPolicies.delete": change("delete-secret-approval-policy"),

@@ -33,6 +33,7 @@ const READ_BATCH = 500;
  */
 export const createEventHub = () => {
   const feeds = new Map<string, Feed>();
+  const watchers = new Set<(projectId: string) => void>();
   const byActor = new Map<string, number>();
   let total = 0;
 
@@ -66,9 +67,18 @@ export const createEventHub = () => {
   return {
     /** A project has events up to `seq` (or some new events): its feed reads them. */
     wake(deps: AppDeps, projectId: string, seq?: number) {
+      for (const watcher of watchers) watcher(projectId);
       const feed = feeds.get(projectId);
       if (!feed || (seq !== undefined && seq <= feed.cursor)) return;
       void read(deps, projectId, feed);
+    },
+    /**
+     * Be told of every project with new events (this instance's commits and, on PostgreSQL, every
+     * other's), whether or not a stream follows it; answers the function that stops it.
+     */
+    watch(watcher: (projectId: string) => void) {
+      watchers.add(watcher);
+      return () => void watchers.delete(watcher);
     },
     /** Every feed looks for events it may have missed (after the NOTIFY connection was lost). */
     wakeAll(deps: AppDeps) {

@@ -87,3 +87,20 @@ export const deleteEventsBefore = async (db: Database, before: Date) => {
   const result = await db.deleteFrom("secret_events").where("created_at", "<", before).executeTakeFirst();
   return Number(result.numDeletedRows);
 };
+
+/** The folders (environment, path) with events in (afterSeq, upToSeq], each with its last event number there. */
+export const listChangedPlaces = async (db: Database, projectId: string, afterSeq: number, upToSeq: number) => {
+  const rows = await db
+    .selectFrom("secret_events")
+    .select((eb) => ["environment", "secret_path", eb.fn.max("seq").as("last_seq")])
+    .where("project_id", "=", projectId)
+    .where("seq", ">", String(afterSeq))
+    .where("seq", "<=", String(upToSeq))
+    .groupBy(["environment", "secret_path"])
+    .execute();
+  return rows.map((row) => ({
+    environment: row.environment,
+    secretPath: row.secret_path,
+    lastSeq: Number(row.last_seq),
+  }));
+};

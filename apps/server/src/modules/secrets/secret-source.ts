@@ -37,7 +37,7 @@ export const listVisibleSecretsOfFolders = async (db: Database, folderIds: reado
  * project's data key taken from the cache. Reads only: nothing here writes.
  */
 export const createSecretSource = (
-  ctx: RequestContext,
+  ctx: Pick<RequestContext, "deps">,
   projectId: string,
   db: Database = ctx.deps.db,
   /** A person whose personal secrets this request reads in place of the shared ones. */

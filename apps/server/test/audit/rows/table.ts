@@ -9,6 +9,7 @@ import { ROTATION_STEPS } from "./rotation-rows";
 import { APP_CONNECTION_STEPS } from "./app-connection-rows";
 import { APPROVAL_STEPS } from "./approval-rows";
 import { ACCESS_APPROVAL_STEPS } from "./access-approval-rows";
+import { SECRET_SYNC_STEPS } from "./secret-sync-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -21,4 +22,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...APP_CONNECTION_STEPS,
   ...APPROVAL_STEPS,
   ...ACCESS_APPROVAL_STEPS,
+  ...SECRET_SYNC_STEPS,
 };

@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startTestApp, type TestApp } from "../helpers/app";
+import { createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
+import { startAwsFake, type AwsFake } from "../services/aws-destinations";
+import { startGitHubFake, type GitHubFake } from "../services/github-destination";
+import { createTestCa } from "../services/workload-peers";
+
+export const REGION = "us-east-1";
+export const ACCOUNT = "111122223333";
+export const AWS_KEY = { accessKeyId: "AKIAKEYWARDSYNC", secretAccessKey: "kw-sync-secret-access-key/abc" };
+export const PAT = "ghp_keywardSyncToken0123456789";
+
+export type SyncWorld = {
+  app: TestApp;
+  aws: AwsFake;
+  github: GitHubFake;
+  /** host:port of the GitHub Enterprise Server fake. */
+  githubHost: string;
+  close: () => Promise<void>;
+};
+
+/**
+ * The destinations' fakes over HTTPS with a CA of the test's own, and an app that trusts that CA
+ * through OUTBOUND_EXTRA_CA_FILE only. The AWS SDK finds the fake through the standard
+ * AWS_ENDPOINT_URL_<SERVICE> variables, as a user's private endpoint would be found.
+ */
+export const startSyncWorld = async (): Promise<SyncWorld> => {
+  const ca = await createTestCa();
+  const dir = mkdtempSync(join(tmpdir(), "keyward-sync-ca-"));
+  const caFile = join(dir, "ca.pem");
+  writeFileSync(caFile, ca.caPem);
+  const [aws, github] = await Promise.all([
+    startAwsFake(ca, {
+      region: REGION,
+      callers: {
+        [AWS_KEY.accessKeyId]: {
+          secretAccessKey: AWS_KEY.secretAccessKey,
+          account: ACCOUNT,
+          arn: `arn:aws:iam::${ACCOUNT}:user/keyward`,
+          userId: "AIDAKEYWARD",
+        },
+      },
+    }),
+    startGitHubFake(ca, { token: PAT, repositories: [{ owner: "acme", repo: "app", environments: ["prod"] }] }),
+  ]);
+  for (const service of ["SECRETS_MANAGER", "SSM", "STS"]) process.env[`AWS_ENDPOINT_URL_${service}`] = aws.url;
+  const app = await startTestApp({ OUTBOUND_EXTRA_CA_FILE: caFile, SECRET_SYNC_DEBOUNCE_MS: "50" });
+  return {
+    app,
+    aws,
+    github,
+    githubHost: new URL(github.url).host,
+    close: async () => {
+      await Promise.all([app.close(), aws.close(), github.close()]);
+    },
+  };
+};
+
+export type SyncTenant = Tenant & { projectId: string; awsConnectionId: string; githubConnectionId: string };
+
+/** A tenant with a project, a folder `/app` in dev with secrets, and an AWS and a GitHub connection. */
+export const createSyncTenant = async (world: SyncWorld, secrets: Record<string, string>): Promise<SyncTenant> => {
+  const tenant = await createTenant(world.app);
+  const project = await createProject(tenant);
+  expectOk(
+    await tenant.admin.folders.create({
+      body: { projectId: project.id, environment: "dev", name: "app", path: "/" },
+    }),
+  );
+  for (const [secretName, secretValue] of Object.entries(secrets))
+    expectOk(
+      await tenant.admin.secretsV3.create({
+        params: { secretName },
+        body: { workspaceId: project.id, environment: "dev", secretPath: "/app", secretValue },
+      }),
+    );
+  const aws = expectOk(
+    await tenant.admin.appConnections.aws.create({
+      body: { name: uniqueName("aws"), method: "access-key", credentials: AWS_KEY },
+    }),
+  ).appConnection;
+  const github = expectOk(
+    await tenant.admin.appConnections.github.create({
+      body: {
+        name: uniqueName("gh"),
+        method: "pat",
+        credentials: { personalAccessToken: PAT, instanceType: "server", host: world.githubHost },
+      },
+    }),
+  ).appConnection;
+  return { ...tenant, projectId: project.id, awsConnectionId: aws.id, githubConnectionId: github.id };
+};
