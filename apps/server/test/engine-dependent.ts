@@ -32,6 +32,8 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/dynamic-secrets/lease-pacing.test.ts": "two instances revoking from one lease table",
   "test/dynamic-secrets/revocation.test.ts": "two revocation runners on one lease table",
   "test/secret-rotations/crash-safety.test.ts": "two instances and rotations cut short by a crash",
+  "test/secret-syncs/instances.test.ts": "two sync runners on one database push each change once",
+  "test/secret-syncs/secret-syncs.test.ts": "sync claims, cursors and ownership records in SQL on PostgreSQL 15",
   // Crash safety: what a killed process leaves behind.
   "test/dynamic-secrets/crash.test.ts": "leases written before a kill and found after a restart",
   // Transactions at the same time.

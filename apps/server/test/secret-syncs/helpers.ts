@@ -26,7 +26,10 @@ export type SyncWorld = {
  * through OUTBOUND_EXTRA_CA_FILE only. The AWS SDK finds the fake through the standard
  * AWS_ENDPOINT_URL_<SERVICE> variables, as a user's private endpoint would be found.
  */
-export const startSyncWorld = async (): Promise<SyncWorld> => {
+export const startSyncWorld = async (): Promise<SyncWorld> => startSyncWorldWith();
+
+/** The same, with settings of the app's own (a database shared with a second instance). */
+export const startSyncWorldWith = async (overrides: Record<string, string> = {}): Promise<SyncWorld & { caFile: string }> => {
   const ca = await createTestCa();
   const dir = mkdtempSync(join(tmpdir(), "keyward-sync-ca-"));
   const caFile = join(dir, "ca.pem");
@@ -46,9 +49,10 @@ export const startSyncWorld = async (): Promise<SyncWorld> => {
     startGitHubFake(ca, { token: PAT, repositories: [{ owner: "acme", repo: "app", environments: ["prod"] }] }),
   ]);
   for (const service of ["SECRETS_MANAGER", "SSM", "STS"]) process.env[`AWS_ENDPOINT_URL_${service}`] = aws.url;
-  const app = await startTestApp({ OUTBOUND_EXTRA_CA_FILE: caFile, SECRET_SYNC_DEBOUNCE_MS: "50" });
+  const app = await startTestApp({ OUTBOUND_EXTRA_CA_FILE: caFile, SECRET_SYNC_DEBOUNCE_MS: "50", ...overrides });
   return {
     app,
+    caFile,
     aws,
     github,
     githubHost: new URL(github.url).host,
