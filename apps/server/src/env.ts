@@ -45,6 +45,12 @@ const EnvSchema = z.object({
   GCP_KEYS_BASE_URL: z.string().url().default("https://www.googleapis.com"),
   /** Base URL replacing https://login.microsoftonline.com for Azure tenants' signing keys. */
   AZURE_KEYS_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
+  /** Google's OAuth 2.0 token endpoint, where a GCP connection's service-account key gets access tokens. */
+  GCP_OAUTH2_TOKEN_URL: z.string().url().default("https://oauth2.googleapis.com/token"),
+  /** Base URL of Google Cloud Secret Manager's API (secret syncs). */
+  GCP_SECRET_MANAGER_BASE_URL: z.string().url().default("https://secretmanager.googleapis.com"),
+  /** Base URL of Microsoft Entra's token endpoints (`/<tenantId>/oauth2/v2.0/token`), for Azure Key Vault connections. */
+  AZURE_LOGIN_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
   /** Project events stream: open streams one caller (identity or person) may hold at once. */
   EVENTS_MAX_STREAMS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Project events stream: open streams one serving process holds at most. */
@@ -127,6 +133,8 @@ const EnvSchema = z.object({
   SECRET_SYNC_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(300),
   /** Longest wait before a failed sync is tried again (from 1 s, doubling). */
   SECRET_SYNC_BACKOFF_MAX_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
+  /** How long after its last push an auto sync runs again on its own, to find and correct drift at the destination. */
+  SECRET_SYNC_RECHECK_S: z.coerce.number().int().min(10).max(604_800).default(3_600),
   /** How long an instance holds a sync it runs; a claim left by a process that died expires after it. */
   SECRET_SYNC_CLAIM_TTL_S: z.coerce.number().int().min(5).max(3_600).default(600),
   /** How long an instance holds a rotation it runs; a claim left by a process that died expires after it. */

@@ -1,8 +1,9 @@
 import type { Seeded } from "./seed";
+import type { TestCa } from "./services";
 
 /**
  * What the global setup hands the tests: the seeded server's URL, the URL of a server nobody has set
- * up, the browser binary, the OpenID provider's issuer and the seeded ids.
+ * up, the browser binary, the OpenID provider's issuer, the outbound CA and the seeded ids.
  */
 export type TestContext = {
   baseUrl: string;
@@ -12,6 +13,8 @@ export type TestContext = {
   oidcIssuer: string;
   /** Where the seeded server's mail to @mail.test lands, one JSON file per message. */
   mailDir: string;
+  /** The CA the seeded server trusts for outbound calls (OUTBOUND_EXTRA_CA_FILE): tests serve stand-ins with it. */
+  peerCa: TestCa;
   seeded: Seeded;
 };
 

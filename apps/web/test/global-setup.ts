@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { CONTEXT_VARIABLE, type TestContext } from "./context";
 import { seed } from "./seed";
 import {
   chromiumPath,
+  createTestCa,
   freePort,
   freshDatabaseUrl,
   startOidcProvider,
@@ -90,7 +91,8 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
 
 /**
  * Builds the console, then starts an OpenID provider and two servers serving that build: one
- * seeded through the typed client, and one nobody has set up yet.
+ * seeded through the typed client (trusting a test CA for outbound calls, so a test can serve an
+ * outside system such as a secret sync's destination on loopback), and one nobody has set up yet.
  */
 export default async function setup() {
   const chromium = chromiumPath();
@@ -108,10 +110,14 @@ export default async function setup() {
   // console's invitations to other addresses still show their links.
   const mailDir = mkdtempSync(join(tmpdir(), "keyward-web-mail-"));
   const mail = await startSmtpSink({ dir: mailDir, acceptDomain: "mail.test" });
+  const peerCa = await createTestCa();
+  const caDir = mkdtempSync(join(tmpdir(), "keyward-web-ca-"));
+  const caFile = join(caDir, "ca.pem");
+  writeFileSync(caFile, peerCa.caPem);
   const servers: Running[] = [];
   try {
     const started = await Promise.allSettled([
-      startServer({ SMTP_URL: `smtp://127.0.0.1:${mail.port}` }),
+      startServer({ SMTP_URL: `smtp://127.0.0.1:${mail.port}`, OUTBOUND_EXTRA_CA_FILE: caFile }),
       startServer(),
     ]);
     for (const result of started) if (result.status === "fulfilled") servers.push(result.value);
@@ -123,6 +129,7 @@ export default async function setup() {
       chromium,
       oidcIssuer,
       mailDir,
+      peerCa,
       seeded: await seed(seededServer.baseUrl, target),
     };
     // Test workers are forked after this and inherit the environment (as the server suite's services do).
@@ -131,6 +138,7 @@ export default async function setup() {
     await Promise.all(servers.map((server) => server.stop()));
     await stopProvider();
     await mail.close();
+    rmSync(caDir, { recursive: true, force: true });
     target.stop();
     throw error;
   }
@@ -140,6 +148,7 @@ export default async function setup() {
     await stopProvider();
     await mail.close();
     rmSync(mailDir, { recursive: true, force: true });
+    rmSync(caDir, { recursive: true, force: true });
     target.stop();
   };
 }

@@ -4,6 +4,8 @@ export { freePort } from "@keyward/test-services";
 /** The server suite's OpenID provider (the `oidc-provider` package with a sign-in form): people sign in there. */
 export { startOidcProvider } from "../../server/test/services/oidc-provider";
 export { startSmtpSink } from "../../server/test/helpers/smtp-sink";
+/** The server suite's test CA (a CA and a loopback server certificate) for the HTTPS stand-ins of outside systems. */
+export { createTestCa, type TestCa } from "../../server/test/services/workload-peers";
 
 /** Debian's Chromium: the browser the tests drive (nothing is downloaded by playwright). */
 export const chromiumPath = () => {

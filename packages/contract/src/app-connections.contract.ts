@@ -5,7 +5,16 @@ import { ProjectIdInput } from "./folders.contract";
 
 const c = initContract();
 
-export const APP_CONNECTION_APPS = ["postgres", "mysql", "redis", "ldap", "aws", "github"] as const;
+export const APP_CONNECTION_APPS = [
+  "postgres",
+  "mysql",
+  "redis",
+  "ldap",
+  "aws",
+  "github",
+  "gcp",
+  "azure-key-vault",
+] as const;
 export type AppConnectionAppName = (typeof APP_CONNECTION_APPS)[number];
 
 const host = z.string().trim().min(1, "Host required").max(255);
@@ -76,6 +85,49 @@ const GitHubPatCredentials = z
     path: ["host"],
   });
 
+const parsedJson = (value: unknown) => {
+  if (typeof value !== "string") return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+};
+
+/**
+ * A Google service account's key file (as downloaded, or its JSON text); what is kept of it: the
+ * account's e-mail and project, the key and its id. The e-mail and project are shown, the key never.
+ */
+const GcpServiceAccountCredentials = z
+  .object({
+    serviceAccountKey: z.preprocess(
+      parsedJson,
+      z.object({
+        type: z.literal("service_account", { message: "Not a service account key file" }).optional(),
+        client_email: z.string().trim().email("The key file has no client_email").max(320),
+        private_key: z
+          .string()
+          .max(8_192)
+          .refine((v) => v.includes("PRIVATE KEY"), "The key file has no private_key"),
+        private_key_id: z.string().trim().max(128).optional(),
+        project_id: z.string().trim().max(128).optional(),
+      }),
+    ),
+  })
+  .transform(({ serviceAccountKey: key }) => ({
+    clientEmail: key.client_email,
+    privateKey: key.private_key,
+    ...(key.private_key_id ? { privateKeyId: key.private_key_id } : {}),
+    ...(key.project_id ? { projectId: key.project_id } : {}),
+  }));
+
+/** A Microsoft Entra application's client secret; the tenant and client ids are shown, the secret never. */
+const AzureClientSecretCredentials = z.object({
+  tenantId: z.string().trim().uuid("Tenant ID must be a UUID"),
+  clientId: z.string().trim().uuid("Client ID must be a UUID"),
+  clientSecret: z.string().trim().min(1, "Client secret required").max(1_024),
+});
+
 const APPS = {
   postgres: { name: "PostgreSQL", method: "username-and-password", credentials: SqlCredentials },
   mysql: { name: "MySQL", method: "username-and-password", credentials: SqlCredentials },
@@ -83,6 +135,8 @@ const APPS = {
   ldap: { name: "LDAP", method: "simple-bind", credentials: LdapCredentials },
   aws: { name: "AWS", method: "access-key", credentials: AwsAccessKeyCredentials },
   github: { name: "GitHub", method: "pat", credentials: GitHubPatCredentials },
+  gcp: { name: "GCP", method: "service-account-key", credentials: GcpServiceAccountCredentials },
+  "azure-key-vault": { name: "Azure Key Vault", method: "client-secret", credentials: AzureClientSecretCredentials },
 } as const;
 
 /** Each app's display name and the one way of signing in Keyward takes for it. */
@@ -207,6 +261,8 @@ export const appConnectionsContract = c.router({
   ldap: routesOf("ldap"),
   aws: routesOf("aws"),
   github: routesOf("github"),
+  gcp: routesOf("gcp"),
+  azureKeyVault: routesOf("azure-key-vault"),
   options: {
     method: "GET",
     path: "/api/v1/app-connections/options",

@@ -10,6 +10,8 @@ export const SECRET_SYNC_DESTINATIONS = {
   "aws-secrets-manager": { name: "AWS Secrets Manager", connection: "aws", canImportSecrets: true },
   "aws-parameter-store": { name: "AWS Parameter Store", connection: "aws", canImportSecrets: true },
   github: { name: "GitHub", connection: "github", canImportSecrets: false },
+  "gcp-secret-manager": { name: "GCP Secret Manager", connection: "gcp", canImportSecrets: true },
+  "azure-key-vault": { name: "Azure Key Vault", connection: "azure-key-vault", canImportSecrets: true },
 } as const;
 export type SecretSyncDestination = keyof typeof SECRET_SYNC_DESTINATIONS;
 
@@ -100,6 +102,23 @@ const GitHubConfig = z.discriminatedUnion("scope", [
   }),
 ]);
 
+const GcpConfig = z.object({
+  scope: z.literal("global").default("global"),
+  projectId: z
+    .string()
+    .trim()
+    .regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "Invalid GCP project ID"),
+});
+
+const AzureKeyVaultConfig = z.object({
+  vaultBaseUrl: z
+    .string()
+    .trim()
+    .url("Vault base URL must be a URL")
+    .max(1_024)
+    .refine((v) => v.startsWith("https://"), "Vault base URL must use https"),
+});
+
 const AwsSyncOptions = z.object({ ...CommonSyncOptions, keyId: KmsKeyId });
 const GitHubSyncOptions = z.object(CommonSyncOptions).refine((o) => o.initialSyncBehavior === "overwrite-destination", {
   message: "GitHub does not support importing secrets: initialSyncBehavior must be overwrite-destination",
@@ -110,6 +129,8 @@ const DESTINATION_SCHEMAS = {
   "aws-secrets-manager": { destinationConfig: SecretsManagerConfig, syncOptions: AwsSyncOptions },
   "aws-parameter-store": { destinationConfig: ParameterStoreConfig, syncOptions: AwsSyncOptions },
   github: { destinationConfig: GitHubConfig, syncOptions: GitHubSyncOptions },
+  "gcp-secret-manager": { destinationConfig: GcpConfig, syncOptions: z.object(CommonSyncOptions) },
+  "azure-key-vault": { destinationConfig: AzureKeyVaultConfig, syncOptions: z.object(CommonSyncOptions) },
 } as const;
 
 const JobStatus = z.enum(["pending", "running", "succeeded", "failed"]).nullable();
@@ -293,6 +314,8 @@ export const secretSyncsContract = c.router({
   awsSecretsManager: destinationRoutes("aws-secrets-manager"),
   awsParameterStore: destinationRoutes("aws-parameter-store"),
   github: withoutImport("github"),
+  gcpSecretManager: destinationRoutes("gcp-secret-manager"),
+  azureKeyVault: destinationRoutes("azure-key-vault"),
   options: {
     method: "GET",
     path: "/api/v1/secret-syncs/options",

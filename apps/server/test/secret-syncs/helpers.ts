@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 import { startAwsFake, type AwsFake } from "../services/aws-destinations";
+import { startAzureFake, type AzureFake } from "../services/azure-destination";
+import { startGcpFake, type GcpFake } from "../services/gcp-destination";
 import { startGitHubFake, type GitHubFake } from "../services/github-destination";
 import { createTestCa } from "../services/workload-peers";
 
@@ -11,11 +13,19 @@ export const REGION = "us-east-1";
 export const ACCOUNT = "111122223333";
 export const AWS_KEY = { accessKeyId: "AKIAKEYWARDSYNC", secretAccessKey: "kw-sync-secret-access-key/abc" };
 export const PAT = "ghp_keywardSyncToken0123456789";
+export const GCP_PROJECT = "keyward-sync-test";
+export const AZURE = {
+  tenantId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+  clientId: "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+  clientSecret: "kw-azure-client-secret~value",
+};
 
 export type SyncWorld = {
   app: TestApp;
   aws: AwsFake;
   github: GitHubFake;
+  gcp: GcpFake;
+  azure: AzureFake;
   /** host:port of the GitHub Enterprise Server fake. */
   githubHost: string;
   close: () => Promise<void>;
@@ -29,12 +39,14 @@ export type SyncWorld = {
 export const startSyncWorld = async (): Promise<SyncWorld> => startSyncWorldWith();
 
 /** The same, with settings of the app's own (a database shared with a second instance). */
-export const startSyncWorldWith = async (overrides: Record<string, string> = {}): Promise<SyncWorld & { caFile: string }> => {
+export const startSyncWorldWith = async (
+  overrides: Record<string, string> = {},
+): Promise<SyncWorld & { caFile: string }> => {
   const ca = await createTestCa();
   const dir = mkdtempSync(join(tmpdir(), "keyward-sync-ca-"));
   const caFile = join(dir, "ca.pem");
   writeFileSync(caFile, ca.caPem);
-  const [aws, github] = await Promise.all([
+  const [aws, github, gcp, azure] = await Promise.all([
     startAwsFake(ca, {
       region: REGION,
       callers: {
@@ -47,22 +59,39 @@ export const startSyncWorldWith = async (overrides: Record<string, string> = {})
       },
     }),
     startGitHubFake(ca, { token: PAT, repositories: [{ owner: "acme", repo: "app", environments: ["prod"] }] }),
+    startGcpFake(ca, { projectId: GCP_PROJECT }),
+    startAzureFake(ca, AZURE),
   ]);
   for (const service of ["SECRETS_MANAGER", "SSM", "STS"]) process.env[`AWS_ENDPOINT_URL_${service}`] = aws.url;
-  const app = await startTestApp({ OUTBOUND_EXTRA_CA_FILE: caFile, SECRET_SYNC_DEBOUNCE_MS: "50", ...overrides });
+  const app = await startTestApp({
+    OUTBOUND_EXTRA_CA_FILE: caFile,
+    SECRET_SYNC_DEBOUNCE_MS: "50",
+    GCP_OAUTH2_TOKEN_URL: `${gcp.url}/token`,
+    GCP_SECRET_MANAGER_BASE_URL: gcp.url,
+    AZURE_LOGIN_BASE_URL: azure.url,
+    ...overrides,
+  });
   return {
     app,
     caFile,
     aws,
     github,
+    gcp,
+    azure,
     githubHost: new URL(github.url).host,
     close: async () => {
-      await Promise.all([app.close(), aws.close(), github.close()]);
+      await Promise.all([app.close(), aws.close(), github.close(), gcp.close(), azure.close()]);
     },
   };
 };
 
-export type SyncTenant = Tenant & { projectId: string; awsConnectionId: string; githubConnectionId: string };
+export type SyncTenant = Tenant & {
+  projectId: string;
+  awsConnectionId: string;
+  githubConnectionId: string;
+  gcpConnectionId: string;
+  azureConnectionId: string;
+};
 
 /** A tenant with a project, a folder `/app` in dev with secrets, and an AWS and a GitHub connection. */
 export const createSyncTenant = async (world: SyncWorld, secrets: Record<string, string>): Promise<SyncTenant> => {
@@ -94,5 +123,26 @@ export const createSyncTenant = async (world: SyncWorld, secrets: Record<string,
       },
     }),
   ).appConnection;
-  return { ...tenant, projectId: project.id, awsConnectionId: aws.id, githubConnectionId: github.id };
+  const gcp = expectOk(
+    await tenant.admin.appConnections.gcp.create({
+      body: {
+        name: uniqueName("gcp"),
+        method: "service-account-key",
+        credentials: { serviceAccountKey: JSON.stringify(world.gcp.serviceAccountKey) },
+      } as never,
+    }),
+  ).appConnection;
+  const azure = expectOk(
+    await tenant.admin.appConnections.azureKeyVault.create({
+      body: { name: uniqueName("akv"), method: "client-secret", credentials: AZURE },
+    }),
+  ).appConnection;
+  return {
+    ...tenant,
+    projectId: project.id,
+    awsConnectionId: aws.id,
+    githubConnectionId: github.id,
+    gcpConnectionId: gcp.id,
+    azureConnectionId: azure.id,
+  };
 };

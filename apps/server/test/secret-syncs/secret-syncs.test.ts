@@ -127,6 +127,19 @@ describe("secret syncs", () => {
     seen(expectOk(await t.admin.secretSyncs.awsSecretsManager.syncSecrets({ params: { syncId: sync.id } })));
     await syncPass(world.app.deps);
     expect(world.aws.secrets.get("API_KEY")?.value).toBe("k2");
+    const repaired = expectOk(await t.admin.secretSyncs.awsSecretsManager.get({ params: { syncId: sync.id } }));
+    expect(repaired.secretSync.lastSyncMessage).toContain("Corrected 1 secret(s) changed at the destination: API_KEY");
+    // Without a trigger, a sync not pushed for SECRET_SYNC_RECHECK_S compares again by itself.
+    world.aws.secrets.get("API_KEY")!.value = "tampered-again";
+    const clock = world.app.deps.clock;
+    const now = clock.now;
+    clock.now = () => Date.now() + 2 * 3_600_000;
+    try {
+      await syncPass(world.app.deps);
+    } finally {
+      clock.now = now;
+    }
+    expect(world.aws.secrets.get("API_KEY")?.value).toBe("k2");
     // Every call was signed with the connection's key for the configured region.
     expect(world.aws.calls.every((c) => c.accessKeyId === AWS_KEY.accessKeyId && c.region === "us-east-1")).toBe(true);
 
@@ -356,7 +369,13 @@ describe("secret syncs", () => {
     });
     expect(taken.status).toBe(400);
     const options = expectOk(await t.admin.secretSyncs.options()).secretSyncOptions;
-    expect(options.map((o) => o.destination)).toEqual(["aws-parameter-store", "aws-secrets-manager", "github"]);
+    expect(options.map((o) => o.destination)).toEqual([
+      "aws-parameter-store",
+      "aws-secrets-manager",
+      "azure-key-vault",
+      "gcp-secret-manager",
+      "github",
+    ]);
     expect(expectOk(await t.admin.secretSyncs.listAll({ query: { projectId: t.projectId } })).secretSyncs).toHaveLength(
       1,
     );

@@ -12,12 +12,14 @@ const ProjectPeople = lazy(() => import("./project-people").then((m) => ({ defau
 const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ default: m.ChangeRequests })));
 const SecretSearch = lazy(() => import("./secret-search").then((m) => ({ default: m.SecretSearch })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
+const SecretSyncs = lazy(() => import("./secret-syncs").then((m) => ({ default: m.SecretSyncs })));
 
 const TABS = [
   { tab: "secrets", label: "Secrets" },
   { tab: "change-requests", label: "Change requests" },
   { tab: "access", label: "Roles & privileges" },
   { tab: "dynamic", label: "Dynamic secrets" },
+  { tab: "syncs", label: "Syncs" },
   { tab: "environments", label: "Environments" },
   { tab: "people", label: "People" },
 ];
@@ -52,6 +54,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         {tab === "change-requests" ? <ChangeRequests project={p} /> : null}
         {tab === "access" ? <Access project={p} /> : null}
         {tab === "dynamic" ? <DynamicSecrets project={p} /> : null}
+        {tab === "syncs" ? <SecretSyncs project={p} /> : null}
         {tab === "environments" ? <Environments project={p} /> : null}
         {tab === "people" ? <ProjectPeople project={p} /> : null}
       </Suspense>

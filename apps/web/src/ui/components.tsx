@@ -121,6 +121,10 @@ export const PageHeader = ({ title, children }: { title: string; children?: Reac
 export const formatDate = (value: string | Date | null | undefined) =>
   value ? new Date(value).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "—";
 
+/** A date with the time to the second, for events a few seconds apart (a sync's runs). */
+export const formatDateTime = (value: string | Date | null | undefined) =>
+  value ? new Date(value).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }) : "—";
+
 /** "2h 5m", "45s": a duration for humans. */
 export const formatDuration = (ms: number) => {
   const s = Math.max(0, Math.round(ms / 1000));

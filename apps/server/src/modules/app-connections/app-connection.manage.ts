@@ -33,6 +33,8 @@ const APP_NAMES: Record<AppConnectionAppName, string> = {
   ldap: "LDAP",
   aws: "AWS",
   github: "GitHub",
+  gcp: "GCP",
+  "azure-key-vault": "Azure Key Vault",
 };
 
 const notFound = (id: string) => new NotFoundError(`Could not find App Connection with ID ${id}`);

@@ -1,5 +1,5 @@
 /** The outside systems Keyward connects to with an app connection. */
-export type AppConnectionApp = "postgres" | "mysql" | "ldap" | "redis" | "aws" | "github";
+export type AppConnectionApp = "postgres" | "mysql" | "ldap" | "redis" | "aws" | "github" | "gcp" | "azure-key-vault";
 
 /** TLS of a connection: on or off, whether the peer's certificate is checked, and an extra CA (PEM). */
 type Tls = { sslEnabled: boolean; sslRejectUnauthorized: boolean; sslCertificate?: string };
@@ -34,6 +34,17 @@ export type GitHubConnectionCredentials = {
   host?: string;
 };
 
+/** A Google service account's key: its e-mail, project and private key (PKCS#8 PEM). */
+export type GcpConnectionCredentials = {
+  clientEmail: string;
+  privateKey: string;
+  privateKeyId?: string;
+  projectId?: string;
+};
+
+/** A Microsoft Entra application's client secret in its tenant. */
+export type AzureConnectionCredentials = { tenantId: string; clientId: string; clientSecret: string };
+
 type Base = { id: string; orgId: string; projectId: string | null; name: string };
 
 /** A connection with its credentials opened, as the code that uses it (rotations) gets it. */
@@ -42,7 +53,9 @@ export type UsableConnection =
   | (Base & { app: "redis"; credentials: RedisConnectionCredentials })
   | (Base & { app: "ldap"; credentials: LdapConnectionCredentials })
   | (Base & { app: "aws"; credentials: AwsConnectionCredentials })
-  | (Base & { app: "github"; credentials: GitHubConnectionCredentials });
+  | (Base & { app: "github"; credentials: GitHubConnectionCredentials })
+  | (Base & { app: "gcp"; credentials: GcpConnectionCredentials })
+  | (Base & { app: "azure-key-vault"; credentials: AzureConnectionCredentials });
 
 /** Each app's stored credentials. */
 type CredentialsOf = {
@@ -52,6 +65,8 @@ type CredentialsOf = {
   ldap: LdapConnectionCredentials;
   aws: AwsConnectionCredentials;
   github: GitHubConnectionCredentials;
+  gcp: GcpConnectionCredentials;
+  "azure-key-vault": AzureConnectionCredentials;
 };
 
 /** Each app's secret fields: never answered, masked in any message. */
@@ -62,6 +77,8 @@ export const SECRET_CREDENTIALS = {
   ldap: ["password"],
   aws: ["secretAccessKey"],
   github: ["personalAccessToken"],
+  gcp: ["privateKey"],
+  "azure-key-vault": ["clientSecret"],
 } as const satisfies { [App in AppConnectionApp]: readonly (keyof CredentialsOf[App])[] };
 
 const SHOWN_SQL = [
@@ -87,6 +104,8 @@ export const SHOWN_CREDENTIALS: {
   ldap: ["provider", "url", "dn", "sslRejectUnauthorized", "sslCertificate"],
   aws: ["accessKeyId"],
   github: ["instanceType", "host"],
+  gcp: ["clientEmail", "projectId", "privateKeyId"],
+  "azure-key-vault": ["tenantId", "clientId"],
 };
 
 /** Other credentials to log in with over the same connection (a rotated user's). */

@@ -5,6 +5,7 @@ import { AppError, BadRequestError } from "../../errors";
 import { awsCallerIdentity } from "../connectors/aws";
 import { generateAlphanumericPassword, redactSecrets } from "../connectors/credentials";
 import { awsTargetOf, withGitHub, withLdap, withMysql, withPostgres, withRedis } from "./app-clients";
+import { azureAccessToken, gcpAccessToken } from "./cloud-tokens";
 import { SECRET_CREDENTIALS, type UsableConnection } from "./app-connection.types";
 
 /** The connection's secret fields' values, to mask in any message. */
@@ -36,6 +37,8 @@ export const validateConnection = async (ctx: RequestContext, connection: Usable
         { outbound: deps.env.ALLOW_PRIVATE_OUTBOUND },
         awsTargetOf(deps, connection.credentials, CHECK_REGION),
       );
+    else if (connection.app === "gcp") await gcpAccessToken(deps, connection.credentials);
+    else if (connection.app === "azure-key-vault") await azureAccessToken(deps, connection.credentials);
     else if (connection.app === "github") {
       const status = await withGitHub(
         deps,

@@ -17,7 +17,8 @@ const s = initServer();
 
 /** The same seven routes for each app. */
 const appRouter = (deps: AppDeps, app: AppConnectionAppName) =>
-  s.router(contract.appConnections[app], {
+  // Every app has the same seven routes: PostgreSQL's types stand for all of them.
+  s.router(contract.appConnections.postgres, {
     list: async ({ query, req, res }) => ok(await listAppConnections(contextOf(deps, req, res), app, query.projectId)),
     available: async ({ query, req, res }) =>
       ok(await listAvailableAppConnections(contextOf(deps, req, res), app, query.projectId)),
@@ -40,6 +41,8 @@ export const appConnectionsRouter = (deps: AppDeps) =>
     ldap: appRouter(deps, "ldap") as never,
     aws: appRouter(deps, "aws") as never,
     github: appRouter(deps, "github") as never,
+    gcp: appRouter(deps, "gcp") as never,
+    azureKeyVault: appRouter(deps, "azure-key-vault") as never,
     options: async () => ok({ appConnectionOptions: APP_CONNECTION_OPTIONS }),
     listAll: async ({ query, req, res }) =>
       ok(await listAppConnections(contextOf(deps, req, res), undefined, query.projectId)),

@@ -5,7 +5,13 @@ import { changedPlacesSince, projectEventHead } from "../events/event-places";
 import { lookupFolderPlaces } from "../folders/folder.service";
 import { SyncBusyError } from "./sync-engine";
 import { runSync } from "./sync-run";
-import { advanceCursor, findDueSyncs, listProjectsBehind, listSyncsBehind } from "./secret-sync.repository";
+import {
+  advanceCursor,
+  findDueSyncs,
+  listProjectsBehind,
+  listSyncsBehind,
+  markStaleSyncs,
+} from "./secret-sync.repository";
 
 /** Syncs taken per pass, and connections worked on at once (each connection's syncs one after another). */
 const BATCH = 50;
@@ -70,10 +76,15 @@ export const runDueSyncs = async (deps: AppDeps) => {
   return { due: due.length, ran };
 };
 
-/** A full pass: syncs behind their project's events are marked, then every due sync runs. */
+/**
+ * A full pass: syncs behind their project's events are marked, so are syncs not pushed for
+ * SECRET_SYNC_RECHECK_S (their run finds and corrects drift), then every due sync runs.
+ */
 export const syncPass = async (deps: AppDeps) => {
   for (const { project_id } of await listProjectsBehind(deps.db, PROJECTS_PER_PASS))
     await markChangedSyncs(deps, project_id);
+  const now = deps.clock.now();
+  await markStaleSyncs(deps.db, new Date(now - deps.env.SECRET_SYNC_RECHECK_S * 1_000), new Date(now));
   return runDueSyncs(deps);
 };
 

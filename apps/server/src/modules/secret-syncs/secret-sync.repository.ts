@@ -119,6 +119,17 @@ export const advanceCursor = (db: Database, id: string, head: number, dirty: boo
     .where("event_cursor", "<", String(head))
     .execute();
 
+/** Auto syncs last pushed before `cutoff` become due: a run compares the destination again (drift). */
+export const markStaleSyncs = (db: Database, cutoff: Date, now: Date) =>
+  db
+    .updateTable("secret_syncs")
+    .set({ due_at: now })
+    .where("is_auto_sync_enabled", "=", true)
+    .where("due_at", "is", null)
+    .where("sync_status", "=", "succeeded")
+    .where("last_synced_at", "<", cutoff)
+    .execute();
+
 // Ownership of destination names.
 
 /** Names confirmed per statement. */

@@ -53,6 +53,8 @@ export const secretSyncsRouter = (deps: AppDeps) =>
     awsSecretsManager: destinationRouter(deps, "aws-secrets-manager"),
     awsParameterStore: destinationRouter(deps, "aws-parameter-store") as never,
     github: (({ importSecrets: _import, ...routes }) => routes)(destinationRouter(deps, "github")) as never,
+    gcpSecretManager: destinationRouter(deps, "gcp-secret-manager") as never,
+    azureKeyVault: destinationRouter(deps, "azure-key-vault") as never,
     options: async () => ok(secretSyncOptions()),
     listAll: async ({ query, req, res }) => ok(await listSecretSyncs(contextOf(deps, req, res), query.projectId)),
   });

@@ -33,6 +33,8 @@ export type WorkPlan = SecretSyncPlan & {
   adopt: Map<string, string>;
   /** Names this sync owned that are gone from the destination: their records are dropped. */
   forget: string[];
+  /** Owned names whose destination value was changed outside Keyward since this sync wrote it (rewritten). */
+  drifted: string[];
 };
 
 export type PlanInput = {
@@ -70,6 +72,7 @@ export const planRun = (input: PlanInput): WorkPlan => {
     writes: new Map(),
     adopt: new Map(),
     forget: [],
+    drifted: [],
   };
   const wanted = new Set<string>();
   for (const [name, value] of input.desired) {
@@ -100,6 +103,8 @@ export const planRun = (input: PlanInput): WorkPlan => {
     } else {
       plan.update.push(name);
       plan.writes.set(name, { value, exists: true });
+      // The folder's value is the one this sync last wrote, yet the destination holds another.
+      if (driver.readsValues && mine && owned.get(name) === input.hmacOf(name, value)) plan.drifted.push(name);
     }
   }
   for (const name of owned.keys()) {

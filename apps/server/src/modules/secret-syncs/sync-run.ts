@@ -35,8 +35,8 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 const listed = (names: readonly string[]) =>
   `${names.slice(0, LISTED).join(", ")}${names.length > LISTED ? ` and ${names.length - LISTED} more` : ""}`;
 
-/** What a successful run left alone and why, or null when it touched everything it was asked to. */
-export const leftAloneMessage = (result: RunResult) => {
+/** What a successful run left alone and why, and what drift it corrected; null when there is nothing to say. */
+export const runMessage = (result: RunResult) => {
   const by = (reason: string) => result.plan.skipped.filter((s) => s.reason === reason).map((s) => s.key);
   const parts: string[] = [];
   const unowned = [...by("exists-unowned"), ...result.conflicts];
@@ -48,6 +48,10 @@ export const leftAloneMessage = (result: RunResult) => {
   if (elsewhere.length > 0) parts.push(`Left to the sync that wrote them: ${listed(elsewhere)}.`);
   const invalid = by("invalid-name");
   if (invalid.length > 0) parts.push(`Not valid names at the destination: ${listed(invalid)}.`);
+  if (result.plan.drifted.length > 0)
+    parts.push(
+      `Corrected ${result.plan.drifted.length} secret(s) changed at the destination: ${listed(result.plan.drifted)}.`,
+    );
   return parts.length > 0 ? parts.join(" ").slice(0, MESSAGE_MAX) : null;
 };
 
@@ -85,7 +89,7 @@ const finishSync = async (
       await confirmKeys(trx, row.id, result.written, now);
       await releaseKeys(trx, row.id, [...result.deleted, ...result.plan.forget, ...result.conflicts]);
     }
-    const message = failure ? errorText(failure) : result ? leftAloneMessage(result) : null;
+    const message = failure ? errorText(failure) : result ? runMessage(result) : null;
     const attempts = failure ? locked.attempts + 1 : 0;
     const due =
       failure && retryable(failure) ? new Date(now.getTime() + backoffMs(deps, attempts)) : dueAfterRun(locked, claim);
@@ -117,6 +121,7 @@ const finishSync = async (
         createdSecretKeys: result?.plan.create.filter((n) => written.has(n)) ?? [],
         updatedSecretKeys: result?.plan.update.filter((n) => written.has(n)) ?? [],
         deletedSecretKeys: result?.deleted ?? [],
+        driftedSecretKeys: result?.plan.drifted ?? [],
         skippedSecretKeys: [...(result?.plan.skipped.map((s) => s.key) ?? []), ...(result?.conflicts ?? [])],
       },
     });
