@@ -6,7 +6,8 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
  * of every destination key each sync wrote. A destination key is owned by at most one sync
  * (`destination_ref` names the place: account and region, repository, …), and only its owner may
  * overwrite or delete it. A row without `value_hmac` is a write that was claimed and not yet
- * confirmed. `due_at` is when the sync should next run (a change, a trigger or a retry); a run holds
+ * confirmed. `due_at` is when the sync should next run (a change, a trigger or a retry), and
+ * `verify_next` whether that run reads the destination's values back (drift); a run holds
  * `claim_token` until `claimed_until`, and `event_cursor` is the last project event it has considered.
  */
 export const up = (db: Kysely<unknown>) =>
@@ -38,6 +39,7 @@ export const up = (db: Kysely<unknown>) =>
       last_remove_message text,
       last_removed_at timestamptz,
       due_at timestamptz,
+      verify_next boolean not null default true,
       attempts int not null default 0,
       claim_token uuid,
       claimed_until timestamptz,

@@ -36,6 +36,8 @@ export interface SecretSyncsTable {
   last_removed_at: Time;
   /** When the sync should run next (a change, a trigger, a retry); null when nothing is owed. */
   due_at: Time;
+  /** The next run reads the destination's values back (a trigger, a recheck, a change of the sync). */
+  verify_next: Generated<boolean>;
   /** Failed attempts in a row (the backoff's exponent). */
   attempts: Generated<number>;
   claim_token: string | null;

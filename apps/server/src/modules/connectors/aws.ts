@@ -35,7 +35,8 @@ const queryOf = (query: SdkRequest["query"]) => {
 const bodyOf = (body: unknown) => {
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string") return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString("utf8");
+  // The bytes themselves: the SDK's body may be a Uint8Array whose valueOf is its text (Buffer.from would ask it).
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   throw new Error("AWS request bodies are sent whole");
 };
 

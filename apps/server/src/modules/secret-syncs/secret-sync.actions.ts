@@ -58,7 +58,11 @@ export const triggerSecretSync = async (ctx: RequestContext, destination: Secret
       "Invalid source configuration: folder no longer exists. Please configure a valid source and try again.",
     );
   await inTransaction(ctx, async (trx) => {
-    await updateSync(trx, id, { sync_status: "pending", due_at: new Date(ctx.deps.clock.now()), attempts: 0 });
+    await updateSync(trx, id, {
+      sync_status: "pending",
+      due_at: new Date(ctx.deps.clock.now()),
+      verify_next: true,
+    });
     noteAudit(ctx, {
       projectId: held.row.project_id,
       metadata: { syncId: id, destination, syncStatus: "pending", trigger: "manual" },
@@ -261,7 +265,7 @@ export const planNewSecretSync = async (
     });
     const { desired, invalid } = desiredOf(driver, body.destinationConfig, options, body.environment, values);
     return driver.use(ctx.deps, connection, body.destinationConfig, options, async (session) => {
-      const found = await session.list();
+      const found = await session.list(true);
       const elsewhere = await ownedAt(ctx, ref, [...new Set([...desired.keys(), ...found.keys()])]);
       return planRun({
         driver,
@@ -273,6 +277,7 @@ export const planNewSecretSync = async (
         found,
         owned: new Map(),
         ownedElsewhere: new Set(elsewhere),
+        readBack: true,
         hmacOf: () => "",
       });
     });

@@ -123,7 +123,7 @@ export const advanceCursor = (db: Database, id: string, head: number, dirty: boo
 export const markStaleSyncs = (db: Database, cutoff: Date, now: Date) =>
   db
     .updateTable("secret_syncs")
-    .set({ due_at: now })
+    .set({ due_at: now, verify_next: true })
     .where("is_auto_sync_enabled", "=", true)
     .where("due_at", "is", null)
     .where("sync_status", "=", "succeeded")

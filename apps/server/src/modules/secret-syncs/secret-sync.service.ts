@@ -182,7 +182,7 @@ export const updateSecretSync = async (
           }
         : {}),
       version: locked.version + 1,
-      ...(auto ? { sync_status: "pending", due_at: new Date(ctx.deps.clock.now()), attempts: 0 } : {}),
+      ...(auto ? { sync_status: "pending", due_at: new Date(ctx.deps.clock.now()), verify_next: true } : {}),
     });
     noteAudit(ctx, { projectId: row.project_id, metadata: { syncId: id, destination, ...body } });
   }).catch(nameTaken(body.name ?? row.name, row.project_id));

@@ -100,7 +100,13 @@ export const prepare = async (deps: AppDeps, row: SyncRow, needsFolder = true): 
 };
 
 /** The next run's plan for `row`, from the folder's values and what the session lists at the destination. */
-export const planFor = async (deps: AppDeps, row: SyncRow, prepared: Prepared, session: DestinationSession) => {
+export const planFor = async (
+  deps: AppDeps,
+  row: SyncRow,
+  prepared: Prepared,
+  session: DestinationSession,
+  readBack = true,
+) => {
   const values = await readFolderForPlatform(deps, { projectId: row.project_id, ...prepared.folder });
   const { desired, invalid } = desiredOf(
     prepared.driver,
@@ -109,7 +115,7 @@ export const planFor = async (deps: AppDeps, row: SyncRow, prepared: Prepared, s
     prepared.folder.environment,
     values,
   );
-  const found = await session.list();
+  const found = await session.list(readBack);
   const owned = new Map((await listOwnedKeys(deps.db, row.id)).map((r) => [r.destination_key, r.value_hmac]));
   const names = [...new Set([...desired.keys(), ...found.keys()])];
   const ownedElsewhere = new Set(await listOwnedElsewhere(deps.db, row.destination_ref, row.id, names));
@@ -123,6 +129,7 @@ export const planFor = async (deps: AppDeps, row: SyncRow, prepared: Prepared, s
     found,
     owned,
     ownedElsewhere,
+    readBack,
     hmacOf: valueHmac(deps, row.id),
   });
 };

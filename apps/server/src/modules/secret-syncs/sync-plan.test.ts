@@ -18,6 +18,7 @@ const plan = (
     owned?: Record<string, string | null>;
     elsewhere?: string[];
     options?: SyncOptions;
+    readBack?: boolean;
   },
 ) =>
   planRun({
@@ -30,6 +31,7 @@ const plan = (
     found: found(input.found),
     owned: new Map(Object.entries(input.owned ?? {})),
     ownedElsewhere: new Set(input.elsewhere ?? []),
+    readBack: input.readBack ?? true,
     hmacOf,
   });
 
@@ -106,6 +108,22 @@ describe("a sync's plan", () => {
     });
     expect(p.unchanged).toEqual(["A"]);
     expect(p.update).toEqual(["B"]);
+  });
+
+  it("compares by the recorded HMAC when values are not read back, and reports drift only when they are", () => {
+    const owned = { A: hmacOf("A", "1"), B: hmacOf("B", "1") };
+    const byRecord = plan(awsSecretsManager, {
+      desired: { A: "1", B: "2" },
+      found: { A: undefined, B: undefined },
+      owned,
+      readBack: false,
+    });
+    expect(byRecord.unchanged).toEqual(["A"]);
+    expect(byRecord.update).toEqual(["B"]);
+    expect(byRecord.drifted).toEqual([]);
+    const readBack = plan(awsSecretsManager, { desired: { A: "1", B: "1" }, found: { A: "1", B: "edited" }, owned });
+    expect(readBack.update).toEqual(["B"]);
+    expect(readBack.drifted).toEqual(["B"]);
   });
 });
 

@@ -51,6 +51,8 @@ export type PlanInput = {
   owned: Ownership;
   /** Names another sync of the same place owns. */
   ownedElsewhere: ReadonlySet<string>;
+  /** Whether `found` carries the destination's values (else owned names are compared by their recorded HMAC). */
+  readBack: boolean;
   hmacOf: (name: string, value: string) => string;
 };
 
@@ -62,6 +64,7 @@ export type PlanInput = {
  */
 export const planRun = (input: PlanInput): WorkPlan => {
   const { driver, options, found, owned, ownedElsewhere } = input;
+  const readsValues = driver.readsValues && input.readBack;
   const unowned = options.unownedSecrets ?? "keep";
   const plan: WorkPlan = {
     create: [],
@@ -96,7 +99,7 @@ export const planRun = (input: PlanInput): WorkPlan => {
       plan.writes.set(name, { value, exists: false });
       continue;
     }
-    const same = driver.readsValues ? there.value === value : mine && owned.get(name) === input.hmacOf(name, value);
+    const same = readsValues ? there.value === value : mine && owned.get(name) === input.hmacOf(name, value);
     if (same) {
       plan.unchanged.push(name);
       if (!mine || owned.get(name) !== input.hmacOf(name, value)) plan.adopt.set(name, value);
@@ -104,7 +107,7 @@ export const planRun = (input: PlanInput): WorkPlan => {
       plan.update.push(name);
       plan.writes.set(name, { value, exists: true });
       // The folder's value is the one this sync last wrote, yet the destination holds another.
-      if (driver.readsValues && mine && owned.get(name) === input.hmacOf(name, value)) plan.drifted.push(name);
+      if (readsValues && mine && owned.get(name) === input.hmacOf(name, value)) plan.drifted.push(name);
     }
   }
   for (const name of owned.keys()) {

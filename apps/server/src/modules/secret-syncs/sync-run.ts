@@ -80,6 +80,7 @@ const finishSync = async (
   result: RunResult | undefined,
   failure: Error | undefined,
   trigger: "auto" | "manual",
+  readBack: boolean,
 ) =>
   inTransaction(deps.db, async (trx) => {
     const locked = await lockClaimed(trx, row.id, claim);
@@ -97,7 +98,7 @@ const finishSync = async (
       sync_status: failure ? "failed" : "succeeded",
       last_sync_message: message,
       last_sync_job_id: claim.token,
-      ...(failure ? {} : { last_synced_at: now }),
+      ...(failure ? {} : { last_synced_at: now, ...(readBack ? { verify_next: false } : {}) }),
       attempts,
       due_at: due,
       claim_token: null,
@@ -142,7 +143,7 @@ export const readImport = async (
   deps: AppDeps,
 ) => {
   const { driver, config, options, folder } = prepared;
-  const found = await session.list();
+  const found = await session.list(true);
   const values = new Map<string, string>();
   const adopt: string[] = [];
   const schema = options.keySchema?.replaceAll("{{environment}}", folder.environment);
@@ -235,6 +236,9 @@ export const runSync = async (deps: AppDeps, id: string, trigger: "auto" | "manu
   if (!row) return undefined;
   let result: RunResult | undefined;
   let failure: Error | undefined;
+  // A run made due only by changes compares with what it recorded; a first run, a retry, a trigger or
+  // a periodic recheck reads the destination's values back (and so finds drift).
+  const readBack = row.verify_next || !row.last_synced_at || row.attempts > 0;
   try {
     const prepared = await prepare(deps, row);
     result = await prepared.driver.use(
@@ -244,7 +248,7 @@ export const runSync = async (deps: AppDeps, id: string, trigger: "auto" | "manu
       prepared.options,
       async (session) => {
         await importFirst(deps, row, prepared, session);
-        return carryOut(deps, row, session, await planFor(deps, row, prepared, session));
+        return carryOut(deps, row, session, await planFor(deps, row, prepared, session, readBack));
       },
     );
     failure = result.failure;
@@ -252,6 +256,6 @@ export const runSync = async (deps: AppDeps, id: string, trigger: "auto" | "manu
     failure = error instanceof Error ? error : new Error(String(error));
   }
   if (failure) deps.metrics.jobFailures.inc({ job: "secret-sync" });
-  await finishSync(deps, row, claim, result, failure, trigger);
+  await finishSync(deps, row, claim, result, failure, trigger, readBack);
   return { ok: failure === undefined };
 };

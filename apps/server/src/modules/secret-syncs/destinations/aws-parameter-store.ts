@@ -47,7 +47,7 @@ export const awsParameterStore: DestinationDriver = {
     // A key schema with a "/" puts parameters below the path: the whole subtree is listed then.
     const recursive = typeof options.keySchema === "string" && options.keySchema.includes("/");
     const session: DestinationSession = {
-      list: async () => {
+      list: async (withValues) => {
         const found = new Map<string, FoundSecret>();
         let token: string | undefined;
         do {
@@ -56,7 +56,7 @@ export const awsParameterStore: DestinationDriver = {
               new sdk.GetParametersByPathCommand({
                 Path: config.path,
                 Recursive: recursive,
-                WithDecryption: true,
+                WithDecryption: withValues,
                 MaxResults: PAGE,
                 ...(token ? { NextToken: token } : {}),
               }),
@@ -64,7 +64,8 @@ export const awsParameterStore: DestinationDriver = {
             .catch((error: unknown) => {
               throw awsFailure("GetParametersByPath", undefined, error);
             });
-          for (const p of page.Parameters ?? []) if (p.Name) found.set(p.Name, { name: p.Name, value: p.Value });
+          for (const p of page.Parameters ?? [])
+            if (p.Name) found.set(p.Name, { name: p.Name, value: withValues ? p.Value : undefined });
           token = page.NextToken;
         } while (token);
         return found;

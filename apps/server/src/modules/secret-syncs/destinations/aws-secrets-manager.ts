@@ -59,16 +59,27 @@ export const awsSecretsManager: DestinationDriver = {
       return found;
     };
 
-    const list = async () => {
+    const list = async (withValues: boolean) => {
       if (config.mappingBehavior === "many-to-one") {
         const answer = await client
-          .send(new sdk.GetSecretValueCommand({ SecretId: config.secretName! }))
+          .send(
+            withValues
+              ? new sdk.GetSecretValueCommand({ SecretId: config.secretName! })
+              : new sdk.DescribeSecretCommand({ SecretId: config.secretName! }),
+          )
           .catch((error: unknown) => {
             if (awsCode(error) === "ResourceNotFoundException") return undefined;
             throw awsFailure("GetSecretValue", config.secretName, error);
           });
         return new Map(
-          answer ? [[config.secretName!, { name: config.secretName!, value: answer.SecretString ?? undefined }]] : [],
+          answer
+            ? [
+                [
+                  config.secretName!,
+                  { name: config.secretName!, value: "SecretString" in answer ? answer.SecretString : undefined },
+                ],
+              ]
+            : [],
         );
       }
       const names: string[] = [];
@@ -82,7 +93,7 @@ export const awsSecretsManager: DestinationDriver = {
         for (const s of page.SecretList ?? []) if (s.Name && !s.DeletedDate) names.push(s.Name);
         token = page.NextToken;
       } while (token);
-      const found = await values(names);
+      const found = withValues ? await values(names) : new Map<string, FoundSecret>();
       for (const name of names) if (!found.has(name)) found.set(name, { name, value: undefined });
       return found;
     };

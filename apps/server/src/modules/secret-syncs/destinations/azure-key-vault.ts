@@ -28,7 +28,7 @@ const nextPath = (vault: URL, link: unknown) => {
 const session = (call: ApiCall, vault: URL): DestinationSession => {
   const put = (name: string, value: string) => call({ method: "PUT", path: `secrets/${name}?${API}`, body: { value } });
   return {
-    list: async () => {
+    list: async (withValues) => {
       const found = new Map<string, FoundSecret>();
       let path: string | undefined = `secrets?${API}`;
       while (path) {
@@ -42,6 +42,10 @@ const session = (call: ApiCall, vault: URL): DestinationSession => {
           const name = item.id?.split("/").pop();
           // A disabled secret is left alone: it is neither read nor counted as present.
           if (!name || item.attributes?.enabled === false) continue;
+          if (!withValues) {
+            found.set(name, { name, value: undefined });
+            continue;
+          }
           const read = await call({ path: `secrets/${name}?${API}` });
           if (read.status !== 200) throw apiFailure("Reading", name, read);
           const value = read.json().value;

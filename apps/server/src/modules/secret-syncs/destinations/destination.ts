@@ -9,8 +9,12 @@ export type FoundSecret = { name: string; value: string | undefined };
  * path, GitHub's are upper-case). Errors are thrown as they come; the engine reports them.
  */
 export type DestinationSession = {
-  /** Every secret in the destination's place the sync could touch (for Secrets Manager, the region's). */
-  list: () => Promise<Map<string, FoundSecret>>;
+  /**
+   * Every secret in the destination's place the sync could touch (for Secrets Manager, the region's),
+   * with its value when `values` is asked for and the destination shows values (reading them back is
+   * what finds drift; a run made due by a change compares with what it recorded instead).
+   */
+  list: (values: boolean) => Promise<Map<string, FoundSecret>>;
   /** Writes a value; `exists` says whether the destination had the name when listed. */
   write: (name: string, value: string, exists: boolean) => Promise<void>;
   remove: (name: string) => Promise<void>;
