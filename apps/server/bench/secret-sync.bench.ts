@@ -177,7 +177,10 @@ try {
     setupOk(
       await c.routes(admin).create({
         body: {
-          name: `bench-${c.label.toLowerCase().replace(/[^a-z]+/g, "-").replace(/-$/, "")}`,
+          name: `bench-${c.label
+            .toLowerCase()
+            .replace(/[^a-z]+/g, "-")
+            .replace(/-$/, "")}`,
           projectId: project.id,
           connectionId,
           environment: "dev",
