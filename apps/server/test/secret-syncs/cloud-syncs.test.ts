@@ -1,45 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { syncPass } from "../../src/modules/secret-syncs/secret-sync.job";
 import { auditEvents } from "../audit/helpers";
 import { expectOk, uniqueName } from "../helpers/tenant";
-import { AZURE, GCP_PROJECT, createSyncTenant, startSyncWorld, type SyncTenant, type SyncWorld } from "./helpers";
+import {
+  AZURE,
+  GCP_PROJECT,
+  createSyncTenant,
+  deleteSecret,
+  later,
+  setSecret,
+  syncSource as source,
+  useSyncWorld,
+} from "./helpers";
 
-let world: SyncWorld;
-
-beforeAll(async () => {
-  world = await startSyncWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
-
-const source = (t: SyncTenant, connectionId: string) => ({
-  name: uniqueName("sync"),
-  projectId: t.projectId,
-  connectionId,
-  environment: "dev",
-  secretPath: "/app",
-  syncOptions: {},
-});
-
-const setSecret = async (t: SyncTenant, secretName: string, secretValue: string) =>
-  expectOk(
-    await t.admin.secretsV3.update({
-      params: { secretName },
-      body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app", secretValue },
-    }),
-  );
-
-const deleteSecret = async (t: SyncTenant, secretName: string) =>
-  expectOk(
-    await t.admin.secretsV3.delete({
-      params: { secretName },
-      body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app" },
-    }),
-  );
+const current = useSyncWorld();
 
 describe("GCP and Azure Key Vault connections", () => {
   it("get tokens with the credentials, show only who they are, and refuse bad ones", async () => {
+    const world = current();
     const t = await createSyncTenant(world, {});
     const gcp = expectOk(await t.admin.appConnections.gcp.get({ params: { connectionId: t.gcpConnectionId } }));
     expect(gcp.appConnection.credentials).toEqual({
@@ -83,6 +61,7 @@ describe("GCP and Azure Key Vault connections", () => {
 
 describe("syncs to GCP Secret Manager and Azure Key Vault", () => {
   it("push to GCP, leave its foreign secrets alone, follow changes and deletes, and remove only their own", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { GCP_ONE: "1", GCP_SHARED: "mine" });
     const foreign = `FOREIGN_${t.projectId.slice(0, 8)}`;
     world.gcp.secrets.set(foreign, { versions: ["theirs"], createdAt: new Date() });
@@ -130,6 +109,7 @@ describe("syncs to GCP Secret Manager and Azure Key Vault", () => {
   });
 
   it("push to Azure Key Vault with its names, recover what it soft-deleted, and import", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { DB_URL: "db", AKV_KEEP: "k" });
     world.azure.seed("AKV-FOREIGN", "theirs");
     const sync = expectOk(
@@ -184,6 +164,7 @@ describe("syncs to GCP Secret Manager and Azure Key Vault", () => {
   });
 
   it("reports a refused token as a failed sync, and recovers", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { AKV_FAIL: "1" });
     const sync = expectOk(
       await t.admin.secretSyncs.azureKeyVault.create({
@@ -200,14 +181,7 @@ describe("syncs to GCP Secret Manager and Azure Key Vault", () => {
     expect(failed.syncStatus).toBe("failed");
     expect(failed.lastSyncMessage).toMatch(/HTTP 401/);
     expect(failed.lastSyncMessage).not.toContain(AZURE.clientSecret);
-    const clock = world.app.deps.clock;
-    const now = clock.now;
-    clock.now = () => Date.now() + 60_000;
-    try {
-      await syncPass(world.app.deps);
-    } finally {
-      clock.now = now;
-    }
+    await later(world.app, 60_000, () => syncPass(world.app.deps));
     expect(world.azure.latest("AKV-FAIL")).toBe("1");
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, uniqueName, type Tenant } from "../helpers/tenant";
 import { startAwsFake, type AwsFake } from "../services/aws-destinations";
@@ -145,4 +146,54 @@ export const createSyncTenant = async (world: SyncWorld, secrets: Record<string,
     gcpConnectionId: gcp.id,
     azureConnectionId: azure.id,
   };
+};
+
+/** The world for a test file: started before its first test, closed after its last. */
+export const useSyncWorld = () => {
+  let world: SyncWorld | undefined;
+  beforeAll(async () => {
+    world = await startSyncWorld();
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+  return () => world!;
+};
+
+/** A new sync's source: the tenant's `/app` folder in dev, through `connectionId`. */
+export const syncSource = (t: SyncTenant, connectionId: string) => ({
+  name: uniqueName("sync"),
+  projectId: t.projectId,
+  connectionId,
+  environment: "dev",
+  secretPath: "/app",
+  syncOptions: {},
+});
+
+export const setSecret = async (t: SyncTenant, secretName: string, secretValue: string) =>
+  expectOk(
+    await t.admin.secretsV3.update({
+      params: { secretName },
+      body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app", secretValue },
+    }),
+  );
+
+export const deleteSecret = async (t: SyncTenant, secretName: string) =>
+  expectOk(
+    await t.admin.secretsV3.delete({
+      params: { secretName },
+      body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app" },
+    }),
+  );
+
+/** Runs `work` with the app's injected clock `ms` ahead (a retry's backoff or a recheck's age passed). */
+export const later = async <T>(app: TestApp, ms: number, work: () => Promise<T>) => {
+  const clock = app.deps.clock;
+  const now = clock.now;
+  clock.now = () => Date.now() + ms;
+  try {
+    return await work();
+  } finally {
+    clock.now = now;
+  }
 };

@@ -1,19 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { secretSyncJob, syncPass } from "../../src/modules/secret-syncs/secret-sync.job";
 import { runSync } from "../../src/modules/secret-syncs/sync-run";
 import { SyncBusyError } from "../../src/modules/secret-syncs/sync-engine";
 import { auditEvents } from "../audit/helpers";
 import { createIdentity, createTenant, expectOk, uniqueName } from "../helpers/tenant";
-import { AWS_KEY, PAT, createSyncTenant, startSyncWorld, type SyncTenant, type SyncWorld } from "./helpers";
+import {
+  AWS_KEY,
+  PAT,
+  createSyncTenant,
+  deleteSecret,
+  later,
+  setSecret,
+  useSyncWorld,
+  type SyncTenant,
+} from "./helpers";
 
-let world: SyncWorld;
-
-beforeAll(async () => {
-  world = await startSyncWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
+const current = useSyncWorld();
 
 const base = (t: SyncTenant, connectionId: string) => ({
   name: uniqueName("sync"),
@@ -34,14 +36,6 @@ const smSync = async (t: SyncTenant, extra: Record<string, unknown> = {}) =>
     }),
   ).secretSync;
 
-const setSecret = async (t: SyncTenant, secretName: string, secretValue: string) =>
-  expectOk(
-    await t.admin.secretsV3.update({
-      params: { secretName },
-      body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app", secretValue },
-    }),
-  );
-
 /** Every answer a test saw, to prove no credential was ever in one. */
 const answers: string[] = [];
 const seen = <T>(body: T) => {
@@ -51,6 +45,7 @@ const seen = <T>(body: T) => {
 
 describe("app connections for AWS and GitHub", () => {
   it("checks the credentials with the provider, answers only the allowed fields, and refuses bad ones", async () => {
+    const world = current();
     const t = await createSyncTenant(world, {});
     const aws = seen(expectOk(await t.admin.appConnections.aws.get({ params: { connectionId: t.awsConnectionId } })));
     expect(aws.appConnection.credentials).toEqual({ accessKeyId: AWS_KEY.accessKeyId });
@@ -90,6 +85,7 @@ describe("app connections for AWS and GitHub", () => {
 
 describe("secret syncs", () => {
   it("pushes a folder to Secrets Manager and never touches what it did not write", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { DB_URL: "postgres://a", API_KEY: "k1", SHARED_KEY: "from-keyward" });
     const foreignName = `FOREIGN_${t.projectId.slice(0, 8)}`;
     world.aws.seedSecret(foreignName, "theirs");
@@ -111,12 +107,7 @@ describe("secret syncs", () => {
 
     // A change and a delete arrive; the foreign secrets stay as they are.
     await setSecret(t, "API_KEY", "k2");
-    expectOk(
-      await t.admin.secretsV3.delete({
-        params: { secretName: "DB_URL" },
-        body: { workspaceId: t.projectId, environment: "dev", secretPath: "/app" },
-      }),
-    );
+    await deleteSecret(t, "DB_URL");
     await syncPass(world.app.deps);
     expect(world.aws.secrets.get("API_KEY")?.value).toBe("k2");
     expect(world.aws.secrets.get("DB_URL")?.deletedAt).toBeDefined();
@@ -131,14 +122,7 @@ describe("secret syncs", () => {
     expect(repaired.secretSync.lastSyncMessage).toContain("Corrected 1 secret(s) changed at the destination: API_KEY");
     // Without a trigger, a sync not pushed for SECRET_SYNC_RECHECK_S compares again by itself.
     world.aws.secrets.get("API_KEY")!.value = "tampered-again";
-    const clock = world.app.deps.clock;
-    const now = clock.now;
-    clock.now = () => Date.now() + 2 * 3_600_000;
-    try {
-      await syncPass(world.app.deps);
-    } finally {
-      clock.now = now;
-    }
+    await later(world.app, 2 * 3_600_000, () => syncPass(world.app.deps));
     expect(world.aws.secrets.get("API_KEY")?.value).toBe("k2");
     // Every call was signed with the connection's key for the configured region.
     expect(world.aws.calls.every((c) => c.accessKeyId === AWS_KEY.accessKeyId && c.region === "us-east-1")).toBe(true);
@@ -167,6 +151,7 @@ describe("secret syncs", () => {
   });
 
   it("plans before it pushes, and the plan changes nothing", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { PLAN_A: "1", PLAN_SHARED: "2", EMPTY: "" });
     world.aws.seedSecret("PLAN_SHARED", "theirs");
     const body = {
@@ -190,6 +175,7 @@ describe("secret syncs", () => {
   });
 
   it("writes Parameter Store parameters under the path and leaves other paths alone", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { ALPHA: "a" });
     const path = `/kw-${t.projectId.slice(0, 8)}/`;
     world.aws.parameters.set("/other-team/ALPHA", {
@@ -218,14 +204,7 @@ describe("secret syncs", () => {
     expect(failed.lastSyncMessage).toContain("InternalFailure");
     expect(failed.nextAttemptAt).not.toBeNull();
     world.aws.setMode("ssm", "ok");
-    const clock = world.app.deps.clock;
-    const now = clock.now;
-    clock.now = () => Date.now() + 60_000;
-    try {
-      await syncPass(world.app.deps);
-    } finally {
-      clock.now = now;
-    }
+    await later(world.app, 60_000, () => syncPass(world.app.deps));
     expect(world.aws.parameters.get(`${path}ALPHA`)?.value).toBe("b");
     const healed = expectOk(
       await t.admin.secretSyncs.awsParameterStore.get({ params: { syncId: sync.id } }),
@@ -241,6 +220,7 @@ describe("secret syncs", () => {
   });
 
   it("pushes sealed values to GitHub and deletes with removeSecrets only its own", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { token: "t1", shared_key: "mine" });
     world.github.seed("repos/acme/app", "SHARED_KEY", "theirs");
     world.github.seed("repos/acme/app", "FOREIGN_ONLY", "theirs");
@@ -274,6 +254,7 @@ describe("secret syncs", () => {
   });
 
   it("delivers a change by itself: the events wake the sync job, which pushes within seconds", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { LIVE: "1" });
     const sync = await smSync(t);
     const stop = secretSyncJob.start(world.app.deps);
@@ -297,6 +278,7 @@ describe("secret syncs", () => {
   });
 
   it("runs one sync once at a time", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { ONCE: "1" });
     const sync = await smSync(t);
     const outcomes = await Promise.allSettled([
@@ -309,6 +291,7 @@ describe("secret syncs", () => {
   });
 
   it("refuses without rights, hides other organizations' syncs, and validates input", async () => {
+    const world = current();
     const t = await createSyncTenant(world, { X: "1" });
     const sync = await smSync(t);
     const viewer = await createIdentity(t, { orgRole: "member", projectId: t.projectId, projectRole: "viewer" });
