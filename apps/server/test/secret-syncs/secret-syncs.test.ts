@@ -277,6 +277,35 @@ describe("secret syncs", () => {
     expect(after.syncStatus).toBe("succeeded");
   });
 
+  it("follows references: a change in a referenced folder reaches the syncs of the folders that use it", async () => {
+    const world = current();
+    const t = await createSyncTenant(world, {});
+    expectOk(
+      await t.admin.folders.create({ body: { projectId: t.projectId, environment: "dev", name: "shared", path: "/" } }),
+    );
+    for (const [secretPath, secretName, secretValue] of [
+      ["/shared", "BASE", "one"],
+      ["/app", "REF_USER", "${dev.shared.BASE}-user"],
+    ] as const)
+      expectOk(
+        await t.admin.secretsV3.create({
+          params: { secretName },
+          body: { workspaceId: t.projectId, environment: "dev", secretPath, secretValue },
+        }),
+      );
+    await smSync(t);
+    await syncPass(world.app.deps);
+    expect(world.aws.secrets.get("REF_USER")?.value).toBe("one-user");
+    expectOk(
+      await t.admin.secretsV3.update({
+        params: { secretName: "BASE" },
+        body: { workspaceId: t.projectId, environment: "dev", secretPath: "/shared", secretValue: "two" },
+      }),
+    );
+    await syncPass(world.app.deps);
+    expect(world.aws.secrets.get("REF_USER")?.value).toBe("two-user");
+  });
+
   it("runs one sync once at a time", async () => {
     const world = current();
     const t = await createSyncTenant(world, { ONCE: "1" });

@@ -8,7 +8,9 @@ import { ID, TIMESTAMPS, runStatements } from "./run-sql";
  * overwrite or delete it. A row without `value_hmac` is a write that was claimed and not yet
  * confirmed. `due_at` is when the sync should next run (a change, a trigger or a retry), and
  * `verify_next` whether that run reads the destination's values back (drift); a run holds
- * `claim_token` until `claimed_until`, and `event_cursor` is the last project event it has considered.
+ * `claim_token` until `claimed_until`, and `event_cursor` is the last project event it has
+ * considered; `referenced_places` the folders its last run read `${…}` references from (a change
+ * there makes it due too).
  */
 export const up = (db: Kysely<unknown>) =>
   runStatements(db, [
@@ -44,6 +46,7 @@ export const up = (db: Kysely<unknown>) =>
       claim_token uuid,
       claimed_until timestamptz,
       event_cursor bigint not null default 0,
+      referenced_places jsonb not null default '[]',
       ${TIMESTAMPS},
       unique (project_id, name))`,
     `create index secret_syncs_due_idx on secret_syncs (due_at) where due_at is not null`,

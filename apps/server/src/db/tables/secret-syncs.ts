@@ -44,6 +44,8 @@ export interface SecretSyncsTable {
   claimed_until: Time;
   /** The last project event this sync has considered. */
   event_cursor: ColumnType<string, string | number | bigint | undefined, string | number | bigint>;
+  /** The folders (environment, path) the last run read references from. */
+  referenced_places: ColumnType<{ environment: string; secretPath: string }[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

@@ -43,7 +43,10 @@ export const markChangedSyncs = async (deps: AppDeps, projectId: string) => {
       (changes.oldest === undefined ||
         changes.oldest > cursor + 1 ||
         changes.places.some(
-          (c) => c.environment === place.env_slug && c.secretPath === place.path && c.lastSeq > cursor,
+          (c) =>
+            c.lastSeq > cursor &&
+            ((c.environment === place.env_slug && c.secretPath === place.path) ||
+              sync.referenced_places.some((r) => r.environment === c.environment && r.secretPath === c.secretPath)),
         ));
     await advanceCursor(deps.db, sync.id, changes.head, dirty, dueAt);
     if (dirty) marked += 1;

@@ -86,7 +86,7 @@ export const countConnectionRuns = async (trx: Tx, connectionId: string, now: Da
 export const listSyncsBehind = (db: Database, projectId: string, head: number) =>
   db
     .selectFrom("secret_syncs")
-    .select(["id", "folder_id", "env_id", "event_cursor"])
+    .select(["id", "folder_id", "env_id", "event_cursor", "referenced_places"])
     .where("project_id", "=", projectId)
     .where("is_auto_sync_enabled", "=", true)
     .where("event_cursor", "<", String(head))

@@ -107,7 +107,10 @@ export const planFor = async (
   session: DestinationSession,
   readBack = true,
 ) => {
-  const values = await readFolderForPlatform(deps, { projectId: row.project_id, ...prepared.folder });
+  const referenced = new Map<string, { environment: string; secretPath: string }>();
+  const values = await readFolderForPlatform(deps, { projectId: row.project_id, ...prepared.folder }, (place) =>
+    referenced.set(`${place.environment}\u0000${place.secretPath}`, place),
+  );
   const { desired, invalid } = desiredOf(
     prepared.driver,
     prepared.config,
@@ -119,7 +122,7 @@ export const planFor = async (
   const owned = new Map((await listOwnedKeys(deps.db, row.id)).map((r) => [r.destination_key, r.value_hmac]));
   const names = [...new Set([...desired.keys(), ...found.keys()])];
   const ownedElsewhere = new Set(await listOwnedElsewhere(deps.db, row.destination_ref, row.id, names));
-  return planRun({
+  const plan = planRun({
     driver: prepared.driver,
     config: prepared.config,
     environment: prepared.folder.environment,
@@ -132,10 +135,12 @@ export const planFor = async (
     readBack,
     hmacOf: valueHmac(deps, row.id),
   });
+  return { ...plan, referenced: [...referenced.values()] };
 };
 
 export type RunResult = {
-  plan: WorkPlan;
+  /** The plan, and the folders the run read references from (a change there makes the sync due). */
+  plan: WorkPlan & { referenced?: { environment: string; secretPath: string }[] };
   written: { name: string; hmac: string }[];
   deleted: string[];
   /** Names created at the destination by someone else between listing and writing: left alone. */

@@ -98,7 +98,13 @@ const finishSync = async (
       sync_status: failure ? "failed" : "succeeded",
       last_sync_message: message,
       last_sync_job_id: claim.token,
-      ...(failure ? {} : { last_synced_at: now, ...(readBack ? { verify_next: false } : {}) }),
+      ...(failure
+        ? {}
+        : {
+            last_synced_at: now,
+            ...(readBack ? { verify_next: false } : {}),
+            ...(result?.plan.referenced ? { referenced_places: JSON.stringify(result.plan.referenced) } : {}),
+          }),
       attempts,
       due_at: due,
       claim_token: null,

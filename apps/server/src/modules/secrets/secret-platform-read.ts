@@ -24,14 +24,22 @@ const valueOf = async (secret: PlainSecret, place: { environment: string; secret
  * import) has no secret of that key. Nobody's personal secrets. Who may point such a job at a folder
  * is decided when it is configured; the read itself is the platform's.
  */
-export const readFolderForPlatform = async (deps: AppDeps, folder: PlatformFolder): Promise<Map<string, string>> => {
+export const readFolderForPlatform = async (
+  deps: AppDeps,
+  folder: PlatformFolder,
+  /** Told of each folder a reference was read from (the job follows changes there too). */
+  onReferenced?: (place: { environment: string; secretPath: string }) => void,
+): Promise<Map<string, string>> => {
   const source = createSecretSource({ deps }, folder.projectId);
   const [rows, groups] = await Promise.all([
     listVisibleSecretsOfFolders(deps.db, [folder.folderId]),
     resolveImports(deps.db, [folder.folderId]),
   ]);
   source.seed(folder.environment, folder.secretPath, rows);
-  const expander = createExpander(PLATFORM_READ, source.load);
+  const expander = createExpander(PLATFORM_READ, (environment, secretPath) => {
+    onReferenced?.({ environment, secretPath });
+    return source.load(environment, secretPath);
+  });
   const values = new Map<string, string>();
   for (const secret of await source.open(rows)) {
     values.set(secret.key, await valueOf(secret, folder, expander));
