@@ -34,6 +34,7 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/secret-rotations/crash-safety.test.ts": "two instances and rotations cut short by a crash",
   "test/secret-syncs/instances.test.ts": "two sync runners on one database push each change once",
   "test/secret-syncs/secret-syncs.test.ts": "sync claims, cursors and ownership records in SQL on PostgreSQL 15",
+  "test/secret-syncs/access.test.ts": "two runs of one sync racing for its claim",
   // Crash safety: what a killed process leaves behind.
   "test/dynamic-secrets/crash.test.ts": "leases written before a kill and found after a restart",
   // Transactions at the same time.

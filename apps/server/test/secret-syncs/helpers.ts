@@ -197,3 +197,15 @@ export const later = async <T>(app: TestApp, ms: number, work: () => Promise<T>)
     clock.now = now;
   }
 };
+
+/** An AWS Secrets Manager sync (one secret per key, us-east-1) of the tenant's `/app`, auto-sync on. */
+export const smSync = async (t: SyncTenant, extra: Record<string, unknown> = {}) =>
+  expectOk(
+    await t.admin.secretSyncs.awsSecretsManager.create({
+      body: {
+        ...syncSource(t, t.awsConnectionId),
+        syncOptions: { initialSyncBehavior: "overwrite-destination", ...extra },
+        destinationConfig: { region: "us-east-1", mappingBehavior: "one-to-one" },
+      } as never,
+    }),
+  ).secretSync;
