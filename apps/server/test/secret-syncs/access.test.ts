@@ -37,8 +37,28 @@ describe("secret syncs: one run at a time, rights and input", () => {
       expect((await call()).status).toBe(403);
     const none = await createIdentity(t, { orgRole: "member", projectId: t.projectId, projectRole: "no-access" });
     expect((await none.client.secretSyncs.listAll({ query: { projectId: t.projectId } })).status).toBe(403);
+    const sm = t.admin.secretSyncs.awsSecretsManager;
+    expect((await none.client.secretSyncs.awsSecretsManager.list({ query: { projectId: t.projectId } })).status).toBe(
+      403,
+    );
+    const byName = { params: { syncName: sync.name }, query: { projectId: t.projectId } };
+    expect((await none.client.secretSyncs.awsSecretsManager.getByName(byName)).status).toBe(403);
+    expect(expectOk(await sm.getByName(byName)).secretSync.id).toBe(sync.id);
+    expect(expectOk(await sm.list({ query: { projectId: t.projectId } })).secretSyncs.map((x) => x.id)).toEqual([
+      sync.id,
+    ]);
+    expect(expectOk(await t.admin.secretSyncs.github.list({ query: { projectId: t.projectId } })).secretSyncs).toEqual(
+      [],
+    );
+    const unknown = await sm.getByName({ params: { syncName: "nope" }, query: { projectId: t.projectId } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ message: 'Could not find AWS Secrets Manager Sync with name "nope"' });
+    // Another kind's name is not found either.
+    expect((await t.admin.secretSyncs.github.getByName(byName)).status).toBe(404);
 
     const other = await createTenant(world.app);
+    const byNameElsewhere = { params: { syncName: sync.name }, query: { projectId: t.projectId } };
+    expect((await other.admin.secretSyncs.awsSecretsManager.getByName(byNameElsewhere)).status).toBe(404);
     expect((await other.admin.secretSyncs.awsSecretsManager.get({ params: { syncId: sync.id } })).status).toBe(404);
     expect((await other.admin.secretSyncs.awsSecretsManager.syncSecrets({ params: { syncId: sync.id } })).status).toBe(
       404,

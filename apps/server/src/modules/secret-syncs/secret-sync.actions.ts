@@ -265,7 +265,7 @@ export const planNewSecretSync = async (
     });
     const { desired, invalid } = desiredOf(driver, body.destinationConfig, options, body.environment, values);
     return driver.use(ctx.deps, connection, body.destinationConfig, options, async (session) => {
-      const found = await session.list(true);
+      const found = await session.list((name) => desired.has(name));
       const elsewhere = await ownedAt(ctx, ref, [...new Set([...desired.keys(), ...found.keys()])]);
       return planRun({
         driver,

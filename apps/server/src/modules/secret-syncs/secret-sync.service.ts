@@ -11,6 +11,7 @@ import { SECRET_MANAGER } from "../folders/folder.service";
 import {
   assertOnSync,
   checkSource,
+  nameOf,
   placesOf,
   requireSync,
   syncObject,
@@ -83,7 +84,7 @@ export const getSecretSyncByName = async (
   await getProjectPermission(ctx, projectId, SECRET_MANAGER);
   const row = await findSyncByName(ctx.deps.db, projectId, name);
   if (!row || row.destination !== destination)
-    throw new NotFoundError(`Could not find ${destination} Sync with name "${name}"`);
+    throw new NotFoundError(`Could not find ${nameOf(destination)} Sync with name "${name}"`);
   return getSecretSync(ctx, destination, row.id);
 };
 

@@ -118,8 +118,8 @@ export const planFor = async (
     prepared.folder.environment,
     values,
   );
-  const found = await session.list(readBack);
   const owned = new Map((await listOwnedKeys(deps.db, row.id)).map((r) => [r.destination_key, r.value_hmac]));
+  const found = await session.list((name) => readBack && (desired.has(name) || owned.has(name)));
   const names = [...new Set([...desired.keys(), ...found.keys()])];
   const ownedElsewhere = new Set(await listOwnedElsewhere(deps.db, row.destination_ref, row.id, names));
   const plan = planRun({

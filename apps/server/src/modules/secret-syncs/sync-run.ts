@@ -149,7 +149,9 @@ export const readImport = async (
   deps: AppDeps,
 ) => {
   const { driver, config, options, folder } = prepared;
-  const found = await session.list(true);
+  // An import brings the destination's secrets in: it reads every value in the key schema's scope.
+  const inScope = (name: string) => matchesKeySchema(options.keySchema, driver.keyOf(config, name), folder.environment);
+  const found = await session.list(inScope);
   const values = new Map<string, string>();
   const adopt: string[] = [];
   const schema = options.keySchema?.replaceAll("{{environment}}", folder.environment);

@@ -47,7 +47,7 @@ export const awsParameterStore: DestinationDriver = {
     // A key schema with a "/" puts parameters below the path: the whole subtree is listed then.
     const recursive = typeof options.keySchema === "string" && options.keySchema.includes("/");
     const session: DestinationSession = {
-      list: async (withValues) => {
+      list: async (valueOf) => {
         const found = new Map<string, FoundSecret>();
         let token: string | undefined;
         do {
@@ -56,7 +56,7 @@ export const awsParameterStore: DestinationDriver = {
               new sdk.GetParametersByPathCommand({
                 Path: config.path,
                 Recursive: recursive,
-                WithDecryption: withValues,
+                WithDecryption: false,
                 MaxResults: PAGE,
                 ...(token ? { NextToken: token } : {}),
               }),
@@ -64,10 +64,18 @@ export const awsParameterStore: DestinationDriver = {
             .catch((error: unknown) => {
               throw awsFailure("GetParametersByPath", undefined, error);
             });
-          for (const p of page.Parameters ?? [])
-            if (p.Name) found.set(p.Name, { name: p.Name, value: withValues ? p.Value : undefined });
+          for (const p of page.Parameters ?? []) if (p.Name) found.set(p.Name, { name: p.Name, value: undefined });
           token = page.NextToken;
         } while (token);
+        const picked = [...found.keys()].filter(valueOf);
+        for (let i = 0; i < picked.length; i += PAGE) {
+          const answer = await client
+            .send(new sdk.GetParametersCommand({ Names: picked.slice(i, i + PAGE), WithDecryption: true }))
+            .catch((error: unknown) => {
+              throw awsFailure("GetParameters", undefined, error);
+            });
+          for (const p of answer.Parameters ?? []) if (p.Name) found.set(p.Name, { name: p.Name, value: p.Value });
+        }
         return found;
       },
       write: async (name, value, exists) => {

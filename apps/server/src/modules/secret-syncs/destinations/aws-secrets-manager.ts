@@ -59,11 +59,11 @@ export const awsSecretsManager: DestinationDriver = {
       return found;
     };
 
-    const list = async (withValues: boolean) => {
+    const list = async (valueOf: (name: string) => boolean) => {
       if (config.mappingBehavior === "many-to-one") {
         const answer = await client
           .send(
-            withValues
+            valueOf(config.secretName!)
               ? new sdk.GetSecretValueCommand({ SecretId: config.secretName! })
               : new sdk.DescribeSecretCommand({ SecretId: config.secretName! }),
           )
@@ -93,7 +93,7 @@ export const awsSecretsManager: DestinationDriver = {
         for (const s of page.SecretList ?? []) if (s.Name && !s.DeletedDate) names.push(s.Name);
         token = page.NextToken;
       } while (token);
-      const found = withValues ? await values(names) : new Map<string, FoundSecret>();
+      const found = await values(names.filter(valueOf));
       for (const name of names) if (!found.has(name)) found.set(name, { name, value: undefined });
       return found;
     };

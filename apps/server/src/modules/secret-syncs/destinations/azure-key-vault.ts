@@ -28,7 +28,7 @@ const nextPath = (vault: URL, link: unknown) => {
 const session = (call: ApiCall, vault: URL): DestinationSession => {
   const put = (name: string, value: string) => call({ method: "PUT", path: `secrets/${name}?${API}`, body: { value } });
   return {
-    list: async (withValues) => {
+    list: async (valueOf) => {
       const found = new Map<string, FoundSecret>();
       let path: string | undefined = `secrets?${API}`;
       while (path) {
@@ -42,7 +42,7 @@ const session = (call: ApiCall, vault: URL): DestinationSession => {
           const name = item.id?.split("/").pop();
           // A disabled secret is left alone: it is neither read nor counted as present.
           if (!name || item.attributes?.enabled === false) continue;
-          if (!withValues) {
+          if (!valueOf(name)) {
             found.set(name, { name, value: undefined });
             continue;
           }

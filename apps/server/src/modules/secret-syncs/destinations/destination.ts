@@ -11,10 +11,11 @@ export type FoundSecret = { name: string; value: string | undefined };
 export type DestinationSession = {
   /**
    * Every secret in the destination's place the sync could touch (for Secrets Manager, the region's),
-   * with its value when `values` is asked for and the destination shows values (reading them back is
-   * what finds drift; a run made due by a change compares with what it recorded instead).
+   * with its value for the names `valueOf` picks, where the destination shows values: only the names
+   * a run may write or owns are read back (that finds drift), never a stranger's value, and a run made
+   * due by a change reads none (it compares with what it recorded).
    */
-  list: (values: boolean) => Promise<Map<string, FoundSecret>>;
+  list: (valueOf: (name: string) => boolean) => Promise<Map<string, FoundSecret>>;
   /** Writes a value; `exists` says whether the destination had the name when listed. */
   write: (name: string, value: string, exists: boolean) => Promise<void>;
   remove: (name: string) => Promise<void>;

@@ -36,7 +36,7 @@ const session = (call: ApiCall, config: Config): DestinationSession => {
     if (answer.status !== 200) throw apiFailure("Writing", name, answer);
   };
   return {
-    list: async (withValues) => {
+    list: async (valueOf) => {
       const found = new Map<string, FoundSecret>();
       let token: string | undefined;
       do {
@@ -47,7 +47,7 @@ const session = (call: ApiCall, config: Config): DestinationSession => {
         const page = answer.json() as { secrets?: { name?: string }[]; nextPageToken?: string };
         for (const secret of page.secrets ?? []) {
           const name = secret.name?.split("/").pop();
-          if (name) found.set(name, { name, value: withValues ? await latest(name) : undefined });
+          if (name) found.set(name, { name, value: valueOf(name) ? await latest(name) : undefined });
         }
         token = page.nextPageToken || undefined;
       } while (token);
