@@ -37,6 +37,7 @@ import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
 import { secretSyncsContract } from "./secret-syncs.contract";
+import { pitContract } from "./pit.contract";
 import { secretApprovalPoliciesContract, secretApprovalRequestsContract } from "./secret-approvals.contract";
 import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
@@ -90,6 +91,7 @@ export * from "./events.contract";
 export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
 export * from "./secret-syncs.contract";
+export * from "./pit.contract";
 export * from "./secret-approvals.contract";
 export * from "./access-approvals.contract";
 
@@ -144,6 +146,7 @@ type Routers = {
   secretRotations: typeof secretRotationsContract;
   appConnections: typeof appConnectionsContract;
   secretSyncs: typeof secretSyncsContract;
+  pit: typeof pitContract;
   secretApprovalPolicies: typeof secretApprovalPoliciesContract;
   secretApprovalRequests: typeof secretApprovalRequestsContract;
   accessApprovalPolicies: typeof accessApprovalPoliciesContract;
@@ -212,6 +215,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     secretRotations: secretRotationsContract,
     appConnections: appConnectionsContract,
     secretSyncs: secretSyncsContract,
+    pit: pitContract,
     secretApprovalPolicies: secretApprovalPoliciesContract,
     secretApprovalRequests: secretApprovalRequestsContract,
     accessApprovalPolicies: accessApprovalPoliciesContract,

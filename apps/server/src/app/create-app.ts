@@ -46,6 +46,7 @@ import { secretReferencesRouter } from "../modules/secrets/references/references
 import { secretTagsRouter } from "../modules/secrets/tags/tags.router";
 import { secretSearchRouter } from "../modules/secrets/search/search.router";
 import { secretVersionsRouter } from "../modules/secrets/versions/versions.router";
+import { pitRouter } from "../modules/secrets/commits/commits.router";
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
@@ -158,6 +159,7 @@ export const createApp = (deps: AppDeps): Express => {
     secretTags: secretTagsRouter(deps),
     secretSearch: secretSearchRouter(deps),
     secretVersions: secretVersionsRouter(deps),
+    pit: pitRouter(deps),
     kms: kmsRouter(deps),
     auditLogs: auditLogsRouter(deps),
     auditLogStreams: auditLogStreamsRouter(deps),

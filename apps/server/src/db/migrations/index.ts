@@ -31,6 +31,7 @@ import * as m0036 from "./0036-session-families";
 import * as m0037 from "./0037-rotation-statements";
 import * as m0038 from "./0038-approval-principals";
 import * as m0039 from "./0039-secret-syncs";
+import * as m0040 from "./0040-folder-commits";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   "0037-rotation-statements": m0037,
   "0038-approval-principals": m0038,
   "0039-secret-syncs": m0039,
+  "0040-folder-commits": m0040,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

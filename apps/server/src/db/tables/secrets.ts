@@ -69,6 +69,21 @@ export interface SecretVersionsTable {
   is_deleted: Generated<boolean>;
   actor_id: string | null;
   actor_type: string | null;
+  /** The folder commit that wrote it; null for versions older than commits (and personal ones). */
+  commit_seq: Generated<string | null>;
+  created_at: CreatedAt;
+}
+
+/** One transaction's writes to one folder's shared secrets (see migration 0040). */
+export interface FolderCommitsTable {
+  id: Generated<string>;
+  /** The order of commits; int8, so a string. */
+  seq: Generated<string>;
+  folder_id: string;
+  tx_key: string;
+  actor_id: string | null;
+  actor_type: string | null;
+  message: string | null;
   created_at: CreatedAt;
 }
 
@@ -78,4 +93,5 @@ export interface SecretTables {
   secrets: SecretsTable;
   secret_tag_links: SecretTagLinksTable;
   secret_versions: SecretVersionsTable;
+  folder_commits: FolderCommitsTable;
 }

@@ -192,6 +192,8 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   ...prefixed("secretTags.workspace", tagWrites),
   "secretsMove.move": change("move-secrets"),
   "secretVersions.rollback": change("rollback-secret-version"),
+  "pit.rollback": change("pit-rollback-commit"),
+  "pit.revert": change("pit-revert-commit"),
   "kms.create": change("create-cmek"),
   "kms.update": change("update-cmek"),
   "kms.delete": change("delete-cmek"),
@@ -259,6 +261,11 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
 
 /** Reads that are recorded: secret values and private key material leaving the server. */
 export const READ_EVENTS: Partial<Record<ReadOperation, AuditSpec>> = {
+  "pit.count": read("get-project-pit-commit-count"),
+  "pit.list": read("get-project-pit-commits"),
+  "pit.changes": read("get-project-pit-commit-changes"),
+  "pit.compare": read("pit-compare-folder-states"),
+  "pit.state": read("pit-get-folder-state"),
   "secretsV3.list": read("get-secrets"),
   "secretsV4.list": read("get-secrets"),
   "secretsV3.get": read("get-secret"),

@@ -37,6 +37,14 @@ export const findEnvironmentBySlug = (db: Database, projectId: string, slug: str
     .where("slug", "=", slug)
     .executeTakeFirst();
 
+export const findEnvironmentById = (db: Database, projectId: string, id: string) =>
+  db
+    .selectFrom("environments")
+    .select(["id", "name", "slug", "project_id"])
+    .where("project_id", "=", projectId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+
 export const findRootFolder = (db: Database, envId: string) =>
   db
     .selectFrom("secret_folders")

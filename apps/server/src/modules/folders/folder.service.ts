@@ -10,6 +10,7 @@ import {
   findFolderPlaces,
   deleteFolderRow,
   findChildFolder,
+  findEnvironmentById,
   findEnvironmentBySlug,
   findFolderByPath,
   findFolderInEnv,
@@ -190,6 +191,15 @@ export const createRootFolder = (trx: Tx, envId: string) => insertRootFolder(trx
 /** An environment of the project by its slug; undefined when there is none. */
 export const lookupEnvironmentBySlug = (db: Database, projectId: string, slug: string) =>
   findEnvironmentBySlug(db, projectId, slug);
+
+/** An environment of the project by its slug or, as older clients name it, its id. */
+export const lookupEnvironmentBySlugOrId = async (db: Database, projectId: string, ref: string) =>
+  (await findEnvironmentBySlug(db, projectId, ref)) ??
+  (isUuid(ref) ? await findEnvironmentById(db, projectId, ref) : undefined);
+
+/** A folder's descendants with their paths below `basePath` (the folder's own path), ordered by path. */
+export const lookupDescendantFolders = (db: Database, folderId: string, basePath: string) =>
+  listDescendantFolders(db, folderId, basePath);
 
 /**
  * The folder at a path of an environment (by slug), with its environment; undefined when the

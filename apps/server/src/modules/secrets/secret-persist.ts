@@ -125,9 +125,19 @@ export const asKeyConflict = (message: string) => (error: unknown) => {
 
 export const newSecretId = () => randomUUID();
 
-/** Inserts new secrets (version 1) with their tags and first versions, in one statement each. */
-export const insertNewSecrets = async (ctx: SecretWriter, trx: Tx, key: DataKey, states: readonly SecretState[]) => {
+/**
+ * Inserts new secrets with their tags and first versions, in one statement each: version 1, or for a
+ * secret brought back under its old id (a rollback) the number after its last recorded version.
+ */
+export const insertNewSecrets = async (
+  ctx: SecretWriter,
+  trx: Tx,
+  key: DataKey,
+  states: readonly SecretState[],
+  versions: ReadonlyMap<string, number> = new Map(),
+) => {
   if (states.length === 0) return [];
+  const versionOfNew = (s: SecretState) => versions.get(s.id) ?? 1;
   const actor = actorOf(ctx);
   const rows = await insertSecrets(
     trx,
@@ -142,6 +152,7 @@ export const insertNewSecrets = async (ctx: SecretWriter, trx: Tx, key: DataKey,
       actor_id: actor.actorId,
       actor_type: actor.actorType,
       user_id: s.userId ?? null,
+      version: versionOfNew(s),
     })),
   );
   for (const s of states) noteEvent(ctx, trx, "create", s);
@@ -150,7 +161,7 @@ export const insertNewSecrets = async (ctx: SecretWriter, trx: Tx, key: DataKey,
   if (links.length > 0) await insertTagLinks(trx, links);
   await insertVersions(
     trx,
-    states.map((s) => sealVersion(key, versionOf(ctx, s, 1))),
+    states.map((s) => sealVersion(key, versionOf(ctx, s, versionOfNew(s)))),
   );
   return states.map((s) => plainOf(s, byId.get(s.id)!, ctx));
 };

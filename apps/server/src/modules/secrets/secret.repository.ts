@@ -282,6 +282,8 @@ export type SecretInsert = {
   actor_type: string;
   /** The owner of a personal secret; absent (or null) for a shared one. */
   user_id?: string | null;
+  /** 1 unless the secret returns under an id that has versions already. */
+  version?: number;
 };
 
 export const insertSecrets = (trx: Tx, rows: readonly SecretInsert[]) =>

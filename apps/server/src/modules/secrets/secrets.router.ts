@@ -17,7 +17,7 @@ const s = initServer();
  * request opened instead (as the reference answers), named in a header too so no client mistakes it
  * for a write.
  */
-const written = <T extends object>(res: Response, body: T | { approval: ChangeRequest }) => {
+export const written = <T extends object>(res: Response, body: T | { approval: ChangeRequest }) => {
   if ("approval" in body) res.setHeader("X-Keyward-Change-Request", body.approval.id);
   return ok(body);
 };

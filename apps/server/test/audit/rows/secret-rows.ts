@@ -11,6 +11,7 @@ type SecretOperation = Extract<
   | `secretTags.${string}`
   | `secretVersions.${string}`
   | `secretsMove.${string}`
+  | `pit.${string}`
 >;
 
 /** A value the no-secret scan must never find in an event. */
@@ -296,4 +297,45 @@ export const SECRET_STEPS: Record<SecretOperation, Step> = {
     );
     return { projectId: project.id, metadata: { secretId: secret.id, version: "1", secretKey: key, secretVersion: 3 } };
   },
+  "pit.rollback": async ({ tenant, act }) => {
+    const { project, commits } = await changedTwice(tenant);
+    const target = commits[1]!;
+    ok(
+      await act(() =>
+        tenant.admin.pit.rollback({
+          params: { commitId: target.id },
+          body: { projectId: project.id, environment: "dev", folderId: target.folderId, deepRollback: false },
+        }),
+      ),
+    );
+    return {
+      projectId: project.id,
+      metadata: { targetCommitId: target.id, environment: "dev", deepRollback: false, totalChanges: 1 },
+    };
+  },
+  "pit.revert": async ({ tenant, act }) => {
+    const { project, commits } = await changedTwice(tenant);
+    const latest = commits[0]!;
+    ok(
+      await act(() =>
+        tenant.admin.pit.revert({ params: { commitId: latest.id }, query: {}, body: { projectId: project.id } }),
+      ),
+    );
+    return { projectId: project.id, metadata: { commitId: latest.id, changesReverted: 1 } };
+  },
+};
+
+/** A secret created then changed: the root folder's commits, newest first. */
+const changedTwice = async (tenant: Tenant) => {
+  const { project, key } = await projectWithSecret(tenant);
+  ok(
+    await tenant.admin.secretsV4.update({
+      params: { secretName: key },
+      body: { projectId: project.id, environment: "dev", secretValue: secretValue() },
+    }),
+  );
+  const { commits } = ok(
+    await tenant.admin.pit.list({ query: { projectId: project.id, environment: "dev", path: "/" } }),
+  );
+  return { project, commits };
 };

@@ -30,7 +30,7 @@ export type VersionRow = {
   tags: TagRef[];
 };
 
-const COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.user_id, v.encrypted_fields, v.encrypted_value,
+export const VERSION_COLUMNS = sql`v.id, v.secret_id, v.folder_id, v.version, v.key, v.type, v.user_id, v.encrypted_fields, v.encrypted_value,
   v.encrypted_comment, v.skip_multiline_encoding, v.reminder_note, v.reminder_repeat_days, v.metadata, v.tag_ids, v.is_deleted,
   v.actor_id, v.actor_type, v.created_at,
   coalesce((select json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug)
@@ -68,7 +68,7 @@ export const findVersionByKey = async (
 ) => {
   const owner = ownerId === undefined ? sql`v.type = 'shared'` : sql`v.type = 'personal' and v.user_id = ${ownerId}`;
   const { rows } = await sql<VersionRow>`
-    select ${COLUMNS} from secret_versions v
+    select ${VERSION_COLUMNS} from secret_versions v
     where v.folder_id = ${folderId} and v.key = ${key} and v.version = ${version} and ${owner}
       and v.is_deleted = false
     order by v.created_at desc limit 1`.execute(db);
@@ -77,14 +77,16 @@ export const findVersionByKey = async (
 
 export const findVersion = async (db: Database, secretId: string, version: number) => {
   const { rows } = await sql<VersionRow>`
-    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId} and v.version = ${version}`.execute(db);
+    select ${VERSION_COLUMNS} from secret_versions v where v.secret_id = ${secretId} and v.version = ${version}`.execute(
+    db,
+  );
   return rows[0];
 };
 
 /** Newest first. */
 export const listVersions = async (db: Database, secretId: string, offset: number, limit: number) => {
   const { rows } = await sql<VersionRow>`
-    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId}
+    select ${VERSION_COLUMNS} from secret_versions v where v.secret_id = ${secretId}
     order by v.version desc offset ${offset} limit ${limit}`.execute(db);
   return rows;
 };
@@ -92,7 +94,7 @@ export const listVersions = async (db: Database, secretId: string, offset: numbe
 /** The newest version of a secret (also of a deleted one), for its folder and latest state. */
 export const findLatestVersion = async (db: Database, secretId: string) => {
   const { rows } = await sql<VersionRow>`
-    select ${COLUMNS} from secret_versions v where v.secret_id = ${secretId}
+    select ${VERSION_COLUMNS} from secret_versions v where v.secret_id = ${secretId}
     order by v.version desc limit 1`.execute(db);
   return rows[0];
 };
