@@ -59,6 +59,7 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/db/*.test.ts": "the database layer: batching, compiled statements, rejected input",
   "test/approvals/principals-migration.test.ts": "the approvers' table moved by a migration on an upgraded database",
   "test/secrets/search.test.ts": "pattern search compiled to SQL",
+  "test/secrets/commits.test.ts": "folder commits assigned by a trigger and folder states rebuilt in SQL",
   "test/audit/paging.test.ts": "keyset paging over timestamps",
   "test/secrets/paging.test.ts": "keyset paging over names",
 };

@@ -1,6 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { SecretRawSchema, SecretWithHiddenSchema } from "./secrets.schema";
+import { ChangeRequestSchema } from "./secret-approvals.contract";
 
 const c = initContract();
 
@@ -31,8 +32,10 @@ export const secretVersionsContract = c.router({
     path: "/api/v1/secret/:secretId/secret-versions/:version/rollback",
     pathParams: SecretIdParam.extend({ version: z.coerce.number().int().min(1).max(2_147_483_647) }),
     body: z.object({}).optional(),
-    responses: { 200: z.object({ secret: SecretWithHiddenSchema }) },
+    responses: {
+      200: z.union([z.object({ secret: SecretWithHiddenSchema }), z.object({ approval: ChangeRequestSchema })]),
+    },
     summary:
-      "Keyward: restore one secret (value, comment, name, tags, metadata) to a recorded version, recording it as a new version",
+      "Keyward: restore one secret (value, comment, name, tags, metadata) to a recorded version, recording it as a new version; in a folder a change policy protects, a change request instead",
   },
 });

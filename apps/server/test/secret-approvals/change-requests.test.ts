@@ -269,7 +269,7 @@ describe("change requests", () => {
     expect("secret" in direct).toBe(true);
   });
 
-  it("a rollback or a move into or out of a protected folder is refused: they have no change-request form", async () => {
+  it("a rollback in a protected folder opens a change request; a move into or out of one is refused", async () => {
     const s = await setup();
     const created = expectOk(
       await s.tenant.admin.secretsV4.create({
@@ -295,10 +295,17 @@ describe("change requests", () => {
       params: { secretId: created.secret.id, version: 1 },
       body: {},
     });
-    expect(rollback.body).toMatchObject({
-      statusCode: 400,
-      message: expect.stringContaining("A change policy protects staging:/: a rollback is not allowed there"),
-    });
+    expect(rollback.status).toBe(200);
+    const held = (rollback.body as { approval?: { id: string } }).approval;
+    expect(held).toBeDefined();
+    expect(rollback.headers.get("x-keyward-change-request")).toBe(held!.id);
+    const still = expectOk(
+      await s.tenant.admin.secretsV4.get({
+        params: { secretName: "MOVABLE" },
+        query: { projectId: s.projectId, environment: "staging", secretPath: "/" },
+      }),
+    );
+    expect(still.secret.secretValue).toBe("2");
     const move = await s.committer.client.secretsMove.move({
       body: {
         projectId: s.projectId,

@@ -155,6 +155,7 @@ describe("folder commits", () => {
     const refused = await scope.tenant.admin.pit.revert({
       params: { commitId: first.id },
       query: { workspaceId: scope.projectId },
+      body: {},
     });
     expect(refused).toMatchObject({ status: 400, body: { message: "Cannot revert the first commit" } });
   });

@@ -92,6 +92,7 @@ describe("secret rollback", () => {
     const { secretId, tag } = await threeVersions(scope);
     const { http, projectId, tenant } = scope;
     const res = expectOk(await tenant.admin.secretVersions.rollback({ params: { secretId, version: 1 }, body: {} }));
+    if (!("secret" in res)) throw new Error("the folder is not protected");
     expect(res.secret).toMatchObject({ id: secretId, version: 4, secretKey: "KEY", secretValue: "one" });
     const got = await http.get(`${RAW}/KEY`, { workspaceId: projectId, environment: "dev" });
     expect(got.body.secret).toMatchObject({

@@ -11,7 +11,8 @@ import { openSecretRow, openVersionRow } from "../secret-crypto";
 import { toSecretRaw } from "../secret.dto";
 import { plainOf, stateOf, writeSecretUpdate, asKeyConflict, type SecretState } from "../secret-persist";
 import { findFolderPlace, findSecretByKey, lockSecretById } from "../secret.repository";
-import { findLatestVersion, findVersion, listVersions } from "./version.repository";
+import { findLatestVersion, findVersion, listVersions, type VersionRow } from "./version.repository";
+import type { Ability } from "../../../permissions";
 
 const secretNotFound = (id: string) => new NotFoundError(`Secret with ID '${id}' not found`);
 
@@ -79,15 +80,11 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
   const { place, project, ability } = await versionScope(ctx, secretId);
   if (!ability.can("create", "secret-rollback") && !ability.can("perform-rollback", "commits"))
     throw new ForbiddenError("You do not have permission to roll back secrets", "PermissionDenied");
-  await ctx.deps.secretWriteGate.assertUnprotected(
-    ctx,
-    project.id,
-    { environment: place.env_slug, secretPath: place.path },
-    "a rollback",
-  );
   const target = await findVersion(ctx.deps.db, secretId, versionNumber);
   if (!target || target.is_deleted)
     throw new NotFoundError(`Secret version ${versionNumber} of secret with ID '${secretId}' not found`);
+  const approval = await proposeRollback(ctx, { ...place, projectId: project.id, ability }, target);
+  if (approval) return { approval };
   const objectOf = (key: string, tags: { slug: string }[]) =>
     secretObject(
       place.env_slug,
@@ -130,11 +127,56 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
   }).catch(asKeyConflict("Secret with the new name already exist"));
   const readable = canReadValue(ability, objectOf(restored.key, restored.tags));
   return {
-    ...toSecretRaw(
-      restored,
-      { projectId: project.id, environment: place.env_slug, secretPath: place.path },
-      readable ? restored.value() : SECRET_VALUE_HIDDEN_MASK,
-    ),
-    secretValueHidden: !readable,
+    secret: {
+      ...toSecretRaw(
+        restored,
+        { projectId: project.id, environment: place.env_slug, secretPath: place.path },
+        readable ? restored.value() : SECRET_VALUE_HIDDEN_MASK,
+      ),
+      secretValueHidden: !readable,
+    },
   };
+};
+
+/**
+ * In a folder a change policy protects, a rollback is proposed as a change request (the secret's update
+ * to the version's content) instead of written; undefined when the write may go ahead.
+ */
+const proposeRollback = async (
+  ctx: RequestContext,
+  at: { projectId: string; ability: Ability; env_slug: string; path: string },
+  target: VersionRow,
+) => {
+  const [latest, key] = await Promise.all([
+    findLatestVersion(ctx.deps.db, target.secret_id),
+    findProjectKey(ctx.deps, at.projectId),
+  ]);
+  if (!latest || latest.is_deleted || !key) return undefined;
+  const old = openVersionRow(key, target);
+  return ctx.deps.secretWriteGate.propose(
+    ctx,
+    {
+      projectId: at.projectId,
+      ability: at.ability,
+      folderId: latest.folder_id,
+      environment: at.env_slug,
+      secretPath: at.path,
+    },
+    [
+      {
+        op: "update",
+        item: {
+          secretKey: latest.key,
+          ...(old.key !== latest.key ? { newSecretName: old.key } : {}),
+          secretValue: old.value(),
+          secretComment: old.comment,
+          skipMultilineEncoding: old.skipMultilineEncoding,
+          secretReminderNote: old.reminderNote,
+          secretReminderRepeatDays: old.reminderRepeatDays,
+          secretMetadata: old.metadata,
+          tagIds: old.tags.map((t) => t.id),
+        },
+      },
+    ],
+  );
 };

@@ -4,6 +4,7 @@ import type { AppDeps } from "../../../context";
 import { contextOf } from "../../../http/authenticate";
 import { ok } from "../../../http/respond";
 import { listSecretVersions, rollbackSecret } from "./version.service";
+import { written } from "../secrets.router";
 
 const s = initServer();
 
@@ -12,5 +13,5 @@ export const secretVersionsRouter = (deps: AppDeps) =>
     list: async ({ params, query, req, res }) =>
       ok({ secretVersions: await listSecretVersions(contextOf(deps, req, res), params.secretId, query) }),
     rollback: async ({ params, req, res }) =>
-      ok({ secret: await rollbackSecret(contextOf(deps, req, res), params.secretId, params.version) }),
+      written(res, await rollbackSecret(contextOf(deps, req, res), params.secretId, params.version)),
   });
