@@ -37,7 +37,7 @@ import { eventsContract } from "./events.contract";
 import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
 import { secretSyncsContract } from "./secret-syncs.contract";
-import { pitContract } from "./pit.contract";
+import { pitContract, secretSnapshotsContract } from "./pit.contract";
 import { secretApprovalPoliciesContract, secretApprovalRequestsContract } from "./secret-approvals.contract";
 import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
@@ -147,6 +147,7 @@ type Routers = {
   appConnections: typeof appConnectionsContract;
   secretSyncs: typeof secretSyncsContract;
   pit: typeof pitContract;
+  secretSnapshots: typeof secretSnapshotsContract;
   secretApprovalPolicies: typeof secretApprovalPoliciesContract;
   secretApprovalRequests: typeof secretApprovalRequestsContract;
   accessApprovalPolicies: typeof accessApprovalPoliciesContract;
@@ -216,6 +217,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     appConnections: appConnectionsContract,
     secretSyncs: secretSyncsContract,
     pit: pitContract,
+    secretSnapshots: secretSnapshotsContract,
     secretApprovalPolicies: secretApprovalPoliciesContract,
     secretApprovalRequests: secretApprovalRequestsContract,
     accessApprovalPolicies: accessApprovalPoliciesContract,

@@ -10,6 +10,7 @@ import {
   projectRefFields,
 } from "./folders.contract";
 import { ChangeRequestSchema } from "./secret-approvals.contract";
+import { SecretVersionSchema } from "./secret-versions.contract";
 
 const c = initContract();
 
@@ -128,6 +129,66 @@ const rollbackBody = z
   .refine(hasEnvironment, ENVIRONMENT_MESSAGE);
 
 const approvalBody = z.object({ approval: ChangeRequestSchema });
+
+/** A snapshot of the older API: a view of one commit of a folder (its id is the commit's). */
+export const SecretSnapshotSchema = z.object({
+  id: z.string(),
+  envId: z.string(),
+  folderId: z.string(),
+  parentFolderId: z.string().nullable(),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+
+const snapshotFolderQuery = z.object({ environment: EnvironmentSlugInput, path: SecretPathSchema.default("/") });
+const ProjectIdParam = z.object({ workspaceId: ProjectIdInput });
+const SnapshotIdParam = z.object({ secretSnapshotId: z.string().trim().min(1).max(64) });
+
+export const secretSnapshotsContract = c.router({
+  list: {
+    method: "GET",
+    path: "/api/v1/workspace/:workspaceId/secret-snapshots",
+    pathParams: ProjectIdParam,
+    query: snapshotFolderQuery.extend({
+      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      limit: z.coerce.number().int().min(1).max(100).default(20),
+    }),
+    responses: { 200: z.object({ secretSnapshots: z.array(SecretSnapshotSchema) }) },
+    summary: "A folder's snapshots, newest first (views of its commits)",
+  },
+  count: {
+    method: "GET",
+    path: "/api/v1/workspace/:workspaceId/secret-snapshots/count",
+    pathParams: ProjectIdParam,
+    query: snapshotFolderQuery,
+    responses: { 200: z.object({ count: z.number().int() }) },
+    summary: "How many snapshots a folder has",
+  },
+  get: {
+    method: "GET",
+    path: "/api/v1/secret-snapshot/:secretSnapshotId",
+    pathParams: SnapshotIdParam,
+    responses: {
+      200: z.object({
+        secretSnapshot: SecretSnapshotSchema.extend({
+          projectId: z.string(),
+          environment: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+          secretVersions: z.array(SecretVersionSchema),
+          folderVersion: z.array(z.object({ id: z.string(), name: z.string() })),
+        }),
+      }),
+    },
+    summary: "The folder's secrets as they were at a snapshot (values masked without read-value permission)",
+  },
+  rollback: {
+    method: "POST",
+    path: "/api/v1/secret-snapshot/:secretSnapshotId/rollback",
+    pathParams: SnapshotIdParam,
+    body: z.object({}).optional(),
+    responses: { 200: z.union([z.object({ secretSnapshot: SecretSnapshotSchema }), approvalBody]) },
+    summary: "Put the folder back as it was at a snapshot: a rollback to its commit",
+  },
+});
 
 export const pitContract = c.router({
   count: {

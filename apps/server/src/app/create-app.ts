@@ -46,7 +46,7 @@ import { secretReferencesRouter } from "../modules/secrets/references/references
 import { secretTagsRouter } from "../modules/secrets/tags/tags.router";
 import { secretSearchRouter } from "../modules/secrets/search/search.router";
 import { secretVersionsRouter } from "../modules/secrets/versions/versions.router";
-import { pitRouter } from "../modules/secrets/commits/commits.router";
+import { pitRouter, secretSnapshotsRouter } from "../modules/secrets/commits/commits.router";
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
@@ -160,6 +160,7 @@ export const createApp = (deps: AppDeps): Express => {
     secretSearch: secretSearchRouter(deps),
     secretVersions: secretVersionsRouter(deps),
     pit: pitRouter(deps),
+    secretSnapshots: secretSnapshotsRouter(deps),
     kms: kmsRouter(deps),
     auditLogs: auditLogsRouter(deps),
     auditLogStreams: auditLogStreamsRouter(deps),

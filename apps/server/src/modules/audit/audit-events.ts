@@ -194,6 +194,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "secretVersions.rollback": change("rollback-secret-version"),
   "pit.rollback": change("pit-rollback-commit"),
   "pit.revert": change("pit-revert-commit"),
+  "secretSnapshots.rollback": change("pit-rollback-commit"),
   "kms.create": change("create-cmek"),
   "kms.update": change("update-cmek"),
   "kms.delete": change("delete-cmek"),

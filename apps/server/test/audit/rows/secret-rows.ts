@@ -12,6 +12,7 @@ type SecretOperation = Extract<
   | `secretVersions.${string}`
   | `secretsMove.${string}`
   | `pit.${string}`
+  | `secretSnapshots.${string}`
 >;
 
 /** A value the no-secret scan must never find in an event. */
@@ -311,6 +312,15 @@ export const SECRET_STEPS: Record<SecretOperation, Step> = {
     return {
       projectId: project.id,
       metadata: { targetCommitId: target.id, environment: "dev", deepRollback: false, totalChanges: 1 },
+    };
+  },
+  "secretSnapshots.rollback": async ({ tenant, act }) => {
+    const { project, commits } = await changedTwice(tenant);
+    const target = commits[1]!;
+    ok(await act(() => tenant.admin.secretSnapshots.rollback({ params: { secretSnapshotId: target.id }, body: {} })));
+    return {
+      projectId: project.id,
+      metadata: { targetCommitId: target.id, message: "Rollback to snapshot", totalChanges: 1 },
     };
   },
   "pit.revert": async ({ tenant, act }) => {

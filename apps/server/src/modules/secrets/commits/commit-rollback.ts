@@ -112,6 +112,7 @@ const carryOut = async (
   plans: readonly FolderPlan[],
   message: string,
   audit: (changes: number, commitIds: string[]) => Record<string, unknown>,
+  mayRollback: (at: FolderAt) => void,
 ): Promise<Applied> => {
   const changing = plans.filter((p) => p.plan.length > 0);
   if (!key || changing.length === 0) {
@@ -119,7 +120,7 @@ const carryOut = async (
     return { changes: 0, commitIds: [] };
   }
   for (const p of changing) {
-    assertCommitAction(ability, "perform-rollback", p.at);
+    mayRollback(p.at);
     assertMayApply(key, ability, p.at, p.plan);
   }
   if (plans.length === 1) {
@@ -159,25 +160,49 @@ const carryOut = async (
   }).catch(asKeyConflict("The rollback would give two secrets of a folder the same name"));
 };
 
+/** Who may roll a folder back: `commits perform-rollback` where the folder is. */
+const commitsRight = (ability: Ability) => (at: FolderAt) => assertCommitAction(ability, "perform-rollback", at);
+
+export type RollbackTarget = { project: { id: string }; ability: Ability; at: FolderAt; commit: CommitRow };
+
+/**
+ * Puts a folder (with `deep`, its subtree) back as it was at a commit: the rollback route's and the
+ * snapshot route's work. `mayRollback` is the right each rolled-back folder needs.
+ */
+export const rollbackFolder = async (
+  ctx: RequestContext,
+  { project, ability, at, commit }: RollbackTarget,
+  options: { deep: boolean; message?: string; latestCommitId?: string; mayRollback?: (at: FolderAt) => void },
+) => {
+  const mayRollback = options.mayRollback ?? commitsRight(ability);
+  mayRollback(at);
+  const { key, plans } = await plansFor(ctx, project.id, at, commit, options.deep);
+  if (options.latestCommitId !== undefined && options.latestCommitId !== plans[0]!.latestId)
+    throw new BadRequestError(STALE);
+  const message = options.message || (options.deep ? "Deep rollback" : "Rollback to previous commit");
+  const audit = (totalChanges: number) => ({
+    targetCommitId: commit.id,
+    environment: at.environment,
+    folderId: at.folderId,
+    deepRollback: options.deep,
+    message,
+    totalChanges,
+  });
+  return carryOut(ctx, project.id, ability, key, plans, message, audit, mayRollback);
+};
+
 /** POST /api/v1/pit/commits/:commitId/rollback */
 export const rollbackToCommit = async (
   ctx: RequestContext,
   body: PlaceRef & { folderId: string; deepRollback: boolean; message?: string; latestCommitId?: string },
   commitId: string,
 ) => {
-  const { project, ability, at, commit } = await targetOf(ctx, body, commitId);
-  assertCommitAction(ability, "perform-rollback", at);
-  const { key, plans } = await plansFor(ctx, project.id, at, commit, body.deepRollback);
-  if (body.latestCommitId !== undefined && body.latestCommitId !== plans[0]!.latestId) throw new BadRequestError(STALE);
-  const message = body.message || (body.deepRollback ? "Deep rollback" : "Rollback to previous commit");
-  const applied = await carryOut(ctx, project.id, ability, key, plans, message, (totalChanges) => ({
-    targetCommitId: commit.id,
-    environment: at.environment,
-    folderId: at.folderId,
-    deepRollback: body.deepRollback,
-    message,
-    totalChanges,
-  }));
+  const target = await targetOf(ctx, body, commitId);
+  const applied = await rollbackFolder(ctx, target, {
+    deep: body.deepRollback,
+    message: body.message,
+    latestCommitId: body.latestCommitId,
+  });
   if ("approval" in applied) return applied;
   return {
     success: true,
@@ -220,11 +245,20 @@ export const revertCommit = async (ctx: RequestContext, ref: ProjectRef, commitI
   const key = await findProjectKey(ctx.deps, project.id);
   const folderPlan = key ? await revertPlan(ctx, key, at, commit) : { at, latestId: undefined, plan: [] };
   if (folderPlan.plan.length === 0) throw new BadRequestError("No changes to revert");
-  const applied = await carryOut(ctx, project.id, ability, key, [folderPlan], "Revert commit changes", (n, ids) => ({
-    commitId: commit.id,
-    revertCommitId: ids[0],
-    changesReverted: n,
-  }));
+  const applied = await carryOut(
+    ctx,
+    project.id,
+    ability,
+    key,
+    [folderPlan],
+    "Revert commit changes",
+    (n, ids) => ({
+      commitId: commit.id,
+      revertCommitId: ids[0],
+      changesReverted: n,
+    }),
+    commitsRight(ability),
+  );
   if ("approval" in applied) return applied;
   const revertCommitId = applied.commitIds[0];
   return {

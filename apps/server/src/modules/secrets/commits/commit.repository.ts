@@ -10,6 +10,8 @@ export type CommitRow = {
   seq: string;
   folder_id: string;
   env_id: string;
+  /** The folder's parent (null for an environment's root). */
+  parent_id: string | null;
   actor_id: string | null;
   actor_type: string | null;
   message: string | null;
@@ -20,7 +22,7 @@ export type CommitRow = {
 };
 
 /** A commit's change counts: a version is an update when the one before it was live in the same folder. */
-const COMMIT_COLUMNS = sql`c.id, c.seq, c.folder_id, f.env_id, c.actor_id, c.actor_type, c.message, c.created_at,
+const COMMIT_COLUMNS = sql`c.id, c.seq, c.folder_id, f.env_id, f.parent_id, c.actor_id, c.actor_type, c.message, c.created_at,
   coalesce(n.adds, 0)::int as adds, coalesce(n.updates, 0)::int as updates, coalesce(n.deletes, 0)::int as deletes`;
 
 const COUNTS = sql`left join lateral (

@@ -6,6 +6,7 @@ import { ok } from "../../../http/respond";
 import { countFolderCommits, getCommitChanges, getFolderStateAt, listFolderCommits } from "./commit.service";
 import { compareCommit, revertCommit, rollbackToCommit } from "./commit-rollback";
 import { written } from "../secrets.router";
+import { countSnapshots, getSnapshot, listSnapshots, rollbackToSnapshot } from "./commit-snapshots";
 
 const s = initServer();
 
@@ -30,4 +31,16 @@ export const pitRouter = (deps: AppDeps) =>
       ),
     state: async ({ params, query, req, res }) =>
       ok(await getFolderStateAt(contextOf(deps, req, res), query, params.commitId)),
+  });
+
+/** The older snapshot routes, served as views over commits. */
+export const secretSnapshotsRouter = (deps: AppDeps) =>
+  s.router(contract.secretSnapshots, {
+    list: async ({ params, query, req, res }) =>
+      ok(await listSnapshots(contextOf(deps, req, res), params.workspaceId, query)),
+    count: async ({ params, query, req, res }) =>
+      ok(await countSnapshots(contextOf(deps, req, res), params.workspaceId, query)),
+    get: async ({ params, req, res }) => ok(await getSnapshot(contextOf(deps, req, res), params.secretSnapshotId)),
+    rollback: async ({ params, req, res }) =>
+      written(res, await rollbackToSnapshot(contextOf(deps, req, res), params.secretSnapshotId)),
   });
