@@ -38,6 +38,7 @@ import { secretRotationsContract } from "./secret-rotations.contract";
 import { appConnectionsContract } from "./app-connections.contract";
 import { secretSyncsContract } from "./secret-syncs.contract";
 import { pitContract, secretSnapshotsContract } from "./pit.contract";
+import { sshContract } from "./ssh.contract";
 import { secretApprovalPoliciesContract, secretApprovalRequestsContract } from "./secret-approvals.contract";
 import { accessApprovalPoliciesContract, accessApprovalRequestsContract } from "./access-approvals.contract";
 
@@ -92,6 +93,7 @@ export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
 export * from "./secret-syncs.contract";
 export * from "./pit.contract";
+export * from "./ssh.contract";
 export * from "./secret-approvals.contract";
 export * from "./access-approvals.contract";
 
@@ -148,6 +150,7 @@ type Routers = {
   secretSyncs: typeof secretSyncsContract;
   pit: typeof pitContract;
   secretSnapshots: typeof secretSnapshotsContract;
+  ssh: typeof sshContract;
   secretApprovalPolicies: typeof secretApprovalPoliciesContract;
   secretApprovalRequests: typeof secretApprovalRequestsContract;
   accessApprovalPolicies: typeof accessApprovalPoliciesContract;
@@ -218,6 +221,7 @@ export const contract: Contract = c.router<Routers, string, typeof options>(
     secretSyncs: secretSyncsContract,
     pit: pitContract,
     secretSnapshots: secretSnapshotsContract,
+    ssh: sshContract,
     secretApprovalPolicies: secretApprovalPoliciesContract,
     secretApprovalRequests: secretApprovalRequestsContract,
     accessApprovalPolicies: accessApprovalPoliciesContract,

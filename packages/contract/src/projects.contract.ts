@@ -12,6 +12,7 @@ export const ProjectTypeSchema = z.enum([
   "secret-scanning",
   "pam",
   "agent-vault",
+  "ssh",
 ]);
 export type ProjectType = z.infer<typeof ProjectTypeSchema>;
 

@@ -47,6 +47,7 @@ import { secretTagsRouter } from "../modules/secrets/tags/tags.router";
 import { secretSearchRouter } from "../modules/secrets/search/search.router";
 import { secretVersionsRouter } from "../modules/secrets/versions/versions.router";
 import { pitRouter, secretSnapshotsRouter } from "../modules/secrets/commits/commits.router";
+import { sshRouter } from "../modules/ssh/ssh.router";
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
@@ -161,6 +162,7 @@ export const createApp = (deps: AppDeps): Express => {
     secretVersions: secretVersionsRouter(deps),
     pit: pitRouter(deps),
     secretSnapshots: secretSnapshotsRouter(deps),
+    ssh: sshRouter(deps),
     kms: kmsRouter(deps),
     auditLogs: auditLogsRouter(deps),
     auditLogStreams: auditLogStreamsRouter(deps),

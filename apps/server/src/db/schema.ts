@@ -16,6 +16,7 @@ import type { RotationTables } from "./tables/rotation";
 import type { SecretSyncTables } from "./tables/secret-syncs";
 import type { ApprovalTables } from "./tables/approvals";
 import type { AccessApprovalTables } from "./tables/access-approvals";
+import type { SshTables } from "./tables/ssh";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -40,4 +41,5 @@ export interface DB
     RotationTables,
     SecretSyncTables,
     ApprovalTables,
-    AccessApprovalTables {}
+    AccessApprovalTables,
+    SshTables {}

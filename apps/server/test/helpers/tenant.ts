@@ -48,8 +48,10 @@ export const createTenant = async (onApp?: TestApp): Promise<Tenant> => {
   };
 };
 
-export const createProject = async (tenant: Tenant, type: "secret-manager" | "cert-manager" = "secret-manager") =>
-  expectOk(await tenant.admin.projects.create({ body: { projectName: uniqueName("project"), type } })).project;
+export const createProject = async (
+  tenant: Tenant,
+  type: "secret-manager" | "cert-manager" | "ssh" = "secret-manager",
+) => expectOk(await tenant.admin.projects.create({ body: { projectName: uniqueName("project"), type } })).project;
 
 export type TestIdentity = { id: string; token: string; client: KeywardClient };
 

@@ -10,6 +10,7 @@ import { APP_CONNECTION_STEPS } from "./app-connection-rows";
 import { APPROVAL_STEPS } from "./approval-rows";
 import { ACCESS_APPROVAL_STEPS } from "./access-approval-rows";
 import { SECRET_SYNC_STEPS } from "./secret-sync-rows";
+import { SSH_STEPS } from "./ssh-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -23,4 +24,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...APPROVAL_STEPS,
   ...ACCESS_APPROVAL_STEPS,
   ...SECRET_SYNC_STEPS,
+  ...SSH_STEPS,
 };
