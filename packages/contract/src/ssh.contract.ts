@@ -122,9 +122,9 @@ export const SshHostSchema = z.object({
   ),
 });
 
-const FQDN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const FQDN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 const hostFields = {
-  hostname: z.string().trim().toLowerCase().regex(FQDN, "Hostname must be a fully qualified domain name"),
+  hostname: z.string().trim().toLowerCase().max(253).regex(FQDN, "Hostname must be a fully qualified domain name"),
   alias: z
     .string()
     .trim()
