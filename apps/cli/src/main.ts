@@ -6,6 +6,7 @@ import { loginCommand, logoutCommand, tokenCommand, whoamiCommand } from "./comm
 import { dynamicSecretsCommand } from "./commands/leases";
 import { runCommand } from "./commands/run";
 import { exportCommand, secretsCommand } from "./commands/secrets";
+import { sshCommand } from "./commands/ssh";
 
 const program = new Command("keyward")
   .description("Keyward from the command line. KEYWARD_URL and KEYWARD_TOKEN override the stored profile.")
@@ -24,6 +25,7 @@ for (const command of [
   tokenCommand(),
   agentCommand(),
   approvalsCommand(),
+  sshCommand(),
 ]) {
   program.addCommand(command);
 }
