@@ -14,6 +14,8 @@ export default keywardVitestConfig("server", {
     "test/runtime/database-outage-cluster.test.ts",
     "test/app/readme-quickstart.test.ts",
     "test/audit/stream-restart.test.ts",
+    "test/backup/postgres.test.ts",
+    "test/backup/pglite.test.ts",
     "test/runtime/shutdown.test.ts",
     "test/fuzz/generated-inputs.test.ts",
     "test/audit/coverage.platform.test.ts",

@@ -1,21 +1,33 @@
 import cluster from "node:cluster";
 import { availableParallelism } from "node:os";
 import { loadEnv, type Env } from "./env";
+import { parseCommand, USAGE } from "./runtime/command-line";
 
-const fail = (message: string) => {
+const fail = (message: string, code = 1) => {
   process.stderr.write(`${message}\n`);
-  process.exit(1);
+  process.exit(code);
 };
 
 /** PGlite is one file for one process: always one worker there. */
 const workerCount = (env: Env) => (env.DATABASE_URL ? (env.WORKERS ?? availableParallelism()) : 1);
 
 const main = async () => {
+  // Read before anything starts: a wrong argument never serves, migrates or opens a database.
+  const command = parseCommand(process.argv.slice(2));
+  if (!command) return fail(USAGE, 2);
   let env;
   try {
     env = loadEnv();
   } catch (error) {
     return fail((error as Error).message);
+  }
+  if (command.kind === "backup") {
+    const { runBackupCommand } = await import("./runtime/backup-command");
+    return runBackupCommand(env, command.file);
+  }
+  if (command.kind === "restore") {
+    const { runRestoreCommand } = await import("./runtime/restore-command");
+    return runRestoreCommand(env, command.file);
   }
   const count = workerCount(env);
   // Each role loads only its own code: the cluster primary never needs the app, its modules and the contract.

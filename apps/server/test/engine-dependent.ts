@@ -67,11 +67,13 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
 /**
  * Files that choose their database whatever the run's is: the README's quick start and the start command
  * run the server on PGlite as a newcomer does; the outage files stop, freeze and cut a PostgreSQL 15 of
- * their own (a frozen and a vanished database; an outage under a cluster at load).
+ * their own (a frozen and a vanished database; an outage under a cluster at load); the backup's move from
+ * PGlite to PostgreSQL restores into a fresh database of the run's PostgreSQL 15 target server and back.
  */
 export const OWN_DATABASE: readonly string[] = [
   "test/app/readme-quickstart.test.ts",
   "test/runtime/start-command.test.ts",
   "test/runtime/database-outage.test.ts",
   "test/runtime/database-outage-cluster.test.ts",
+  "test/backup/postgres.test.ts",
 ];

@@ -35,6 +35,16 @@ export const createSecretBox = (key: Buffer): SecretBox => {
   };
 };
 
+/** The configured key, or the one in the data directory's `root.key`; undefined when neither exists (nothing is generated). */
+export const readRootKey = (configured: string | undefined, dataDir: string): Buffer | undefined => {
+  if (configured) return Buffer.from(configured, "base64");
+  const file = join(dataDir, "root.key");
+  if (!existsSync(file)) return undefined;
+  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64");
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+  return key;
+};
+
 /** The configured key, or one generated once into the data directory with mode 0600. */
 export const loadRootKey = (configured: string | undefined, dataDir: string): Buffer => {
   if (configured) return Buffer.from(configured, "base64");

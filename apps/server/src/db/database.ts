@@ -42,7 +42,7 @@ const isAlive = (pid: number) => {
 };
 
 /** One process per data directory: take `keyward.lock`, or fail if a live process holds it. */
-const lockDataDir = (dir: string): (() => void) => {
+export const lockDataDir = (dir: string): (() => void) => {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "keyward.lock");
   for (let attempt = 0; attempt < 2; attempt += 1) {

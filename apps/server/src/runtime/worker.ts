@@ -13,6 +13,9 @@ import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 import { tuneV8 } from "./v8-tuning";
 import { ensurePortFree, exitCannotListen } from "./port";
+import { exportServing } from "../modules/backup/backup-export";
+import { startControlSocket } from "./control-socket";
+import { keywardVersion } from "./version";
 
 const IDLE_GRACE_MS = 1_000;
 
@@ -40,6 +43,15 @@ export const runServer = async (env: Env) => {
   const { deps, handle } = await buildDeps(env, { migrate: !env.DATABASE_URL });
   const server = createHttpServer(createApp(deps), env);
   const stopJobs = startJobs(deps);
+  // An embedded database is locked by this process: backups of it are asked for on its control socket.
+  const control =
+    handle.kind === "pglite" && !env.DATA_DIR.startsWith("memory://")
+      ? startControlSocket(env.DATA_DIR, {
+          logger: deps.logger,
+          backup: (out) =>
+            exportServing(deps.db, { kind: "pglite", keyward: keywardVersion(), secretBox: deps.secretBox }, out),
+        })
+      : undefined;
   // In a cluster the primary collects this registry over IPC and serves the sum.
   if (cluster.isWorker) {
     AggregatorRegistry.setRegistries([deps.metrics.registry]);
@@ -93,6 +105,7 @@ export const runServer = async (env: Env) => {
     // A handler whose socket was cut may still be running its queries: a moment for it to end.
     await Promise.race([deps.lifecycle.idle(), sleep(1_000)]);
     await jobsStopped;
+    await control?.close();
     deps.targetPools.clear();
     await handle.close();
     deps.logger.info("stopped");

@@ -153,6 +153,15 @@ export const eventExists = async (db: Database, chainId: string, seq: bigint) =>
     .where("seq", "=", seq.toString())
     .executeTakeFirst()) !== undefined;
 
+/** Every chain's head and prune anchor, by chain id. */
+export const allChainBounds = (db: Database) =>
+  db.selectFrom("audit_log_chains").select(["chain_id", "seq", "pruned_seq"]).orderBy("chain_id").execute();
+
+export const countAuditEvents = async (db: Database) => {
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from audit_logs`.execute(db);
+  return Number(rows[0]!.n);
+};
+
 /** The last event a chain's head says exists. */
 export const chainHead = (db: Database, chainId: string) =>
   db.selectFrom("audit_log_chains").select(["seq", "hash"]).where("chain_id", "=", chainId).executeTakeFirst();

@@ -5,7 +5,10 @@ import { inTransaction } from "../../db/transaction";
 import { assertCan } from "../authz/guard";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission } from "../authz/project-access";
+import type { Database } from "../../db/database";
 import {
+  allChainBounds,
+  countAuditEvents,
   chainEventsBetween,
   chainHead,
   chainStretchesInRange,
@@ -109,14 +112,14 @@ type Checked = { seq: bigint; hash: string; id: string };
 type Verdict = Omit<AuditLogVerification, "checked" | "valid">;
 
 /** The newest event checked in a chain must be the head, or be followed by the event after it. */
-const endOfStretch = async (ctx: RequestContext, chainId: string, last: Checked): Promise<Verdict | undefined> => {
-  const head = await chainHead(ctx.deps.db, chainId);
+const endOfStretch = async (db: Database, chainId: string, last: Checked): Promise<Verdict | undefined> => {
+  const head = await chainHead(db, chainId);
   const broken = { firstInvalidEventId: last.id, reason: "link-broken" as const };
   if (!head) return broken;
   const headSeq = BigInt(head.seq);
   if (headSeq === last.seq) return head.hash === last.hash ? undefined : broken;
   if (headSeq < last.seq) return broken;
-  return (await eventExists(ctx.deps.db, chainId, last.seq + 1n))
+  return (await eventExists(db, chainId, last.seq + 1n))
     ? undefined
     : { firstInvalidEventId: last.id, reason: "events-missing" };
 };
@@ -126,21 +129,21 @@ const endOfStretch = async (ctx: RequestContext, chainId: string, last: Checked)
  * event before `first` (or the chain's prune anchor): the cost is that of the stretch alone.
  */
 const verifyStretch = async (
-  ctx: RequestContext,
+  db: Database,
   stretch: { chainId: string; first: string; last: string },
   counted: { checked: number },
 ): Promise<Verdict | undefined> => {
   let previous: Checked | undefined;
   let from = stretch.first;
   for (;;) {
-    const rows = await chainEventsBetween(ctx.deps.db, stretch.chainId, from, stretch.last, VERIFY_PAGE);
+    const rows = await chainEventsBetween(db, stretch.chainId, from, stretch.last, VERIFY_PAGE);
     for (const row of rows) {
       const seq = BigInt(row.seq);
       const expectedPrev = previous
         ? previous.seq + 1n === seq
           ? previous.hash
           : undefined
-        : await predecessorHash(ctx.deps.db, stretch.chainId, String(row.seq));
+        : await predecessorHash(db, stretch.chainId, String(row.seq));
       if (expectedPrev === undefined) return { firstInvalidEventId: row.id, reason: "events-missing" };
       if (row.prev_hash !== expectedPrev) return { firstInvalidEventId: row.id, reason: "link-broken" };
       if (eventHash(toChained(row)) !== row.hash) return { firstInvalidEventId: row.id, reason: "content-changed" };
@@ -150,7 +153,7 @@ const verifyStretch = async (
     if (rows.length < VERIFY_PAGE || !previous) break;
     from = (previous.seq + 1n).toString();
   }
-  return previous ? endOfStretch(ctx, stretch.chainId, previous) : undefined;
+  return previous ? endOfStretch(db, stretch.chainId, previous) : undefined;
 };
 
 /**
@@ -172,13 +175,33 @@ export const verifyAuditLogs = async (
   const counted = { checked: 0 };
   for (const stretch of await chainStretchesInRange(ctx.deps.db, range)) {
     const verdict = await verifyStretch(
-      ctx,
+      ctx.deps.db,
       { chainId: stretch.chain_id, first: stretch.first_seq, last: stretch.last_seq },
       counted,
     );
     if (verdict) return { valid: false, checked: counted.checked, ...verdict };
   }
   return { valid: true, checked: counted.checked };
+};
+
+/**
+ * Every chain of the instance whole, from its anchor to its head, and every event in some chain (a
+ * restored instance is checked so before it is handed over). `db` may be a transaction's.
+ */
+export const verifyAllAuditChains = async (db: Database) => {
+  const counted = { checked: 0 };
+  let chains = 0;
+  for (const chain of await allChainBounds(db)) {
+    if (BigInt(chain.seq) <= BigInt(chain.pruned_seq)) continue;
+    chains += 1;
+    const stretch = { chainId: chain.chain_id, first: (BigInt(chain.pruned_seq) + 1n).toString(), last: chain.seq };
+    const verdict = await verifyStretch(db, stretch, counted);
+    if (verdict) return { valid: false, checked: counted.checked, chains, ...verdict };
+  }
+  const stored = await countAuditEvents(db);
+  if (stored !== counted.checked)
+    return { valid: false, checked: counted.checked, chains, reason: "events-outside-chains" };
+  return { valid: true, checked: counted.checked, chains };
 };
 
 export const setProjectAuditRetention = async (ctx: RequestContext, projectId: string, days: number | null) => {

@@ -2,6 +2,7 @@ import type { Tx } from "../../db/transaction";
 import type { AppDeps } from "../../context";
 import { dataKeyOf, generateDataKey, type DataKey } from "../../crypto/data-keys";
 import type { Database } from "../../db/database";
+import type { SecretBox } from "../../crypto/envelope";
 import { findProjectDataKey, insertProjectDataKey } from "./project-key.repository";
 
 /**
@@ -11,8 +12,12 @@ import { findProjectDataKey, insertProjectDataKey } from "./project-key.reposito
  */
 const wrapContext = (projectId: string) => `project-data-key:${projectId}`;
 
+/** A stored project key opened with the root key; throws when it was sealed under another key or altered. */
+export const openProjectDataKey = (secretBox: SecretBox, projectId: string, row: { id: string; wrapped_key: string }) =>
+  dataKeyOf(row.id, Buffer.from(secretBox.decrypt(row.wrapped_key, wrapContext(projectId)), "base64"));
+
 const unwrap = (deps: AppDeps, projectId: string, row: { id: string; wrapped_key: string }) =>
-  dataKeyOf(row.id, Buffer.from(deps.secretBox.decrypt(row.wrapped_key, wrapContext(projectId)), "base64"));
+  openProjectDataKey(deps.secretBox, projectId, row);
 
 /** The project's key for reading, or undefined when it has none yet (then it holds nothing encrypted). */
 export const findProjectKey = async (
