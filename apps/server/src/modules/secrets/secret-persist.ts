@@ -69,6 +69,22 @@ export const stateOf = (secret: PlainSecret): SecretState => ({
   tags: secret.tags,
 });
 
+/** A secret (its id, folder and owner from `base`) holding a recorded version's content again. */
+export const stateWithContentOf = (
+  base: Pick<SecretState, "id" | "folderId" | "userId">,
+  old: PlainSecret,
+): SecretState => ({
+  ...base,
+  key: old.key,
+  value: old.value(),
+  comment: old.comment,
+  skipMultilineEncoding: old.skipMultilineEncoding,
+  reminderNote: old.reminderNote,
+  reminderRepeatDays: old.reminderRepeatDays,
+  metadata: old.metadata,
+  tags: old.tags,
+});
+
 /** The state as a PlainSecret, for answers. */
 export const plainOf = (
   state: SecretState,

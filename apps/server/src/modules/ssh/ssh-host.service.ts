@@ -18,8 +18,7 @@ import {
   updateHostRow,
   type HostRow,
 } from "./ssh-ca.repository";
-import { signAndRecord } from "./ssh-sign.service";
-import { SshKeyError, parsePublicKeyLine } from "./wire";
+import { signAndRecord, subjectOf } from "./ssh-sign.service";
 
 type LoginMappingInput = { loginUser: string; allowedPrincipals: { usernames?: string[]; groups?: string[] } };
 
@@ -163,13 +162,7 @@ export const listSshHosts = async (ctx: RequestContext, projectId: string) => {
 /** POST /api/v1/ssh/hosts/:id/issue-host-cert: the host's own key signed by its host CA, for its hostname. */
 export const issueHostCertificate = async (ctx: RequestContext, id: string, publicKey: string) => {
   const { row } = await requireHost(ctx, id, "issue-host-cert");
-  let subject;
-  try {
-    subject = parsePublicKeyLine(publicKey);
-  } catch (error) {
-    if (error instanceof SshKeyError) throw new BadRequestError(`Failed to parse public key: ${error.message}`);
-    throw error;
-  }
+  const subject = subjectOf(publicKey);
   const ttlMs = parseDuration(row.host_cert_ttl)!;
   return signAndRecord(ctx, {
     caId: row.host_ssh_ca_id,

@@ -87,6 +87,16 @@ export const signAndRecord = async (ctx: RequestContext, request: SignRequest) =
   }
 };
 
+/** A public key line to sign: a 400 naming what is wrong with it otherwise. */
+export const subjectOf = (publicKey: string): Subject => {
+  try {
+    return parsePublicKeyLine(publicKey);
+  } catch (error) {
+    if (error instanceof SshKeyError) throw new BadRequestError(`Failed to parse public key: ${error.message}`);
+    throw error;
+  }
+};
+
 type SignBody = {
   certificateTemplateId: string;
   certType: "user" | "host";
@@ -126,13 +136,7 @@ const auditOf = (body: SignBody, p: { keyId: string; principals: string[]; ttlMs
 /** POST /api/v1/ssh/certificates/sign */
 export const signSshKey = async (ctx: RequestContext, body: SignBody & { publicKey: string }) => {
   const p = await prepare(ctx, body);
-  let subject: Subject;
-  try {
-    subject = parsePublicKeyLine(body.publicKey);
-  } catch (error) {
-    if (error instanceof SshKeyError) throw new BadRequestError(`Failed to parse public key: ${error.message}`);
-    throw error;
-  }
+  const subject = subjectOf(body.publicKey);
   return signAndRecord(ctx, {
     caId: p.template.ssh_ca_id,
     projectId: p.template.project_id,

@@ -11,6 +11,7 @@ import {
   newSecretId,
   recordDeletions,
   stateOf,
+  stateWithContentOf,
   writeSecretUpdate,
   type SecretState,
 } from "../secret-persist";
@@ -22,21 +23,8 @@ import type { VersionRow } from "../versions/version.repository";
 export const STALE = "The folder changed since the preview: compare again before rolling back";
 
 /** A recorded version as the state a secret of `folderId` takes again (its tags that still exist). */
-const stateFromVersion = (key: DataKey, target: VersionRow, id: string, folderId: string): SecretState => {
-  const old = openVersionRow(key, target, target.id);
-  return {
-    id,
-    folderId,
-    key: old.key,
-    value: old.value(),
-    comment: old.comment,
-    skipMultilineEncoding: old.skipMultilineEncoding,
-    reminderNote: old.reminderNote,
-    reminderRepeatDays: old.reminderRepeatDays,
-    metadata: old.metadata,
-    tags: old.tags,
-  };
-};
+const stateFromVersion = (key: DataKey, target: VersionRow, id: string, folderId: string): SecretState =>
+  stateWithContentOf({ id, folderId }, openVersionRow(key, target, target.id));
 
 /**
  * The caller must be able to do each step itself: delete what goes, edit what changes (as it is and as

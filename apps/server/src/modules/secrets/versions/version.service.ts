@@ -9,7 +9,7 @@ import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key
 import { assertSecretAction, canReadValue, secretObject } from "../secret-access";
 import { openSecretRow, openVersionRow } from "../secret-crypto";
 import { toSecretRaw } from "../secret.dto";
-import { plainOf, stateOf, writeSecretUpdate, asKeyConflict, type SecretState } from "../secret-persist";
+import { plainOf, stateOf, stateWithContentOf, writeSecretUpdate, asKeyConflict } from "../secret-persist";
 import { findFolderPlace, findSecretByKey, lockSecretById } from "../secret.repository";
 import { findLatestVersion, findVersion, listVersions, type VersionRow } from "./version.repository";
 import type { Ability } from "../../../permissions";
@@ -102,17 +102,7 @@ export const rollbackSecret = async (ctx: RequestContext, secretId: string, vers
     assertSecretAction(ability, "edit", objectOf(old.key, old.tags));
     if (old.key !== before.key && (await findSecretByKey(trx, row.folder_id, old.key)))
       throw new BadRequestError("Secret with the new name already exist");
-    const after: SecretState = {
-      ...before,
-      key: old.key,
-      value: old.value(),
-      comment: old.comment,
-      skipMultilineEncoding: old.skipMultilineEncoding,
-      reminderNote: old.reminderNote,
-      reminderRepeatDays: old.reminderRepeatDays,
-      metadata: old.metadata,
-      tags: old.tags,
-    };
+    const after = stateWithContentOf(before, old);
     const written = await writeSecretUpdate(ctx, trx, key, before, after);
     const plain = plainOf(after, { ...written, created_at: row.created_at }, ctx);
     noteAudit(ctx, {
