@@ -92,7 +92,7 @@ describe("POST /api/v1/project-templates", () => {
       [{ ...body, name: "x".repeat(65) }, "name field must be at most 64 characters"],
       [{ ...body, name: "bad name!" }, "name field can only contain letters, numbers, and hyphens"],
       [{ ...body, description: "d".repeat(257) }, undefined],
-      [{ ...body, type: "ssh" }, undefined],
+      [{ ...body, type: "vault" }, undefined],
       [{ ...body, roles: [{ ...readerRole, slug: "admin" }] }, 'Role slug "admin" is reserved'],
       [{ ...body, roles: [{ ...readerRole, name: "No Access" }] }, 'Role name "No Access" is reserved'],
       [{ ...body, roles: [readerRole, { ...readerRole, name: "Other" }] }, "Role slugs must be unique"],
@@ -267,6 +267,7 @@ describe("GET /api/v1/project-templates", () => {
       "secret-scanning",
       "pam",
       "agent-vault",
+      "ssh",
     ]);
     expect(defaults[0]).toMatchObject({
       name: "default",

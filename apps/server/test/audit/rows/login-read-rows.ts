@@ -4,6 +4,7 @@ import { CLOUD_FAILED_LOGINS } from "./cloud-login-rows";
 import { identityActor, ldapIdentity, universalIdentity } from "./identity-rows";
 import { ok, written, type Step } from "./runner";
 import { JWT_OIDC_FAILED_LOGINS, KUBERNETES_FAILED_LOGIN } from "./workload-rows";
+import { PIT_SSH_READ_STEPS } from "./pit-ssh-read-rows";
 
 type LoginOperation = Extract<MutatingOperation, `${string}Auth.login`>;
 
@@ -87,7 +88,8 @@ const reads = (version: "secretsV3" | "secretsV4") => {
 const v3 = reads("secretsV3");
 const v4 = reads("secretsV4");
 
-export const READ_STEPS: Record<RecordedRead, Step> = {
+export const READ_STEPS: Record<RecordedRead | keyof typeof PIT_SSH_READ_STEPS, Step> = {
+  ...PIT_SSH_READ_STEPS,
   "secretsV3.list": v3.list,
   "secretsV3.get": v3.get,
   "secretsV3.getById": v3.getById,
