@@ -38,9 +38,13 @@ export const findCa = (db: Database, id: string) =>
     .where("c.id", "=", id)
     .executeTakeFirst();
 
-export const findCaPrivateKey = async (db: Database | Tx, id: string) =>
-  (await db.selectFrom("ssh_cas").select("encrypted_private_key").where("id", "=", id).executeTakeFirst())
-    ?.encrypted_private_key;
+/** What signing with a CA needs: its state, public key line and sealed private key, in one read. */
+export const findCaSigningKey = (db: Database | Tx, id: string) =>
+  db
+    .selectFrom("ssh_cas")
+    .select(["id", "status", "public_key", "encrypted_private_key"])
+    .where("id", "=", id)
+    .executeTakeFirst();
 
 export const listProjectCas = (db: Database, projectId: string) =>
   db

@@ -11,7 +11,7 @@ import { requireCa, sshProject } from "./ssh-access";
 import {
   deleteCaRow,
   findCa,
-  findCaPrivateKey,
+  findCaSigningKey,
   findHost,
   insertCa,
   listProjectCas,
@@ -24,6 +24,7 @@ import { templateDto } from "./ssh-template.service";
 import { buildKrl, generateSshKeyPairAsync } from "./wire";
 
 const aadOf = (caId: string) => `ssh-ca:${caId}`;
+const missingCa = (id: string) => new NotFoundError(`SSH CA with ID '${id}' not found`);
 
 export const caDto = (row: Omit<CaRow, "public_key"> & { public_key?: string }) => ({
   id: row.id,
@@ -60,12 +61,19 @@ export const createCaRow = async (
   return id;
 };
 
-/** The CA's private key, opened for one signature. */
-export const caPrivateKey = async (ctx: Pick<RequestContext, "deps">, caId: string) => {
-  const sealed = await findCaPrivateKey(ctx.deps.db, caId);
-  if (!sealed) throw new NotFoundError(`SSH CA with ID '${caId}' not found`);
-  return createPrivateKey(ctx.deps.secretBox.decrypt(sealed, aadOf(caId)));
+/** An active CA's keys, the private one opened for this request only; 400 when the CA is disabled. */
+export const activeSigningKey = async (ctx: Pick<RequestContext, "deps">, caId: string) => {
+  const row = await findCaSigningKey(ctx.deps.db, caId);
+  if (!row) throw missingCa(caId);
+  if (row.status !== "active") throw new BadRequestError("SSH CA is disabled");
+  return {
+    id: row.id,
+    privateKey: createPrivateKey(ctx.deps.secretBox.decrypt(row.encrypted_private_key, aadOf(caId))),
+    publicBlob: Buffer.from(row.public_key.split(" ")[1]!, "base64"),
+  };
 };
+
+export type SigningKey = Awaited<ReturnType<typeof activeSigningKey>>;
 
 const auditCa = (ctx: RequestContext, row: { id: string; friendly_name: string }, extra: object = {}) =>
   noteAudit(ctx, { metadata: { sshCaId: row.id, friendlyName: row.friendly_name, ...extra } });
@@ -132,8 +140,6 @@ export const listSshCas = async (ctx: RequestContext, projectId: string) => {
   assertCan(ability, "read", "ssh-certificate-authorities");
   return { cas: (await listProjectCas(ctx.deps.db, project.id)).map(caDto) };
 };
-
-const missingCa = (id: string) => new NotFoundError(`SSH CA with ID '${id}' not found`);
 
 /** The bare public key line of a CA (no authentication: what hosts and clients trust). */
 export const sshCaPublicKey = async (ctx: PublicContext, id: string) => {

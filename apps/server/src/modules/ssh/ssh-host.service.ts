@@ -6,7 +6,7 @@ import { BadRequestError } from "../../errors";
 import type { StoredLoginMapping } from "../../db/tables/ssh";
 import { assertCan } from "../authz/guard";
 import { requireHost, sshProject } from "./ssh-access";
-import { createCaRow } from "./ssh-ca.service";
+import { activeSigningKey, createCaRow } from "./ssh-ca.service";
 import {
   deleteHostRow,
   findCa,
@@ -165,7 +165,7 @@ export const issueHostCertificate = async (ctx: RequestContext, id: string, publ
   const subject = subjectOf(publicKey);
   const ttlMs = parseDuration(row.host_cert_ttl)!;
   return signAndRecord(ctx, {
-    caId: row.host_ssh_ca_id,
+    ca: await activeSigningKey(ctx, row.host_ssh_ca_id),
     projectId: row.project_id,
     subject,
     certType: "host",

@@ -6,8 +6,7 @@ import { BadRequestError } from "../../errors";
 import { toIso } from "../../lib/dates";
 import { assertCan } from "../authz/guard";
 import { requireCertificate, requireTemplate, sshProject } from "./ssh-access";
-import { caPrivateKey } from "./ssh-ca.service";
-import { findCa } from "./ssh-ca.repository";
+import { activeSigningKey, type SigningKey } from "./ssh-ca.service";
 import { insertCertificate, listProjectCertificates, revokeCertificateRow } from "./ssh-cert.repository";
 import { checkPrincipals, keyIdFor } from "./ssh-principals";
 import {
@@ -28,7 +27,7 @@ type Subject = SshPublicKey;
 
 /** What one signature needs: which CA, for whom, and what to record. */
 export type SignRequest = {
-  caId: string;
+  ca: SigningKey;
   projectId: string;
   subject: Subject;
   certType: "user" | "host";
@@ -45,9 +44,6 @@ export type SignRequest = {
  * CA's key, in the transaction that writes the audit event.
  */
 export const signAndRecord = async (ctx: RequestContext, request: SignRequest) => {
-  const caKey = await caPrivateKey(ctx, request.caId);
-  const ca = (await findCa(ctx.deps.db, request.caId))!;
-  const caPublicBlob = Buffer.from(ca.public_key.split(" ")[1]!, "base64");
   const now = ctx.deps.clock.now();
   const validAfter = new Date(Math.floor((now - BACKDATE_MS) / 1000) * 1000);
   const validBefore = new Date(Math.floor((now + request.ttlMs) / 1000) * 1000);
@@ -56,7 +52,7 @@ export const signAndRecord = async (ctx: RequestContext, request: SignRequest) =
     try {
       return await inTransaction(ctx, async (trx) => {
         const { id } = await insertCertificate(trx, {
-          ssh_ca_id: request.caId,
+          ssh_ca_id: request.ca.id,
           project_id: request.projectId,
           ssh_certificate_template_id: request.templateId,
           ssh_host_id: request.hostId,
@@ -68,8 +64,8 @@ export const signAndRecord = async (ctx: RequestContext, request: SignRequest) =
           not_after: validBefore,
         });
         const signedKey = signCertificate({
-          caPrivateKey: caKey,
-          caPublicBlob,
+          caPrivateKey: request.ca.privateKey,
+          caPublicBlob: request.ca.publicBlob,
           subject: request.subject,
           serial,
           certType: request.certType,
@@ -109,8 +105,7 @@ type SignBody = {
 const prepare = async (ctx: RequestContext, body: SignBody) => {
   const { row: template, ability } = await requireTemplate(ctx, body.certificateTemplateId, "");
   assertCan(ability, "create", "ssh-certificates");
-  const ca = (await findCa(ctx.deps.db, template.ssh_ca_id))!;
-  if (ca.status !== "active") throw new BadRequestError("SSH CA is disabled");
+  const ca = await activeSigningKey(ctx, template.ssh_ca_id);
   if (template.status !== "active") throw new BadRequestError("SSH certificate template is disabled");
   const keyId = keyIdFor(body.keyId, template.allow_custom_key_ids, ctx.actor);
   const allowed = body.certType === "user" ? template.allow_user_certificates : template.allow_host_certificates;
@@ -122,7 +117,7 @@ const prepare = async (ctx: RequestContext, body: SignBody) => {
   if (ttlMs < 1000) throw new BadRequestError("TTL must be at least one second");
   if (ttlMs > parseDuration(template.max_ttl)!)
     throw new BadRequestError("Failed TTL validation due to TTL being greater than configured max TTL on template");
-  return { template, principals, keyId, ttlMs };
+  return { template, ca, principals, keyId, ttlMs };
 };
 
 const auditOf = (body: SignBody, p: { keyId: string; principals: string[]; ttlMs: number }) => ({
@@ -133,12 +128,16 @@ const auditOf = (body: SignBody, p: { keyId: string; principals: string[]; ttlMs
   keyId: p.keyId,
 });
 
-/** POST /api/v1/ssh/certificates/sign */
-export const signSshKey = async (ctx: RequestContext, body: SignBody & { publicKey: string }) => {
-  const p = await prepare(ctx, body);
-  const subject = subjectOf(body.publicKey);
-  return signAndRecord(ctx, {
-    caId: p.template.ssh_ca_id,
+/** A template's signature for a subject key, its audit event naming what was asked and the serial. */
+const signForTemplate = (
+  ctx: RequestContext,
+  body: SignBody,
+  p: Awaited<ReturnType<typeof prepare>>,
+  subject: Subject,
+  extraAudit: Record<string, unknown> = {},
+) =>
+  signAndRecord(ctx, {
+    ca: p.ca,
     projectId: p.template.project_id,
     subject,
     certType: body.certType,
@@ -147,8 +146,13 @@ export const signSshKey = async (ctx: RequestContext, body: SignBody & { publicK
     ttlMs: p.ttlMs,
     templateId: p.template.id,
     hostId: null,
-    audit: (serialNumber, certificateId) => ({ ...auditOf(body, p), serialNumber, certificateId }),
+    audit: (serialNumber, certificateId) => ({ ...auditOf(body, p), ...extraAudit, serialNumber, certificateId }),
   });
+
+/** POST /api/v1/ssh/certificates/sign */
+export const signSshKey = async (ctx: RequestContext, body: SignBody & { publicKey: string }) => {
+  const p = await prepare(ctx, body);
+  return signForTemplate(ctx, body, p, subjectOf(body.publicKey));
 };
 
 /** POST /api/v1/ssh/certificates/issue: a fresh key pair, answered once and never stored. */
@@ -158,22 +162,8 @@ export const issueSshCredentials = async (
 ) => {
   const p = await prepare(ctx, body);
   const pair = await generateSshKeyPairAsync(body.keyAlgorithm);
-  const signed = await signAndRecord(ctx, {
-    caId: p.template.ssh_ca_id,
-    projectId: p.template.project_id,
-    subject: parsePublicKeyLine(pair.publicKeyLine),
-    certType: body.certType,
-    principals: p.principals,
-    keyId: p.keyId,
-    ttlMs: p.ttlMs,
-    templateId: p.template.id,
-    hostId: null,
-    audit: (serialNumber, certificateId) => ({
-      ...auditOf(body, p),
-      keyAlgorithm: body.keyAlgorithm,
-      serialNumber,
-      certificateId,
-    }),
+  const signed = await signForTemplate(ctx, body, p, parsePublicKeyLine(pair.publicKeyLine), {
+    keyAlgorithm: body.keyAlgorithm,
   });
   return {
     ...signed,

@@ -54,13 +54,24 @@ export const folderById = async (ctx: RequestContext, ref: PlaceRef & { folderId
   return { project, ability, at: { folderId: ref.folderId, environment, secretPath: place.path } satisfies FolderAt };
 };
 
-/** A commit of the named project, with its folder's place and the caller's ability: 404 otherwise. */
-export const commitOf = async (ctx: RequestContext, ref: ProjectRef, commitId: string) => {
-  const { project, ability } = await projectOf(ctx, ref);
-  const notFound = new NotFoundError(`Commit with ID ${commitId} not found`);
+/**
+ * A commit with its folder's place and the caller's ability: in the named project, or (no `ref`) in the
+ * commit's own project, which must be of the caller's organization. 404 with `notFoundMessage` otherwise.
+ */
+export const commitOf = async (
+  ctx: RequestContext,
+  ref: ProjectRef | undefined,
+  commitId: string,
+  notFoundMessage = `Commit with ID ${commitId} not found`,
+) => {
+  const notFound = () => new NotFoundError(notFoundMessage);
   const commit = await findCommit(ctx.deps.db, commitId);
   const place = commit ? await findFolderPlace(ctx.deps.db, commit.folder_id) : undefined;
-  if (!commit || !place || place.project_id !== project.id) throw notFound;
+  if (!commit || !place) throw notFound();
+  const { project, ability } = await projectOf(ctx, ref ?? { projectId: place.project_id }).catch((error: unknown) => {
+    throw !ref && error instanceof NotFoundError ? notFound() : error;
+  });
+  if (place.project_id !== project.id) throw notFound();
   const at: FolderAt = { folderId: commit.folder_id, environment: place.env_slug, secretPath: place.path };
   return { project, ability, commit, at };
 };

@@ -1,6 +1,6 @@
 import { SECRET_VALUE_HIDDEN_MASK } from "@keyward/contract";
 import type { RequestContext } from "../../../context";
-import { NotFoundError, PermissionDeniedError } from "../../../errors";
+import { PermissionDeniedError } from "../../../errors";
 import { toIso } from "../../../lib/dates";
 import type { Ability } from "../../../permissions";
 import { lookupEnvironmentBySlug } from "../../folders/folder.service";
@@ -8,11 +8,10 @@ import { findProjectKey } from "../../project-keys/project-key.service";
 import { canReadValue, secretObject } from "../secret-access";
 import { openVersionRow } from "../secret-crypto";
 import { toSecretRaw } from "../secret.dto";
-import { findFolderPlace } from "../secret.repository";
 import { commitOf, folderByPath } from "./commit-access";
 import type { FolderAt } from "./commit-plan";
 import { rollbackFolder } from "./commit-rollback";
-import { countCommits, findCommit, folderStateAt, listCommits, type CommitRow } from "./commit.repository";
+import { countCommits, folderStateAt, listCommits, type CommitRow } from "./commit.repository";
 
 /**
  * The older snapshot API as views over commits: a snapshot is a commit of a folder, its id the
@@ -60,15 +59,8 @@ export const countSnapshots = async (ctx: RequestContext, projectId: string, que
 };
 
 /** The commit behind a snapshot id, in the caller's organization: 404 otherwise. */
-const snapshotTarget = async (ctx: RequestContext, snapshotId: string) => {
-  const notFound = () => new NotFoundError(`Secret snapshot with ID '${snapshotId}' not found`);
-  const commit = await findCommit(ctx.deps.db, snapshotId);
-  const place = commit ? await findFolderPlace(ctx.deps.db, commit.folder_id) : undefined;
-  if (!place) throw notFound();
-  return commitOf(ctx, { projectId: place.project_id }, snapshotId).catch((error: unknown) => {
-    throw error instanceof NotFoundError ? notFound() : error;
-  });
-};
+const snapshotTarget = (ctx: RequestContext, snapshotId: string) =>
+  commitOf(ctx, undefined, snapshotId, `Secret snapshot with ID '${snapshotId}' not found`);
 
 /** GET /api/v1/secret-snapshot/:secretSnapshotId: the folder's secrets at that commit. */
 export const getSnapshot = async (ctx: RequestContext, snapshotId: string) => {
