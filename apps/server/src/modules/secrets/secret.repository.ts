@@ -227,6 +227,16 @@ export const lockSecretById = async (trx: Tx, secretId: string) => {
   return rows[0];
 };
 
+/** Secrets by id (wherever they are), locked for the caller's transaction, in id order. */
+export const lockSecretsByIds = async (trx: Tx, ids: readonly string[]) => {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<SecretRow>`
+    select ${ROW_COLUMNS} from secrets s where s.id = any(${[...ids]}::uuid[]) order by s.id for update of s`.execute(
+    trx,
+  );
+  return rows;
+};
+
 /** "/a/b" of a folder (walking its parents), with its environment and project; undefined when missing. */
 export const findFolderPlace = async (db: Database, folderId: string) => {
   const { rows } = await sql<{ path: string; env_id: string; env_slug: string; project_id: string }>`

@@ -15,8 +15,8 @@ import {
   writeSecretUpdate,
   type SecretState,
 } from "../secret-persist";
-import { deleteSecretRows, lockSecretById, lockSecretsByKeys } from "../secret.repository";
-import { lastVersionNumbers, lockLiveVersions } from "./commit.repository";
+import { deleteSecretRows, lockSecretsByIds } from "../secret.repository";
+import { lastVersionNumbers } from "./commit.repository";
 import type { FolderAt, PlanItem } from "./commit-plan";
 import type { VersionRow } from "../versions/version.repository";
 
@@ -80,9 +80,13 @@ export const applyPlan = async (
   at: FolderAt,
   plan: readonly PlanItem[],
 ) => {
-  const live = await lockLiveVersions(
-    trx,
-    plan.map((p) => p.secretId),
+  const live = new Map(
+    (
+      await lockSecretsByIds(
+        trx,
+        plan.map((p) => p.secretId),
+      )
+    ).map((row) => [row.id, row]),
   );
   for (const item of plan) {
     const row = live.get(item.secretId);
@@ -92,21 +96,23 @@ export const applyPlan = async (
         : !row || row.folder_id !== at.folderId || row.version !== item.current.version;
     if (stale) throw new BadRequestError(STALE);
   }
-  const deletes = plan.flatMap((p) => (p.kind === "delete" ? [p.current.key] : []));
-  if (deletes.length > 0) {
-    const rows = await lockSecretsByKeys(trx, at.folderId, deletes);
-    await deleteSecretRows(trx, at.folderId, deletes);
+  const deleted = plan.flatMap((p) => (p.kind === "delete" ? [live.get(p.secretId)!] : []));
+  if (deleted.length > 0) {
+    await deleteSecretRows(
+      trx,
+      at.folderId,
+      deleted.map((row) => row.key),
+    );
     await recordDeletions(
       ctx,
       trx,
       key,
-      rows.map((row) => ({ state: stateOf(openSecretRow(key, row)), version: row.version })),
+      deleted.map((row) => ({ state: stateOf(openSecretRow(key, row)), version: row.version })),
     );
   }
   for (const item of plan) {
     if (item.kind !== "update") continue;
-    const row = (await lockSecretById(trx, item.secretId))!;
-    const before = stateOf(openSecretRow(key, row));
+    const before = stateOf(openSecretRow(key, live.get(item.secretId)!));
     await writeSecretUpdate(ctx, trx, key, before, stateFromVersion(key, item.target, item.secretId, at.folderId));
   }
   const creates = plan.flatMap((p) => (p.kind === "create" ? [p] : []));

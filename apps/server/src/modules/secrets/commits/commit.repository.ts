@@ -133,14 +133,6 @@ export const commitsOfThisTransaction = async (trx: Tx) => {
   return rows;
 };
 
-/** The live shared rows of secrets by id, locked for the caller's transaction. */
-export const lockLiveVersions = async (trx: Tx, ids: readonly string[]) => {
-  if (ids.length === 0) return new Map<string, { id: string; folder_id: string; version: number }>();
-  const { rows } = await sql<{ id: string; folder_id: string; version: number }>`
-    select id, folder_id, version from secrets where id = any(${[...ids]}::uuid[]) order by id for update`.execute(trx);
-  return new Map(rows.map((r) => [r.id, r]));
-};
-
 /** The newest recorded version number of each secret (a deleted one's too). */
 export const lastVersionNumbers = async (trx: Tx, ids: readonly string[]) => {
   if (ids.length === 0) return new Map<string, number>();
