@@ -198,6 +198,38 @@ describe("SSH rights and tenancy", () => {
       403,
     );
     expect((await member.client.ssh.getCa({ params: { sshCaId: world.ca.id } })).status).toBe(403);
+    const templateBody = {
+      sshCaId: world.ca.id,
+      name: "member",
+      allowedUsers: ["*"],
+      allowedHosts: [],
+      allowUserCertificates: true,
+      allowHostCertificates: false,
+      allowCustomKeyIds: true,
+    };
+    expect((await member.client.ssh.createTemplate({ body: templateBody })).status).toBe(403);
+    const templateId = { certificateTemplateId: world.template.id };
+    expect((await member.client.ssh.updateTemplate({ params: templateId, body: { ttl: "2h" } })).status).toBe(403);
+    expect(
+      (
+        await member.client.ssh.createCa({
+          body: { projectId: world.project.id, friendlyName: "m", keyAlgorithm: "ED25519" },
+        })
+      ).status,
+    ).toBe(403);
+    const hostBody = { projectId: world.project.id, hostname: "m.example.test" };
+    expect((await member.client.ssh.createHost({ body: hostBody })).status).toBe(403);
+    expect((await member.client.ssh.projectHosts({ params: { projectId: world.project.id } })).status).toBe(200);
+    const nothing = await createIdentity(tenant, {
+      projectId: world.project.id,
+      projectRole: await insertCustomRole(tenant, world.project.id, [
+        { subject: "secrets", action: ["read"], inverted: false },
+      ]),
+    });
+    expect((await nothing.client.ssh.projectHosts({ params: { projectId: world.project.id } })).status).toBe(403);
+    expect(
+      (await nothing.client.ssh.projectCertificates({ params: { projectId: world.project.id }, query: {} })).status,
+    ).toBe(403);
 
     const other = (await createTenant()).admin.ssh;
     expect((await other.getCa({ params: { sshCaId: world.ca.id } })).status).toBe(404);

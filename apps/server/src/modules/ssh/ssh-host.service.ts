@@ -155,6 +155,7 @@ export const deleteSshHost = async (ctx: RequestContext, id: string) => {
 
 export const listSshHosts = async (ctx: RequestContext, projectId: string) => {
   const { ability, project } = await sshProject(ctx, projectId);
+  assertCan(ability, "read", "ssh-hosts");
   const rows = await listProjectHosts(ctx.deps.db, project.id);
   return { hosts: rows.filter((r) => ability.can("read", "ssh-hosts", { hostname: r.hostname })).map(hostDto) };
 };
