@@ -23,6 +23,20 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded")
     .optional(),
+  /** PKCS#11 library of the HSM that seals the root keys; with HSM_PIN and HSM_KEY_LABEL it makes the HSM the seal. */
+  HSM_LIB_PATH: z.string().min(1).optional(),
+  /** User PIN of the HSM token; never logged. */
+  HSM_PIN: z.string().min(1).optional(),
+  /** Position of the token's slot in the library's slot list (not a PKCS#11 slot id). */
+  HSM_SLOT: z.coerce.number().int().min(0).max(1_000).default(0),
+  /** Label of the AES-256 key on the token that seals the root keys. */
+  HSM_KEY_LABEL: z.string().min(1).max(128).optional(),
+  /** Generate the labelled key when the token has none (otherwise a missing key stops the start). */
+  HSM_GENERATE_KEY: z.enum(["true", "false"]).default("false"),
+  /** Rows re-wrapped per transaction by a root-key rotation. */
+  ROOT_KEY_REWRAP_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** Pause between two batches of a root-key rotation, to spare a busy database. */
+  ROOT_KEY_REWRAP_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   TRUST_PROXY: z
     .string()
     .optional()
@@ -202,7 +216,17 @@ const EnvSchema = z.object({
 const CheckedEnvSchema = EnvSchema.refine(
   (env) => env.HTTP_REQUEST_TIMEOUT_MS === 0 || env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS,
   { path: ["HTTP_HEADERS_TIMEOUT_MS"], message: "must not be larger than HTTP_REQUEST_TIMEOUT_MS" },
-);
+).superRefine((env, issues) => {
+  // The HSM is configured by all three or none: a partial set is a mistake, never a silent software seal.
+  const set = [env.HSM_LIB_PATH, env.HSM_PIN, env.HSM_KEY_LABEL].filter((v) => v !== undefined).length;
+  if (set === 0 || set === 3) return;
+  const missing = ["HSM_LIB_PATH", "HSM_PIN", "HSM_KEY_LABEL"].filter((name) => env[name as keyof Env] === undefined);
+  issues.addIssue({
+    code: "custom",
+    path: [missing[0]!],
+    message: `is required with the other HSM_* variables (missing: ${missing.join(", ")})`,
+  });
+});
 
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -69,3 +69,17 @@ export class TooManyRequestsError extends AppError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
+
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, "Conflict", message);
+  }
+}
+
+/** Something the request needs is briefly out of reach (the HSM, a key another instance just made): retry shortly. */
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, retryAfterSeconds = 2) {
+    super(503, "ServiceUnavailable", message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

@@ -1,6 +1,7 @@
 import { initContract, type AppRouter, type RouterOptions } from "@ts-rest/core";
 import { accessTokensContract, tokenAuthContract } from "./token-auth.contract";
 import { bootstrapContract } from "./bootstrap.contract";
+import { rootKeysContract } from "./root-keys.contract";
 import { commonResponses } from "./common";
 import { gcpAuthContract } from "./gcp-auth.contract";
 import { jwtAuthContract } from "./jwt-auth.contract";
@@ -50,6 +51,7 @@ export * from "./permission-catalog";
 export * from "./auth-common.schema";
 export * from "./roles.schema";
 export * from "./bootstrap.contract";
+export * from "./root-keys.contract";
 export * from "./identities.contract";
 export * from "./projects.contract";
 export * from "./glob-pattern";
@@ -103,6 +105,7 @@ const c: ReturnType<typeof initContract> = initContract();
 /** The routers of the API, named so that declaration files refer to them instead of spelling them out. */
 type Routers = {
   system: typeof bootstrapContract;
+  rootKeys: typeof rootKeysContract;
   identities: typeof identitiesContract;
   projects: typeof projectsContract;
   projectIdentities: typeof projectIdentitiesContract;
@@ -174,6 +177,7 @@ export type Contract = Composed<Routers, typeof options>;
 export const contract: Contract = c.router<Routers, string, typeof options>(
   {
     system: bootstrapContract,
+    rootKeys: rootKeysContract,
     identities: identitiesContract,
     projects: projectsContract,
     projectIdentities: projectIdentitiesContract,

@@ -48,6 +48,7 @@ import { secretSearchRouter } from "../modules/secrets/search/search.router";
 import { secretVersionsRouter } from "../modules/secrets/versions/versions.router";
 import { pitRouter, secretSnapshotsRouter } from "../modules/secrets/commits/commits.router";
 import { sshRouter } from "../modules/ssh/ssh.router";
+import { rootKeysRouter } from "../modules/root-keys/root-keys.router";
 import { kmsRouter } from "../modules/kms/kms.router";
 import { auditLogsRouter } from "../modules/audit/audit.router";
 import { auditLogStreamsRouter } from "../modules/audit/streams/streams.router";
@@ -126,6 +127,7 @@ export const createApp = (deps: AppDeps): Express => {
 
   const router = s.router(contract, {
     system: systemRouter(deps),
+    rootKeys: rootKeysRouter(deps),
     identities: identitiesRouter(deps),
     // Before project identities: /api/v1/projects/slug/:slug must win over /api/v1/projects/:projectId/identities.
     projects: projectsRouter(deps),

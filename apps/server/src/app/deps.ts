@@ -7,7 +7,6 @@ import { createUsersState } from "../modules/users/users.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
-import { createSecretBox, loadRootKey } from "../crypto/envelope";
 import { migrateToLatest, openDatabase, type DatabaseHandle } from "../db/database";
 import { PGLITE_TEMPLATE } from "../db/pglite-template";
 import type { Env } from "../env";
@@ -24,6 +23,9 @@ import { createAuthzState } from "../modules/authz/authz.state";
 import { createDynamicSecretsState } from "../modules/dynamic-secrets/dynamic-secrets.state";
 import { createKmsState } from "../modules/kms/kms.state";
 import { createProjectKeysState } from "../modules/project-keys/project-keys.state";
+import { createRootKeysState } from "../modules/root-keys/root-keys.state";
+import { closeSeals, openRootKeys } from "../modules/root-keys/seals";
+import { randomUUID } from "node:crypto";
 
 /**
  * Open the database, apply migrations (unless `migrate` is false: a cluster worker, whose primary
@@ -61,7 +63,10 @@ export const buildDeps = async (
     throw error;
   }
   const clock = { now: () => Date.now() };
-  const secretBox = createSecretBox(loadRootKey(env.ENCRYPTION_KEY, env.DATA_DIR));
+  const { seals, keyring: secretBox } = await openRootKeys(env, handle.db).catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
   const deps: AppDeps = {
     clock,
     db: handle.db,
@@ -75,6 +80,7 @@ export const buildDeps = async (
     listen: handle.listen,
     lifecycle: createLifecycle(),
     metrics: createMetrics(handle.poolStats),
+    ...createRootKeysState(handle.db, secretBox, seals, randomUUID()),
     ...createAccessTokensState(clock, env.TOKEN_CACHE_MAX_ENTRIES),
     ...createAuthzState(env.ABILITY_CACHE_MAX_ENTRIES, env.PROJECT_ACCESS_CACHE_MAX_ENTRIES),
     ...createConnectorsState(),
@@ -95,7 +101,9 @@ export const buildDeps = async (
     jobs: allJobs(),
   };
   watchCacheSizes(deps);
-  return { deps, handle };
+  // The HSM session ends with the database: whoever closes the handle (shutdown, a test) closes both.
+  const closeDatabase = handle.close;
+  return { deps, handle: { ...handle, close: () => closeSeals(seals).then(closeDatabase) } };
 };
 
 /** The per-request caches' sizes as the `keyward_cache_entries` gauge, so their bounds can be watched. */

@@ -10,6 +10,7 @@ import { secretRotationJob } from "../modules/secret-rotations/secret-rotation.j
 import { secretSyncJob } from "../modules/secret-syncs/secret-sync.job";
 import { tokenUseJob } from "../modules/access-tokens/token-use.job";
 import { tokenStateJob } from "../modules/access-tokens/token-state.job";
+import { rootKeysJob } from "../modules/root-keys/root-keys.job";
 
 /** Every background job of the server, listed once; main.ts puts this list into AppDeps. */
 export const allJobs = (): AppJob[] => [
@@ -24,6 +25,7 @@ export const allJobs = (): AppJob[] => [
   secretSyncJob,
   tokenUseJob,
   tokenStateJob,
+  rootKeysJob,
 ];
 
 /** Start the jobs of `deps.jobs` (all of them, or those named); returns one stop function. */

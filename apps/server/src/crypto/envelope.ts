@@ -1,38 +1,23 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { singleKeyring } from "./root-keyring";
 
 /**
- * AES-256-GCM under the root key for secrets at rest. Stored form: "v1:" + base64(iv | tag | ciphertext).
- * The optional `context` is bound as additional data, so a ciphertext moved to another row fails.
+ * What seals values straight under the root key (AES-256-GCM; see root-keyring.ts for the stored
+ * forms). The optional `context` is bound as additional data, so a ciphertext moved to another row fails.
  */
 export type SecretBox = {
   encrypt: (plaintext: string, context?: string) => string;
   decrypt: (stored: string, context?: string) => string;
-  /** A 32-byte key for one purpose (HKDF-SHA256 of the root key): the root key itself never signs. */
+  /** A 32-byte key for one purpose (HKDF-SHA256 of the instance's derivation secret): a root key never signs. */
   deriveKey: (purpose: string) => Buffer;
 };
 
+/** One key as root key version 1, deriving from it too: for tools and tests that hold only a key. */
 export const createSecretBox = (key: Buffer): SecretBox => {
   if (key.length !== 32) throw new Error("root key must be 32 bytes");
-  return {
-    encrypt(plaintext, context = "") {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", key, iv);
-      cipher.setAAD(Buffer.from(context));
-      const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return `v1:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64")}`;
-    },
-    decrypt(stored, context = "") {
-      if (!stored.startsWith("v1:")) throw new Error("unknown ciphertext version");
-      const raw = Buffer.from(stored.slice(3), "base64");
-      const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(context));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
-    },
-    deriveKey: (purpose) => Buffer.from(hkdfSync("sha256", key, Buffer.alloc(0), `keyward:${purpose}`, 32)),
-  };
+  return singleKeyring(key);
 };
 
 /** The configured key, or the one in the data directory's `root.key`; undefined when neither exists (nothing is generated). */

@@ -17,6 +17,7 @@ import type { SecretSyncTables } from "./tables/secret-syncs";
 import type { ApprovalTables } from "./tables/approvals";
 import type { AccessApprovalTables } from "./tables/access-approvals";
 import type { SshTables } from "./tables/ssh";
+import type { RootKeyTables } from "./tables/root-keys";
 
 /**
  * All tables. Each module declares its tables in db/tables/<module>.ts and adds them here,
@@ -42,4 +43,5 @@ export interface DB
     SecretSyncTables,
     ApprovalTables,
     AccessApprovalTables,
-    SshTables {}
+    SshTables,
+    RootKeyTables {}

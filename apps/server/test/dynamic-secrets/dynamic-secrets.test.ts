@@ -36,7 +36,7 @@ describe("POST /api/v1/dynamic-secrets", () => {
       .select("encrypted_inputs")
       .where("id", "=", body.dynamicSecret.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_inputs.startsWith("v1:")).toBe(true);
+    expect(stored.encrypted_inputs.startsWith("v2:")).toBe(true);
     expect(stored.encrypted_inputs).not.toContain(decodeURIComponent(targetUrl().password));
   });
 

@@ -33,6 +33,7 @@ import * as m0038 from "./0038-approval-principals";
 import * as m0039 from "./0039-secret-syncs";
 import * as m0040 from "./0040-folder-commits";
 import * as m0041 from "./0041-ssh";
+import * as m0042 from "./0042-root-keys";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   "0039-secret-syncs": m0039,
   "0040-folder-commits": m0040,
   "0041-ssh": m0041,
+  "0042-root-keys": m0042,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -89,6 +89,8 @@ const ldap = authMethod("ldap");
 export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "system.bootstrap": change("bootstrap-instance"),
   "system.createOrganization": change("create-organization"),
+  "rootKeys.startRotation": change("start-root-key-rotation"),
+  "rootKeys.updateEncryptionStrategy": change("update-root-encryption-strategy"),
   "identities.create": change("create-identity"),
   "identities.update": change("update-identity"),
   "identities.delete": change("delete-identity"),

@@ -11,6 +11,7 @@ import { APPROVAL_STEPS } from "./approval-rows";
 import { ACCESS_APPROVAL_STEPS } from "./access-approval-rows";
 import { SECRET_SYNC_STEPS } from "./secret-sync-rows";
 import { SSH_STEPS } from "./ssh-rows";
+import { ROOT_KEY_STEPS } from "./root-key-rows";
 
 /** One row per mutating operation of the contract: a new route without a row does not compile. */
 export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
@@ -25,4 +26,5 @@ export const MUTATION_STEPS: Record<MutatingOperation, Step> = {
   ...ACCESS_APPROVAL_STEPS,
   ...SECRET_SYNC_STEPS,
   ...SSH_STEPS,
+  ...ROOT_KEY_STEPS,
 };

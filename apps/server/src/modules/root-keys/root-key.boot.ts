@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import type { Database } from "../../db/database";
+import { inTransaction } from "../../db/transaction";
+import { createRootKeyring, type RootKeyring } from "../../crypto/root-keyring";
+import { SealConfigError, SealMismatch, type RootSeal, type SealKind } from "../../crypto/root-seal";
+import {
+  databaseHasOrganizations,
+  findInstanceSecret,
+  insertInstanceSecret,
+  insertRootKey,
+  listRootKeys,
+  lockRootKeys,
+  type RootKeyRow,
+} from "./root-key.repository";
+
+/** The seals this process is configured with; at least one. */
+export type Seals = {
+  software?: RootSeal;
+  hsm?: RootSeal;
+  /** The label of the HSM key, for messages. */
+  hsmKeyLabel?: string;
+  /**
+   * ENCRYPTION_KEY's (or DATA_DIR/root.key's) bytes: root key version 1 of an instance that sealed
+   * under it before root keys had versions, so every value it sealed stays readable.
+   */
+  legacyKey?: Buffer;
+  /** Set when the software seal's key is the `DATA_DIR/root.key` Keyward generated (no ENCRYPTION_KEY). */
+  softwareKeyFile?: string;
+};
+
+export const DERIVATION_SECRET = "derivation";
+export const rootKeyContext = (version: number) => `root-key:${version}`;
+export const instanceSecretContext = (name: string) => `instance-secret:${name}`;
+
+export const sealOf = (seals: Seals, kind: SealKind) => (kind === "HSM" ? seals.hsm : seals.software);
+
+/** 32 random bytes; with an HSM its generator's bytes are mixed in (XOR), so neither source alone decides. */
+export const freshMaterial = async (seals: Seals) => {
+  const material = randomBytes(32);
+  const device = await seals.hsm?.random(32);
+  if (device) for (let i = 0; i < 32; i += 1) material[i]! ^= device[i]!;
+  return material;
+};
+
+const missingSealMessage = (kind: SealKind) =>
+  kind === "HSM"
+    ? "root keys are sealed by the HSM; set HSM_LIB_PATH, HSM_PIN and HSM_KEY_LABEL"
+    : "root keys are sealed with ENCRYPTION_KEY; set it to start (and to migrate)";
+
+/** Opens one stored version with the seal that sealed it; a wrong key is a start-up error naming it. */
+export const unsealRow = async (seals: Seals, row: RootKeyRow): Promise<Buffer> => {
+  const seal = sealOf(seals, row.sealed_by);
+  if (!seal) throw new SealConfigError(missingSealMessage(row.sealed_by));
+  try {
+    return await seal.unseal(row.sealed!, rootKeyContext(row.version));
+  } catch (error) {
+    if (!(error instanceof SealMismatch)) throw error;
+    throw new SealConfigError(
+      row.sealed_by === "HSM"
+        ? `HSM: key '${seals.hsmKeyLabel ?? ""}' does not open this database's root keys (sealed by key fingerprint ${row.seal_fingerprint})`
+        : `ENCRYPTION_KEY does not open this database's root keys (sealed by key fingerprint ${row.seal_fingerprint})`,
+    );
+  }
+};
+
+/**
+ * The process's keyring: every live root-key version unsealed, the active one for new seals, and the
+ * derivation secret. On a database without root keys, version 1 is created under an advisory lock
+ * (so instances starting together agree): the legacy key when there is one and the data may be
+ * sealed under it (no HSM, or a database that already holds organizations), random otherwise; sealed
+ * by the HSM when one is configured, else by ENCRYPTION_KEY.
+ */
+export const openKeyring = async (db: Database, seals: Seals): Promise<RootKeyring> => {
+  const keyring = createRootKeyring();
+  await inTransaction(db, async (trx) => {
+    await lockRootKeys(trx);
+    const rows = await listRootKeys(trx);
+    if (rows.length === 0) {
+      const seal = seals.hsm ?? seals.software;
+      if (!seal) throw new SealConfigError("no seal for the root keys: set ENCRYPTION_KEY or the HSM_* variables");
+      const legacy = seals.legacyKey && (!seals.hsm || (await databaseHasOrganizations(trx)));
+      const material = legacy ? Buffer.from(seals.legacyKey!) : await freshMaterial(seals);
+      const derivation = legacy ? Buffer.from(seals.legacyKey!) : await freshMaterial(seals);
+      await insertRootKey(trx, {
+        version: 1,
+        sealed: await seal.seal(material, rootKeyContext(1)),
+        sealed_by: seal.kind,
+        seal_fingerprint: seal.fingerprint,
+        state: "active",
+      });
+      keyring.hold(1, material);
+      keyring.activate(1);
+      keyring.setDerivationSecret(derivation);
+      await insertInstanceSecret(
+        trx,
+        DERIVATION_SECRET,
+        keyring.encrypt(derivation.toString("base64"), instanceSecretContext(DERIVATION_SECRET)),
+      );
+      material.fill(0);
+      derivation.fill(0);
+      return;
+    }
+    for (const row of rows) {
+      if (row.state === "retired") continue;
+      const material = await unsealRow(seals, row);
+      keyring.hold(row.version, material);
+      material.fill(0);
+      if (row.state === "active") keyring.activate(row.version);
+    }
+    const derivation = await findInstanceSecret(trx, DERIVATION_SECRET);
+    if (!derivation) throw new SealConfigError("the instance's derivation secret is missing from instance_secrets");
+    keyring.setDerivationSecret(
+      Buffer.from(keyring.decrypt(derivation.sealed, instanceSecretContext(DERIVATION_SECRET)), "base64"),
+    );
+  });
+  return keyring;
+};

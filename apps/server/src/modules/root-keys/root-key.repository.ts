@@ -1,0 +1,116 @@
+import { sql } from "kysely";
+import type { Database } from "../../db/database";
+import type { Tx } from "../../db/transaction";
+import type { RootKeysTable } from "../../db/tables/root-keys";
+import type { SealedTable } from "./sealed-columns";
+
+/** Serialises every change of `root_keys` (creating version 1, a rotation's start, a seal change). */
+const ROOT_KEYS_LOCK = 0x6b77_726b; // "kwrk"
+
+export type RootKeyRow = Pick<RootKeysTable, "version" | "sealed" | "sealed_by" | "seal_fingerprint" | "state"> & {
+  created_at: Date;
+  retired_at: Date | null;
+};
+
+export const lockRootKeys = async (trx: Tx) => {
+  await sql`select pg_advisory_xact_lock(${ROOT_KEYS_LOCK}::bigint)`.execute(trx);
+};
+
+export const listRootKeys = (db: Database): Promise<RootKeyRow[]> =>
+  db.selectFrom("root_keys").selectAll().orderBy("version").execute();
+
+export const insertRootKey = (
+  trx: Tx,
+  row: { version: number; sealed: string; sealed_by: "SOFTWARE" | "HSM"; seal_fingerprint: string; state: "active" },
+) => trx.insertInto("root_keys").values(row).execute();
+
+export const markRootKey = (trx: Tx, version: number, state: "retiring") =>
+  trx.updateTable("root_keys").set({ state }).where("version", "=", version).execute();
+
+/** Re-seals a live version (a change of seal): the material is the same, only its wrapping changes. */
+export const resealRootKey = (
+  trx: Tx,
+  version: number,
+  sealed: { sealed: string; sealed_by: "SOFTWARE" | "HSM"; seal_fingerprint: string },
+) => trx.updateTable("root_keys").set(sealed).where("version", "=", version).execute();
+
+/** Locks the versions about to retire: writers sealing under them (their guard takes a share lock) finish first. */
+export const lockRetiringVersions = (trx: Tx, below: number) =>
+  trx
+    .selectFrom("root_keys")
+    .select("version")
+    .where("version", "<", below)
+    .where("state", "=", "retiring")
+    .forUpdate()
+    .execute();
+
+export const retireVersions = (trx: Tx, versions: number[], at: Date) =>
+  versions.length === 0
+    ? Promise.resolve()
+    : trx
+        .updateTable("root_keys")
+        .set({ state: "retired", sealed: null, retired_at: at })
+        .where("version", "in", versions)
+        .execute();
+
+export const findInstanceSecret = (db: Database, name: string) =>
+  db.selectFrom("instance_secrets").select("sealed").where("name", "=", name).executeTakeFirst();
+
+export const insertInstanceSecret = (trx: Tx, name: string, sealed: string) =>
+  trx
+    .insertInto("instance_secrets")
+    .values({ name, sealed })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .execute();
+
+export const databaseHasOrganizations = async (db: Database) =>
+  (await db.selectFrom("organizations").select("id").limit(1).executeTakeFirst()) !== undefined;
+
+/** A value not under `version` (and so to re-wrap): v1 forms and v2 forms of any other version. */
+const notUnder = (column: string, version: number) =>
+  sql`(${sql.ref(column)} is not null and ${sql.ref(column)} not like ${`v2:${version}:%`})`;
+
+const anyNotUnder = (entry: SealedTable, version: number) =>
+  sql.join(
+    entry.columns.map((c) => notUnder(c.name, version)),
+    sql` or `,
+  );
+
+/** Rows of one registered table holding a value not sealed under `version`. */
+export const countNotUnder = async (db: Database | Tx, entry: SealedTable, version: number) => {
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from ${sql.table(entry.table)}
+    where ${anyNotUnder(entry, version)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+};
+
+/**
+ * The next rows of a registered table after `after` (by its key), locked for the re-wrap; only rows
+ * holding a value not yet under `version` are answered, but `last` is the last key looked at.
+ */
+export const lockBatchAfter = async (
+  trx: Tx,
+  entry: SealedTable,
+  after: string | undefined,
+  version: number,
+  limit: number,
+) => {
+  const columns = [entry.key, ...(entry.extra ?? []), ...entry.columns.map((c) => c.name)];
+  const { rows } = await sql<Record<string, string | null>>`select ${sql.join(
+    columns.map((c) => sql`${sql.ref(c)}::text as ${sql.ref(c)}`),
+  )} from ${sql.table(entry.table)}
+    where ${after === undefined ? sql`true` : sql`${sql.ref(entry.key)} > ${after}`}
+    order by ${sql.ref(entry.key)}
+    limit ${limit}
+    for update`.execute(trx);
+  const last = rows.length > 0 ? (rows[rows.length - 1]![entry.key] as string) : undefined;
+  return {
+    rows: rows.filter((row) => entry.columns.some((c) => row[c.name] && !row[c.name]!.startsWith(`v2:${version}:`))),
+    last,
+    full: rows.length === limit,
+  };
+};
+
+export const updateSealedRow = (trx: Tx, entry: SealedTable, key: string, values: Record<string, string>) =>
+  sql`update ${sql.table(entry.table)} set ${sql.join(
+    Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
+  )} where ${sql.ref(entry.key)} = ${key}`.execute(trx);

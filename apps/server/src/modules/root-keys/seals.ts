@@ -1,0 +1,60 @@
+import { join } from "node:path";
+import type { Env } from "../../env";
+import { loadRootKey, readRootKey } from "../../crypto/envelope";
+import { softwareSeal } from "../../crypto/root-seal";
+import type { Database } from "../../db/database";
+import { openKeyring, type Seals } from "./root-key.boot";
+
+/** The HSM as the environment configures it, or undefined (all three of path, PIN and label, or none: env.ts checks). */
+const hsmConfigOf = (env: Env) =>
+  env.HSM_LIB_PATH && env.HSM_PIN && env.HSM_KEY_LABEL
+    ? {
+        libPath: env.HSM_LIB_PATH,
+        pin: env.HSM_PIN,
+        slot: env.HSM_SLOT,
+        keyLabel: env.HSM_KEY_LABEL,
+        generateKey: env.HSM_GENERATE_KEY === "true",
+      }
+    : undefined;
+
+/**
+ * The seals this process can use. Software: ENCRYPTION_KEY, else the data directory's `root.key`
+ * (generated when there is no HSM; with an HSM only an existing file is read, to migrate from it).
+ * HSM: opened and self-tested now (the PKCS#11 binding is loaded only then); a problem is a
+ * start-up error of one line.
+ */
+export const openSeals = async (env: Env, dataDir: string): Promise<Seals> => {
+  const hsmConfig = hsmConfigOf(env);
+  const seals: Seals = {};
+  if (env.ENCRYPTION_KEY) {
+    seals.legacyKey = Buffer.from(env.ENCRYPTION_KEY, "base64");
+  } else {
+    const key = hsmConfig ? readRootKey(undefined, dataDir) : loadRootKey(undefined, dataDir);
+    if (key) {
+      seals.legacyKey = key;
+      seals.softwareKeyFile = join(dataDir, "root.key");
+    }
+  }
+  if (seals.legacyKey) seals.software = softwareSeal(seals.legacyKey);
+  if (hsmConfig) {
+    const { openHsmSeal } = await import("../../crypto/hsm-seal");
+    seals.hsm = await openHsmSeal(hsmConfig);
+    seals.hsmKeyLabel = hsmConfig.keyLabel;
+  }
+  return seals;
+};
+
+export const closeSeals = async (seals: Seals) => {
+  await seals.hsm?.close();
+};
+
+/** The seals and the keyring of this process; a failure closes what was opened (the HSM session) and is thrown. */
+export const openRootKeys = async (env: Env, db: Database) => {
+  const seals = await openSeals(env, env.DATA_DIR);
+  try {
+    return { seals, keyring: await openKeyring(db, seals) };
+  } catch (error) {
+    await closeSeals(seals);
+    throw error;
+  }
+};

@@ -1,0 +1,42 @@
+import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
+import { driveRotation } from "../../../src/modules/root-keys/root-key-rotation";
+import type { Tenant } from "../../helpers/tenant";
+import { expect } from "vitest";
+import { ok, type Step } from "./runner";
+
+export type RootKeyOperation = Extract<MutatingOperation, `rootKeys.${string}`>;
+
+/** Root-key events belong to the instance admin's own organization, with the bootstrap identity as actor. */
+const asInstanceAdmin = (tenant: Tenant) => {
+  const orgId = tenant.app.bootstrap.organization.id;
+  const admin = tenant.app.client(tenant.app.rootToken);
+  return {
+    admin,
+    expected: {
+      projectId: null,
+      orgId,
+      listWith: { ...tenant, orgId, admin },
+      actor: { type: "identity", metadata: { identityId: tenant.app.bootstrap.identity.id } },
+    },
+  };
+};
+
+export const ROOT_KEY_STEPS: Record<RootKeyOperation, Step> = {
+  "rootKeys.startRotation": async ({ tenant, act }) => {
+    const { admin, expected } = asInstanceAdmin(tenant);
+    const started = await act(() => admin.rootKeys.startRotation({ body: {} }));
+    if (started.status !== 202) throw new Error(`rotation refused: ${JSON.stringify(started.body)}`);
+    const { rotation } = started.body;
+    // The shared app runs no jobs: finish the rotation here, so no later test meets one running.
+    expect(await driveRotation(tenant.app.deps)).toBe("completed");
+    return {
+      ...expected,
+      metadata: { rotationId: rotation.id, fromVersion: rotation.fromVersion, toVersion: rotation.toVersion },
+    };
+  },
+  "rootKeys.updateEncryptionStrategy": async ({ tenant, act }) => {
+    const { admin, expected } = asInstanceAdmin(tenant);
+    ok(await act(() => admin.rootKeys.updateEncryptionStrategy({ body: { strategy: "SOFTWARE" } })));
+    return { ...expected, metadata: { from: "SOFTWARE", to: "SOFTWARE" } };
+  },
+};
