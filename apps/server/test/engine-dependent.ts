@@ -35,6 +35,9 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/secret-syncs/instances.test.ts": "two sync runners on one database push each change once",
   "test/secret-syncs/secret-syncs.test.ts": "sync claims, cursors and ownership records in SQL on PostgreSQL 15",
   "test/secret-syncs/access.test.ts": "two runs of one sync racing for its claim",
+  "test/root-keys/rotation.test.ts":
+    "a root-key rotation heard by a second instance, its batches racing readers and writers",
+  "test/hsm/hsm-root.test.ts": "root keys of one database unsealed by each restart, on either engine",
   // Crash safety: what a killed process leaves behind.
   "test/dynamic-secrets/crash.test.ts": "leases written before a kill and found after a restart",
   // Transactions at the same time.

@@ -23,6 +23,16 @@ let seeded: Seeded;
 beforeAll(async () => {
   source = await spawnKeyward({ DATA_DIR: sourceDir, ENCRYPTION_KEY: key });
   seeded = await seedInstance(source);
+  // The root key is rotated first: the backup carries data keys under version 2, and the restore opens them.
+  const admin = source.client(source.rootToken);
+  const started = await admin.rootKeys.startRotation({ body: {} });
+  if (started.status !== 202) throw new Error(`rotation refused: ${JSON.stringify(started.body)}`);
+  for (let attempt = 0; ; attempt += 1) {
+    const seen = await admin.rootKeys.getRotation({ params: { rotationId: started.body.rotation.id } });
+    if (seen.status === 200 && seen.body.rotation.status === "completed") break;
+    if (attempt > 200) throw new Error(`the rotation did not complete: ${JSON.stringify(seen.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }, 60_000);
 
 afterAll(async () => {

@@ -19,6 +19,7 @@ import { BACKUP_FORMAT, fileKeyOf, HeaderSchema, type BackupHeader } from "./bac
 import { loadRecords } from "./backup-load";
 import { BackupRefusal } from "./backup-refusal";
 import { verifyRestored, type Verified } from "./restore-verify";
+import type { Seals } from "../root-keys/root-key.boot";
 
 export type OpenedBackup = { file: string; header: BackupHeader; prelude: Buffer };
 export type RestoreSummary = Verified & { tables: number; rows: number };
@@ -114,7 +115,7 @@ export const restoreBackup = async (
   db: Database,
   backup: OpenedBackup,
   secretBox: SecretBox,
-  { emptySchema, target }: { emptySchema: boolean; target: string },
+  { emptySchema, target, seals }: { emptySchema: boolean; target: string; seals: Seals },
 ): Promise<RestoreSummary> => {
   await transactionStatement(db, "begin");
   try {
@@ -150,7 +151,7 @@ export const restoreBackup = async (
     for (const sequence of loaded.sequences) await setSequence(db, sequence.name, sequence.value, sequence.called);
     await setReplicationRole(db, "origin");
     await migrateInSession(db);
-    const verified = await verifyRestored(db, secretBox);
+    const verified = await verifyRestored(db, secretBox, seals);
     await transactionStatement(db, "commit");
     return { ...verified, tables: loaded.tables, rows: loaded.rows };
   } catch (error) {

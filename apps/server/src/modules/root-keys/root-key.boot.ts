@@ -115,3 +115,22 @@ export const openKeyring = async (db: Database, seals: Seals): Promise<RootKeyri
   });
   return keyring;
 };
+
+/**
+ * The keyring a restored database's values open under: its live root-key versions unsealed with
+ * `seals` (nothing is written). Undefined when the database has no root keys yet (a backup made before
+ * they had versions, whose values are all under the key itself).
+ */
+export const openRestoredKeyring = async (db: Database, seals: Seals): Promise<RootKeyring | undefined> => {
+  const rows = await listRootKeys(db);
+  if (rows.length === 0) return undefined;
+  const keyring = createRootKeyring();
+  for (const row of rows) {
+    if (row.state === "retired") continue;
+    const material = await unsealRow(seals, row);
+    keyring.hold(row.version, material);
+    material.fill(0);
+    if (row.state === "active") keyring.activate(row.version);
+  }
+  return keyring;
+};

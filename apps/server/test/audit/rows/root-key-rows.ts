@@ -10,8 +10,17 @@ export type RootKeyOperation = Extract<MutatingOperation, `rootKeys.${string}`>;
 const asInstanceAdmin = (tenant: Tenant) => {
   const orgId = tenant.app.bootstrap.organization.id;
   const admin = tenant.app.client(tenant.app.rootToken);
+  const events = async () => ok(await admin.auditLogs.list({ query: { limit: 50 } })).auditLogs;
+  /** The root-key events `call` wrote in the instance admin's organization. */
+  const observe = async <R>(act: (call: () => Promise<R>) => Promise<R>, call: () => Promise<R>) => {
+    const before = new Set((await events()).map((event) => event.id));
+    const result = await act(call);
+    const observed = (await events()).filter((event) => !before.has(event.id) && event.event.type.includes("root-"));
+    return { result, observed };
+  };
   return {
     admin,
+    observe,
     expected: {
       projectId: null,
       orgId,
@@ -23,20 +32,24 @@ const asInstanceAdmin = (tenant: Tenant) => {
 
 export const ROOT_KEY_STEPS: Record<RootKeyOperation, Step> = {
   "rootKeys.startRotation": async ({ tenant, act }) => {
-    const { admin, expected } = asInstanceAdmin(tenant);
-    const started = await act(() => admin.rootKeys.startRotation({ body: {} }));
+    const { admin, observe, expected } = asInstanceAdmin(tenant);
+    const { result: started, observed } = await observe(act, () => admin.rootKeys.startRotation({ body: {} }));
     if (started.status !== 202) throw new Error(`rotation refused: ${JSON.stringify(started.body)}`);
     const { rotation } = started.body;
     // The shared app runs no jobs: finish the rotation here, so no later test meets one running.
     expect(await driveRotation(tenant.app.deps)).toBe("completed");
     return {
       ...expected,
+      observed,
       metadata: { rotationId: rotation.id, fromVersion: rotation.fromVersion, toVersion: rotation.toVersion },
     };
   },
   "rootKeys.updateEncryptionStrategy": async ({ tenant, act }) => {
-    const { admin, expected } = asInstanceAdmin(tenant);
-    ok(await act(() => admin.rootKeys.updateEncryptionStrategy({ body: { strategy: "SOFTWARE" } })));
-    return { ...expected, metadata: { from: "SOFTWARE", to: "SOFTWARE" } };
+    const { admin, observe, expected } = asInstanceAdmin(tenant);
+    const { result, observed } = await observe(act, () =>
+      admin.rootKeys.updateEncryptionStrategy({ body: { strategy: "SOFTWARE" } }),
+    );
+    ok(result);
+    return { ...expected, observed, metadata: { from: "SOFTWARE", to: "SOFTWARE" } };
   },
 };
