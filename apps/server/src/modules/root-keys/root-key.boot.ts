@@ -63,6 +63,18 @@ export const unsealRow = async (seals: Seals, row: RootKeyRow): Promise<Buffer> 
   }
 };
 
+/** Unseals every live version the keyring lacks into it, and activates the active one. */
+export const holdLiveVersions = async (keyring: RootKeyring, seals: Seals, rows: RootKeyRow[]) => {
+  for (const row of rows) {
+    if (row.state === "retired" || keyring.has(row.version)) continue;
+    const material = await unsealRow(seals, row);
+    keyring.hold(row.version, material);
+    material.fill(0);
+  }
+  const active = rows.find((row) => row.state === "active");
+  if (active && active.version !== keyring.activeVersion) keyring.activate(active.version);
+};
+
 /**
  * The process's keyring: every live root-key version unsealed, the active one for new seals, and the
  * derivation secret. On a database without root keys, version 1 is created under an advisory lock
@@ -100,13 +112,7 @@ export const openKeyring = async (db: Database, seals: Seals): Promise<RootKeyri
       derivation.fill(0);
       return;
     }
-    for (const row of rows) {
-      if (row.state === "retired") continue;
-      const material = await unsealRow(seals, row);
-      keyring.hold(row.version, material);
-      material.fill(0);
-      if (row.state === "active") keyring.activate(row.version);
-    }
+    await holdLiveVersions(keyring, seals, rows);
     const derivation = await findInstanceSecret(trx, DERIVATION_SECRET);
     if (!derivation) throw new SealConfigError("the instance's derivation secret is missing from instance_secrets");
     keyring.setDerivationSecret(
@@ -125,12 +131,6 @@ export const openRestoredKeyring = async (db: Database, seals: Seals): Promise<R
   const rows = await listRootKeys(db);
   if (rows.length === 0) return undefined;
   const keyring = createRootKeyring();
-  for (const row of rows) {
-    if (row.state === "retired") continue;
-    const material = await unsealRow(seals, row);
-    keyring.hold(row.version, material);
-    material.fill(0);
-    if (row.state === "active") keyring.activate(row.version);
-  }
+  await holdLiveVersions(keyring, seals, rows);
   return keyring;
 };

@@ -1,7 +1,7 @@
 import type { Database } from "../../db/database";
 import type { RootKeyring } from "../../crypto/root-keyring";
 import { listRootKeys } from "./root-key.repository";
-import { unsealRow, type Seals } from "./root-key.boot";
+import { holdLiveVersions, type Seals } from "./root-key.boot";
 
 declare module "../../context" {
   interface AppDeps {
@@ -32,14 +32,7 @@ export const createRootKeysState = (db: Database, keyring: RootKeyring, seals: S
   let again = false;
   const once = async () => {
     const rows = await listRootKeys(db);
-    for (const row of rows) {
-      if (row.state === "retired" || keyring.has(row.version)) continue;
-      const material = await unsealRow(seals, row);
-      keyring.hold(row.version, material);
-      material.fill(0);
-    }
-    const active = rows.find((row) => row.state === "active");
-    if (active && active.version !== keyring.activeVersion) keyring.activate(active.version);
+    await holdLiveVersions(keyring, seals, rows);
     for (const row of rows) if (row.state === "retired" && keyring.has(row.version)) keyring.forget(row.version);
   };
   const refresh = (): Promise<void> => {
