@@ -63,7 +63,7 @@ export const buildDeps = async (
     throw error;
   }
   const clock = { now: () => Date.now() };
-  const { seals, keyring: secretBox } = await openRootKeys(env, handle.db).catch(async (error: unknown) => {
+  const { seals, keyring: secretBox } = await openRootKeys(env, handle.db, logger).catch(async (error: unknown) => {
     await handle.close();
     throw error;
   });

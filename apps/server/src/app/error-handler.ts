@@ -6,6 +6,8 @@ import { ZodError, type ZodIssue } from "zod";
 import { AppError } from "../errors";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/errors";
 import { isDatabaseUnavailable } from "../db/health";
+import { RootKeyUnavailable } from "../crypto/root-keyring";
+import { SealUnavailable } from "../crypto/root-seal";
 import type { Logger } from "../lib/logger";
 
 type Body = { reqId: string; statusCode: number; message: unknown; error: string; details?: unknown };
@@ -25,6 +27,9 @@ const validationIssues = (error: RequestValidationError): ZodIssue[] => [
 const REJECTED_INPUT_CODES = new Set(["22021", "22P05", "22003", "22P02", "54000"]);
 /** deadlock_detected and serialization_failure. */
 const CONFLICT_CODES = new Set(["40P01", "40001"]);
+
+/** The guard of a root-sealed column refused a value under a retired root-key version (migration 0042). */
+const ROOT_KEY_RETIRED = "55KW1";
 
 /** A database outage is usually a restart or failover: seconds, not minutes. */
 const DB_RETRY_AFTER_SECONDS = 2;
@@ -78,7 +83,19 @@ const classify = (error: unknown): Omit<Body, "reqId"> | undefined => {
       message: "The database is unavailable or did not answer in time; please retry shortly",
     };
   }
+  // A root key this process has not loaded yet, a write under a version just retired (the keyring is
+  // refreshing), or the HSM out of reach: nothing was written, and a retry shortly succeeds.
   const pgCode = (error as { code?: unknown } | undefined)?.code;
+  if (error instanceof RootKeyUnavailable || error instanceof SealUnavailable || pgCode === ROOT_KEY_RETIRED) {
+    return {
+      statusCode: 503,
+      error: "ServiceUnavailable",
+      message:
+        error instanceof SealUnavailable
+          ? "The HSM that seals the root keys is unavailable; please retry shortly"
+          : "The root key changed while the request ran; please retry",
+    };
+  }
   if (typeof pgCode === "string" && REJECTED_INPUT_CODES.has(pgCode)) {
     return { statusCode: 400, error: "BadRequest", message: "The request contains a value the database cannot store" };
   }

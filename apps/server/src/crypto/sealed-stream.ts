@@ -196,22 +196,35 @@ export const createOpener = (key: Buffer, prelude: Buffer): Transform => {
  * Passes a whole sealed stream (prelude included) through unchanged while authenticating every chunk:
  * `accept` sees the header and returns the chunk key (or throws to refuse the stream).
  */
-export const createVerifyingTap = (accept: (header: unknown, prelude: Buffer) => Buffer): Transform => {
+export const createVerifyingTap = (
+  accept: (header: unknown, prelude: Buffer) => Buffer | Promise<Buffer>,
+): Transform => {
   let head: Buffer | undefined = Buffer.alloc(0);
   let reader: ChunkReader | undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       try {
-        if (!reader) {
-          head = Buffer.concat([head!, chunk]);
-          const decoded = decodePrelude(head);
-          if (decoded) {
-            reader = new ChunkReader(accept(decoded.header, Buffer.from(decoded.prelude)), decoded.prelude);
-            reader.push(head.subarray(decoded.prelude.length));
-            head = undefined;
-          }
-        } else reader.push(chunk);
-        callback(null, chunk);
+        if (reader) {
+          reader.push(chunk);
+          return callback(null, chunk);
+        }
+        head = Buffer.concat([head!, chunk]);
+        const decoded = decodePrelude(head);
+        if (!decoded) return callback(null, chunk);
+        // The key may take a moment (a seal to open): the next chunk waits for this callback.
+        Promise.resolve(accept(decoded.header, Buffer.from(decoded.prelude))).then(
+          (key) => {
+            try {
+              reader = new ChunkReader(key, decoded.prelude);
+              reader.push(head!.subarray(decoded.prelude.length));
+              head = undefined;
+              callback(null, chunk);
+            } catch (error) {
+              callback(error as Error);
+            }
+          },
+          (error: unknown) => callback(error as Error),
+        );
       } catch (error) {
         callback(error as Error);
       }

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createSecretBox, readRootKey, type SecretBox } from "../crypto/envelope";
 import { createVerifyingTap } from "../crypto/sealed-stream";
 import { openDatabase } from "../db/database";
 import { openPostgresSession } from "../db/session";
@@ -10,17 +9,20 @@ import { FileExistsError, writeFileAtomically } from "../lib/atomic-file";
 import { exportFromSession } from "../modules/backup/backup-export";
 import { fileKeyOf, HeaderSchema, keyCheckMatches, type BackupHeader } from "../modules/backup/backup-header";
 import { BackupRefusal } from "../modules/backup/backup-refusal";
+import { backupKeyring } from "../modules/backup/backup-keys";
+import type { Seals } from "../modules/root-keys/root-key.boot";
+import { closeSeals, commandSeals } from "../modules/root-keys/seals";
 import { failureLine } from "./command-line";
 import { CONTROL_SOCKET, requestBackup } from "./control-socket";
 import { keywardVersion } from "./version";
 
 type Written = { result: BackupHeader; bytes: number };
 
-const fromPostgres = async (databaseUrl: string, secretBox: SecretBox, out: string): Promise<Written> => {
+const fromPostgres = async (databaseUrl: string, seals: Seals, out: string): Promise<Written> => {
   const session = await openPostgresSession(databaseUrl);
   try {
     return await writeFileAtomically(out, (dest) =>
-      exportFromSession(session.db, { kind: "postgres", keyward: keywardVersion(), secretBox }, dest),
+      exportFromSession(session.db, { kind: "postgres", keyward: keywardVersion(), seals }, dest),
     );
   } finally {
     await session.close();
@@ -33,13 +35,14 @@ const fromPostgres = async (databaseUrl: string, secretBox: SecretBox, out: stri
  */
 const fromServingProcess = async (
   served: NonNullable<Awaited<ReturnType<typeof requestBackup>>>,
-  secretBox: SecretBox,
+  seals: Seals,
   out: string,
 ): Promise<Written> => {
   let header: BackupHeader | undefined;
-  const tap = createVerifyingTap((raw) => {
+  const tap = createVerifyingTap(async (raw) => {
     const parsed = HeaderSchema.safeParse(raw);
     if (!parsed.success) throw new BackupRefusal("backup failed: the serving process sent no Keyward backup");
+    const secretBox = await backupKeyring(parsed.data.root, seals);
     if (!keyCheckMatches(secretBox, parsed.data))
       throw new BackupRefusal(
         "backup refused: the serving process seals under another key than this command's ENCRYPTION_KEY (key check does not match); run it with the instance's configuration",
@@ -53,9 +56,9 @@ const fromServingProcess = async (
   return { result: header, bytes: written.bytes };
 };
 
-const fromPglite = async (env: Env, secretBox: SecretBox, out: string): Promise<Written> => {
+const fromPglite = async (env: Env, seals: Seals, out: string): Promise<Written> => {
   const served = await requestBackup(env.DATA_DIR);
-  if (served) return fromServingProcess(served, secretBox, out);
+  if (served) return fromServingProcess(served, seals, out);
   if (!existsSync(join(env.DATA_DIR, "pgdata", "PG_VERSION")))
     throw new BackupRefusal(`backup refused: DATA_DIR ${env.DATA_DIR} holds no Keyward database`);
   // No process serves it: opened here, under the data directory's lock (refused while another holds it).
@@ -69,7 +72,7 @@ const fromPglite = async (env: Env, secretBox: SecretBox, out: string): Promise<
   );
   try {
     return await writeFileAtomically(out, (dest) =>
-      exportFromSession(handle.db, { kind: "pglite", keyward: keywardVersion(), secretBox }, dest),
+      exportFromSession(handle.db, { kind: "pglite", keyward: keywardVersion(), seals }, dest),
     );
   } finally {
     await handle.close();
@@ -84,17 +87,16 @@ const fromPglite = async (env: Env, secretBox: SecretBox, out: string): Promise<
 export const runBackupCommand = async (env: Env, file: string) => {
   const started = performance.now();
   try {
-    const key = readRootKey(env.ENCRYPTION_KEY, env.DATA_DIR);
-    if (!key)
-      throw new BackupRefusal(
-        "backup refused: no key; set ENCRYPTION_KEY (or keep DATA_DIR/root.key) as the instance has it",
-      );
-    const secretBox = createSecretBox(key);
     const out = resolve(file);
     if (existsSync(out)) throw new FileExistsError(`${out} exists`);
-    const { result: header, bytes } = env.DATABASE_URL
-      ? await fromPostgres(env.DATABASE_URL, secretBox, out)
-      : await fromPglite(env, secretBox, out);
+    const seals = await commandSeals(env);
+    if (!seals.software && !seals.hsm)
+      throw new BackupRefusal(
+        "backup refused: no key; set ENCRYPTION_KEY (or keep DATA_DIR/root.key) as the instance has it, or the HSM_* variables",
+      );
+    const { result: header, bytes } = await (
+      env.DATABASE_URL ? fromPostgres(env.DATABASE_URL, seals, out) : fromPglite(env, seals, out)
+    ).finally(() => closeSeals(seals));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       `backup written to ${file}: ${header.rows} rows in ${header.tables} tables (${header.source}, migration ${header.migration}), ${bytes} bytes in ${seconds} s\n`,

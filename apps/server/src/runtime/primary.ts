@@ -6,6 +6,7 @@ import { AggregatorRegistry } from "prom-client";
 import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 import { ensurePortFree } from "./port";
+import { closeSeals, openRootKeys } from "../modules/root-keys/seals";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
@@ -30,6 +31,15 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
     retryMaxMs: env.DB_START_RETRY_MAX_MS,
     logger,
   });
+  // The root keys' seal is opened once here (version 1 created if the database has none): a wrong PIN
+  // or a missing key stops the start before any worker forks, instead of every restarted worker trying
+  // the PIN again (an HSM locks or wipes its keys after a few wrong ones).
+  const checking = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1 });
+  try {
+    await closeSeals((await openRootKeys(env, checking.db)).seals);
+  } finally {
+    await checking.close();
+  }
 
   let stopping = false;
   const startedAt = new Map<number, number>();

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createSecretBox, readRootKey, type SecretBox } from "../crypto/envelope";
-import { softwareSeal } from "../crypto/root-seal";
-import type { Seals } from "../modules/root-keys/root-key.boot";
+import type { SecretBox } from "../crypto/envelope";
+import { backupKeyring } from "../modules/backup/backup-keys";
+import { closeSeals, commandSeals } from "../modules/root-keys/seals";
 import { lockDataDir, openDatabase } from "../db/database";
 import { PGLITE_TEMPLATE } from "../db/pglite-template";
 import { knownMigrations, openPostgresSession } from "../db/session";
@@ -24,13 +24,12 @@ const STAGING = ".restore-staging";
 /** What an empty DATA_DIR may hold: the key it is restored with, this command's lock, a staging folder left by a crash. */
 const ALLOWED_IN_EMPTY = new Set(["root.key", "keyward.lock", STAGING]);
 
-const intoPostgres = async (databaseUrl: string, backup: OpenedBackup, secretBox: SecretBox, seals: Seals) => {
+const intoPostgres = async (databaseUrl: string, backup: OpenedBackup, secretBox: SecretBox) => {
   const session = await openPostgresSession(databaseUrl);
   try {
     return await restoreBackup(session.db, backup, secretBox, {
       emptySchema: true,
       target: "the database at DATABASE_URL",
-      seals,
     });
   } finally {
     await session.close();
@@ -42,7 +41,7 @@ const intoPostgres = async (databaseUrl: string, backup: OpenedBackup, secretBox
  * staging folder inside it and moved to DATA_DIR/pgdata only once restored and verified. On failure
  * DATA_DIR is left as it was (removed again if this command created it).
  */
-const intoPglite = async (env: Env, backup: OpenedBackup, secretBox: SecretBox, seals: Seals) => {
+const intoPglite = async (env: Env, backup: OpenedBackup, secretBox: SecretBox) => {
   const dataDir = resolve(env.DATA_DIR);
   const existed = existsSync(dataDir);
   const unlock = lockDataDir(dataDir);
@@ -67,7 +66,7 @@ const intoPglite = async (env: Env, backup: OpenedBackup, secretBox: SecretBox, 
     });
     let summary: RestoreSummary;
     try {
-      summary = await restoreBackup(handle.db, backup, secretBox, { emptySchema: false, target: "DATA_DIR", seals });
+      summary = await restoreBackup(handle.db, backup, secretBox, { emptySchema: false, target: "DATA_DIR" });
     } finally {
       await handle.close();
     }
@@ -91,18 +90,20 @@ export const runRestoreCommand = async (env: Env, file: string) => {
   const started = performance.now();
   try {
     const backup = await readBackupHeader(file);
-    const key = readRootKey(env.ENCRYPTION_KEY, env.DATA_DIR);
-    if (!key) throw new BackupRefusal("restore refused: no key; set ENCRYPTION_KEY to the source instance's key");
-    const secretBox = createSecretBox(key);
-    // The restored root keys open under the software seal of this key (an HSM-sealed instance's backup is not yet restorable).
-    const seals: Seals = { software: softwareSeal(key), legacyKey: key };
-    if (!keyCheckMatches(secretBox, backup.header))
-      throw new BackupRefusal(
+    const seals = await commandSeals(env);
+    const wrongKey = () =>
+      new BackupRefusal(
         `restore refused: ${file} was sealed under a different ENCRYPTION_KEY (key check does not match); set ENCRYPTION_KEY to the source instance's key`,
       );
+    const secretBox = await (async () => {
+      if (!seals.software && !seals.hsm)
+        throw new BackupRefusal("restore refused: no key; set ENCRYPTION_KEY to the source instance's key");
+      return backupKeyring(backup.header.root, seals, "restore", wrongKey);
+    })().finally(() => closeSeals(seals));
+    if (!keyCheckMatches(secretBox, backup.header)) throw wrongKey();
     const summary = env.DATABASE_URL
-      ? await intoPostgres(env.DATABASE_URL, backup, secretBox, seals)
-      : await intoPglite(env, backup, secretBox, seals);
+      ? await intoPostgres(env.DATABASE_URL, backup, secretBox)
+      : await intoPglite(env, backup, secretBox);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       `restored ${file} into ${env.DATABASE_URL ? "PostgreSQL" : `DATA_DIR ${env.DATA_DIR}`}: ${summary.rows} rows in ${summary.tables} tables; ` +

@@ -14,6 +14,7 @@ import { loadEnv } from "../../src/env";
 import { driveRotation } from "../../src/modules/root-keys/root-key-rotation";
 import { createTestDatabaseUrl } from "../helpers/database";
 import { expectOk } from "../helpers/tenant";
+import { runServerCommand } from "../backup/commands";
 import { startSoftHsm, type SoftHsm } from "./softhsm";
 
 /**
@@ -31,9 +32,10 @@ beforeAll(async () => {
 type Running = { deps: AppDeps; client: (token?: string) => KeywardClient; stop: () => Promise<void> };
 
 /** An instance over one database: a data directory of its own (PGlite) or the PostgreSQL database of `world`. */
-const world = async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "keyward-hsm-"));
-  const databaseUrl = await createTestDatabaseUrl();
+const world = async () => embeddedWorld(mkdtempSync(join(tmpdir(), "keyward-hsm-")), await createTestDatabaseUrl());
+
+/** As `world`, over a given data directory (and PostgreSQL database, if any). */
+const embeddedWorld = (dataDir: string, databaseUrl?: string) => {
   const start = async (config: Record<string, string | undefined>): Promise<Running> => {
     const env = loadEnv({
       LOG_LEVEL: "silent",
@@ -43,7 +45,7 @@ const world = async () => {
       ...config,
     });
     const { deps, handle } = await buildDeps(env, {
-      dataDir: join(dataDir, "pgdata"),
+      dataDir,
       pgliteTemplate: process.env.KEYWARD_TEST_PGLITE_TEMPLATE,
     });
     const server: Server = createHttpServer(createApp(deps), env);
@@ -68,7 +70,7 @@ const world = async () => {
       },
       (error: Error) => error.message,
     );
-  return { dataDir, start, refusal };
+  return { dataDir, databaseUrl, start, refusal };
 };
 
 const hsmEnv = (extra: Record<string, string> = {}) => ({
@@ -193,5 +195,42 @@ describe("root keys sealed by an HSM (SoftHSM2 through PKCS#11)", { timeout: 120
     expect(await w.refusal({ ENCRYPTION_KEY: oldKey })).toMatch(
       /^ENCRYPTION_KEY does not open this database's root keys \(sealed by key fingerprint [0-9a-f]{16}\)$/,
     );
+  });
+
+  it("backs up and restores an HSM-sealed instance with the HSM alone: the root keys travel sealed", async () => {
+    const w = await world();
+    const first = await w.start(hsmEnv());
+    const s = await seed(first);
+    await first.stop();
+    const commandEnv = { ...hsmEnv(), SOFTHSM2_CONF: process.env.SOFTHSM2_CONF! };
+    const file = join(mkdtempSync(join(tmpdir(), "keyward-hsm-backup-")), "sealed.kwb");
+    const backup = await runServerCommand(["backup", "--out", file], {
+      ...commandEnv,
+      DATA_DIR: w.dataDir,
+      ...(w.databaseUrl ? { DATABASE_URL: w.databaseUrl } : {}),
+    });
+    expect(backup.stderr).toBe("");
+    expect(backup.code).toBe(0);
+    // Into an embedded instance: the restore opens the carried root keys with the HSM key.
+    const restoredDir = join(mkdtempSync(join(tmpdir(), "keyward-hsm-restored-")), "data");
+    const withoutHsm = await runServerCommand(["restore", "--in", file], {
+      DATA_DIR: restoredDir,
+      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    });
+    expect(withoutHsm.code).toBe(1);
+    expect(withoutHsm.stderr.trim()).toBe(
+      "restore refused: root keys are sealed by the HSM; set HSM_LIB_PATH, HSM_PIN and HSM_KEY_LABEL",
+    );
+    const restored = await runServerCommand(["restore", "--in", file], { ...commandEnv, DATA_DIR: restoredDir });
+    expect(restored.stderr).toBe("");
+    expect(restored.stdout).toMatch(
+      /^restored .*: \d+ rows in \d+ tables; [1-9]\d* data keys and [1-9]\d* sealed secret values opened/,
+    );
+    const embedded = await embeddedWorld(restoredDir).start(hsmEnv());
+    try {
+      expect(await s.read(embedded)).toBe("hunter2");
+    } finally {
+      await embedded.stop();
+    }
   });
 });

@@ -183,6 +183,17 @@ describe("an online rotation", () => {
     await expect(write.execute(app.deps.db)).rejects.toMatchObject({ code: "55KW1" });
   });
 
+  it("answers 503 with Retry-After for a value under a version this process has not loaded", async () => {
+    const { ca, template } = await sshWorld(tenant);
+    await sql`update ssh_cas set encrypted_private_key = 'v2:77:AAAA' where id = ${ca.id}`.execute(app.deps.db);
+    const key = sshKeygen();
+    const res = await tenant.admin.ssh.sign({
+      body: { certificateTemplateId: template.id, publicKey: key.publicKey, certType: "user", principals: ["deploy"] },
+    });
+    expect(res).toMatchObject({ status: 503, body: { error: "ServiceUnavailable" } });
+    expect(res.headers.get("retry-after")).toBe("2");
+  });
+
   it("is resumed by another instance when the one that ran it stops half-way", async () => {
     for (let i = 0; i < 6; i += 1) await writeSecret((await createProject(tenant)).id, "K", `v${i}`);
     const started = await root().rootKeys.startRotation({ body: {} });

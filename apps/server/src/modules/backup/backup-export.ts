@@ -18,12 +18,20 @@ import {
 } from "./backup.repository";
 import { fileKeyOf, newHeader, preludeOf, type BackupHeader, type BackupManifest } from "./backup-header";
 import { BackupRefusal } from "./backup-refusal";
+import { backupKeyring } from "./backup-keys";
+import { sealedRootOf, type Seals } from "../root-keys/root-key.boot";
 import type { CatalogTable } from "./table-order";
 
 /** Rows fetched from a table's cursor at a time: what the export holds in memory is a page and a chunk. */
 const PAGE_ROWS = 1_000;
 
-export type ExportSource = { kind: BackupHeader["source"]; keyward: string; secretBox: SecretBox };
+/**
+ * Who seals the file: the serving process's keyring, or (a command with a session of its own) the
+ * seals the root keys of the snapshot are opened with.
+ */
+export type ExportSource = { kind: BackupHeader["source"]; keyward: string } & (
+  { secretBox: SecretBox } | { seals: Seals }
+);
 
 async function* records(db: Database, manifest: BackupManifest, tables: CatalogTable[], total: number) {
   yield Buffer.from(`${JSON.stringify(manifest)}\n`);
@@ -61,17 +69,20 @@ export const exportSnapshot = async (db: Database, source: ExportSource, out: Wr
   }
   // Sequences are not transactional: their values now are at least those any row of the snapshot used.
   for (const name of await listSequences(db)) manifest.sequences.push({ name, ...(await readSequence(db, name)) });
-  const header = newHeader(source.secretBox, {
+  const root = await sealedRootOf(db);
+  const secretBox = "secretBox" in source ? source.secretBox : await backupKeyring(root, source.seals);
+  const header = newHeader(secretBox, {
     keyward: source.keyward,
     source: source.kind,
     migration,
     tables: tables.length,
     rows: total,
+    ...(root ? { root } : {}),
   });
   await pipeline(
     Readable.from(records(db, manifest, tables, total)),
     createDeflateRaw({ level: 6 }),
-    createSealer(fileKeyOf(source.secretBox, header), preludeOf(header)),
+    createSealer(fileKeyOf(secretBox, header), preludeOf(header)),
     out,
   );
   return header;

@@ -24,6 +24,26 @@ export const HeaderSchema = z.object({
   /** The file's salt: its chunk key is derived from the backup key and this. */
   salt: z.string(),
   compression: z.literal("deflate-raw"),
+  /**
+   * The instance's live root-key versions as its seal sealed them (ENCRYPTION_KEY's or the HSM's) and
+   * its derivation secret sealed under them: a restore (or the backup command) opens them with its own
+   * seal, and the file key and key check come from that derivation secret. Absent in files of
+   * instances from before root keys had versions (their key is ENCRYPTION_KEY itself).
+   */
+  root: z
+    .object({
+      rootKeys: z.array(
+        z.object({
+          version: z.number().int().min(1),
+          state: z.enum(["active", "retiring"]),
+          sealed: z.string(),
+          sealedBy: z.enum(["SOFTWARE", "HSM"]),
+          fingerprint: z.string(),
+        }),
+      ),
+      derivation: z.string(),
+    })
+    .optional(),
 });
 export type BackupHeader = z.infer<typeof HeaderSchema>;
 
@@ -52,7 +72,7 @@ export const fileKeyOf = (secretBox: SecretBox, header: BackupHeader) =>
 
 export const newHeader = (
   secretBox: SecretBox,
-  fields: Pick<BackupHeader, "keyward" | "source" | "migration" | "tables" | "rows">,
+  fields: Pick<BackupHeader, "keyward" | "source" | "migration" | "tables" | "rows" | "root">,
 ): BackupHeader => ({
   format: BACKUP_FORMAT,
   ...fields,

@@ -19,7 +19,6 @@ import { BACKUP_FORMAT, fileKeyOf, HeaderSchema, type BackupHeader } from "./bac
 import { loadRecords } from "./backup-load";
 import { BackupRefusal } from "./backup-refusal";
 import { verifyRestored, type Verified } from "./restore-verify";
-import type { Seals } from "../root-keys/root-key.boot";
 
 export type OpenedBackup = { file: string; header: BackupHeader; prelude: Buffer };
 export type RestoreSummary = Verified & { tables: number; rows: number };
@@ -115,7 +114,7 @@ export const restoreBackup = async (
   db: Database,
   backup: OpenedBackup,
   secretBox: SecretBox,
-  { emptySchema, target, seals }: { emptySchema: boolean; target: string; seals: Seals },
+  { emptySchema, target }: { emptySchema: boolean; target: string },
 ): Promise<RestoreSummary> => {
   await transactionStatement(db, "begin");
   try {
@@ -151,7 +150,7 @@ export const restoreBackup = async (
     for (const sequence of loaded.sequences) await setSequence(db, sequence.name, sequence.value, sequence.called);
     await setReplicationRole(db, "origin");
     await migrateInSession(db);
-    const verified = await verifyRestored(db, secretBox, seals);
+    const verified = await verifyRestored(db, secretBox);
     await transactionStatement(db, "commit");
     return { ...verified, tables: loaded.tables, rows: loaded.rows };
   } catch (error) {

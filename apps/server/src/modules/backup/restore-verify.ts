@@ -6,8 +6,6 @@ import { openProjectDataKey } from "../project-keys/project-key.service";
 import { secretAad } from "../secrets/secret-crypto";
 import { projectDataKeysAfter, sealedSecretRowsAfter, type SealedSecretRow } from "./backup.repository";
 import { BackupRefusal } from "./backup-refusal";
-import { openRestoredKeyring, type Seals } from "../root-keys/root-key.boot";
-import { SealConfigError } from "../../crypto/root-seal";
 
 const PAGE = 5_000;
 
@@ -82,18 +80,8 @@ const openSecrets = async (db: Database, keys: Map<string, DataKey>) => {
  * root key, every secret's and version's sealed value, comment and metadata opens under its project's
  * key, and every audit chain verifies from its anchor to its head with no event outside a chain.
  */
-/** The restored root keys opened with this command's key; the key itself when the backup predates versions. */
-const restoredKeyring = async (db: Database, secretBox: SecretBox, seals: Seals) => {
-  try {
-    return (await openRestoredKeyring(db, seals)) ?? secretBox;
-  } catch (error) {
-    if (!(error instanceof SealConfigError)) throw error;
-    throw refuse(`the backup's root keys do not open (${error.message})`);
-  }
-};
-
-export const verifyRestored = async (db: Database, secretBox: SecretBox, seals: Seals): Promise<Verified> => {
-  const keys = await openDataKeys(db, await restoredKeyring(db, secretBox, seals));
+export const verifyRestored = async (db: Database, secretBox: SecretBox): Promise<Verified> => {
+  const keys = await openDataKeys(db, secretBox);
   const sealedValues = await openSecrets(db, keys);
   const audit = await verifyAllAuditChains(db);
   if (!audit.valid) {

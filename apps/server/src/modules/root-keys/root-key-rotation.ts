@@ -7,7 +7,7 @@ import {
   lockBatchAfter,
   lockRetiringVersions,
   retireVersions,
-  updateSealedRow,
+  updateSealedRows,
 } from "./root-key.repository";
 import {
   claimRotation,
@@ -56,10 +56,14 @@ class LeaseLost extends Error {}
 const rewrapBatch = async (deps: AppDeps, rotation: RotationRow, entry: SealedTable, after: string | undefined) =>
   inTransaction(deps.db, async (trx) => {
     const batch = await lockBatchAfter(trx, entry, after, rotation.to_version, deps.env.ROOT_KEY_REWRAP_BATCH_SIZE);
-    for (const row of batch.rows) {
-      const values = rewrapRow(deps, entry, row, rotation.to_version);
-      if (Object.keys(values).length > 0) await updateSealedRow(trx, entry, row[entry.key]!, values);
-    }
+    await updateSealedRows(
+      trx,
+      entry,
+      batch.rows.map((row) => {
+        const resealed = rewrapRow(deps, entry, row, rotation.to_version);
+        return { key: row[entry.key]!, values: entry.columns.map((c) => resealed[c.name] ?? row[c.name] ?? null) };
+      }),
+    );
     const extended = await recordBatch(trx, rotation.id, deps.rootKeys.instanceId, {
       table: entry.table,
       last: batch.last,

@@ -122,15 +122,53 @@ export const openKeyring = async (db: Database, seals: Seals): Promise<RootKeyri
   return keyring;
 };
 
-/**
- * The keyring a restored database's values open under: its live root-key versions unsealed with
- * `seals` (nothing is written). Undefined when the database has no root keys yet (a backup made before
- * they had versions, whose values are all under the key itself).
- */
-export const openRestoredKeyring = async (db: Database, seals: Seals): Promise<RootKeyring | undefined> => {
-  const rows = await listRootKeys(db);
-  if (rows.length === 0) return undefined;
+/** What a backup carries of the root: the live versions as their seal sealed them, and the sealed derivation secret. */
+export type SealedRoot = {
+  rootKeys: {
+    version: number;
+    state: "active" | "retiring";
+    sealed: string;
+    sealedBy: SealKind;
+    fingerprint: string;
+  }[];
+  derivation: string;
+};
+
+/** The sealed root of a database (read in the caller's snapshot); undefined before it has root keys. */
+export const sealedRootOf = async (db: Database): Promise<SealedRoot | undefined> => {
+  const rows = (await listRootKeys(db)).filter((row) => row.state !== "retired");
+  const derivation = await findInstanceSecret(db, DERIVATION_SECRET);
+  if (rows.length === 0 || !derivation) return undefined;
+  return {
+    rootKeys: rows.map((row) => ({
+      version: row.version,
+      state: row.state as "active" | "retiring",
+      sealed: row.sealed!,
+      sealedBy: row.sealed_by,
+      fingerprint: row.seal_fingerprint,
+    })),
+    derivation: derivation.sealed,
+  };
+};
+
+/** A keyring (versions and derivation secret) from a sealed root, opened with `seals`; throws SealConfigError naming a missing or wrong seal. */
+export const keyringOfSealedRoot = async (root: SealedRoot, seals: Seals): Promise<RootKeyring> => {
   const keyring = createRootKeyring();
-  await holdLiveVersions(keyring, seals, rows);
+  await holdLiveVersions(
+    keyring,
+    seals,
+    root.rootKeys.map((row) => ({
+      version: row.version,
+      state: row.state,
+      sealed: row.sealed,
+      sealed_by: row.sealedBy,
+      seal_fingerprint: row.fingerprint,
+      created_at: new Date(0),
+      retired_at: null,
+    })),
+  );
+  keyring.setDerivationSecret(
+    Buffer.from(keyring.decrypt(root.derivation, instanceSecretContext(DERIVATION_SECRET)), "base64"),
+  );
   return keyring;
 };

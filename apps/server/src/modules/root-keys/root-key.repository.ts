@@ -110,7 +110,21 @@ export const lockBatchAfter = async (
   };
 };
 
-export const updateSealedRow = (trx: Tx, entry: SealedTable, key: string, values: Record<string, string>) =>
-  sql`update ${sql.table(entry.table)} set ${sql.join(
-    Object.entries(values).map(([column, value]) => sql`${sql.ref(column)} = ${value}`),
-  )} where ${sql.ref(entry.key)} = ${key}`.execute(trx);
+/**
+ * One statement for a batch: each row's registered columns set to the values given (every column, the
+ * unchanged ones with what they held), joined on the key cast to its column's type so the key's index serves.
+ */
+export const updateSealedRows = async (
+  trx: Tx,
+  entry: SealedTable,
+  rows: readonly { key: string; values: readonly (string | null)[] }[],
+) => {
+  if (rows.length === 0) return;
+  const columns = entry.columns.map((c) => c.name);
+  const tuples = rows.map((row) => sql`(${sql.join([row.key, ...row.values].map((value) => sql`${value}::text`))})`);
+  await sql`update ${sql.table(entry.table)} as t set ${sql.join(
+    columns.map((column) => sql`${sql.ref(column)} = v.${sql.ref(column)}`),
+  )}
+    from (values ${sql.join(tuples)}) as v(k, ${sql.join(columns.map((column) => sql.ref(column)))})
+    where t.${sql.ref(entry.key)} = v.k::${sql.raw(entry.keyType ?? "uuid")}`.execute(trx);
+};

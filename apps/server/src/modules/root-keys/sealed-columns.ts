@@ -7,8 +7,10 @@
  */
 export type SealedTable = {
   table: string;
-  /** The key the re-wrap pages by (unique, text-comparable). */
+  /** The key the re-wrap pages by (unique). */
   key: string;
+  /** The key column's type, when not uuid. */
+  keyType?: "text";
   /** Other columns the associated data is built from. */
   extra?: readonly string[];
   columns: readonly { name: string; context: (row: Record<string, string>) => string }[];
@@ -104,6 +106,7 @@ export const SEALED_TABLES: readonly SealedTable[] = [
   {
     table: "instance_secrets",
     key: "name",
+    keyType: "text",
     columns: [{ name: "sealed", context: byKey("instance-secret:")("name") }],
   },
 ];

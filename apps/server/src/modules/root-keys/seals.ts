@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Env } from "../../env";
+import type { Logger } from "../../lib/logger";
 import { loadRootKey, readRootKey } from "../../crypto/envelope";
 import { softwareSeal } from "../../crypto/root-seal";
 import type { Database } from "../../db/database";
@@ -23,13 +24,18 @@ const hsmConfigOf = (env: Env) =>
  * HSM: opened and self-tested now (the PKCS#11 binding is loaded only then); a problem is a
  * start-up error of one line.
  */
-export const openSeals = async (env: Env, dataDir: string): Promise<Seals> => {
+export const openSeals = async (
+  env: Env,
+  dataDir: string,
+  logger?: Logger,
+  { generateKeyFile = true } = {},
+): Promise<Seals> => {
   const hsmConfig = hsmConfigOf(env);
   const seals: Seals = {};
   if (env.ENCRYPTION_KEY) {
     seals.legacyKey = Buffer.from(env.ENCRYPTION_KEY, "base64");
   } else {
-    const key = hsmConfig ? readRootKey(undefined, dataDir) : loadRootKey(undefined, dataDir);
+    const key = hsmConfig || !generateKeyFile ? readRootKey(undefined, dataDir) : loadRootKey(undefined, dataDir);
     if (key) {
       seals.legacyKey = key;
       seals.softwareKeyFile = join(dataDir, "root.key");
@@ -38,7 +44,14 @@ export const openSeals = async (env: Env, dataDir: string): Promise<Seals> => {
   if (seals.legacyKey) seals.software = softwareSeal(seals.legacyKey);
   if (hsmConfig) {
     const { openHsmSeal } = await import("../../crypto/hsm-seal");
-    seals.hsm = await openHsmSeal(hsmConfig);
+    seals.hsm = await openHsmSeal({
+      ...hsmConfig,
+      // An outage is logged once when it starts and once when it ends, never per request.
+      onOutage: ({ state, reason }) =>
+        state === "down"
+          ? logger?.error({ reason }, "the HSM that seals the root keys is unavailable")
+          : logger?.info({ reason }, "the HSM that seals the root keys answers again"),
+    });
     seals.hsmKeyLabel = hsmConfig.keyLabel;
   }
   return seals;
@@ -49,8 +62,8 @@ export const closeSeals = async (seals: Seals) => {
 };
 
 /** The seals and the keyring of this process; a failure closes what was opened (the HSM session) and is thrown. */
-export const openRootKeys = async (env: Env, db: Database) => {
-  const seals = await openSeals(env, env.DATA_DIR);
+export const openRootKeys = async (env: Env, db: Database, logger?: Logger) => {
+  const seals = await openSeals(env, env.DATA_DIR, logger);
   try {
     return { seals, keyring: await openKeyring(db, seals) };
   } catch (error) {
@@ -58,3 +71,6 @@ export const openRootKeys = async (env: Env, db: Database) => {
     throw error;
   }
 };
+
+/** The seals of a command (backup, restore): as the server's, but a missing `root.key` is never generated. */
+export const commandSeals = (env: Env) => openSeals(env, env.DATA_DIR, undefined, { generateKeyFile: false });
