@@ -26,6 +26,7 @@ import { createProjectKeysState } from "../modules/project-keys/project-keys.sta
 import { createRootKeysState } from "../modules/root-keys/root-keys.state";
 import { closeSeals, openRootKeys } from "../modules/root-keys/seals";
 import { randomUUID } from "node:crypto";
+import type { KeyringSnapshot } from "../crypto/root-keyring";
 
 /**
  * Open the database, apply migrations (unless `migrate` is false: a cluster worker, whose primary
@@ -34,7 +35,13 @@ import { randomUUID } from "node:crypto";
  */
 export const buildDeps = async (
   env: Env,
-  options: { dataDir?: string; migrate?: boolean; pgliteTemplate?: string } = {},
+  options: {
+    dataDir?: string;
+    migrate?: boolean;
+    pgliteTemplate?: string;
+    /** The root keys as the cluster primary opened them (a worker needs no database to start). */
+    keyring?: KeyringSnapshot;
+  } = {},
 ): Promise<{ deps: AppDeps; handle: DatabaseHandle }> => {
   const logger = createLogger(env.LOG_LEVEL);
   const dataDir = options.dataDir ?? env.DATA_DIR;
@@ -63,10 +70,12 @@ export const buildDeps = async (
     throw error;
   }
   const clock = { now: () => Date.now() };
-  const { seals, keyring: secretBox } = await openRootKeys(env, handle.db, logger).catch(async (error: unknown) => {
-    await handle.close();
-    throw error;
-  });
+  const { seals, keyring: secretBox } = await openRootKeys(env, handle.db, logger, options.keyring).catch(
+    async (error: unknown) => {
+      await handle.close();
+      throw error;
+    },
+  );
   const deps: AppDeps = {
     clock,
     db: handle.db,

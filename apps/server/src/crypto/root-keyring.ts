@@ -28,8 +28,25 @@ export type RootKeyring = SecretBox & {
   setDerivationSecret: (secret: Buffer) => void;
   /** A stored value re-sealed under `version` (held), opened with the version it names. */
   reseal: (stored: string, context: string, version: number) => string;
+  /**
+   * The keyring as plain data (material included), for a cluster primary to hand to a worker it forks
+   * over their private IPC channel, so a worker started while the database is down can serve (503)
+   * and then read at once; never written anywhere.
+   */
+  snapshot: () => KeyringSnapshot;
   /** Called (once per version until it is held) when a value names a version this process lacks. */
   onMissing: (listener: (version: number) => void) => void;
+};
+
+export type KeyringSnapshot = { active: number; versions: [number, string][]; derivation: string };
+
+/** A keyring rebuilt from a snapshot. */
+export const keyringFromSnapshot = (snapshot: KeyringSnapshot): RootKeyring => {
+  const keyring = createRootKeyring();
+  for (const [version, material] of snapshot.versions) keyring.hold(version, Buffer.from(material, "base64"));
+  keyring.activate(snapshot.active);
+  keyring.setDerivationSecret(Buffer.from(snapshot.derivation, "base64"));
+  return keyring;
 };
 
 /** A value names a root-key version this process does not hold (yet): a 503 the client retries. */
@@ -111,6 +128,14 @@ export const createRootKeyring = (): RootKeyring => {
     setDerivationSecret: (secret) => {
       if (secret.length !== 32) throw new Error("the derivation secret must be 32 bytes");
       derivationSecret = Buffer.from(secret);
+    },
+    snapshot: () => {
+      if (!derivationSecret) throw new Error("the keyring has no derivation secret yet");
+      return {
+        active,
+        versions: [...keys].map(([version, key]) => [version, key.toString("base64")] as [number, string]),
+        derivation: derivationSecret.toString("base64"),
+      };
     },
     onMissing: (listener) => void missingListeners.push(listener),
     reseal: (stored, context, version) => {

@@ -7,6 +7,8 @@ import { startMetricsServer } from "../app/metrics-server";
 import { announceServing, serverUrl } from "./announce";
 import { ensurePortFree } from "./port";
 import { closeSeals, openRootKeys } from "../modules/root-keys/seals";
+import type { KeyringSnapshot } from "../crypto/root-keyring";
+import { ROOT_KEYS_MESSAGE, ROOT_KEYS_REQUEST } from "./root-keys-message";
 
 /** A worker that dies sooner than this after its start is restarted after a pause, not in a tight loop. */
 const QUICK_DEATH_MS = 5_000;
@@ -34,12 +36,20 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
   // The root keys' seal is opened once here (version 1 created if the database has none): a wrong PIN
   // or a missing key stops the start before any worker forks, instead of every restarted worker trying
   // the PIN again (an HSM locks or wipes its keys after a few wrong ones).
+  // Each worker it forks gets the keyring over their IPC channel, so one forked while the database is
+  // down starts (and answers 503) without reading it; its root-keys job catches up once it is back.
   const checking = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1 });
+  let keyring: KeyringSnapshot;
   try {
-    await closeSeals((await openRootKeys(env, checking.db)).seals);
+    const opened = await openRootKeys(env, checking.db);
+    keyring = opened.keyring.snapshot();
+    await closeSeals(opened.seals);
   } finally {
     await checking.close();
   }
+  cluster.on("message", (worker: Worker, message: { type?: string }) => {
+    if (message?.type === ROOT_KEYS_REQUEST) worker.send({ type: ROOT_KEYS_MESSAGE, keyring });
+  });
 
   let stopping = false;
   const startedAt = new Map<number, number>();

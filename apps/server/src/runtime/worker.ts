@@ -16,6 +16,7 @@ import { ensurePortFree, exitCannotListen } from "./port";
 import { exportServing } from "../modules/backup/backup-export";
 import { startControlSocket } from "./control-socket";
 import { keywardVersion } from "./version";
+import { receiveKeyring } from "./root-keys-message";
 
 const IDLE_GRACE_MS = 1_000;
 
@@ -40,7 +41,7 @@ export const runServer = async (env: Env) => {
     });
   }
   // PGlite is migrated in place, by the one process that opens it.
-  const { deps, handle } = await buildDeps(env, { migrate: !env.DATABASE_URL });
+  const { deps, handle } = await buildDeps(env, { migrate: !env.DATABASE_URL, keyring: await receiveKeyring() });
   const server = createHttpServer(createApp(deps), env);
   const stopJobs = startJobs(deps);
   // An embedded database is locked by this process: backups of it are asked for on its control socket.

@@ -95,7 +95,7 @@ describe("JWT auth configuration", () => {
       .select("encrypted_public_keys")
       .where("auth_config_id", "=", jwt.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_public_keys).toMatch(/^v1:/);
+    expect(stored.encrypted_public_keys).toMatch(/^v2:\d+:/);
     expect(expectOk(await tenant.admin.jwtAuth.get({ params: { identityId: identity.id } })).identityJwtAuth).toEqual(
       jwt,
     );

@@ -46,7 +46,7 @@ describe("Kubernetes auth configuration", () => {
       .select(["encrypted_token_reviewer_jwt", "encrypted_ca_cert"])
       .where("auth_config_id", "=", k8s.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_token_reviewer_jwt).toMatch(/^v1:/);
+    expect(stored.encrypted_token_reviewer_jwt).toMatch(/^v2:\d+:/);
     expect(JSON.stringify(stored)).not.toContain(REVIEWER_JWT);
 
     const got = expectOk(

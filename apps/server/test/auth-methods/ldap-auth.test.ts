@@ -52,7 +52,7 @@ describe("LDAP auth configuration", () => {
       .select(["encrypted_bind_dn", "encrypted_bind_pass"])
       .where("auth_config_id", "=", ldap.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_bind_pass).toMatch(/^v1:/);
+    expect(stored.encrypted_bind_pass).toMatch(/^v2:\d+:/);
     expect(JSON.stringify(stored)).not.toContain(ldapEnv().bindPass);
 
     const updated = expectOk(

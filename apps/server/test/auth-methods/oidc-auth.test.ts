@@ -49,7 +49,7 @@ describe("OIDC auth configuration", () => {
       .select("encrypted_ca_cert")
       .where("auth_config_id", "=", oidc.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_ca_cert).toMatch(/^v1:/);
+    expect(stored.encrypted_ca_cert).toMatch(/^v2:\d+:/);
 
     const got = expectOk(await tenant.admin.oidcAuth.get({ params: { identityId: identity.id } })).identityOidcAuth;
     expect(got).toEqual(oidc);

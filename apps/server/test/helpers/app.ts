@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { type AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -28,6 +28,10 @@ export type TestApp = {
 
 export type BareTestApp = Omit<TestApp, "rootToken" | "bootstrap">;
 
+/** A database's ENCRYPTION_KEY in tests: derived from its URL (each fresh database has its own), random for PGlite. */
+const sealKeyFor = (databaseUrl: string | undefined) =>
+  databaseUrl ? createHash("sha256").update(databaseUrl).digest("base64") : randomBytes(32).toString("base64");
+
 /** An app over a database of its own that nobody has set up yet, listening on an ephemeral loopback port. */
 export const startBareTestApp = async (overrides: Record<string, string> = {}): Promise<BareTestApp> => {
   const databaseUrl = await createTestDatabaseUrl();
@@ -36,7 +40,8 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     // KEYWARD_TEST_LOG=error shows the server's log (the cause of a 500) while debugging a test.
     LOG_LEVEL: process.env.KEYWARD_TEST_LOG ?? "silent",
     DATA_DIR: dataDir,
-    ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    // Apps of one PostgreSQL database share its seal, as an operator configures its instances.
+    ENCRYPTION_KEY: sealKeyFor(overrides.DATABASE_URL ?? databaseUrl),
     ALLOW_PRIVATE_OUTBOUND: "loopback",
     // The test's fetch and the server share one event loop; a loop held up past the client's idle
     // limit (four seconds under the default hint) could let the server close a connection the client

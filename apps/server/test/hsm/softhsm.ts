@@ -43,7 +43,7 @@ const withToken = async (step: (lib: Pkcs11.PKCS11, slot: Buffer, pkcs11: typeof
  * it is finalised: call this before opening any seal in the process (one store per test file), close
  * every seal before the file ends, and give each test its own key labels.
  */
-export const startSoftHsm = async () => {
+const startStore = async () => {
   ensureDebianPackages("/usr/bin/softhsm2-util", ["softhsm2"]);
   ensureDebianPackages(SOFTHSM_LIB, ["softhsm2"]);
   ensureDebianPackages("/usr/bin/pkcs11-tool", ["opensc"]);
@@ -128,11 +128,25 @@ export const startSoftHsm = async () => {
           lib.C_CloseSession(session);
         }
       }),
-    stop: () => {
-      if (process.env.SOFTHSM2_CONF === conf) delete process.env.SOFTHSM2_CONF;
-      rmSync(dir, { recursive: true, force: true });
-    },
+    /** The store outlives a file: test files share a process (and its initialised library), so it goes at exit. */
+    stop: () => undefined,
+    dir,
   };
+};
+
+let started: ReturnType<typeof startStore> | undefined;
+
+/**
+ * The process's SoftHSM2 store, started by the first file that asks: PKCS#11 initialises once per
+ * process, and test files share their process, so every file of a process uses this one token (each
+ * with key labels of its own). Removed when the process exits.
+ */
+export const startSoftHsm = () => {
+  if (!started) {
+    started = startStore();
+    void started.then(({ dir }) => process.once("exit", () => rmSync(dir, { recursive: true, force: true })));
+  }
+  return started;
 };
 
 export type SoftHsm = Awaited<ReturnType<typeof startSoftHsm>>;

@@ -61,7 +61,7 @@ describe("POST /api/v1/cert-manager/ca/internal", () => {
       .select("encrypted_private_key")
       .where("id", "=", root.id)
       .executeTakeFirstOrThrow();
-    expect(stored.encrypted_private_key).toMatch(/^v1:/);
+    expect(stored.encrypted_private_key).toMatch(/^v2:\d+:/);
     expect(stored.encrypted_private_key).not.toContain("PRIVATE KEY");
   });
 

@@ -111,7 +111,7 @@ describe("POST /api/v1/cert-manager/certificate-profiles", () => {
       .execute();
     expect(secrets).toHaveLength(2);
     for (const row of secrets) {
-      expect(row.encrypted_secret).toMatch(/^v1:/);
+      expect(row.encrypted_secret).toMatch(/^v2:\d+:/);
       expect(row.encrypted_secret).not.toMatch(/passphrase/);
     }
   });

@@ -137,7 +137,7 @@ describe("POST /api/v1/cert-manager/certificates", () => {
       .select("encrypted_private_key")
       .where("id", "=", self.certificateId)
       .executeTakeFirstOrThrow();
-    expect(row.encrypted_private_key).toMatch(/^v1:/);
+    expect(row.encrypted_private_key).toMatch(/^v2:\d+:/);
     const selfCsr = await issue(tenant, { profileId: selfProfile.id, csr });
     expect(selfCsr.status).toBe(400);
   });

@@ -186,12 +186,12 @@ describe("PostgreSQL outages under load, two instances of WORKERS=2", () => {
     const load = underLoad([a, b]);
     try {
       await waitFor("the load served", () => count(load.tally, 200) >= 40, 30_000);
-      // Two jobs listen in each of the four workers (reconnected since the last test's outage).
+      // Three jobs listen in each of the four workers (reconnected since the last test's outage).
       await waitFor("every LISTEN connection", async () => {
         const listening = await admin.query<{ n: number }>(
           "select count(*)::int as n from pg_stat_activity where application_name = 'keyward-listen'",
         );
-        return listening.rows[0]?.n === 8;
+        return listening.rows[0]?.n === 12;
       });
       for (let i = 0; i < 3; i++) {
         await admin.query(

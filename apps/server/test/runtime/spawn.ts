@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -54,7 +54,10 @@ export const spawnKeyward = async (
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-runtime-")),
-      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+      // Instances of one PostgreSQL database share its seal, as an operator configures them.
+      ENCRYPTION_KEY: env.DATABASE_URL
+        ? createHash("sha256").update(env.DATABASE_URL).digest("base64")
+        : randomBytes(32).toString("base64"),
       LOG_LEVEL: "warn",
       PGLITE_SHARED_BUFFERS: "16MB",
       ...env,

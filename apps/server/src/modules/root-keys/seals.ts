@@ -4,6 +4,7 @@ import type { Logger } from "../../lib/logger";
 import { loadRootKey, readRootKey } from "../../crypto/envelope";
 import { softwareSeal } from "../../crypto/root-seal";
 import type { Database } from "../../db/database";
+import { keyringFromSnapshot, type KeyringSnapshot } from "../../crypto/root-keyring";
 import { openKeyring, type Seals } from "./root-key.boot";
 
 /** The HSM as the environment configures it, or undefined (all three of path, PIN and label, or none: env.ts checks). */
@@ -62,10 +63,10 @@ export const closeSeals = async (seals: Seals) => {
 };
 
 /** The seals and the keyring of this process; a failure closes what was opened (the HSM session) and is thrown. */
-export const openRootKeys = async (env: Env, db: Database, logger?: Logger) => {
+export const openRootKeys = async (env: Env, db: Database, logger?: Logger, given?: KeyringSnapshot) => {
   const seals = await openSeals(env, env.DATA_DIR, logger);
   try {
-    return { seals, keyring: await openKeyring(db, seals) };
+    return { seals, keyring: given ? keyringFromSnapshot(given) : await openKeyring(db, seals) };
   } catch (error) {
     await closeSeals(seals);
     throw error;

@@ -33,6 +33,8 @@ const asInstanceAdmin = (tenant: Tenant) => {
 export const ROOT_KEY_STEPS: Record<RootKeyOperation, Step> = {
   "rootKeys.startRotation": async ({ tenant, act }) => {
     const { admin, observe, expected } = asInstanceAdmin(tenant);
+    // Another file of this process (the generated-input fuzzer) may have started one on the shared app.
+    await driveRotation(tenant.app.deps);
     const { result: started, observed } = await observe(act, () => admin.rootKeys.startRotation({ body: {} }));
     if (started.status !== 202) throw new Error(`rotation refused: ${JSON.stringify(started.body)}`);
     const { rotation } = started.body;
@@ -46,6 +48,7 @@ export const ROOT_KEY_STEPS: Record<RootKeyOperation, Step> = {
   },
   "rootKeys.updateEncryptionStrategy": async ({ tenant, act }) => {
     const { admin, observe, expected } = asInstanceAdmin(tenant);
+    await driveRotation(tenant.app.deps);
     const { result, observed } = await observe(act, () =>
       admin.rootKeys.updateEncryptionStrategy({ body: { strategy: "SOFTWARE" } }),
     );
