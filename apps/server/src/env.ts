@@ -23,6 +23,11 @@ const EnvSchema = z.object({
     .string()
     .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded")
     .optional(),
+  /** The ENCRYPTION_KEY being replaced: root keys sealed by it are re-sealed under ENCRYPTION_KEY at start. */
+  ENCRYPTION_KEY_PREVIOUS: z
+    .string()
+    .refine((v) => Buffer.from(v, "base64").length === 32, "must be 32 bytes, base64-encoded")
+    .optional(),
   /** PKCS#11 library of the HSM that seals the root keys; with HSM_PIN and HSM_KEY_LABEL it makes the HSM the seal. */
   HSM_LIB_PATH: z.string().min(1).optional(),
   /** User PIN of the HSM token; never logged. */
@@ -33,6 +38,8 @@ const EnvSchema = z.object({
   HSM_KEY_LABEL: z.string().min(1).max(128).optional(),
   /** Generate the labelled key when the token has none (otherwise a missing key stops the start). */
   HSM_GENERATE_KEY: z.enum(["true", "false"]).default("false"),
+  /** The label of the HSM key being replaced: root keys sealed by it are re-sealed under HSM_KEY_LABEL at start. */
+  HSM_KEY_LABEL_PREVIOUS: z.string().min(1).max(128).optional(),
   /** Rows re-wrapped per transaction by a root-key rotation. */
   ROOT_KEY_REWRAP_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   /** Pause between two batches of a root-key rotation, to spare a busy database. */

@@ -41,7 +41,10 @@ const BODY = "Action=GetCallerIdentity&Version=2011-06-15";
 let ca: TestCa;
 let sts: Awaited<ReturnType<typeof startSts>>;
 let app: TestApp;
-const savedEnv = { ...process.env };
+/** The variables this file changes, put back one by one after (replacing `process.env` itself would cut it off from the process's real environment, which native libraries read). */
+const savedEnv = Object.fromEntries(
+  ["AWS_REGION", "AWS_PROFILE", "AWS_SESSION_TOKEN"].map((name) => [name, process.env[name]]),
+);
 
 beforeAll(async () => {
   ca = await createTestCa();
@@ -55,7 +58,10 @@ beforeAll(async () => {
   delete process.env.AWS_SESSION_TOKEN;
 });
 afterAll(async () => {
-  process.env = savedEnv;
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   await sts.close();
   await app.close();
 });

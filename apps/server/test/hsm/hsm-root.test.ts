@@ -233,4 +233,37 @@ describe("root keys sealed by an HSM (SoftHSM2 through PKCS#11)", { timeout: 120
       await embedded.stop();
     }
   });
+
+  it("replaces the seal key itself at start: ENCRYPTION_KEY_PREVIOUS, then HSM_KEY_LABEL_PREVIOUS", async () => {
+    const w = await world();
+    const keyA = randomBytes(32).toString("base64");
+    const keyB = randomBytes(32).toString("base64");
+    const first = await w.start({ ENCRYPTION_KEY: keyA });
+    const s = await seed(first);
+    await first.stop();
+    const replaced = await w.start({ ENCRYPTION_KEY: keyB, ENCRYPTION_KEY_PREVIOUS: keyA });
+    expect(await s.read(replaced)).toBe("hunter2");
+    await replaced.stop();
+    expect(await w.refusal({ ENCRYPTION_KEY: keyA })).toMatch(
+      /^ENCRYPTION_KEY does not open this database's root keys/,
+    );
+    const onB = await w.start({ ENCRYPTION_KEY: keyB });
+    expect(await s.read(onB)).toBe("hunter2");
+    // Onto the HSM, then from one HSM key to another.
+    await onB.stop();
+    const both = await w.start({ ENCRYPTION_KEY: keyB, ...hsmEnv() });
+    expectOk(await both.client(s.token).rootKeys.updateEncryptionStrategy({ body: { strategy: "HSM" } }));
+    await both.stop();
+    await hsm.makeKey("next-root");
+    const rekeyed = await w.start(hsmEnv({ HSM_KEY_LABEL: "next-root", HSM_KEY_LABEL_PREVIOUS: LABEL }));
+    expect(await s.read(rekeyed)).toBe("hunter2");
+    await rekeyed.stop();
+    expect(await w.refusal(hsmEnv())).toMatch(/^HSM: key 'keyward-root' does not open this database's root keys/);
+    const onNext = await w.start(hsmEnv({ HSM_KEY_LABEL: "next-root" }));
+    try {
+      expect(await s.read(onNext)).toBe("hunter2");
+    } finally {
+      await onNext.stop();
+    }
+  });
 });

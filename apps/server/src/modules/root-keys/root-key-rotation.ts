@@ -4,6 +4,7 @@ import { recordPlatformChange } from "../audit/audit-scope";
 import { SEALED_TABLES, type SealedTable } from "./sealed-columns";
 import {
   countNotUnder,
+  isStale,
   lockBatchAfter,
   lockRetiringVersions,
   retireVersions,
@@ -36,7 +37,7 @@ const rewrapRow = (deps: AppDeps, entry: SealedTable, row: Record<string, string
   const values: Record<string, string> = {};
   for (const column of entry.columns) {
     const stored = row[column.name];
-    if (!stored || stored.startsWith(`v2:${version}:`)) continue;
+    if (!stored || !isStale(stored, version)) continue;
     const context = column.context(row as Record<string, string>);
     try {
       values[column.name] = deps.rootKeys.keyring.reseal(stored, context, version);

@@ -9,9 +9,12 @@ import {
   insertInstanceSecret,
   insertRootKey,
   listRootKeys,
+  hasRootKeys,
   lockRootKeys,
+  resealRootKey,
   type RootKeyRow,
 } from "./root-key.repository";
+import type { Tx } from "../../db/transaction";
 
 /** The seals this process is configured with; at least one. */
 export type Seals = {
@@ -24,6 +27,11 @@ export type Seals = {
    * under it before root keys had versions, so every value it sealed stays readable.
    */
   legacyKey?: Buffer;
+  /**
+   * The seal keys being replaced (ENCRYPTION_KEY_PREVIOUS, HSM_KEY_LABEL_PREVIOUS): a version sealed by
+   * one of them is opened with it and re-sealed under the current key of its kind at start.
+   */
+  previous?: RootSeal[];
   /** Set when the software seal's key is the `DATA_DIR/root.key` Keyward generated (no ENCRYPTION_KEY). */
   softwareKeyFile?: string;
 };
@@ -48,8 +56,12 @@ const missingSealMessage = (kind: SealKind) =>
     : "root keys are sealed with ENCRYPTION_KEY; set it to start (and to migrate)";
 
 /** Opens one stored version with the seal that sealed it; a wrong key is a start-up error naming it. */
+/** A seal being replaced that sealed this row, if any. */
+const previousSealOf = (seals: Seals, row: Pick<RootKeyRow, "sealed_by" | "seal_fingerprint">) =>
+  seals.previous?.find((seal) => seal.kind === row.sealed_by && seal.fingerprint === row.seal_fingerprint);
+
 export const unsealRow = async (seals: Seals, row: RootKeyRow): Promise<Buffer> => {
-  const seal = sealOf(seals, row.sealed_by);
+  const seal = previousSealOf(seals, row) ?? sealOf(seals, row.sealed_by);
   if (!seal) throw new SealConfigError(missingSealMessage(row.sealed_by));
   try {
     return await seal.unseal(row.sealed!, rootKeyContext(row.version));
@@ -73,6 +85,26 @@ export const holdLiveVersions = async (keyring: RootKeyring, seals: Seals, rows:
   }
   const active = rows.find((row) => row.state === "active");
   if (active && active.version !== keyring.activeVersion) keyring.activate(active.version);
+};
+
+/**
+ * Versions sealed by a seal key being replaced, re-sealed under the current key of the same kind (in
+ * the start's transaction, under the root-keys lock); once every instance has started so, the
+ * `_PREVIOUS` variable can go.
+ */
+const resealFromPrevious = async (trx: Tx, seals: Seals, rows: RootKeyRow[]) => {
+  for (const row of rows) {
+    if (row.state === "retired" || !previousSealOf(seals, row)) continue;
+    const current = sealOf(seals, row.sealed_by);
+    if (!current || current.fingerprint === row.seal_fingerprint) continue;
+    const material = await unsealRow(seals, row);
+    await resealRootKey(trx, row.version, {
+      sealed: await current.seal(material, rootKeyContext(row.version)),
+      sealed_by: current.kind,
+      seal_fingerprint: current.fingerprint,
+    });
+    material.fill(0);
+  }
 };
 
 /**
@@ -113,6 +145,7 @@ export const openKeyring = async (db: Database, seals: Seals): Promise<RootKeyri
       return;
     }
     await holdLiveVersions(keyring, seals, rows);
+    await resealFromPrevious(trx, seals, rows);
     const derivation = await findInstanceSecret(trx, DERIVATION_SECRET);
     if (!derivation) throw new SealConfigError("the instance's derivation secret is missing from instance_secrets");
     keyring.setDerivationSecret(
@@ -136,6 +169,8 @@ export type SealedRoot = {
 
 /** The sealed root of a database (read in the caller's snapshot); undefined before it has root keys. */
 export const sealedRootOf = async (db: Database): Promise<SealedRoot | undefined> => {
+  // A database at an older schema (a restore's intermediate state, an old backup source) has none.
+  if (!(await hasRootKeys(db))) return undefined;
   const rows = (await listRootKeys(db)).filter((row) => row.state !== "retired");
   const derivation = await findInstanceSecret(db, DERIVATION_SECRET);
   if (rows.length === 0 || !derivation) return undefined;

@@ -16,6 +16,12 @@ export const lockRootKeys = async (trx: Tx) => {
   await sql`select pg_advisory_xact_lock(${ROOT_KEYS_LOCK}::bigint)`.execute(trx);
 };
 
+/** Whether the schema has root keys at all (migration 0042 applied). */
+export const hasRootKeys = async (db: Database) => {
+  const { rows } = await sql<{ t: string | null }>`select to_regclass('root_keys')::text as t`.execute(db);
+  return rows[0]?.t != null;
+};
+
 export const listRootKeys = (db: Database): Promise<RootKeyRow[]> =>
   db.selectFrom("root_keys").selectAll().orderBy("version").execute();
 
@@ -66,15 +72,22 @@ export const insertInstanceSecret = (trx: Tx, name: string, sealed: string) =>
 export const databaseHasOrganizations = async (db: Database) =>
   (await db.selectFrom("organizations").select("id").limit(1).executeTakeFirst()) !== undefined;
 
-/** A value not under `version` (and so to re-wrap): v1 forms and v2 forms of any other version. */
+/**
+ * A root-sealed value not under `version` (and so to re-wrap): v1 forms and v2 forms of any other
+ * version. Anything else in a registered column (a SCEP challenge's password hash) is not root-sealed.
+ */
 const notUnder = (column: string, version: number) =>
-  sql`(${sql.ref(column)} is not null and ${sql.ref(column)} not like ${`v2:${version}:%`})`;
+  sql`(${sql.ref(column)} like 'v1:%' or (${sql.ref(column)} like 'v2:%' and ${sql.ref(column)} not like ${`v2:${version}:%`}))`;
 
 const anyNotUnder = (entry: SealedTable, version: number) =>
   sql.join(
     entry.columns.map((c) => notUnder(c.name, version)),
     sql` or `,
   );
+
+/** A root-sealed value (v1 or v2 form) under another version than `version`; null and other forms are not. */
+export const isStale = (value: string | null | undefined, version: number) =>
+  !!value && (value.startsWith("v1:") || (value.startsWith("v2:") && !value.startsWith(`v2:${version}:`)));
 
 /** Rows of one registered table holding a value not sealed under `version`. */
 export const countNotUnder = async (db: Database | Tx, entry: SealedTable, version: number) => {
@@ -104,7 +117,7 @@ export const lockBatchAfter = async (
     for update`.execute(trx);
   const last = rows.length > 0 ? (rows[rows.length - 1]![entry.key] as string) : undefined;
   return {
-    rows: rows.filter((row) => entry.columns.some((c) => row[c.name] && !row[c.name]!.startsWith(`v2:${version}:`))),
+    rows: rows.filter((row) => entry.columns.some((c) => isStale(row[c.name], version))),
     last,
     full: rows.length === limit,
   };

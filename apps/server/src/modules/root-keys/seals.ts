@@ -43,6 +43,7 @@ export const openSeals = async (
     }
   }
   if (seals.legacyKey) seals.software = softwareSeal(seals.legacyKey);
+  if (env.ENCRYPTION_KEY_PREVIOUS) seals.previous = [softwareSeal(Buffer.from(env.ENCRYPTION_KEY_PREVIOUS, "base64"))];
   if (hsmConfig) {
     const { openHsmSeal } = await import("../../crypto/hsm-seal");
     seals.hsm = await openHsmSeal({
@@ -54,11 +55,23 @@ export const openSeals = async (
           : logger?.info({ reason }, "the HSM that seals the root keys answers again"),
     });
     seals.hsmKeyLabel = hsmConfig.keyLabel;
+    if (env.HSM_KEY_LABEL_PREVIOUS) {
+      const previous = await openHsmSeal({
+        ...hsmConfig,
+        keyLabel: env.HSM_KEY_LABEL_PREVIOUS,
+        generateKey: false,
+      }).catch(async (error: unknown) => {
+        await closeSeals(seals);
+        throw error;
+      });
+      seals.previous = [...(seals.previous ?? []), previous];
+    }
   }
   return seals;
 };
 
 export const closeSeals = async (seals: Seals) => {
+  for (const seal of seals.previous ?? []) await seal.close();
   await seals.hsm?.close();
 };
 

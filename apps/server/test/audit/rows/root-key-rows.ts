@@ -39,7 +39,9 @@ export const ROOT_KEY_STEPS: Record<RootKeyOperation, Step> = {
     if (started.status !== 202) throw new Error(`rotation refused: ${JSON.stringify(started.body)}`);
     const { rotation } = started.body;
     // The shared app runs no jobs: finish the rotation here, so no later test meets one running.
-    expect(await driveRotation(tenant.app.deps)).toBe("completed");
+    const outcome = await driveRotation(tenant.app.deps);
+    const seen = ok(await admin.rootKeys.getRotation({ params: { rotationId: rotation.id } })).rotation;
+    expect(outcome, seen.error ?? "").toBe("completed");
     return {
       ...expected,
       observed,
