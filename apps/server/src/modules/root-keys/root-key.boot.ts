@@ -97,12 +97,20 @@ const resealFromPrevious = async (trx: Tx, seals: Seals, rows: RootKeyRow[]) => 
     if (row.state === "retired" || !previousSealOf(seals, row)) continue;
     const current = sealOf(seals, row.sealed_by);
     if (!current || current.fingerprint === row.seal_fingerprint) continue;
-    const material = await unsealRow(seals, row);
+    await resealRow(trx, seals, row, current);
+  }
+};
+
+/** One stored version opened with the seal that sealed it and sealed again by `target` (same material). */
+export const resealRow = async (trx: Tx, seals: Seals, row: RootKeyRow, target: RootSeal) => {
+  const material = await unsealRow(seals, row);
+  try {
     await resealRootKey(trx, row.version, {
-      sealed: await current.seal(material, rootKeyContext(row.version)),
-      sealed_by: current.kind,
-      seal_fingerprint: current.fingerprint,
+      sealed: await target.seal(material, rootKeyContext(row.version)),
+      sealed_by: target.kind,
+      seal_fingerprint: target.fingerprint,
     });
+  } finally {
     material.fill(0);
   }
 };

@@ -4,8 +4,8 @@ import { noteAudit, type RequestContext } from "../../context";
 import { afterCommit, inTransaction } from "../../db/transaction";
 import type { SealKind } from "../../crypto/root-seal";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../errors";
-import { freshMaterial, rootKeyContext, sealOf, unsealRow } from "./root-key.boot";
-import { insertRootKey, listRootKeys, lockRootKeys, markRootKey, resealRootKey } from "./root-key.repository";
+import { freshMaterial, resealRow, rootKeyContext, sealOf } from "./root-key.boot";
+import { insertRootKey, listRootKeys, lockRootKeys, markRootKey } from "./root-key.repository";
 import { countAllNotUnder } from "./root-key-rotation";
 import {
   findLatestRotation,
@@ -146,13 +146,7 @@ export const updateEncryptionStrategy = async (ctx: RequestContext, body: { stra
     const current = strategyOf(rows);
     for (const row of rows) {
       if (row.sealed_by === body.strategy && row.seal_fingerprint === target.fingerprint) continue;
-      const material = await unsealRow(seals, row);
-      await resealRootKey(trx, row.version, {
-        sealed: await target.seal(material, rootKeyContext(row.version)),
-        sealed_by: target.kind,
-        seal_fingerprint: target.fingerprint,
-      });
-      material.fill(0);
+      await resealRow(trx, seals, row, target);
     }
     noteAudit(ctx, { metadata: { from: current, to: body.strategy } });
     return current;
