@@ -266,4 +266,36 @@ describe("root keys sealed by an HSM (SoftHSM2 through PKCS#11)", { timeout: 120
       await onNext.stop();
     }
   });
+
+  it("stops the start with one line naming a wrong PIN, and answers 503 only where the HSM is needed when it fails", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "keyward-hsm-start-"));
+    const started = await runServerCommand([], {
+      ...hsmEnv({ HSM_PIN: "99999999" }),
+      SOFTHSM2_CONF: process.env.SOFTHSM2_CONF!,
+      DATA_DIR: dataDir,
+      PORT: "0",
+    });
+    expect(started.code).toBe(1);
+    expect(started.stderr.trim()).toBe(
+      "Keyward failed to start: HSM: wrong PIN for the token at slot position 0 (CKR_PIN_INCORRECT)",
+    );
+    expect(started.stderr).not.toContain("99999999");
+    expect(existsSync(join(dataDir, "root.key"))).toBe(false);
+
+    const w = await world();
+    const running = await w.start(hsmEnv());
+    try {
+      const s = await seed(running);
+      // The token drops every session of this process: reads and writes go on, a rotation answers 503.
+      await hsm.dropSessions();
+      const rotation = await running.client(s.token).rootKeys.startRotation({ body: {} });
+      expect(rotation).toMatchObject({ status: 503, body: { error: "ServiceUnavailable" } });
+      expect(rotation.headers.get("retry-after")).toBeTruthy();
+      expect(await s.read(running)).toBe("hunter2");
+      // The next attempt opens a new session.
+      expect((await running.client(s.token).rootKeys.startRotation({ body: {} })).status).toBe(202);
+    } finally {
+      await running.stop();
+    }
+  });
 });
