@@ -15,8 +15,12 @@ export const rootKeysJob: AppJob = {
   name: "root-keys",
   start: (deps) => {
     const { rootKeys, logger } = deps;
-    const refresh = () =>
-      void rootKeys.refresh().catch((error: unknown) => logger.warn({ err: error }, "root keys: refresh failed"));
+    // Counted like every job's failed pass, so an HSM or database outage shows on the metrics too.
+    const failed = (error: unknown, message: string) => {
+      deps.metrics.jobFailures.inc({ job: "root-keys" });
+      logger.warn({ err: error }, message);
+    };
+    const refresh = () => void rootKeys.refresh().catch((error: unknown) => failed(error, "root keys: refresh failed"));
     const stopListening = deps.listen({
       channels: [ROOT_KEYS_CHANNEL],
       onNotice: refresh,
@@ -42,7 +46,7 @@ export const rootKeysJob: AppJob = {
         return;
       }
       running = pass()
-        .catch((error: unknown) => logger.warn({ err: error }, "root keys: the rotation pass failed"))
+        .catch((error: unknown) => failed(error, "root keys: the rotation pass failed"))
         .finally(() => {
           running = undefined;
           if (!stopped) timer = setTimeout(run, ROTATION_POLL_MS);
