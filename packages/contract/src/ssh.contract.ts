@@ -94,6 +94,12 @@ const SignedSchema = z.object({
   certificateId: z.string(),
 });
 
+const IssuedSchema = SignedSchema.extend({
+  privateKey: z.string(),
+  publicKey: z.string(),
+  keyAlgorithm: SshKeyAlgorithmSchema,
+});
+
 const LoginMappingSchema = z.object({
   loginUser: z.string().trim().min(1).max(32).regex(USER_NAME, "Invalid login user"),
   allowedPrincipals: z
@@ -262,9 +268,7 @@ export const sshContract = c.router({
     method: "POST",
     path: "/api/v1/ssh/certificates/issue",
     body: z.object({ ...signFields, keyAlgorithm: SshKeyAlgorithmSchema.default("ED25519") }),
-    responses: {
-      200: SignedSchema.extend({ privateKey: z.string(), publicKey: z.string(), keyAlgorithm: SshKeyAlgorithmSchema }),
-    },
+    responses: { 200: IssuedSchema },
     summary: "Generate a key pair and sign it (the private key is answered once, never stored)",
   },
   revoke: {
@@ -301,6 +305,22 @@ export const sshContract = c.router({
     }),
     responses: { 200: SshHostSchema },
     summary: "Register a host (the project's default user and host CAs are created on the first one)",
+  },
+  loginHosts: {
+    method: "GET",
+    path: "/api/v1/ssh/hosts",
+    responses: { 200: z.array(SshHostSchema) },
+    summary:
+      "The hosts of the signed-in person's projects they may log in to, each with the login mappings that admit them (people only)",
+  },
+  issueUserCert: {
+    method: "POST",
+    path: "/api/v1/ssh/hosts/:sshHostId/issue-user-cert",
+    pathParams: z.object({ sshHostId: z.string().trim().min(1).max(64) }),
+    body: z.object({ loginUser: z.string().trim().min(1).max(32) }),
+    responses: { 200: IssuedSchema },
+    summary:
+      "A fresh ED25519 key and a certificate from the host's user CA for a login user whose mapping admits the signed-in person (people only)",
   },
   getHost: {
     method: "GET",

@@ -210,6 +210,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "ssh.updateHost": change("update-ssh-host"),
   "ssh.deleteHost": change("delete-ssh-host"),
   "ssh.issueHostCert": change("issue-ssh-host-host-cert"),
+  "ssh.issueUserCert": change("issue-ssh-host-user-cert"),
   "kms.create": change("create-cmek"),
   "kms.update": change("update-cmek"),
   "kms.delete": change("delete-cmek"),

@@ -56,6 +56,63 @@ export const findGroupIdsOfHolder = async (db: Database, holder: Holder) =>
     : await db.selectFrom("group_identity_members").select("group_id").where("identity_id", "=", holder.id).execute()
   ).map((r) => r.group_id);
 
+/** The slugs of the groups of an organization a person or an identity belongs to. */
+export const findGroupSlugsOfHolder = async (db: Database, orgId: string, holder: Holder) =>
+  (holder.type === "user"
+    ? await db
+        .selectFrom("group_user_members as gm")
+        .innerJoin("groups as g", "g.id", "gm.group_id")
+        .select("g.slug")
+        .where("gm.user_id", "=", holder.id)
+        .where("g.org_id", "=", orgId)
+        .execute()
+    : await db
+        .selectFrom("group_identity_members as gm")
+        .innerJoin("groups as g", "g.id", "gm.group_id")
+        .select("g.slug")
+        .where("gm.identity_id", "=", holder.id)
+        .where("g.org_id", "=", orgId)
+        .execute()
+  ).map((r) => r.slug);
+
+/**
+ * The projects of an organization a person or an identity is a member of, directly or through a
+ * group that is in the project: the same rule as `findProjectMembersAmong`, from the holder's side.
+ */
+export const findProjectIdsOfHolder = async (db: Database, orgId: string, holder: Holder) => {
+  const direct =
+    holder.type === "user"
+      ? db
+          .selectFrom("project_user_memberships as m")
+          .innerJoin("projects as p", "p.id", "m.project_id")
+          .select("p.id")
+          .where("m.user_id", "=", holder.id)
+      : db
+          .selectFrom("identity_project_memberships as m")
+          .innerJoin("projects as p", "p.id", "m.project_id")
+          .select("p.id")
+          .where("m.identity_id", "=", holder.id);
+  const viaGroup =
+    holder.type === "user"
+      ? db
+          .selectFrom("group_user_members as gm")
+          .innerJoin("group_project_memberships as gpm", "gpm.group_id", "gm.group_id")
+          .innerJoin("projects as p", "p.id", "gpm.project_id")
+          .select("p.id")
+          .where("gm.user_id", "=", holder.id)
+      : db
+          .selectFrom("group_identity_members as gm")
+          .innerJoin("group_project_memberships as gpm", "gpm.group_id", "gm.group_id")
+          .innerJoin("projects as p", "p.id", "gpm.project_id")
+          .select("p.id")
+          .where("gm.identity_id", "=", holder.id);
+  const rows = await direct
+    .where("p.org_id", "=", orgId)
+    .union(viaGroup.where("p.org_id", "=", orgId))
+    .execute();
+  return rows.map((r) => r.id);
+};
+
 /**
  * Of the principals named, those that are members of the project, as `type:id` keys: a person or an
  * identity directly or through a group that is in the project; a group by its own project membership.

@@ -1,8 +1,10 @@
 import type { Database } from "../../db/database";
 import {
   findGroupIdsOfHolder,
+  findGroupSlugsOfHolder,
   findOrgPeopleByNames,
   findPrincipalNames,
+  findProjectIdsOfHolder,
   findProjectMembersAmong,
   type Holder,
   type OrgPersonRow,
@@ -18,6 +20,9 @@ export type { Holder, OrgPersonRow, PrincipalRef, PrincipalType } from "./princi
 
 /** A principal's key in the sets and maps below. */
 export const principalKey = (p: { type: string; id: string }) => `${p.type}:${p.id}`;
+
+/** The projects of an organization a holder belongs to, directly or through a group. */
+export const projectIdsOf = (db: Database, orgId: string, holder: Holder) => findProjectIdsOfHolder(db, orgId, holder);
 
 /** Whether two holders are the same person or identity. */
 export const sameHolder = (a: Holder, b: { type: string; id: string }) => a.type === b.type && a.id === b.id;
@@ -48,6 +53,9 @@ export const orgPersonByName = async (db: Database, orgId: string, name: string)
 
 /** The groups a person or an identity belongs to. */
 export const groupIdsOf = (db: Database, holder: Holder) => findGroupIdsOfHolder(db, holder);
+
+/** The slugs of the organization's groups a holder belongs to. */
+export const groupSlugsOf = (db: Database, orgId: string, holder: Holder) => findGroupSlugsOfHolder(db, orgId, holder);
 
 /** The project's members among the principals, as `type:id` keys (a person or identity directly or through a group). */
 export const projectMembersAmong = (db: Database, projectId: string, principals: readonly PrincipalRef[]) =>

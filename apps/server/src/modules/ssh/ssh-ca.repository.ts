@@ -201,6 +201,19 @@ export const listProjectHosts = (db: Database, projectId: string) =>
     .orderBy("h.hostname")
     .execute();
 
+/** The hosts of the given projects, by hostname, at most `limit`. */
+export const listHostsOfProjects = (db: Database, projectIds: readonly string[], limit: number) =>
+  projectIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .selectFrom("ssh_hosts as h")
+        .select(HOST_COLUMNS)
+        .where("h.project_id", "in", [...projectIds])
+        .orderBy("h.hostname")
+        .orderBy("h.id")
+        .limit(limit)
+        .execute();
+
 type HostValues = {
   hostname: string;
   alias: string;

@@ -5,6 +5,9 @@ const PRINCIPAL = /^[a-z0-9._][a-z0-9._-]{0,63}$/i;
 const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/i;
 const KEY_ID = /^[a-z0-9:.-]{1,50}$/i;
 
+/** Whether a name can be a certificate's principal as sshd compares it. */
+export const isPrincipal = (name: string) => PRINCIPAL.test(name);
+
 /**
  * The principals a template allows: user certificates name users the template lists (or, with `*`,
  * anything that looks like a user name); host certificates hosts it lists, `*.example.com` admitting

@@ -22,6 +22,7 @@ import {
   listSshHosts,
   updateSshHost,
 } from "./ssh-host.service";
+import { issueUserCertificate, listLoginHosts } from "./ssh-login.service";
 import { issueSshCredentials, listSshCertificates, revokeSshCertificate, signSshKey } from "./ssh-sign.service";
 import {
   createSshTemplate,
@@ -69,6 +70,9 @@ export const sshRouter = (deps: AppDeps) =>
     projectCertificates: async ({ params, query, req, res }) =>
       ok(await listSshCertificates(contextOf(deps, req, res), params.projectId, query)),
     createHost: async ({ body, req, res }) => ok(await createSshHost(contextOf(deps, req, res), body)),
+    loginHosts: async ({ req, res }) => ok(await listLoginHosts(contextOf(deps, req, res))),
+    issueUserCert: async ({ params, body, req, res }) =>
+      ok(await issueUserCertificate(contextOf(deps, req, res), params.sshHostId, body.loginUser)),
     getHost: async ({ params, req, res }) => ok(await getSshHost(contextOf(deps, req, res), params.sshHostId)),
     updateHost: async ({ params, body, req, res }) =>
       ok(await updateSshHost(contextOf(deps, req, res), params.sshHostId, body)),

@@ -1,6 +1,7 @@
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
 import { expectOk } from "../../helpers/tenant";
 import { sshKeygen, sshWorld } from "../../ssh/helpers";
+import { configureSso, signedInPerson } from "../../sso/sso-helpers";
 import { ok, type Step } from "./runner";
 
 type SshOperation = Extract<MutatingOperation, `ssh.${string}`>;
@@ -154,6 +155,36 @@ export const SSH_STEPS: Record<SshOperation, Step> = {
     return {
       projectId: project.id,
       metadata: { sshHostId: host.id, principals: ["c.example.test"], serialNumber: signed.serialNumber },
+    };
+  },
+  "ssh.issueUserCert": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    await configureSso(tenant);
+    const person = await signedInPerson(tenant);
+    ok(
+      await tenant.admin.users.inviteProjectMembers({
+        params: { projectId: project.id },
+        body: { emails: [person.email] },
+      }),
+    );
+    const host = expectOk(
+      await tenant.admin.ssh.createHost({
+        body: {
+          projectId: project.id,
+          hostname: "d.example.test",
+          loginMappings: [{ loginUser: "deploy", allowedPrincipals: { usernames: [person.user.username] } }],
+        },
+      }),
+    );
+    const signed = ok(
+      await act(() =>
+        person.client.ssh.issueUserCert({ params: { sshHostId: host.id }, body: { loginUser: "deploy" } }),
+      ),
+    );
+    return {
+      projectId: project.id,
+      actor: { type: "user", metadata: { userId: person.user.id, email: person.email } },
+      metadata: { sshHostId: host.id, loginUser: "deploy", principals: ["deploy"], serialNumber: signed.serialNumber },
     };
   },
 };
