@@ -19,7 +19,7 @@ import { basename, dirname, join } from "node:path";
  * a new file is created exclusively in the same folder (so the rename stays on one file system),
  * given its mode before anything is written, synced, then renamed over the old one.
  */
-export const writeFileAtomic = (path: string, content: string, mode = 0o600) => {
+export const writeFileAtomic = (path: string, content: string | Buffer, mode = 0o600) => {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temporary = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);

@@ -1,10 +1,12 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Command, Option } from "commander";
+import { writeFileAtomic } from "../agent/files";
 import { call, connect } from "../api";
 import { CliError, resolveConnection } from "../config";
+import { downloadKrl } from "./ssh-files";
+import { sshHostCommands } from "./ssh-host";
 
-const KRL_MAGIC = Buffer.from("SSHKRL\n\0", "latin1");
 const ALGORITHMS = ["ED25519", "EC_prime256v1", "EC_secp384r1", "RSA_2048", "RSA_4096"] as const;
 const FILE_NAMES: Record<(typeof ALGORITHMS)[number], string> = {
   ED25519: "id_ed25519",
@@ -12,25 +14,6 @@ const FILE_NAMES: Record<(typeof ALGORITHMS)[number], string> = {
   EC_secp384r1: "id_ecdsa_p384",
   RSA_2048: "id_rsa_2048",
   RSA_4096: "id_rsa_4096",
-};
-
-/** Writes a file whole or not at all: a temporary file beside it, synced, then renamed over it. */
-const writeAtomically = (path: string, data: string | Buffer, mode = 0o644) => {
-  mkdirSync(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const fd = openSync(temporary, "w", mode);
-  try {
-    writeSync(fd, typeof data === "string" ? Buffer.from(data) : data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
 };
 
 type SignOptions = {
@@ -80,7 +63,7 @@ const signCommand = () =>
         process.stdout.write(`${signed.signedKey}\n`);
         return;
       }
-      writeAtomically(out, `${signed.signedKey}\n`);
+      writeFileAtomic(out, `${signed.signedKey}\n`, 0o644);
       process.stdout.write(`serial ${signed.serialNumber} written to ${out}\n`);
     });
 
@@ -97,9 +80,9 @@ const issueCommand = () =>
         client.ssh.issue({ body: { ...bodyOf(opts), keyAlgorithm: opts.keyAlgorithm } }),
       );
       const key = join(opts.outFilePath, FILE_NAMES[opts.keyAlgorithm]);
-      writeAtomically(key, issued.privateKey, 0o600);
-      writeAtomically(`${key}.pub`, `${issued.publicKey}\n`);
-      writeAtomically(`${key}-cert.pub`, `${issued.signedKey}\n`);
+      writeFileAtomic(key, issued.privateKey, 0o600);
+      writeFileAtomic(`${key}.pub`, `${issued.publicKey}\n`, 0o644);
+      writeFileAtomic(`${key}-cert.pub`, `${issued.signedKey}\n`, 0o644);
       process.stdout.write(`serial ${issued.serialNumber}: ${key}, ${key}.pub and ${key}-cert.pub\n`);
     });
 
@@ -114,20 +97,9 @@ const krlCommand = () =>
     .requiredOption("--ca <id>", "the SSH CA's id")
     .requiredOption("--out <path>", "the RevokedKeys file")
     .action(async (opts: { ca: string; out: string }) => {
-      const { url } = resolveConnection(false);
-      const target = new URL(`/api/v1/ssh/ca/${encodeURIComponent(opts.ca)}/krl`, url).toString();
-      let res: Response;
-      try {
-        res = await fetch(target, { signal: AbortSignal.timeout(30_000) });
-      } catch (error) {
-        throw new CliError(`Could not download ${target}: ${(error as Error).message}; ${opts.out} left as it was`);
-      }
-      const body = Buffer.from(await res.arrayBuffer());
-      if (!res.ok) throw new CliError(`${target} answered ${res.status}; ${opts.out} left as it was`);
-      if (body.length < 44 || !body.subarray(0, 8).equals(KRL_MAGIC))
-        throw new CliError(`${target} did not answer a key revocation list; ${opts.out} left as it was`);
-      writeAtomically(opts.out, body);
-      process.stdout.write(`revocation list version ${body.readBigUInt64BE(12)} written to ${opts.out}\n`);
+      const { krl, version } = await downloadKrl(resolveConnection(false).url, opts.ca, opts.out);
+      writeFileAtomic(opts.out, krl, 0o644);
+      process.stdout.write(`revocation list version ${version} written to ${opts.out}\n`);
     });
 
 const revokeCommand = () =>
@@ -144,8 +116,9 @@ const revokeCommand = () =>
 
 export const sshCommand = () => {
   const root = new Command("ssh").description(
-    "SSH certificates: sign, issue, revoke, and keep revocation lists current",
+    "SSH certificates: sign, issue, revoke, keep revocation lists current, register hosts and connect to them",
   );
-  for (const command of [signCommand(), issueCommand(), krlCommand(), revokeCommand()]) root.addCommand(command);
+  for (const command of [signCommand(), issueCommand(), krlCommand(), revokeCommand(), ...sshHostCommands()])
+    root.addCommand(command);
   return root;
 };

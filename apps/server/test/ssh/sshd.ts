@@ -21,9 +21,6 @@ const ensureLoginUser = () => {
  * (stderr) is kept for the tests to read.
  */
 export const startSshd = async (options: { hostKey: string; trustedUserCaKeys: string; krl: Buffer }) => {
-  ensureDebianPackages("/usr/sbin/sshd", ["openssh-server"]);
-  ensureLoginUser();
-  mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const dir = mkdtempSync(join(tmpdir(), "keyward-sshd-"));
   const port = await freePort();
   const paths = {
@@ -36,26 +33,32 @@ export const startSshd = async (options: { hostKey: string; trustedUserCaKeys: s
   writeFileSync(
     paths.config,
     [
-      `Port ${port}`,
-      "ListenAddress 127.0.0.1",
+      ...baseSshdConfig(port, join(dir, "sshd.pid")),
       `HostKey ${options.hostKey}`,
       `HostCertificate ${options.hostKey}-cert.pub`,
-      `PidFile ${join(dir, "sshd.pid")}`,
-      "AuthorizedKeysFile none",
-      "PasswordAuthentication no",
-      "KbdInteractiveAuthentication no",
-      "PubkeyAuthentication yes",
       `TrustedUserCAKeys ${paths.trusted}`,
       `RevokedKeys ${paths.krl}`,
-      "UsePAM no",
-      "StrictModes no",
-      "LogLevel VERBOSE",
-      "PrintMotd no",
       "",
     ].join("\n"),
   );
+  const sshd = await runSshd(paths.config, port);
+  return {
+    ...sshd,
+    /** Replace the revocation list as `keyward ssh krl` does: sshd reads it at the next login. */
+    setKrl: (krl: Buffer) => writeFileSync(paths.krl, krl),
+  };
+};
+
+/**
+ * Debian's sshd in the foreground on a configuration file that sets `port` on 127.0.0.1 (and a
+ * PidFile of its own), its log (stderr) kept for the tests to read.
+ */
+export const runSshd = async (config: string, port: number) => {
+  ensureDebianPackages("/usr/sbin/sshd", ["openssh-server"]);
+  ensureLoginUser();
+  mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const log: string[] = [];
-  const child = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", paths.config], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] });
   child.stderr.on("data", (chunk: Buffer) => log.push(chunk.toString()));
   await waitFor(
     "sshd",
@@ -76,13 +79,26 @@ export const startSshd = async (options: { hostKey: string; trustedUserCaKeys: s
       await waitFor(`sshd log ${pattern}`, () => pattern.test(log.join("")), 10_000).catch(() => undefined);
       return pattern.test(log.join(""));
     },
-    /** Replace the revocation list as `keyward ssh krl` does: sshd reads it at the next login. */
-    setKrl: (krl: Buffer) => writeFileSync(paths.krl, krl),
     stop: () => {
       child.kill("SIGTERM");
     },
   };
 };
+
+/** The settings every test sshd has besides its keys: loopback, certificates only, no PAM. */
+export const baseSshdConfig = (port: number, pidFile: string) => [
+  `Port ${port}`,
+  "ListenAddress 127.0.0.1",
+  `PidFile ${pidFile}`,
+  "AuthorizedKeysFile none",
+  "PasswordAuthentication no",
+  "KbdInteractiveAuthentication no",
+  "PubkeyAuthentication yes",
+  "UsePAM no",
+  "StrictModes no",
+  "LogLevel VERBOSE",
+  "PrintMotd no",
+];
 
 export type Sshd = Awaited<ReturnType<typeof startSshd>>;
 
