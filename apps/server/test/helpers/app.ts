@@ -4,6 +4,7 @@ import { type AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inspect } from "node:util";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
 import { createApp } from "../../src/app/create-app";
 import type { AppDeps } from "../../src/context";
@@ -32,6 +33,21 @@ export type BareTestApp = Omit<TestApp, "rootToken" | "bootstrap">;
 const sealKeyFor = (databaseUrl: string | undefined) =>
   databaseUrl ? createHash("sha256").update(databaseUrl).digest("base64") : randomBytes(32).toString("base64");
 
+/**
+ * A 500's cause goes to stderr whatever the log level, so a run that meets one names it: the answer
+ * only says "Something went wrong" and the log is silent in tests.
+ */
+const printUnhandledErrors = (deps: AppDeps) => {
+  const error = deps.logger.error.bind(deps.logger);
+  deps.logger.error = ((first: unknown, ...rest: unknown[]) => {
+    if (rest[0] === "unhandled error" && typeof first === "object" && first !== null) {
+      const { err, method, path } = first as { err?: unknown; method?: string; path?: string };
+      process.stderr.write(`keyward test app: unhandled error on ${method} ${path}: ${inspect(err)}\n`);
+    }
+    return (error)(first, ...rest);
+  });
+};
+
 /** An app over a database of its own that nobody has set up yet, listening on an ephemeral loopback port. */
 export const startBareTestApp = async (overrides: Record<string, string> = {}): Promise<BareTestApp> => {
   const databaseUrl = await createTestDatabaseUrl();
@@ -56,6 +72,7 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     dataDir: "memory://",
     pgliteTemplate: process.env.KEYWARD_TEST_PGLITE_TEMPLATE,
   });
+  printUnhandledErrors(deps);
   const server = createHttpServer(createApp(deps), env);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
