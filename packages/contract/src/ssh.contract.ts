@@ -141,6 +141,29 @@ const hostFields = {
   loginMappings: z.array(LoginMappingSchema).max(256),
 };
 
+export const SshHostGroupSchema = z.object({
+  id: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  loginMappings: z.array(
+    z.object({
+      loginUser: z.string(),
+      allowedPrincipals: z.object({ usernames: z.array(z.string()), groups: z.array(z.string()) }),
+    }),
+  ),
+  createdAt: TimestampSchema,
+  updatedAt: TimestampSchema,
+});
+
+const hostGroupName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Name can only contain lowercase letters, numbers, and hyphens");
+const HostGroupIdParam = z.object({ sshHostGroupId: z.string().trim().min(1).max(64) });
+const GroupHostParams = HostGroupIdParam.extend({ sshHostId: z.string().trim().min(1).max(64) });
+
 const publicKeyLine = c.otherResponse({ contentType: "text/plain", body: z.string() });
 
 export const sshContract = c.router({
@@ -374,6 +397,88 @@ export const sshContract = c.router({
     pathParams: z.object({ sshHostId: z.string().trim().min(1).max(64) }),
     responses: { 200: publicKeyLine },
     summary: "The public key of the CA that signs this host's key (no authentication)",
+  },
+  createHostGroup: {
+    method: "POST",
+    path: "/api/v1/ssh/host-groups",
+    body: z.object({
+      projectId: ProjectIdInput,
+      name: hostGroupName,
+      loginMappings: hostFields.loginMappings.default([]),
+    }),
+    responses: { 200: SshHostGroupSchema },
+    summary: "Create a host group: login mappings its hosts share",
+  },
+  getHostGroup: {
+    method: "GET",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId",
+    pathParams: HostGroupIdParam,
+    responses: { 200: SshHostGroupSchema },
+    summary: "A host group with its login mappings",
+  },
+  updateHostGroup: {
+    method: "PATCH",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId",
+    pathParams: HostGroupIdParam,
+    body: z.object({ name: hostGroupName.optional(), loginMappings: hostFields.loginMappings.optional() }),
+    responses: { 200: SshHostGroupSchema },
+    summary: "Rename a host group or replace its login mappings",
+  },
+  deleteHostGroup: {
+    method: "DELETE",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId",
+    pathParams: HostGroupIdParam,
+    body: z.object({}).optional(),
+    responses: { 200: SshHostGroupSchema },
+    summary: "Remove a host group (its hosts stay, without its mappings)",
+  },
+  hostGroupHosts: {
+    method: "GET",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId/hosts",
+    pathParams: HostGroupIdParam,
+    query: z.object({
+      filter: z.enum(["group-members", "non-group-members"]).optional(),
+      offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+    }),
+    responses: {
+      200: z.object({
+        hosts: z.array(
+          z.object({
+            id: z.string(),
+            hostname: z.string(),
+            alias: z.string(),
+            isPartOfGroup: z.boolean(),
+            joinedGroupAt: TimestampSchema.nullable(),
+          }),
+        ),
+        totalCount: z.number().int(),
+      }),
+    },
+    summary: "The project's hosts with whether each is in the group",
+  },
+  addHostToGroup: {
+    method: "POST",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId/hosts/:sshHostId",
+    pathParams: GroupHostParams,
+    body: z.object({}).optional(),
+    responses: { 200: SshHostSchema },
+    summary: "Add a host of the group's project to the group",
+  },
+  removeHostFromGroup: {
+    method: "DELETE",
+    path: "/api/v1/ssh/host-groups/:sshHostGroupId/hosts/:sshHostId",
+    pathParams: GroupHostParams,
+    body: z.object({}).optional(),
+    responses: { 200: SshHostSchema },
+    summary: "Take a host out of the group",
+  },
+  projectHostGroups: {
+    method: "GET",
+    path: "/api/v1/projects/:projectId/ssh-host-groups",
+    pathParams: ProjectIdParam,
+    responses: { 200: z.object({ groups: z.array(SshHostGroupSchema.extend({ hostCount: z.number().int() })) }) },
+    summary: "A project's host groups with how many hosts each holds",
   },
   projectHosts: {
     method: "GET",

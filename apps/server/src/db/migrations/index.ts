@@ -34,6 +34,7 @@ import * as m0039 from "./0039-secret-syncs";
 import * as m0040 from "./0040-folder-commits";
 import * as m0041 from "./0041-ssh";
 import * as m0042 from "./0042-root-keys";
+import * as m0043 from "./0043-ssh-host-groups";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   "0040-folder-commits": m0040,
   "0041-ssh": m0041,
   "0042-root-keys": m0042,
+  "0043-ssh-host-groups": m0043,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

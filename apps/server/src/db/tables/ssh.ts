@@ -51,6 +51,21 @@ export interface SshHostsTable {
   updated_at: Timestamp;
 }
 
+export interface SshHostGroupsTable {
+  id: Generated<string>;
+  project_id: string;
+  name: string;
+  login_mappings: Json<StoredLoginMapping[]>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface SshHostGroupMembershipsTable {
+  ssh_host_group_id: string;
+  ssh_host_id: string;
+  created_at: CreatedAt;
+}
+
 export interface ProjectSshConfigsTable {
   project_id: string;
   default_user_ssh_ca_id: string | null;
@@ -79,6 +94,8 @@ export interface SshTables {
   ssh_cas: SshCasTable;
   ssh_certificate_templates: SshCertificateTemplatesTable;
   ssh_hosts: SshHostsTable;
+  ssh_host_groups: SshHostGroupsTable;
+  ssh_host_group_memberships: SshHostGroupMembershipsTable;
   project_ssh_configs: ProjectSshConfigsTable;
   ssh_certificates: SshCertificatesTable;
 }

@@ -18,18 +18,30 @@ import {
   updateHostRow,
   type HostRow,
 } from "./ssh-ca.repository";
+import { groupMappingsOfHosts } from "./ssh-host-group.repository";
 import { signAndRecord, subjectOf } from "./ssh-sign.service";
 
-type LoginMappingInput = { loginUser: string; allowedPrincipals: { usernames?: string[]; groups?: string[] } };
+export type LoginMappingInput = {
+  loginUser: string;
+  allowedPrincipals: { usernames?: string[]; groups?: string[] };
+};
 
-const stored = (mappings: readonly LoginMappingInput[]): StoredLoginMapping[] =>
+export const stored = (mappings: readonly LoginMappingInput[]): StoredLoginMapping[] =>
   mappings.map((m) => ({
     loginUser: m.loginUser,
     usernames: [...new Set(m.allowedPrincipals.usernames ?? [])],
     groups: [...new Set(m.allowedPrincipals.groups ?? [])],
   }));
 
-export const hostDto = (row: Omit<HostRow, "org_id">) => ({
+/** A stored mapping as the API shows it, saying whether it is the host's own or a group's. */
+export const mappingDto = (m: StoredLoginMapping, source: "host" | "hostGroup") => ({
+  loginUser: m.loginUser,
+  allowedPrincipals: { usernames: m.usernames, groups: m.groups },
+  source,
+});
+
+/** A host as the API shows it: its own login mappings, then those of its groups. */
+export const hostDto = (row: Omit<HostRow, "org_id">, fromGroups: readonly StoredLoginMapping[] = []) => ({
   id: row.id,
   projectId: row.project_id,
   hostname: row.hostname,
@@ -38,12 +50,22 @@ export const hostDto = (row: Omit<HostRow, "org_id">) => ({
   hostCertTtl: row.host_cert_ttl,
   userSshCaId: row.user_ssh_ca_id,
   hostSshCaId: row.host_ssh_ca_id,
-  loginMappings: row.login_mappings.map((m) => ({
-    loginUser: m.loginUser,
-    allowedPrincipals: { usernames: m.usernames, groups: m.groups },
-    source: "host" as const,
-  })),
+  loginMappings: [
+    ...row.login_mappings.map((m) => mappingDto(m, "host")),
+    ...fromGroups.map((m) => mappingDto(m, "hostGroup")),
+  ],
 });
+
+/** Hosts as the API shows them, with their groups' mappings (one query for all of them). */
+export const hostDtos = async (ctx: RequestContext, rows: readonly Omit<HostRow, "org_id">[]) => {
+  const fromGroups = await groupMappingsOfHosts(
+    ctx.deps.db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => hostDto(row, fromGroups.get(row.id)));
+};
+
+const oneHostDto = async (ctx: RequestContext, row: Omit<HostRow, "org_id">) => (await hostDtos(ctx, [row]))[0]!;
 
 const hostnameTaken = (hostname: string) => (error: unknown) => {
   if (isUniqueViolation(error)) throw new BadRequestError(`SSH host with hostname ${hostname} already exists`);
@@ -119,13 +141,13 @@ export const createSshHost = async (
     });
     return created.id;
   }).catch(hostnameTaken(body.hostname));
-  return hostDto((await findHost(ctx.deps.db, id))!);
+  return oneHostDto(ctx, (await findHost(ctx.deps.db, id))!);
 };
 
 export const getSshHost = async (ctx: RequestContext, id: string) => {
   const { row } = await requireHost(ctx, id, "read");
   noteAudit(ctx, { metadata: { sshHostId: row.id, hostname: row.hostname } });
-  return hostDto(row);
+  return oneHostDto(ctx, row);
 };
 
 export const updateSshHost = async (ctx: RequestContext, id: string, body: Partial<HostBody>) => {
@@ -141,23 +163,29 @@ export const updateSshHost = async (ctx: RequestContext, id: string, body: Parti
     });
     noteAudit(ctx, { metadata: { sshHostId: row.id, hostname: body.hostname ?? row.hostname } });
   }).catch(hostnameTaken(body.hostname ?? row.hostname));
-  return hostDto((await findHost(ctx.deps.db, row.id))!);
+  return oneHostDto(ctx, (await findHost(ctx.deps.db, row.id))!);
 };
 
 export const deleteSshHost = async (ctx: RequestContext, id: string) => {
   const { row } = await requireHost(ctx, id, "delete");
+  const answer = await oneHostDto(ctx, row);
   await inTransaction(ctx, async (trx) => {
     await deleteHostRow(trx, row.id);
     noteAudit(ctx, { metadata: { sshHostId: row.id, hostname: row.hostname } });
   });
-  return hostDto(row);
+  return answer;
 };
 
 export const listSshHosts = async (ctx: RequestContext, projectId: string) => {
   const { ability, project } = await sshProject(ctx, projectId);
   assertCan(ability, "read", "ssh-hosts");
   const rows = await listProjectHosts(ctx.deps.db, project.id);
-  return { hosts: rows.filter((r) => ability.can("read", "ssh-hosts", { hostname: r.hostname })).map(hostDto) };
+  return {
+    hosts: await hostDtos(
+      ctx,
+      rows.filter((r) => ability.can("read", "ssh-hosts", { hostname: r.hostname })),
+    ),
+  };
 };
 
 /** POST /api/v1/ssh/hosts/:id/issue-host-cert: the host's own key signed by its host CA, for its hostname. */

@@ -4,7 +4,9 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from "../../errors"
 import { groupSlugsOf, principalNames, projectIdsOf } from "../authz/principals";
 import { requireHost } from "./ssh-access";
 import { activeSigningKey } from "./ssh-ca.service";
-import { listHostsOfProjects, type HostRow } from "./ssh-ca.repository";
+import { listHostsOfProjects } from "./ssh-ca.repository";
+import type { StoredLoginMapping } from "../../db/tables/ssh";
+import { groupMappingsOfHosts } from "./ssh-host-group.repository";
 import { hostDto } from "./ssh-host.service";
 import { isPrincipal } from "./ssh-principals";
 import { signAndRecord } from "./ssh-sign.service";
@@ -29,10 +31,10 @@ const loginNamesOf = async (ctx: RequestContext) => {
 
 type LoginNames = Awaited<ReturnType<typeof loginNamesOf>>;
 
-/** The host's login mappings that admit the person: by username (without regard to case) or a group's slug. */
-const mappingsFor = (row: Pick<HostRow, "login_mappings">, who: LoginNames) => {
+/** The login mappings that admit the person: by username (without regard to case) or a group's slug. */
+const admitting = (mappings: readonly StoredLoginMapping[], who: LoginNames) => {
   const name = who.username.toLowerCase();
-  return row.login_mappings.filter(
+  return mappings.filter(
     (m) => m.usernames.some((u) => u.toLowerCase() === name) || m.groups.some((g) => who.groups.has(g)),
   );
 };
@@ -45,9 +47,14 @@ export const listLoginHosts = async (ctx: RequestContext) => {
   const who = await loginNamesOf(ctx);
   const projects = await projectIdsOf(ctx.deps.db, ctx.actor.orgId, { type: "user", id: ctx.actor.id });
   const rows = await listHostsOfProjects(ctx.deps.db, projects, MAX_LOGIN_HOSTS);
+  const fromGroups = await groupMappingsOfHosts(
+    ctx.deps.db,
+    rows.map((r) => r.id),
+  );
   return rows.flatMap((row) => {
-    const usable = mappingsFor(row, who);
-    return usable.length === 0 ? [] : [hostDto({ ...row, login_mappings: usable })];
+    const own = admitting(row.login_mappings, who);
+    const shared = admitting(fromGroups.get(row.id) ?? [], who);
+    return own.length + shared.length === 0 ? [] : [hostDto({ ...row, login_mappings: own }, shared)];
   });
 };
 
@@ -60,7 +67,8 @@ export const listLoginHosts = async (ctx: RequestContext) => {
 export const issueUserCertificate = async (ctx: RequestContext, id: string, loginUser: string) => {
   const who = await loginNamesOf(ctx);
   const { row } = await requireHost(ctx, id, "");
-  if (!mappingsFor(row, who).some((m) => m.loginUser === loginUser))
+  const mappings = [...row.login_mappings, ...((await groupMappingsOfHosts(ctx.deps.db, [row.id])).get(row.id) ?? [])];
+  if (!admitting(mappings, who).some((m) => m.loginUser === loginUser))
     throw new UnauthorizedError(`You are not allowed to login as ${loginUser} on this host`);
   const principals = [...new Set([...(isPrincipal(who.username) ? [who.username] : []), loginUser])];
   const ttlMs = parseDuration(row.user_cert_ttl)!;

@@ -22,6 +22,15 @@ import {
   listSshHosts,
   updateSshHost,
 } from "./ssh-host.service";
+import {
+  changeSshHostGroupMembership,
+  createSshHostGroup,
+  deleteSshHostGroup,
+  getSshHostGroup,
+  listSshHostGroupHosts,
+  listSshHostGroups,
+  updateSshHostGroup,
+} from "./ssh-host-group.service";
 import { issueUserCertificate, listLoginHosts } from "./ssh-login.service";
 import { issueSshCredentials, listSshCertificates, revokeSshCertificate, signSshKey } from "./ssh-sign.service";
 import {
@@ -73,6 +82,21 @@ export const sshRouter = (deps: AppDeps) =>
     loginHosts: async ({ req, res }) => ok(await listLoginHosts(contextOf(deps, req, res))),
     issueUserCert: async ({ params, body, req, res }) =>
       ok(await issueUserCertificate(contextOf(deps, req, res), params.sshHostId, body.loginUser)),
+    createHostGroup: async ({ body, req, res }) => ok(await createSshHostGroup(contextOf(deps, req, res), body)),
+    getHostGroup: async ({ params, req, res }) =>
+      ok(await getSshHostGroup(contextOf(deps, req, res), params.sshHostGroupId)),
+    updateHostGroup: async ({ params, body, req, res }) =>
+      ok(await updateSshHostGroup(contextOf(deps, req, res), params.sshHostGroupId, body)),
+    deleteHostGroup: async ({ params, req, res }) =>
+      ok(await deleteSshHostGroup(contextOf(deps, req, res), params.sshHostGroupId)),
+    hostGroupHosts: async ({ params, query, req, res }) =>
+      ok(await listSshHostGroupHosts(contextOf(deps, req, res), params.sshHostGroupId, query)),
+    addHostToGroup: async ({ params, req, res }) =>
+      ok(await changeSshHostGroupMembership(contextOf(deps, req, res), params, "add")),
+    removeHostFromGroup: async ({ params, req, res }) =>
+      ok(await changeSshHostGroupMembership(contextOf(deps, req, res), params, "remove")),
+    projectHostGroups: async ({ params, req, res }) =>
+      ok(await listSshHostGroups(contextOf(deps, req, res), params.projectId)),
     getHost: async ({ params, req, res }) => ok(await getSshHost(contextOf(deps, req, res), params.sshHostId)),
     updateHost: async ({ params, body, req, res }) =>
       ok(await updateSshHost(contextOf(deps, req, res), params.sshHostId, body)),

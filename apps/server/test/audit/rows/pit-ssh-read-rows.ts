@@ -5,7 +5,13 @@ import { ok, written, type Step } from "./runner";
 
 type PitSshRead = Extract<
   ReadOperation,
-  `pit.${string}` | "ssh.getCa" | "ssh.caTemplates" | "ssh.getTemplate" | "ssh.getHost"
+  | `pit.${string}`
+  | "ssh.getCa"
+  | "ssh.caTemplates"
+  | "ssh.getTemplate"
+  | "ssh.getHost"
+  | "ssh.getHostGroup"
+  | "ssh.hostGroupHosts"
 >;
 
 /** A project whose dev root has one secret: its commits, newest first. */
@@ -77,5 +83,17 @@ export const PIT_SSH_READ_STEPS: Record<PitSshRead, Step> = {
     const host = ok(await tenant.admin.ssh.createHost({ body: { projectId: project.id, hostname: "r.example.test" } }));
     ok(await act(() => tenant.admin.ssh.getHost({ params: { sshHostId: host.id } })));
     return { projectId: project.id, metadata: { sshHostId: host.id, hostname: "r.example.test" } };
+  },
+  "ssh.getHostGroup": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    const group = ok(await tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "web" } }));
+    ok(await act(() => tenant.admin.ssh.getHostGroup({ params: { sshHostGroupId: group.id } })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, name: "web" } };
+  },
+  "ssh.hostGroupHosts": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    const group = ok(await tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "db" } }));
+    ok(await act(() => tenant.admin.ssh.hostGroupHosts({ params: { sshHostGroupId: group.id }, query: {} })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, name: "db" } };
   },
 };

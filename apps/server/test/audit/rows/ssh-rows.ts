@@ -1,10 +1,20 @@
 import type { MutatingOperation } from "../../../src/modules/audit/audit-events";
-import { expectOk } from "../../helpers/tenant";
+import { expectOk, type Tenant } from "../../helpers/tenant";
 import { sshKeygen, sshWorld } from "../../ssh/helpers";
 import { configureSso, signedInPerson } from "../../sso/sso-helpers";
 import { ok, type Step } from "./runner";
 
 type SshOperation = Extract<MutatingOperation, `ssh.${string}`>;
+
+/** An SSH project with a host group and a host that is not in it yet. */
+const groupAndHost = async (tenant: Tenant) => {
+  const { project } = await sshWorld(tenant);
+  const group = expectOk(await tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "web" } }));
+  const host = expectOk(
+    await tenant.admin.ssh.createHost({ body: { projectId: project.id, hostname: "g.example.test" } }),
+  );
+  return { project, group, host };
+};
 
 export const SSH_STEPS: Record<SshOperation, Step> = {
   "ssh.createCa": async ({ tenant, act }) => {
@@ -186,5 +196,38 @@ export const SSH_STEPS: Record<SshOperation, Step> = {
       actor: { type: "user", metadata: { userId: person.user.id, email: person.email } },
       metadata: { sshHostId: host.id, loginUser: "deploy", principals: ["deploy"], serialNumber: signed.serialNumber },
     };
+  },
+  "ssh.createHostGroup": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    const group = ok(
+      await act(() => tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "web" } })),
+    );
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, name: "web" } };
+  },
+  "ssh.updateHostGroup": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    const group = expectOk(await tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "web" } }));
+    const params = { sshHostGroupId: group.id };
+    ok(await act(() => tenant.admin.ssh.updateHostGroup({ params, body: { name: "front" } })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, name: "front" } };
+  },
+  "ssh.deleteHostGroup": async ({ tenant, act }) => {
+    const { project } = await sshWorld(tenant);
+    const group = expectOk(await tenant.admin.ssh.createHostGroup({ body: { projectId: project.id, name: "web" } }));
+    ok(await act(() => tenant.admin.ssh.deleteHostGroup({ params: { sshHostGroupId: group.id }, body: {} })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, name: "web" } };
+  },
+  "ssh.addHostToGroup": async ({ tenant, act }) => {
+    const { project, group, host } = await groupAndHost(tenant);
+    const params = { sshHostGroupId: group.id, sshHostId: host.id };
+    ok(await act(() => tenant.admin.ssh.addHostToGroup({ params, body: {} })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, sshHostId: host.id } };
+  },
+  "ssh.removeHostFromGroup": async ({ tenant, act }) => {
+    const { project, group, host } = await groupAndHost(tenant);
+    const params = { sshHostGroupId: group.id, sshHostId: host.id };
+    expectOk(await tenant.admin.ssh.addHostToGroup({ params, body: {} }));
+    ok(await act(() => tenant.admin.ssh.removeHostFromGroup({ params, body: {} })));
+    return { projectId: project.id, metadata: { sshHostGroupId: group.id, sshHostId: host.id } };
   },
 };
