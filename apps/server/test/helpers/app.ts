@@ -39,13 +39,13 @@ const sealKeyFor = (databaseUrl: string | undefined) =>
  */
 const printUnhandledErrors = (deps: AppDeps) => {
   const error = deps.logger.error.bind(deps.logger);
-  deps.logger.error = ((first: unknown, ...rest: unknown[]) => {
+  deps.logger.error = (first: unknown, ...rest: unknown[]) => {
     if (rest[0] === "unhandled error" && typeof first === "object" && first !== null) {
       const { err, method, path } = first as { err?: unknown; method?: string; path?: string };
       process.stderr.write(`keyward test app: unhandled error on ${method} ${path}: ${inspect(err)}\n`);
     }
-    return (error)(first, ...rest);
-  });
+    return error(first, ...rest);
+  };
 };
 
 /** An app over a database of its own that nobody has set up yet, listening on an ephemeral loopback port. */
