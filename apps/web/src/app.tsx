@@ -46,13 +46,30 @@ const route = (pathname: string): ReactNode => {
   );
 };
 
-/** Who is signed in: a person's e-mail, or the machine identity behind the token. */
+/**
+ * Who is signed in: a person's e-mail, or the machine identity behind the token and its organization.
+ * The token's own description is read once per session (a token with a use limit spends one use on it).
+ */
 const Who = () => {
   const { session } = useSession();
   const client = useClient();
   const person = session?.kind === "person";
   const me = useQuery({ queryKey: ["me"], queryFn: () => ok(client.users.me()), enabled: person });
-  if (!person) return <span className="muted small">Machine identity</span>;
+  const self = useQuery({
+    queryKey: ["token-self"],
+    queryFn: () => ok(client.accessTokens.self()),
+    enabled: session !== undefined && !person,
+    staleTime: Infinity,
+    retry: false,
+  });
+  if (!person) {
+    const identity = self.data?.identity;
+    return (
+      <span className="small who" title={self.data ? `organization ${self.data.organization.name}` : undefined}>
+        {identity ? `${identity.name} (identity)` : "Machine identity"}
+      </span>
+    );
+  }
   return <span className="small who">{me.data?.user.email ?? ""}</span>;
 };
 

@@ -43,6 +43,8 @@ describe("web console in Chromium", () => {
     await page.getByLabel("Client secret").press("Enter");
     await expect(page.getByRole("heading", { name: "Projects" }).waitFor()).resolves.toBeUndefined();
     await page.getByRole("link", { name: "Payments API" }).waitFor();
+    // The header names the identity signed in, not just "Machine identity".
+    await page.getByText("console-admin (identity)").waitFor();
     const firstLoad = await page.evaluate(() =>
       performance
         .getEntriesByType("resource")
