@@ -236,6 +236,20 @@ describe("web console in Chromium", () => {
     expect(watcher.unexpected()).toEqual([]);
   });
 
+  it("lists an identity created inside a project with its project, and manages its client secrets", async () => {
+    const { identity } = await ok(
+      admin.projectIdentities.create({ params: { projectId: seeded.projectId }, body: { name: "quickstart-app" } }),
+    );
+    await ok(admin.universalAuth.attach({ params: { identityId: identity.id }, body: {} }));
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(`${baseUrl}/identities`);
+    const row = page.getByRole("row").filter({ has: page.getByRole("button", { name: "quickstart-app" }) });
+    await expect(row.getByRole("cell", { name: "Payments API" }).waitFor()).resolves.toBeUndefined();
+    await row.getByRole("button", { name: "quickstart-app" }).click();
+    await page.getByRole("heading", { name: "Universal Auth client secrets" }).waitFor();
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
   it("opens every screen without a console error", async () => {
     await signInWithToken(page, baseUrl, seeded.token);
     const screens: [string, string, () => Promise<void>][] = [

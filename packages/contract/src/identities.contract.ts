@@ -44,9 +44,12 @@ export const identitiesContract = c.router({
       offset: z.coerce.number().int().min(0).default(0),
       limit: z.coerce.number().int().min(1).max(1000).default(100),
       search: z.string().trim().max(64).optional(),
+      /** Keyward: also the identities created inside a project (their `projectId` says which). */
+      includeProjectIdentities: z.enum(["true", "false"]).default("false"),
     }),
     responses: { 200: z.object({ identities: z.array(IdentitySchema), totalCount: z.number().int() }) },
-    summary: "List the organization's identities",
+    summary:
+      "List the organization's identities (with includeProjectIdentities=true, also those created inside its projects)",
   },
   get: {
     method: "GET",

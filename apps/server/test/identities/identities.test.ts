@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createIdentity, createTenant, expectOk, uniqueName } from "../helpers/tenant";
+import { createIdentity, createProject, createTenant, expectOk, uniqueName } from "../helpers/tenant";
 
 const NIL_UUID = "00000000-0000-4000-8000-000000000000";
 
@@ -110,6 +110,31 @@ describe("organization identities", () => {
       }),
     );
     expectOk(await tenant.admin.identities.delete({ params: { identityId: identity.id } }));
+  });
+
+  it("lists the identities created inside projects only when asked, each with its project, never another org's", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const name = uniqueName("in-project");
+    const inProject = expectOk(
+      await tenant.admin.projectIdentities.create({ params: { projectId: project.id }, body: { name } }),
+    ).identity;
+    const other = await createTenant(tenant.app);
+    const theirs = expectOk(
+      await other.admin.projectIdentities.create({
+        params: { projectId: (await createProject(other)).id },
+        body: { name },
+      }),
+    ).identity;
+    const names = async (query: { includeProjectIdentities?: "true" | "false" }) =>
+      expectOk(await tenant.admin.identities.list({ query: { ...query, search: name } })).identities;
+    expect(await names({})).toEqual([]);
+    const all = await names({ includeProjectIdentities: "true" });
+    expect(all.map((i) => [i.id, i.projectId])).toEqual([[inProject.id, project.id]]);
+    expect(all.map((i) => i.id)).not.toContain(theirs.id);
+    const nobody = await createIdentity(tenant, { orgRole: "no-access" });
+    const refused = await nobody.client.identities.list({ query: { includeProjectIdentities: "true" } });
+    expect(refused.status).toBe(403);
   });
 
   it("denies callers without the organization permission (403)", async () => {

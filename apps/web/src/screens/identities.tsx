@@ -45,10 +45,13 @@ export const Identities = () => {
   const client = useClient();
   const { search } = useLocation();
   const selected = search.get("identity");
+  // Every identity of the organization, those created inside a project too (the quick start's is).
   const identities = useQuery({
     queryKey: ["identities"],
-    queryFn: () => ok(client.identities.list({ query: { limit: 1000 } })),
+    queryFn: () => ok(client.identities.list({ query: { limit: 1000, includeProjectIdentities: "true" } })),
   });
+  const projects = useQuery({ queryKey: ["projects"], queryFn: () => ok(client.projects.list({ query: {} })) });
+  const projectName = (id: string) => projects.data?.projects.find((p) => p.id === id)?.name ?? "a project";
   const list = identities.data?.identities ?? [];
   return (
     <section className="stack">
@@ -58,7 +61,7 @@ export const Identities = () => {
       {identities.data && list.length === 0 ? <Empty>No identities.</Empty> : null}
       {list.length > 0 ? (
         <table className="table" aria-label="Identities">
-          <TableHead columns={["Name", "Role", "Auth methods", "Created"]} />
+          <TableHead columns={["Name", "Belongs to", "Role", "Auth methods", "Created"]} />
           <tbody>
             {list.map((identity) => (
               <tr key={identity.id} className={identity.id === selected ? "selected" : undefined}>
@@ -67,6 +70,7 @@ export const Identities = () => {
                     {identity.name}
                   </button>
                 </th>
+                <td>{identity.projectId ? projectName(identity.projectId) : "Organization"}</td>
                 <td>{identity.role}</td>
                 <td>
                   {identity.authMethods.length === 0 ? <span className="muted">none</span> : null}

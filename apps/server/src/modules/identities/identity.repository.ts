@@ -59,16 +59,16 @@ export const findIdentityDetailsInOrg = async (db: Database, identityId: string,
   return row?.org_id === orgId ? row : undefined;
 };
 
-type IdentityFilter = { orgId: string; projectId: string | null; search?: string };
+/** `projectId`: null for the organization's own identities, a project's id for its, "any" for both. */
+type IdentityFilter = { orgId: string; projectId: string | null | "any"; search?: string };
 
 const escapeLike = (value: string) => `%${value.replace(/[\\%_]/g, "\\$&")}%`;
 
-/** Org identities (projectId null) or one project's identities, optionally by name. */
+/** Org identities (projectId null), one project's identities, or all of the org's, optionally by name. */
 const identityFilter = (f: IdentityFilter) => (eb: ExpressionBuilder<DB & { i: DB["identities"] }, "i">) => {
-  const clauses: Expression<SqlBool>[] = [
-    eb("i.org_id", "=", f.orgId),
-    f.projectId === null ? eb("i.project_id", "is", null) : eb("i.project_id", "=", f.projectId),
-  ];
+  const clauses: Expression<SqlBool>[] = [eb("i.org_id", "=", f.orgId)];
+  if (f.projectId !== "any")
+    clauses.push(f.projectId === null ? eb("i.project_id", "is", null) : eb("i.project_id", "=", f.projectId));
   if (f.search) clauses.push(eb("i.name", "ilike", escapeLike(f.search)));
   return eb.and(clauses);
 };

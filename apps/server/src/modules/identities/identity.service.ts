@@ -61,12 +61,19 @@ export const createOrgIdentity = async (
 
 export const listOrgIdentities = async (
   ctx: RequestContext,
-  query: { orgId?: string; offset: number; limit: number; search?: string },
+  query: {
+    orgId?: string;
+    offset: number;
+    limit: number;
+    search?: string;
+    includeProjectIdentities?: "true" | "false";
+  },
 ) => {
+  // Reading the organization's identities already reads a project's one by id (GET /api/v1/identities/:id).
   assertCan(getOrgPermission(ctx.actor, query.orgId ?? ctx.actor.orgId), "read", "identity");
   const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, {
     orgId: ctx.actor.orgId,
-    projectId: null,
+    projectId: query.includeProjectIdentities === "true" ? "any" : null,
     search: query.search,
     offset: query.offset,
     limit: query.limit,
