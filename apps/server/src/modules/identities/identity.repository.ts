@@ -59,15 +59,15 @@ export const findIdentityDetailsInOrg = async (db: Database, identityId: string,
   return row?.org_id === orgId ? row : undefined;
 };
 
-/** `projectId`: null for the organization's own identities, a project's id for its, "any" for both. */
-type IdentityFilter = { orgId: string; projectId: string | null | "any"; search?: string };
+/** `projectId`: null for the organization's own identities, a project's id for its; `anyProject`: both. */
+type IdentityFilter = { orgId: string; projectId: string | null; anyProject?: boolean; search?: string };
 
 const escapeLike = (value: string) => `%${value.replace(/[\\%_]/g, "\\$&")}%`;
 
 /** Org identities (projectId null), one project's identities, or all of the org's, optionally by name. */
 const identityFilter = (f: IdentityFilter) => (eb: ExpressionBuilder<DB & { i: DB["identities"] }, "i">) => {
   const clauses: Expression<SqlBool>[] = [eb("i.org_id", "=", f.orgId)];
-  if (f.projectId !== "any")
+  if (!f.anyProject)
     clauses.push(f.projectId === null ? eb("i.project_id", "is", null) : eb("i.project_id", "=", f.projectId));
   if (f.search) clauses.push(eb("i.name", "ilike", escapeLike(f.search)));
   return eb.and(clauses);

@@ -73,7 +73,8 @@ export const listOrgIdentities = async (
   assertCan(getOrgPermission(ctx.actor, query.orgId ?? ctx.actor.orgId), "read", "identity");
   const { rows, totalCount } = await listIdentityDetails(ctx.deps.db, {
     orgId: ctx.actor.orgId,
-    projectId: query.includeProjectIdentities === "true" ? "any" : null,
+    projectId: null,
+    anyProject: query.includeProjectIdentities === "true",
     search: query.search,
     offset: query.offset,
     limit: query.limit,
