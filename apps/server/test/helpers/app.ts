@@ -38,7 +38,7 @@ const sealKeyFor = (databaseUrl: string | undefined) =>
  * only says "Something went wrong" and the log is silent in tests.
  */
 const printUnhandledErrors = (deps: AppDeps) => {
-  const error = deps.logger.error.bind(deps.logger);
+  const error: (...args: unknown[]) => void = deps.logger.error.bind(deps.logger);
   deps.logger.error = (first: unknown, ...rest: unknown[]) => {
     if (rest[0] === "unhandled error" && typeof first === "object" && first !== null) {
       const { err, method, path } = first as { err?: unknown; method?: string; path?: string };
