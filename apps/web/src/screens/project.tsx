@@ -13,6 +13,7 @@ const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ def
 const SecretSearch = lazy(() => import("./secret-search").then((m) => ({ default: m.SecretSearch })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 const SecretSyncs = lazy(() => import("./secret-syncs").then((m) => ({ default: m.SecretSyncs })));
+const Ssh = lazy(() => import("./ssh").then((m) => ({ default: m.Ssh })));
 
 const TABS = [
   { tab: "secrets", label: "Secrets" },
@@ -21,6 +22,12 @@ const TABS = [
   { tab: "dynamic", label: "Dynamic secrets" },
   { tab: "syncs", label: "Syncs" },
   { tab: "environments", label: "Environments" },
+  { tab: "people", label: "People" },
+];
+
+/** An SSH project holds no secrets: its certificate authority, then its people. */
+const SSH_TABS = [
+  { tab: "ssh", label: "SSH" },
   { tab: "people", label: "People" },
 ];
 
@@ -33,30 +40,41 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
   if (project.error) return <ErrorBanner error={project.error} />;
   if (!project.data) return <Loading what="project" />;
   const p = project.data.project;
+  const ssh = p.type === "ssh";
+  const tabs = ssh ? SSH_TABS : TABS;
+  // An SSH project's links to a secrets tab (the projects list's) open its SSH tab.
+  const shown = ssh && !tabs.some((t) => t.tab === tab) ? "ssh" : tab;
   return (
     <section>
       <p className="crumbs">
         <Link href="/">Projects</Link> / <span>{p.name}</span>
       </p>
       <h1>{p.name}</h1>
-      <Suspense fallback={null}>
-        <SecretSearch project={p} />
-      </Suspense>
+      {ssh ? null : (
+        <Suspense fallback={null}>
+          <SecretSearch project={p} />
+        </Suspense>
+      )}
       <nav className="tabs" aria-label="Project sections">
-        {TABS.map((t) => (
-          <Link key={t.tab} href={`/projects/${projectId}/${t.tab}`} aria-current={tab === t.tab ? "page" : undefined}>
+        {tabs.map((t) => (
+          <Link
+            key={t.tab}
+            href={`/projects/${projectId}/${t.tab}`}
+            aria-current={shown === t.tab ? "page" : undefined}
+          >
             {t.label}
           </Link>
         ))}
       </nav>
       <Suspense fallback={<Loading what="section" />}>
-        {tab === "secrets" ? <Secrets project={p} /> : null}
-        {tab === "change-requests" ? <ChangeRequests project={p} /> : null}
-        {tab === "access" ? <Access project={p} /> : null}
-        {tab === "dynamic" ? <DynamicSecrets project={p} /> : null}
-        {tab === "syncs" ? <SecretSyncs project={p} /> : null}
-        {tab === "environments" ? <Environments project={p} /> : null}
-        {tab === "people" ? <ProjectPeople project={p} /> : null}
+        {shown === "ssh" ? <Ssh project={p} /> : null}
+        {shown === "secrets" ? <Secrets project={p} /> : null}
+        {shown === "change-requests" ? <ChangeRequests project={p} /> : null}
+        {shown === "access" ? <Access project={p} /> : null}
+        {shown === "dynamic" ? <DynamicSecrets project={p} /> : null}
+        {shown === "syncs" ? <SecretSyncs project={p} /> : null}
+        {shown === "environments" ? <Environments project={p} /> : null}
+        {shown === "people" ? <ProjectPeople project={p} /> : null}
       </Suspense>
     </section>
   );

@@ -1,0 +1,112 @@
+import { createKeywardClient, ok } from "@keyward/client";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { testContext } from "./context";
+
+const { baseUrl, chromium, seeded } = testContext();
+const admin = createKeywardClient({ baseUrl, token: seeded.token });
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let watcher: ReturnType<typeof watchErrors>;
+
+beforeAll(async () => {
+  browser = await launchBrowser(chromium);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(15_000);
+  page = await context.newPage();
+  watcher = watchErrors(page);
+});
+afterEach(async () => {
+  await context?.close();
+});
+
+/** An SSH project with a CA, a template, a host that lets alice in as deploy, and one issued certificate. */
+const sshProject = async (name: string) => {
+  const { project } = await ok(admin.projects.create({ body: { projectName: name, type: "ssh" } }));
+  const { ca } = await ok(
+    admin.ssh.createCa({ body: { projectId: project.id, friendlyName: "users", keyAlgorithm: "ED25519" } }),
+  );
+  const template = await ok(
+    admin.ssh.createTemplate({
+      body: {
+        sshCaId: ca.id,
+        name: "ops",
+        allowedUsers: ["deploy"],
+        allowedHosts: [],
+        allowUserCertificates: true,
+        allowHostCertificates: false,
+        allowCustomKeyIds: false,
+      },
+    }),
+  );
+  await ok(
+    admin.ssh.createHost({
+      body: {
+        projectId: project.id,
+        hostname: "db1.example.test",
+        loginMappings: [{ loginUser: "deploy", allowedPrincipals: { usernames: ["alice@example.test"] } }],
+      },
+    }),
+  );
+  const issued = await ok(
+    admin.ssh.issue({ body: { certificateTemplateId: template.id, certType: "user", principals: ["deploy"] } }),
+  );
+  return { project, issued };
+};
+
+describe("the SSH screen", () => {
+  it("shows an SSH project's CAs, hosts and certificates, and revokes a certificate", async () => {
+    const { project, issued } = await sshProject("Fleet SSH");
+    await signInWithToken(page, baseUrl, seeded.token);
+    // The projects list links to a project's secrets tab; an SSH project opens on its SSH tab.
+    await page.goto(`${baseUrl}/projects/${project.id}/secrets`);
+    await page.getByRole("link", { name: "SSH", exact: true }).and(page.locator("[aria-current=page]")).waitFor();
+    const cas = page.getByRole("table", { name: "Certificate authorities" });
+    // The CA made here, and the project's default user and host CAs its first host created.
+    await cas.getByRole("rowheader", { name: "users" }).waitFor();
+    expect(await cas.getByRole("rowheader").allTextContents()).toEqual(["users", "User CA", "Host CA"]);
+    const users = cas.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "users" }) });
+    expect(await users.getByRole("link", { name: "Revocation list" }).getAttribute("href")).toMatch(/\/krl$/);
+    const hosts = page.getByRole("table", { name: "Hosts" });
+    await hosts.getByText("alice@example.test").waitFor();
+    const certificates = page.getByRole("table", { name: "Signed certificates" });
+    const row = certificates.getByRole("row").filter({ hasText: issued.serialNumber });
+    await row.getByText("active").waitFor();
+    await screenshot(page, "ssh");
+    await row.getByRole("button", { name: `Revoke certificate ${issued.serialNumber}` }).click();
+    await row.getByText("revoked").waitFor();
+    expect(await row.getByRole("button").count()).toBe(0);
+    const { certificates: listed } = await ok(
+      admin.ssh.projectCertificates({ params: { projectId: project.id }, query: {} }),
+    );
+    expect(listed.find((c) => c.serialNumber === issued.serialNumber)?.status).toBe("revoked");
+    expect(watcher.unexpected()).toEqual([]);
+  });
+
+  it("shows the server's refusal to a member without SSH rights", async () => {
+    const { project } = await sshProject("Locked SSH");
+    const { identity } = await ok(
+      admin.identities.create({ body: { name: "ssh-outsider", organizationId: project.orgId, role: "no-access" } }),
+    );
+    await ok(admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
+    const { accessToken } = await ok(admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
+    await ok(
+      admin.projects.addIdentityMembership({
+        params: { projectId: project.id, identityId: identity.id },
+        body: { role: "no-access" },
+      }),
+    );
+    await signInWithToken(page, baseUrl, accessToken);
+    await page.goto(`${baseUrl}/projects/${project.id}/ssh`);
+    await page.getByRole("alert").filter({ hasText: "ssh-certificate-authorities" }).waitFor();
+    await page.getByRole("alert").filter({ hasText: "ssh-hosts" }).waitFor();
+  });
+});
