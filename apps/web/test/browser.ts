@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
@@ -82,4 +83,28 @@ export const openPageIn = async (browser: Browser, contexts: BrowserContext[]) =
   contexts.push(context);
   const page = await context.newPage();
   return { context, page, watcher: watchErrors(page) };
+};
+
+/**
+ * One browser for the file, and for each test a fresh context and page (1280×800, 15 s waits) whose
+ * console errors are watched: read `ui.page` and `ui.watcher` inside a test.
+ */
+export const browserPerTest = (executablePath: string) => {
+  const ui = {} as { browser: Browser; context: BrowserContext; page: Page; watcher: ReturnType<typeof watchErrors> };
+  beforeAll(async () => {
+    ui.browser = await launchBrowser(executablePath);
+  });
+  afterAll(async () => {
+    await ui.browser?.close();
+  });
+  beforeEach(async () => {
+    ui.context = await ui.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    ui.context.setDefaultTimeout(15_000);
+    ui.page = await ui.context.newPage();
+    ui.watcher = watchErrors(ui.page);
+  });
+  afterEach(async () => {
+    await ui.context?.close();
+  });
+  return ui;
 };

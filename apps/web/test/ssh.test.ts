@@ -1,32 +1,12 @@
 import { createKeywardClient, ok } from "@keyward/client";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { describe, expect, it } from "vitest";
+import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 
 const { baseUrl, chromium, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let watcher: ReturnType<typeof watchErrors>;
-
-beforeAll(async () => {
-  browser = await launchBrowser(chromium);
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(15_000);
-  page = await context.newPage();
-  watcher = watchErrors(page);
-});
-afterEach(async () => {
-  await context?.close();
-});
+const ui = browserPerTest(chromium);
 
 /** An SSH project with a CA, a template, a host that lets alice in as deploy, and one issued certificate. */
 const sshProject = async (name: string) => {
@@ -65,22 +45,22 @@ const sshProject = async (name: string) => {
 describe("the SSH screen", () => {
   it("shows an SSH project's CAs, hosts and certificates, and revokes a certificate", async () => {
     const { project, issued } = await sshProject("Fleet SSH");
-    await signInWithToken(page, baseUrl, seeded.token);
+    await signInWithToken(ui.page, baseUrl, seeded.token);
     // The projects list links to a project's secrets tab; an SSH project opens on its SSH tab.
-    await page.goto(`${baseUrl}/projects/${project.id}/secrets`);
-    await page.getByRole("link", { name: "SSH", exact: true }).and(page.locator("[aria-current=page]")).waitFor();
-    const cas = page.getByRole("table", { name: "Certificate authorities" });
+    await ui.page.goto(`${baseUrl}/projects/${project.id}/secrets`);
+    await ui.page.getByRole("link", { name: "SSH", exact: true }).and(ui.page.locator("[aria-current=page]")).waitFor();
+    const cas = ui.page.getByRole("table", { name: "Certificate authorities" });
     // The CA made here, and the project's default user and host CAs its first host created.
     await cas.getByRole("rowheader", { name: "users" }).waitFor();
     expect(await cas.getByRole("rowheader").allTextContents()).toEqual(["users", "User CA", "Host CA"]);
-    const users = cas.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "users" }) });
+    const users = cas.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: "users" }) });
     expect(await users.getByRole("link", { name: "Revocation list" }).getAttribute("href")).toMatch(/\/krl$/);
-    const hosts = page.getByRole("table", { name: "Hosts" });
+    const hosts = ui.page.getByRole("table", { name: "Hosts" });
     await hosts.getByText("alice@example.test").waitFor();
-    const certificates = page.getByRole("table", { name: "Signed certificates" });
+    const certificates = ui.page.getByRole("table", { name: "Signed certificates" });
     const row = certificates.getByRole("row").filter({ hasText: issued.serialNumber });
     await row.getByText("active").waitFor();
-    await screenshot(page, "ssh");
+    await screenshot(ui.page, "ssh");
     await row.getByRole("button", { name: `Revoke certificate ${issued.serialNumber}` }).click();
     await row.getByText("revoked").waitFor();
     expect(await row.getByRole("button").count()).toBe(0);
@@ -88,7 +68,7 @@ describe("the SSH screen", () => {
       admin.ssh.projectCertificates({ params: { projectId: project.id }, query: {} }),
     );
     expect(listed.find((c) => c.serialNumber === issued.serialNumber)?.status).toBe("revoked");
-    expect(watcher.unexpected()).toEqual([]);
+    expect(ui.watcher.unexpected()).toEqual([]);
   });
 
   it("shows the server's refusal to a member without SSH rights", async () => {
@@ -104,9 +84,9 @@ describe("the SSH screen", () => {
         body: { role: "no-access" },
       }),
     );
-    await signInWithToken(page, baseUrl, accessToken);
-    await page.goto(`${baseUrl}/projects/${project.id}/ssh`);
-    await page.getByRole("alert").filter({ hasText: "ssh-certificate-authorities" }).waitFor();
-    await page.getByRole("alert").filter({ hasText: "ssh-hosts" }).waitFor();
+    await signInWithToken(ui.page, baseUrl, accessToken);
+    await ui.page.goto(`${baseUrl}/projects/${project.id}/ssh`);
+    await ui.page.getByRole("alert").filter({ hasText: "ssh-certificate-authorities" }).waitFor();
+    await ui.page.getByRole("alert").filter({ hasText: "ssh-hosts" }).waitFor();
   });
 });
