@@ -55,6 +55,9 @@ describe("the SSH screen", () => {
     expect(await cas.getByRole("rowheader").allTextContents()).toEqual(["users", "User CA", "Host CA"]);
     const users = cas.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: "users" }) });
     expect(await users.getByRole("link", { name: "Revocation list" }).getAttribute("href")).toMatch(/\/krl$/);
+    const templates = ui.page.getByRole("table", { name: "Certificate templates" });
+    const ops = templates.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: "ops" }) });
+    expect(await ops.getByRole("cell").allTextContents()).toEqual(["user", "deploy", "—", "1h (1d)", "active"]);
     const hosts = ui.page.getByRole("table", { name: "Hosts" });
     await hosts.getByText("alice@example.test").waitFor();
     const certificates = ui.page.getByRole("table", { name: "Signed certificates" });

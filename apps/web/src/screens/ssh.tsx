@@ -44,6 +44,47 @@ const Authorities = ({ projectId }: { projectId: string }) => {
   );
 };
 
+/** Certificate templates: what each lets its CA sign, and for how long. */
+const Templates = ({ projectId }: { projectId: string }) => {
+  const client = useClient();
+  const templates = useQuery({
+    queryKey: ["ssh-templates", projectId],
+    queryFn: () => ok(client.ssh.projectTemplates({ params: { projectId } })),
+  });
+  const list = templates.data?.certificateTemplates ?? [];
+  const kinds = (t: (typeof list)[number]) =>
+    [t.allowUserCertificates ? "user" : "", t.allowHostCertificates ? "host" : ""].filter(Boolean).join(", ");
+  return (
+    <section className="stack">
+      <h2>Certificate templates</h2>
+      <ErrorBanner error={templates.error} />
+      {templates.isPending ? <Loading what="certificate templates" /> : null}
+      {templates.data && list.length === 0 ? <Empty>No certificate templates.</Empty> : null}
+      {list.length > 0 ? (
+        <table className="table" aria-label="Certificate templates">
+          <TableHead columns={["Name", "Certificates", "Users", "Hosts", "TTL (max)", "Status"]} />
+          <tbody>
+            {list.map((t) => (
+              <tr key={t.id}>
+                <th scope="row">{t.name}</th>
+                <td>{kinds(t) || <span className="muted">none</span>}</td>
+                <td>{t.allowedUsers.join(", ") || <span className="muted">—</span>}</td>
+                <td>{t.allowedHosts.join(", ") || <span className="muted">—</span>}</td>
+                <td>
+                  {t.ttl} ({t.maxTTL})
+                </td>
+                <td>
+                  <Badge tone={t.status === "active" ? "ok" : "bad"}>{t.status}</Badge>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+};
+
 /** The project's hosts with who may log in as whom (a host's own mappings and its groups'). */
 const Hosts = ({ projectId }: { projectId: string }) => {
   const client = useClient();
@@ -148,10 +189,11 @@ const Certificates = ({ projectId }: { projectId: string }) => {
   );
 };
 
-/** An SSH project: its CAs, hosts and signed certificates; a revoked serial joins its CA's revocation list. */
+/** An SSH project: its CAs, templates, hosts and signed certificates; a revoked serial joins its CA's revocation list. */
 export const Ssh = ({ project }: { project: Project }) => (
   <div className="stack">
     <Authorities projectId={project.id} />
+    <Templates projectId={project.id} />
     <Hosts projectId={project.id} />
     <Certificates projectId={project.id} />
   </div>
