@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REGISTRATIONS, placeMatches, planRegistrations } from "./stream";
+import { MAX_REGISTRATIONS, placeMatches, placesOf, planRegistrations } from "./stream";
 
 describe("planRegistrations", () => {
   it("registers the four secret events for each folder while they fit in one stream", () => {
@@ -36,5 +36,23 @@ describe("placeMatches", () => {
     expect(placeMatches(place, "dev", "/app", true)).toBe(true);
     expect(placeMatches(place, "dev", "/", true)).toBe(true);
     expect(placeMatches(place, "dev", "/ap", true)).toBe(false);
+  });
+});
+
+describe("placesOf", () => {
+  const frame = (eventType: string, payload: unknown) =>
+    JSON.stringify({ type: "secret-manager", data: { eventType, payload } });
+
+  it("reads the places of secret events (a list) and of an import mutation (one folder)", () => {
+    const update = frame("secret:update", [{ environment: "dev", secretPath: "/app", secretKey: "A" }]);
+    expect(placesOf(update)).toEqual([{ environment: "dev", secretPath: "/app", secretKey: "A" }]);
+    const mutation = frame("secret:import-mutation", { environment: "dev", secretPath: "/importer" });
+    expect(placesOf(mutation)).toEqual([{ environment: "dev", secretPath: "/importer", secretKey: undefined }]);
+  });
+
+  it("reads nothing from a frame that is not one", () => {
+    expect(placesOf("not json")).toEqual([]);
+    expect(placesOf(frame("secret:update", "x"))).toEqual([]);
+    expect(placesOf(frame("secret:update", [{ environment: 1 }]))).toEqual([]);
   });
 });

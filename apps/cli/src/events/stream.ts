@@ -49,12 +49,13 @@ const messageOf = async (response: Response) => {
   }
 };
 
-const placesOf = (data: string): ChangedPlace[] => {
+export const placesOf = (data: string): ChangedPlace[] => {
   try {
     const parsed = JSON.parse(data) as { data?: { payload?: unknown } };
     const payload = parsed.data?.payload;
-    if (!Array.isArray(payload)) return [];
-    return payload.flatMap((item: unknown) => {
+    // Secret events carry a list of places; an import mutation carries its one folder as an object.
+    const items: unknown[] = Array.isArray(payload) ? payload : typeof payload === "object" && payload ? [payload] : [];
+    return items.flatMap((item: unknown) => {
       const place = item as Partial<ChangedPlace>;
       return typeof place.environment === "string" && typeof place.secretPath === "string"
         ? [{ environment: place.environment, secretPath: place.secretPath, secretKey: place.secretKey }]
