@@ -77,7 +77,9 @@ export const upsertInvitation = (
     .onConflict((oc) =>
       oc
         .expression(sql`org_id, lower(invite_email)`)
-        .where("status", "=", "invited")
+        // A literal, not a parameter: PostgreSQL matches the partial unique index by proving this predicate
+        // implies the index's, which it cannot do for a parameter once a named statement's plan is generic.
+        .where("status", "=", sql.lit("invited"))
         .doUpdateSet({
           role: values.role,
           invite_expires_at: values.expiresAt,
