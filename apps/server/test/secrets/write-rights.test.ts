@@ -44,6 +44,31 @@ const tag = async (scope: SecretsScope, slug: string) =>
   ).tag;
 
 describe("a secret write is checked against the name and tags it stores", () => {
+  it("tells a caller who may not create a name that they may not, not whether it is taken (single and batch)", async () => {
+    const scope = await createSecretsScope();
+    await put(scope, "TAKEN_SECRET", "hidden");
+    const caller = await identityWithRules(scope, publicOnly);
+    const where = { projectId: scope.projectId, environment: "dev", secretPath: "/" };
+    for (const secretName of ["TAKEN_SECRET", "FREE_SECRET"]) {
+      expect(
+        await caller.client.secretsV4.create({ params: { secretName }, body: { ...where, secretValue: "x" } }),
+      ).toMatchObject(denied("create"));
+      expect(
+        await caller.client.secretsV4.batchCreate({
+          body: { ...where, secrets: [{ secretKey: secretName, secretValue: "x" }] },
+        }),
+      ).toMatchObject(denied("create"));
+    }
+    // One who may create it still hears that it is taken.
+    expect(
+      await scope.tenant.admin.secretsV4.create({
+        params: { secretName: "TAKEN_SECRET" },
+        body: { ...where, secretValue: "x" },
+      }),
+    ).toMatchObject({ status: 400, body: { message: "Secret already exist" } });
+    expect(await stored(scope, "TAKEN_SECRET")).toEqual({ value: "hidden", tags: [] });
+  });
+
   it("v4 batch upsert refuses to create a missing key under a newSecretName the caller may not create (403, nothing written)", async () => {
     const scope = await createSecretsScope();
     const caller = await identityWithRules(scope, publicOnly);

@@ -71,8 +71,6 @@ export const applyCreates = async (
   items: readonly BatchCreateItem[],
 ) => {
   const keys = items.map((s) => s.secretKey);
-  const existing = await lockSecretsByKeys(trx, target.folderId, keys);
-  if (existing.length > 0) throw new BadRequestError(`Secret already exist: ${existing.map((r) => r.key).join(",")}`);
   const place = { environment: target.environment, secretPath: target.secretPath };
   const tagsOf = await tagsByIds(trx, target.projectId, items);
   const states = items.map((item): SecretState => ({
@@ -88,6 +86,9 @@ export const applyCreates = async (
     tags: tagsOf(item.tagIds ?? []),
   }));
   for (const state of states) assertMayStore(target.ability, "create", place, state);
+  // After the rights: whether a name is taken is not told to someone who may not create it there.
+  const existing = await lockSecretsByKeys(trx, target.folderId, keys);
+  if (existing.length > 0) throw new BadRequestError(`Secret already exist: ${existing.map((r) => r.key).join(",")}`);
   await validateReferences(
     states.map((s) => s.value),
     place,

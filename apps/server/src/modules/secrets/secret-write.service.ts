@@ -96,7 +96,6 @@ export const createSecret = async (
   ]);
   if (approval) return { approval };
   const [created] = await inTransaction(ctx, async (trx) => {
-    if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     const tags = await resolveTagIds(trx, project.id, canonicalIds(body.tagIds ?? []));
     const state = newSecretState(
       body,
@@ -104,7 +103,9 @@ export const createSecret = async (
       name,
       tags.map((t) => ({ id: t.id, slug: t.slug, color: t.color })),
     );
+    // The right first: whether a name is taken is not told to someone who may not create it there.
     assertMayStore(ability, "create", place, state);
+    if (await findSecretByKey(trx, folderId, name)) throw new BadRequestError("Secret already exist");
     await validateReferences([body.secretValue], place, ability, referenceTargets(trx, project.id));
     const key = await ensureProjectKey(ctx.deps, trx, project.id);
     const rows = await insertNewSecrets(ctx, trx, key, [state]);
