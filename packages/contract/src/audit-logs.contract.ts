@@ -156,6 +156,12 @@ export const auditLogsContract = c.router({
     responses: { 200: logsBody },
     summary: "List the organization's audit log, newest first",
   },
+  eventTypes: {
+    method: "GET",
+    path: "/api/v1/organization/audit-logs/event-types",
+    responses: { 200: z.object({ eventTypes: z.array(z.string()) }) },
+    summary: "Every event type the API records, sorted: what the eventType filter accepts (Keyward)",
+  },
   verify: {
     method: "GET",
     path: "/api/v1/organization/audit-logs/verify",

@@ -108,6 +108,29 @@ describe("audit log: reading it", () => {
     expect((await tenant.anonymous.auditLogs.list({ query: {} })).status).toBe(401);
   });
 
+  it("lists every event type the routes record, sorted, for whoever may read the organization's log", async () => {
+    const tenant = await createTenant();
+    const project = await createProject(tenant);
+    const { eventTypes: types } = expectOk(await tenant.admin.auditLogs.eventTypes());
+    expect(types).toEqual([...new Set(types)].sort());
+    expect(types).toEqual(
+      expect.arrayContaining([
+        "create-secret",
+        "get-secrets",
+        "login-identity-universal-auth",
+        "login-identity-universal-auth-failed",
+        "secret-sync-sync-secrets",
+      ]),
+    );
+    const orgNoAccess = await createIdentity(tenant, {
+      orgRole: "no-access",
+      projectId: project.id,
+      projectRole: "viewer",
+    });
+    expect((await orgNoAccess.client.auditLogs.eventTypes()).status).toBe(403);
+    expect((await tenant.anonymous.auditLogs.eventTypes()).status).toBe(401);
+  });
+
   it("never shows another organization's events, and another tenant's project is a 404", async () => {
     const tenant = await createTenant();
     const stranger = await createTenant();

@@ -316,3 +316,12 @@ export const auditSpecOf = (operation: string): AuditSpec | undefined =>
 
 /** The failed-login event of a login operation's event type. */
 export const failedLoginType = (type: string) => `${type}-failed`;
+
+/** Every event type the routes record (a login's refused variant too), sorted: the console's filter offers them. */
+export const routeEventTypes = (): string[] => {
+  const specs = [...Object.values(MUTATION_EVENTS), ...Object.values(READ_EVENTS)] as AuditSpec[];
+  const types = specs.flatMap((spec) =>
+    spec.mode === "login" ? [spec.type, failedLoginType(spec.type)] : [spec.type],
+  );
+  return [...new Set(types)].sort();
+};

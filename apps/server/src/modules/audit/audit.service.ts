@@ -20,6 +20,7 @@ import {
 import type { AuditLogRow } from "./audit.repository";
 import { eventHash, toChained } from "./audit-chain";
 import { decodeAuditCursor, encodeAuditCursor } from "./audit-cursor";
+import { routeEventTypes } from "./audit-events";
 import { noteAudit, type RequestContext } from "../../context";
 
 /** Actor types whose metadata names an id, so `actor` can filter them. */
@@ -161,6 +162,12 @@ const verifyStretch = async (
  * there to its last: each event's hash must match its content and its predecessor's hash, sequence
  * numbers must not skip, and a chain whose newest event is in range must end where its head says.
  */
+/** GET /api/v1/organization/audit-logs/event-types: for whoever may read the organization's audit log. */
+export const listAuditEventTypes = async (ctx: RequestContext) => {
+  await authorizeRead(ctx, undefined);
+  return { eventTypes: routeEventTypes() };
+};
+
 export const verifyAuditLogs = async (
   ctx: RequestContext,
   query: { projectId?: string; startDate?: string; endDate?: string },
