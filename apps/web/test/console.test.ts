@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -84,7 +85,7 @@ describe("web console in Chromium", () => {
     await stripe.getByRole("button", { name: "Versions" }).click();
     const versions = page.getByRole("dialog", { name: "Versions of STRIPE_KEY" });
     await versions.getByRole("button", { name: "Roll back to v1" }).click();
-    await versions.getByText("v3").waitFor();
+    await versions.getByRole("button", { name: "Reveal v3" }).waitFor();
     await screenshot(page, "secret-versions");
     await versions.getByRole("button", { name: "Close" }).click();
     await stripe.getByRole("button", { name: "Reveal" }).click();
@@ -116,7 +117,7 @@ describe("web console in Chromium", () => {
     await signInWithToken(page, baseUrl, seeded.token);
     await page.goto(projectUrl("secrets", "?env=dev&path=/long"));
     const table = page.getByRole("table", { name: "Secrets" });
-    await table.getByText("LONG_000").waitFor();
+    await table.getByRole("rowheader", { name: "LONG_000" }).waitFor();
     // One page of 100 rows (and the header row) is rendered, not the whole folder.
     expect(await table.getByRole("row").count()).toBe(101);
     const pages = page.getByRole("navigation", { name: "Secrets pages" });
@@ -215,20 +216,51 @@ describe("web console in Chromium", () => {
     expect(watcher.unexpected([401])).toEqual([]);
   });
 
-  it("reads the audit log, filtered by event type, and refuses an inverted time window", async () => {
+  it("reads the audit log filtered by a picked event type, opens an event's details, exports it, and refuses an inverted time window", async () => {
     await signInWithToken(page, baseUrl, seeded.token);
     await page.goto(`${baseUrl}/audit-log`);
     await page.getByRole("table", { name: "Audit events" }).waitFor();
     const filters = page.getByRole("form", { name: "Audit log filters" });
-    await filters.getByLabel("Event types").fill("create-identity-project-additional-privilege");
+    await filters.getByLabel("Add an event type").selectOption("create-identity-project-additional-privilege");
+    expect(await filters.getByLabel("Event types").inputValue()).toBe("create-identity-project-additional-privilege");
     await filters.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL(/eventType=create-identity-project-additional-privilege/);
-    const rows = page.getByRole("table", { name: "Audit events" }).locator("tbody tr");
+    const table = page.getByRole("table", { name: "Audit events" });
+    const rows = table.locator("tbody tr");
     await rows.first().getByText("console-admin").waitFor();
     for (const text of await rows.allTextContents()) {
       expect(text).toContain("create-identity-project-additional-privilege");
+      // Times to the second.
+      expect(text).toMatch(/\d{1,2}:\d{2}:\d{2}/);
     }
+    // A row opens to what the event recorded.
+    const details = rows.first().getByRole("button", { name: /^Details/ });
+    await details.click();
+    expect(await details.getAttribute("aria-expanded")).toBe("true");
+    const recorded = table.locator("dl.details");
+    await recorded.getByText("privilegeId", { exact: true }).waitFor();
+    await recorded
+      .getByText(/^actor\./)
+      .first()
+      .waitFor();
     await screenshot(page, "audit-log");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export as JSON lines" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("audit-log.jsonl");
+    const lines = readFileSync(await download.path(), "utf8")
+      .trim()
+      .split("\n");
+    expect(lines.length).toBe(await rows.filter({ has: page.getByRole("button", { name: /^Details/ }) }).count());
+    for (const line of lines)
+      expect((JSON.parse(line) as { event: { type: string } }).event.type).toBe(
+        "create-identity-project-additional-privilege",
+      );
+    await page
+      .getByRole("status")
+      .filter({ hasText: `Exported ${lines.length} events.` })
+      .waitFor();
     await filters.getByLabel("From", { exact: true }).fill("2026-03-02T10:00");
     await filters.getByLabel("To", { exact: true }).fill("2026-03-01T10:00");
     await filters.getByRole("button", { name: "Apply filters" }).click();
