@@ -6,6 +6,8 @@ import { Link } from "../router";
 import { ErrorBanner, Loading } from "../ui/components";
 
 const Secrets = lazy(() => import("./secrets").then((m) => ({ default: m.Secrets })));
+const SecretsOverview = lazy(() => import("./secrets-overview").then((m) => ({ default: m.SecretsOverview })));
+const AccessRequests = lazy(() => import("./access-requests").then((m) => ({ default: m.AccessRequests })));
 const Access = lazy(() => import("./access").then((m) => ({ default: m.Access })));
 const DynamicSecrets = lazy(() => import("./dynamic-secrets").then((m) => ({ default: m.DynamicSecrets })));
 const ProjectPeople = lazy(() => import("./project-people").then((m) => ({ default: m.ProjectPeople })));
@@ -17,7 +19,9 @@ const Ssh = lazy(() => import("./ssh").then((m) => ({ default: m.Ssh })));
 
 const TABS = [
   { tab: "secrets", label: "Secrets" },
+  { tab: "overview", label: "All environments" },
   { tab: "change-requests", label: "Change requests" },
+  { tab: "access-requests", label: "Access requests" },
   { tab: "access", label: "Roles & privileges" },
   { tab: "dynamic", label: "Dynamic secrets" },
   { tab: "syncs", label: "Syncs" },
@@ -69,7 +73,9 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
       <Suspense fallback={<Loading what="section" />}>
         {shown === "ssh" ? <Ssh project={p} /> : null}
         {shown === "secrets" ? <Secrets project={p} /> : null}
+        {shown === "overview" ? <SecretsOverview project={p} /> : null}
         {shown === "change-requests" ? <ChangeRequests project={p} /> : null}
+        {shown === "access-requests" ? <AccessRequests project={p} /> : null}
         {shown === "access" ? <Access project={p} /> : null}
         {shown === "dynamic" ? <DynamicSecrets project={p} /> : null}
         {shown === "syncs" ? <SecretSyncs project={p} /> : null}

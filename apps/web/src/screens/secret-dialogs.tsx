@@ -5,6 +5,7 @@ import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, Button, Dialog, Empty, ErrorBanner, Field, Loading, formatDate } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
+import { SecretValue } from "../ui/secret-value";
 import type { Scope, Secret } from "./types";
 
 const TextArea = ({
@@ -143,7 +144,7 @@ export const SecretVersions = ({ secret, onClose }: { secret: Secret; onClose: (
               <span className="muted small"> {formatDate(v.createdAt)}</span>
             </div>
             <div>
-              {v.secretKey} = <code>{v.secretValueHidden ? "hidden" : v.secretValue}</code>
+              {v.secretKey} = <SecretValue value={v.secretValue} hidden={v.secretValueHidden} name={`v${v.version}`} />
             </div>
             {v.version !== newest ? (
               <Button variant="secondary" disabled={rollback.isPending} onClick={() => rollback.mutate(v.version)}>

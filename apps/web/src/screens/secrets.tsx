@@ -2,13 +2,16 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
-import { setSearch, useLocation } from "../router";
+import { Link, setSearch, useLocation } from "../router";
 import { Button, Empty, ErrorBanner, Loading, SelectField, TableHead } from "../ui/components";
 import type { ChangeRequest } from "@keyward/contract";
+import { SecretValue } from "../ui/secret-value";
+import { listFolderSecrets } from "./secret-list";
 import { ChangeRequestOpened } from "./change-request-notice";
 import { FolderBar } from "./folders";
 import { SecretEditor, SecretVersions } from "./secret-dialogs";
 import { SecretImports } from "./secret-imports";
+import { PasteImport, downloadDotenv } from "./secret-paste-import";
 import type { Project, Scope, Secret } from "./types";
 
 const SecretRow = ({
@@ -26,7 +29,6 @@ const SecretRow = ({
 }) => {
   const client = useClient();
   const queryClient = useQueryClient();
-  const [shown, setShown] = useState(false);
   const remove = useMutation({
     mutationFn: () =>
       ok(
@@ -48,23 +50,22 @@ const SecretRow = ({
       <th scope="row">
         <code>{secret.secretKey}</code>
       </th>
-      <td className="secret-value">
+      <td>
+        <SecretValue value={secret.secretValue} hidden={secret.secretValueHidden} name={secret.secretKey} />
         {secret.secretValueHidden ? (
-          <span className="muted">hidden by policy</span>
-        ) : shown ? (
-          <code data-testid="secret-value">{secret.secretValue}</code>
-        ) : (
-          <span aria-label="masked value">••••••••</span>
-        )}
+          <>
+            {" "}
+            <Link
+              href={`/projects/${scope.projectId}/access-requests?${new URLSearchParams({ env: scope.environment, path: scope.path })}`}
+            >
+              Request access
+            </Link>
+          </>
+        ) : null}
       </td>
       <td className="muted small">{secret.secretComment}</td>
       <td>v{secret.version}</td>
       <td className="actions">
-        {secret.secretValueHidden ? null : (
-          <Button variant="ghost" onClick={() => setShown(!shown)} aria-pressed={shown}>
-            {shown ? "Hide" : "Reveal"}
-          </Button>
-        )}
         <Button variant="secondary" onClick={onEdit}>
           Edit
         </Button>
@@ -110,7 +111,12 @@ const Pager = ({ page, total, onPage }: { page: number; total: number; onPage: (
   );
 };
 
-type Editing = { mode: "create" } | { mode: "edit"; secret: Secret } | { mode: "versions"; secret: Secret } | null;
+type Editing =
+  | { mode: "create" }
+  | { mode: "import" }
+  | { mode: "edit"; secret: Secret }
+  | { mode: "versions"; secret: Secret }
+  | null;
 
 export const Secrets = ({ project }: { project: Project }) => {
   const client = useClient();
@@ -128,17 +134,12 @@ export const Secrets = ({ project }: { project: Project }) => {
     queryKey: ["secrets", scope],
     enabled: environment !== "",
     queryFn: () =>
-      ok(
-        client.secretsV3.list({
-          query: {
-            workspaceId: project.id,
-            environment,
-            secretPath: path,
-            viewSecretValue: "true",
-            includeImports: "true",
-          },
-        }),
-      ),
+      listFolderSecrets(client, {
+        workspaceId: project.id,
+        environment,
+        secretPath: path,
+        includeImports: "true",
+      }),
   });
   if (environments.length === 0) return <Empty>This project has no environments yet.</Empty>;
   const list = secrets.data?.secrets ?? [];
@@ -155,6 +156,12 @@ export const Secrets = ({ project }: { project: Project }) => {
           options={environments.map((env) => ({ value: env.slug, label: env.name }))}
         />
         <Button onClick={() => setEditing({ mode: "create" })}>Add secret</Button>
+        <Button variant="secondary" onClick={() => setEditing({ mode: "import" })}>
+          Import
+        </Button>
+        <Button variant="secondary" disabled={list.length === 0} onClick={() => downloadDotenv(scope, list)}>
+          Download .env
+        </Button>
       </div>
       <FolderBar scope={scope} />
       {opened ? <ChangeRequestOpened request={opened} onDismiss={() => setOpened(null)} /> : null}
@@ -182,6 +189,9 @@ export const Secrets = ({ project }: { project: Project }) => {
       <SecretImports scope={scope} ownKeys={list.map((s) => s.secretKey)} imported={secrets.data?.imports ?? []} />
       {editing?.mode === "create" ? (
         <SecretEditor scope={scope} onClose={() => setEditing(null)} onChangeRequest={setOpened} />
+      ) : null}
+      {editing?.mode === "import" ? (
+        <PasteImport scope={scope} current={list} onClose={() => setEditing(null)} onChangeRequest={setOpened} />
       ) : null}
       {editing?.mode === "edit" ? (
         <SecretEditor

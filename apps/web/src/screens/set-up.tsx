@@ -4,19 +4,16 @@ import { ok } from "@keyward/client";
 import { apiClient } from "../api";
 import { useSession } from "../session";
 import { Button, ErrorBanner, Field } from "../ui/components";
+import { copyText } from "../ui/copy";
 import { validate, type FieldErrors } from "../ui/form";
 
 type Issued = { token: string; warning: string; organization: string; slug: string; email: string };
 
-/** Copies `text` with the Clipboard API; where the page may not, the field's text is selected for the keyboard. */
-const copyText = async (text: string, input: HTMLInputElement | null) => {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    input?.select();
-    return false;
-  }
+/** Copies `text`; where the page may not, the field's text is selected for the keyboard. */
+const copyOrSelect = async (text: string, input: HTMLInputElement | null) => {
+  const copied = await copyText(text);
+  if (!copied) input?.select();
+  return copied;
 };
 
 /** A read-only value with a Copy button that says, for screen readers too, whether it copied. */
@@ -38,7 +35,9 @@ const CopyValue = ({ label, value, name }: { label: string; value: string; name:
         <Button
           variant="secondary"
           aria-label={`Copy ${label.toLowerCase()}`}
-          onClick={() => void copyText(value, document.getElementById(id) as HTMLInputElement | null).then(setCopied)}
+          onClick={() =>
+            void copyOrSelect(value, document.getElementById(id) as HTMLInputElement | null).then(setCopied)
+          }
         >
           {copied ? "Copied" : "Copy"}
         </Button>
