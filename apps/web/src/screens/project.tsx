@@ -15,6 +15,7 @@ const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ def
 const SecretSearch = lazy(() => import("./secret-search").then((m) => ({ default: m.SecretSearch })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 const SecretSyncs = lazy(() => import("./secret-syncs").then((m) => ({ default: m.SecretSyncs })));
+const KmsKeys = lazy(() => import("./kms-keys").then((m) => ({ default: m.KmsKeys })));
 const Ssh = lazy(() => import("./ssh").then((m) => ({ default: m.Ssh })));
 
 const TABS = [
@@ -35,6 +36,15 @@ const SSH_TABS = [
   { tab: "people", label: "People" },
 ];
 
+/** A KMS project holds keys. */
+const KMS_TABS = [
+  { tab: "keys", label: "Keys" },
+  { tab: "people", label: "People" },
+];
+
+/** Each project type's tabs; the first is where a link to another type's tab lands. */
+const TABS_OF: Record<string, typeof TABS> = { ssh: SSH_TABS, kms: KMS_TABS };
+
 export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string }) => {
   const client = useClient();
   const project = useQuery({
@@ -45,16 +55,16 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
   if (!project.data) return <Loading what="project" />;
   const p = project.data.project;
   const ssh = p.type === "ssh";
-  const tabs = ssh ? SSH_TABS : TABS;
-  // An SSH project's links to a secrets tab (the projects list's) open its SSH tab.
-  const shown = ssh && !tabs.some((t) => t.tab === tab) ? "ssh" : tab;
+  const tabs = TABS_OF[p.type] ?? TABS;
+  // A link to a tab this type has not (the projects list's secrets tab) opens its first.
+  const shown = tabs.some((t) => t.tab === tab) ? tab : tabs[0]!.tab;
   return (
     <section>
       <p className="crumbs">
         <Link href="/">Projects</Link> / <span>{p.name}</span>
       </p>
       <h1>{p.name}</h1>
-      {ssh ? null : (
+      {ssh || p.type === "kms" ? null : (
         <Suspense fallback={null}>
           <SecretSearch project={p} />
         </Suspense>
@@ -72,6 +82,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
       </nav>
       <Suspense fallback={<Loading what="section" />}>
         {shown === "ssh" ? <Ssh project={p} /> : null}
+        {shown === "keys" ? <KmsKeys project={p} /> : null}
         {shown === "secrets" ? <Secrets project={p} /> : null}
         {shown === "overview" ? <SecretsOverview project={p} /> : null}
         {shown === "change-requests" ? <ChangeRequests project={p} /> : null}
