@@ -15,6 +15,7 @@ const AuditLog = lazy(() => import("./screens/audit-log").then((m) => ({ default
 const Certificates = lazy(() => import("./screens/certificates").then((m) => ({ default: m.Certificates })));
 const Groups = lazy(() => import("./screens/groups").then((m) => ({ default: m.Groups })));
 const Organization = lazy(() => import("./screens/organization").then((m) => ({ default: m.Organization })));
+const AppConnections = lazy(() => import("./screens/app-connections").then((m) => ({ default: m.AppConnections })));
 const CliLogin = lazy(() => import("./screens/cli-login").then((m) => ({ default: m.CliLogin })));
 
 const NAV = [
@@ -22,6 +23,7 @@ const NAV = [
   { href: "/identities", label: "Identities" },
   { href: "/certificates", label: "Certificates" },
   { href: "/groups", label: "Groups & templates" },
+  { href: "/app-connections", label: "App connections" },
   { href: "/audit-log", label: "Audit log" },
   { href: "/organization", label: "Organization" },
 ];
@@ -34,6 +36,7 @@ const route = (pathname: string): ReactNode => {
   if (organization) return <Organization tab={organization[1] ?? "people"} />;
   if (pathname === "/identities") return <Identities />;
   if (pathname === "/audit-log") return <AuditLog />;
+  if (pathname === "/app-connections") return <AppConnections />;
   if (pathname === "/certificates") return <Certificates />;
   if (pathname === "/groups") return <Groups />;
   return (
