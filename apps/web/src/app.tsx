@@ -16,6 +16,7 @@ const Certificates = lazy(() => import("./screens/certificates").then((m) => ({ 
 const Groups = lazy(() => import("./screens/groups").then((m) => ({ default: m.Groups })));
 const Organization = lazy(() => import("./screens/organization").then((m) => ({ default: m.Organization })));
 const AppConnections = lazy(() => import("./screens/app-connections").then((m) => ({ default: m.AppConnections })));
+const AuditStreams = lazy(() => import("./screens/audit-streams").then((m) => ({ default: m.AuditStreams })));
 const CliLogin = lazy(() => import("./screens/cli-login").then((m) => ({ default: m.CliLogin })));
 
 const NAV = [
@@ -37,6 +38,7 @@ const route = (pathname: string): ReactNode => {
   if (pathname === "/identities") return <Identities />;
   if (pathname === "/audit-log") return <AuditLog />;
   if (pathname === "/app-connections") return <AppConnections />;
+  if (pathname === "/audit-log/streams") return <AuditStreams />;
   if (pathname === "/certificates") return <Certificates />;
   if (pathname === "/groups") return <Groups />;
   return (

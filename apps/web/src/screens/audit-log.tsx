@@ -3,7 +3,7 @@ import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { AUDIT_ACTOR_TYPES, contract } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
-import { setSearch, useLocation } from "../router";
+import { Link, setSearch, useLocation } from "../router";
 import {
   Badge,
   Button,
@@ -121,7 +121,9 @@ export const AuditLog = () => {
   const list = logs.data?.auditLogs ?? [];
   return (
     <section className="stack">
-      <PageHeader title="Audit log" />
+      <PageHeader title="Audit log">
+        <Link href="/audit-log/streams">Streams</Link>
+      </PageHeader>
       <form className="card row" onSubmit={apply} noValidate aria-label="Audit log filters">
         <SelectField
           label="Project"
