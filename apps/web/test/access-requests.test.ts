@@ -2,6 +2,7 @@ import { createKeywardClient, ok } from "@keyward/client";
 import { describe, expect, it } from "vitest";
 import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
+import { projectMemberToken } from "./members";
 
 const { baseUrl, chromium, seeded } = testContext();
 // The seeded admin identity (console-admin) approves; a member with a role that reads no value asks.
@@ -39,18 +40,7 @@ const guardedProject = async (name: string) => {
       body: { slug: "lister", name: "Lister", permissions: [{ subject: "secrets", action: ["describeSecret"] }] },
     }),
   );
-  const { identity } = await ok(
-    admin.identities.create({ body: { name: `${name}-requester`, organizationId: project.orgId, role: "no-access" } }),
-  );
-  await ok(admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
-  const { accessToken } = await ok(admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
-  await ok(
-    admin.projects.addIdentityMembership({
-      params: { projectId: project.id, identityId: identity.id },
-      body: { role: role.slug },
-    }),
-  );
-  return { project, requester: { name: identity.name, token: accessToken } };
+  return { project, requester: await projectMemberToken(admin, project, `${name}-requester`, role.slug) };
 };
 
 describe("access requests in the console", () => {

@@ -2,6 +2,7 @@ import { createKeywardClient, ok } from "@keyward/client";
 import { describe, expect, it } from "vitest";
 import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
+import { projectMemberToken } from "./members";
 
 const { baseUrl, chromium, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
@@ -59,17 +60,7 @@ describe("the KMS keys screen", () => {
     await ui.page.getByRole("button", { name: "Sign out" }).click();
     await ui.page.getByText("You are signed out.").waitFor();
 
-    const { identity } = await ok(
-      admin.identities.create({ body: { name: "kms-outsider", organizationId: project.orgId, role: "no-access" } }),
-    );
-    await ok(admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
-    const { accessToken } = await ok(admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
-    await ok(
-      admin.projects.addIdentityMembership({
-        params: { projectId: project.id, identityId: identity.id },
-        body: { role: "no-access" },
-      }),
-    );
+    const { token: accessToken } = await projectMemberToken(admin, project, "kms-outsider", "no-access");
     await signInWithToken(ui.page, baseUrl, accessToken);
     await ui.page.goto(`${baseUrl}/projects/${project.id}/keys`);
     await ui.page.getByRole("alert").filter({ hasText: "cmek" }).waitFor();

@@ -3,6 +3,7 @@ import { createKeywardClient, ok } from "@keyward/client";
 import { describe, expect, it } from "vitest";
 import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
+import { projectMemberToken } from "./members";
 
 const { baseUrl, chromium, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
@@ -94,17 +95,7 @@ describe("a folder across every environment", () => {
         },
       }),
     );
-    const { identity } = await ok(
-      admin.identities.create({ body: { name: "dev-reader", organizationId: project.orgId, role: "no-access" } }),
-    );
-    await ok(admin.tokenAuth.attach({ params: { identityId: identity.id }, body: {} }));
-    const { accessToken } = await ok(admin.tokenAuth.createToken({ params: { identityId: identity.id }, body: {} }));
-    await ok(
-      admin.projects.addIdentityMembership({
-        params: { projectId: project.id, identityId: identity.id },
-        body: { role: role.slug },
-      }),
-    );
+    const { token: accessToken } = await projectMemberToken(admin, project, "dev-reader", role.slug);
     await signInWithToken(ui.page, baseUrl, accessToken);
     await ui.page.goto(`${baseUrl}/projects/${project.id}/overview`);
     const table = ui.page.getByRole("table", { name: "Secrets across environments" });

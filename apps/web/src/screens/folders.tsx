@@ -8,6 +8,30 @@ import { Button, ErrorBanner, Field } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
 import { joinPath, type Scope } from "./types";
 
+/** A folder path as a breadcrumb: `root`, then each segment, each one a button that opens that folder. */
+export const PathCrumbs = ({ path, root }: { path: string; root: string }) => {
+  const segments = path.split("/").filter(Boolean);
+  return (
+    <nav aria-label="Folder path" className="crumbs">
+      <button type="button" className="linklike" onClick={() => setSearch({ path: "/" })}>
+        {root}
+      </button>
+      {segments.map((segment, i) => (
+        <span key={i}>
+          {" / "}
+          <button
+            type="button"
+            className="linklike"
+            onClick={() => setSearch({ path: `/${segments.slice(0, i + 1).join("/")}` })}
+          >
+            {segment}
+          </button>
+        </span>
+      ))}
+    </nav>
+  );
+};
+
 /** The folder tree one level at a time: a breadcrumb of the path, then the folders under it. */
 export const FolderBar = ({ scope }: { scope: Scope }) => {
   const client = useClient();
@@ -41,26 +65,9 @@ export const FolderBar = ({ scope }: { scope: Scope }) => {
     setErrors(checked.errors ?? {});
     if (checked.data) create.mutate(checked.data);
   };
-  const segments = scope.path.split("/").filter(Boolean);
   return (
     <div className="folders">
-      <nav aria-label="Folder path" className="crumbs">
-        <button type="button" className="linklike" onClick={() => setSearch({ path: "/" })}>
-          {scope.environment}
-        </button>
-        {segments.map((segment, i) => (
-          <span key={i}>
-            {" / "}
-            <button
-              type="button"
-              className="linklike"
-              onClick={() => setSearch({ path: `/${segments.slice(0, i + 1).join("/")}` })}
-            >
-              {segment}
-            </button>
-          </span>
-        ))}
-      </nav>
+      <PathCrumbs path={scope.path} root={scope.environment} />
       <ErrorBanner error={folders.error} />
       <ul className="folder-list" aria-label="Folders">
         {folders.data?.folders.map((folder) => (

@@ -6,6 +6,7 @@ import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import { Badge, Button, Empty, ErrorBanner, Loading } from "../ui/components";
 import { SecretValue } from "../ui/secret-value";
+import { PathCrumbs } from "./folders";
 import { listFolderSecrets } from "./secret-list";
 import { ChangeRequestOpened } from "./change-request-notice";
 import { joinPath, type Project, type Scope, type Secret } from "./types";
@@ -186,26 +187,9 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
   const keys = [...new Set(columns.flatMap((c) => [...(c.secrets?.keys() ?? [])]))].sort();
   const folders = [...new Set(columns.flatMap((c) => c.folders))].sort();
   const loading = secretLists.some((q) => q.isPending);
-  const segments = path.split("/").filter(Boolean);
   return (
     <div className="stack">
-      <nav aria-label="Folder path" className="crumbs">
-        <button type="button" className="linklike" onClick={() => setSearch({ path: "/" })}>
-          root
-        </button>
-        {segments.map((segment, i) => (
-          <span key={i}>
-            {" / "}
-            <button
-              type="button"
-              className="linklike"
-              onClick={() => setSearch({ path: `/${segments.slice(0, i + 1).join("/")}` })}
-            >
-              {segment}
-            </button>
-          </span>
-        ))}
-      </nav>
+      <PathCrumbs path={path} root="root" />
       {folders.length > 0 ? (
         <ul className="folder-list" aria-label="Folders">
           {folders.map((name) => (
