@@ -1,7 +1,7 @@
 import { Fragment, useState, type FormEvent } from "react";
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { AUDIT_ACTOR_TYPES, contract } from "@keyward/contract";
-import { ok } from "@keyward/client";
+import { ok, type KeywardClient } from "@keyward/client";
 import { useClient } from "../session";
 import { Link, setSearch, useLocation } from "../router";
 import {
@@ -33,7 +33,7 @@ const EXPORT_LIMIT = 10_000;
 type ListQuery = typeof contract.auditLogs.list.query._input;
 
 /** The events matching `filters`, every page of them up to EXPORT_LIMIT, one JSON object per line. */
-const exportEvents = async (client: ReturnType<typeof useClient>, filters: Filters) => {
+const exportEvents = async (client: KeywardClient, filters: Filters) => {
   const lines: string[] = [];
   let cursor: string | undefined;
   do {

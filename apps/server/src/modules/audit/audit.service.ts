@@ -157,17 +157,17 @@ const verifyStretch = async (
   return previous ? endOfStretch(db, stretch.chainId, previous) : undefined;
 };
 
-/**
- * Walk every chain of the organization (or project) with events in the range, from its first event
- * there to its last: each event's hash must match its content and its predecessor's hash, sequence
- * numbers must not skip, and a chain whose newest event is in range must end where its head says.
- */
 /** GET /api/v1/organization/audit-logs/event-types: for whoever may read the organization's audit log. */
 export const listAuditEventTypes = async (ctx: RequestContext) => {
   await authorizeRead(ctx, undefined);
   return { eventTypes: routeEventTypes() };
 };
 
+/**
+ * Walk every chain of the organization (or project) with events in the range, from its first event
+ * there to its last: each event's hash must match its content and its predecessor's hash, sequence
+ * numbers must not skip, and a chain whose newest event is in range must end where its head says.
+ */
 export const verifyAuditLogs = async (
   ctx: RequestContext,
   query: { projectId?: string; startDate?: string; endDate?: string },
