@@ -69,6 +69,40 @@ describe("a secret write is checked against the name and tags it stores", () => 
     expect(await stored(scope, "TAKEN_SECRET")).toEqual({ value: "hidden", tags: [] });
   });
 
+  it("tells a caller who may not edit or delete a name that they may not, not whether it exists (single and batch)", async () => {
+    const scope = await createSecretsScope();
+    await put(scope, "TAKEN_SECRET", "hidden");
+    const caller = await identityWithRules(scope, publicOnly);
+    const where = { projectId: scope.projectId, environment: "dev", secretPath: "/" };
+    for (const secretName of ["TAKEN_SECRET", "ABSENT_SECRET"]) {
+      expect(
+        await caller.client.secretsV4.update({ params: { secretName }, body: { ...where, secretValue: "x" } }),
+      ).toMatchObject(denied("edit"));
+      expect(
+        await caller.client.secretsV4.batchUpdate({
+          body: { ...where, secrets: [{ secretKey: secretName, secretValue: "x" }] },
+        }),
+      ).toMatchObject(denied("edit"));
+      expect(await caller.client.secretsV4.delete({ params: { secretName }, body: where })).toMatchObject(
+        denied("delete"),
+      );
+      expect(
+        await caller.client.secretsV4.batchDelete({ body: { ...where, secrets: [{ secretKey: secretName }] } }),
+      ).toMatchObject(denied("delete"));
+    }
+    // Within its names the caller still hears which are missing.
+    expect(
+      await caller.client.secretsV4.update({
+        params: { secretName: "PUBLIC_ABSENT" },
+        body: { ...where, secretValue: "x" },
+      }),
+    ).toMatchObject({ status: 404 });
+    expect(
+      await caller.client.secretsV4.batchDelete({ body: { ...where, secrets: [{ secretKey: "PUBLIC_ABSENT" }] } }),
+    ).toMatchObject({ status: 404 });
+    expect(await stored(scope, "TAKEN_SECRET")).toEqual({ value: "hidden", tags: [] });
+  });
+
   it("v4 batch upsert refuses to create a missing key under a newSecretName the caller may not create (403, nothing written)", async () => {
     const scope = await createSecretsScope();
     const caller = await identityWithRules(scope, publicOnly);

@@ -74,34 +74,39 @@ export const assertMayStore = (
     ),
   );
 
-const isFolderField = (field: string) => field === "environment" || field === "secretPath";
-
 /**
- * May the caller `action` some secret in this folder at all? Decided from the folder alone, before any
- * secret there is read: an allow rule counts when its conditions on the folder hold (those on names,
- * tags or metadata might hold for some secret), a forbid rule only when it has no other conditions.
+ * May the caller `action` some secret in this folder at all (of this name, when one is given)? Decided
+ * before any secret there is read, from what the request itself names: an allow rule counts when its
+ * conditions on the folder (and the name) hold — those on tags or metadata might hold for some secret —
+ * and a forbid rule only when it has no other conditions.
  */
 export const mayActIn = (
   ability: Ability,
   action: "create" | "edit" | "delete" | "describeSecret" | "read",
-  at: { environment: string; secretPath: string },
+  at: { environment: string; secretPath: string; secretName?: string },
 ) => {
-  const folder = { environment: at.environment, secretPath: at.secretPath };
+  const known: PermissionObject = { environment: at.environment, secretPath: at.secretPath };
+  if (at.secretName !== undefined) known.secretName = at.secretName;
+  const isKnown = (field: string) => field in known;
   let allowed = false;
   for (const rule of ability.rulesFor(action, "secrets")) {
     const fields = Object.entries(rule.conditions ?? {});
-    const onFolder = Object.fromEntries(fields.filter(([field]) => isFolderField(field)));
-    if (!matchConditions(onFolder, folder)) continue;
+    const onKnown = Object.fromEntries(fields.filter(([field]) => isKnown(field)));
+    if (!matchConditions(onKnown, known)) continue;
     if (!rule.inverted) allowed = true;
-    else if (fields.every(([field]) => isFolderField(field))) return false;
+    else if (fields.every(([field]) => isKnown(field))) return false;
   }
   return allowed;
 };
 
+/**
+ * Refuses before a lookup when no secret of this folder (of this name) could be acted on: whether one
+ * exists is then not told to someone who may not touch it. The secret's own tags are checked after.
+ */
 export const assertMayActIn = (
   ability: Ability,
   action: "create" | "edit" | "delete",
-  at: { environment: string; secretPath: string },
+  at: { environment: string; secretPath: string; secretName?: string },
 ) => {
   if (!mayActIn(ability, action, at)) throw denied(ability, action);
 };

@@ -6,7 +6,7 @@ import { ensureProjectKey } from "../project-keys/project-key.service";
 import { rewriteDependents, type Relocation } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
-import { assertMayStore, assertSecretAction, secretObject } from "./secret-access";
+import { assertMayActIn, assertMayStore, assertSecretAction, mayActIn, secretObject } from "./secret-access";
 import { openSecretRow, type MetadataEntry, type PlainSecret } from "./secret-crypto";
 import {
   insertNewSecrets,
@@ -154,6 +154,11 @@ export const applyUpdates = async (
     const items = byPath.get(path)!;
     const folderId = folders.get(path)!;
     const at = { environment, secretPath: path };
+    // Rights the request's names allow come first: which of them exist is not told to someone who may touch none.
+    for (const item of items) {
+      const named = { ...at, secretName: item.secretKey };
+      if (mode === "failOnNotFound" || !mayActIn(ability, "create", named)) assertMayActIn(ability, "edit", named);
+    }
     const rows = await lockSecretsByKeys(
       trx,
       folderId,
@@ -226,6 +231,12 @@ export const applyDeletes = async (
   target: WriteTarget & { folderId: string; secretPath: string },
   keys: readonly string[],
 ) => {
+  for (const secretName of keys)
+    assertMayActIn(target.ability, "delete", {
+      environment: target.environment,
+      secretPath: target.secretPath,
+      secretName,
+    });
   const rows = await lockSecretsByKeys(trx, target.folderId, keys);
   if (rows.length !== keys.length) {
     const found = new Set(rows.map((r) => r.key));

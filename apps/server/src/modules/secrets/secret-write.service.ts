@@ -8,6 +8,7 @@ import { rewriteDependents } from "./references/rewrite";
 import { referenceTargets } from "./references/targets";
 import { validateReferences } from "./references/validate";
 import {
+  assertMayActIn,
   assertMayStore,
   assertSecretAction,
   canReadValue,
@@ -136,6 +137,7 @@ export const updateSecret = async (ctx: RequestContext, name: string, body: Upda
     },
   ]);
   if (approval) return { approval };
+  assertMayActIn(ability, "edit", { ...place, secretName: name });
   const updated = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError(`Secret with name ${name} not found`);
@@ -187,6 +189,7 @@ export const deleteSecret = async (
     { op: "delete", secretKey: name },
   ]);
   if (approval) return { approval };
+  assertMayActIn(ability, "delete", { ...place, secretName: name });
   const deleted = await inTransaction(ctx, async (trx) => {
     const row = await findSecretByKey(trx, folderId, name, true);
     if (!row) throw new NotFoundError("Secret not found");
