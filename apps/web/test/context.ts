@@ -15,6 +15,8 @@ export type TestContext = {
   mailDir: string;
   /** The CA the seeded server trusts for outbound calls (OUTBOUND_EXTRA_CA_FILE): tests serve stand-ins with it. */
   peerCa: TestCa;
+  /** The PostgreSQL 15 cluster the seed's dynamic secret reaches (superuser URL): tests make their own roles in it. */
+  postgres: { url: string; host: string; port: number; password: string };
   seeded: Seeded;
 };
 

@@ -130,6 +130,7 @@ export default async function setup() {
       oidcIssuer,
       mailDir,
       peerCa,
+      postgres: { url: target.url, host: target.host, port: target.port, password: target.password },
       seeded: await seed(seededServer.baseUrl, target),
     };
     // Test workers are forked after this and inherit the environment (as the server suite's services do).

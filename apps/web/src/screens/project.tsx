@@ -15,6 +15,7 @@ const ChangeRequests = lazy(() => import("./change-requests").then((m) => ({ def
 const SecretSearch = lazy(() => import("./secret-search").then((m) => ({ default: m.SecretSearch })));
 const Environments = lazy(() => import("./environments").then((m) => ({ default: m.Environments })));
 const SecretSyncs = lazy(() => import("./secret-syncs").then((m) => ({ default: m.SecretSyncs })));
+const Rotations = lazy(() => import("./rotations").then((m) => ({ default: m.Rotations })));
 const KmsKeys = lazy(() => import("./kms-keys").then((m) => ({ default: m.KmsKeys })));
 const Ssh = lazy(() => import("./ssh").then((m) => ({ default: m.Ssh })));
 
@@ -26,6 +27,7 @@ const TABS = [
   { tab: "access", label: "Roles & privileges" },
   { tab: "dynamic", label: "Dynamic secrets" },
   { tab: "syncs", label: "Syncs" },
+  { tab: "rotations", label: "Rotations" },
   { tab: "environments", label: "Environments" },
   { tab: "people", label: "People" },
 ];
@@ -90,6 +92,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         {shown === "access" ? <Access project={p} /> : null}
         {shown === "dynamic" ? <DynamicSecrets project={p} /> : null}
         {shown === "syncs" ? <SecretSyncs project={p} /> : null}
+        {shown === "rotations" ? <Rotations project={p} /> : null}
         {shown === "environments" ? <Environments project={p} /> : null}
         {shown === "people" ? <ProjectPeople project={p} /> : null}
       </Suspense>
