@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { extname, join, resolve } from "node:path";
 import express, { type RequestHandler } from "express";
 import type { Logger } from "../lib/logger";
 
@@ -20,6 +20,37 @@ const CSP = [
   "base-uri 'none'",
   "form-action 'self'",
 ].join("; ");
+
+/** Encodings the console's build writes beside each asset (`name.br`, `name.gz`), best first. */
+const ENCODED = [
+  { encoding: "br", suffix: ".br" },
+  { encoding: "gzip", suffix: ".gz" },
+] as const;
+
+/**
+ * Hashed assets in the encoding the browser accepts, from the files the build compressed once
+ * (nothing is compressed per request); the list of such files is read when the console is mounted.
+ */
+const precompressedAssets = (dir: string): RequestHandler => {
+  const assetsDir = join(dir, "assets");
+  const files = new Set(existsSync(assetsDir) ? readdirSync(assetsDir) : []);
+  return (req, res, next) => {
+    const name = req.path.startsWith("/assets/") ? req.path.slice("/assets/".length) : "";
+    if (!name || name.includes("/") || !files.has(name)) return next();
+    const offered = ENCODED.filter(({ suffix }) => files.has(name + suffix));
+    if (offered.length === 0) return next();
+    res.vary("Accept-Encoding");
+    // Our order decides among the accepted ones: browsers list gzip before br with equal weight.
+    const encoded = offered.find(({ encoding }) => req.acceptsEncodings(encoding) === encoding);
+    if (!encoded) return next();
+    res.type(extname(name));
+    res.setHeader("content-encoding", encoded.encoding);
+    res.setHeader("x-content-type-options", "nosniff");
+    res.sendFile(join(assetsDir, name + encoded.suffix), { maxAge: "365d", immutable: true }, (error) =>
+      error ? next(error) : undefined,
+    );
+  };
+};
 
 /**
  * The web console's built files at `/`, with index.html for every other GET (client-side routes).
@@ -42,6 +73,7 @@ export const webConsole = (configured: string | undefined, logger: Logger): Requ
       if (path.startsWith(join(dir, "assets"))) res.setHeader("cache-control", "public, max-age=31536000, immutable");
     },
   });
+  const compressed = precompressedAssets(dir);
   const sendPage: RequestHandler = (_req, res, next) => {
     res.setHeader("cache-control", "no-cache");
     res.setHeader("content-security-policy", CSP);
@@ -53,6 +85,7 @@ export const webConsole = (configured: string | undefined, logger: Logger): Requ
     if (NOT_CONSOLE.test(req.path) || (req.method !== "GET" && req.method !== "HEAD")) return next();
     // A missing hashed asset is a 404, not the page: a stale tab then reloads instead of running HTML as script.
     const fallback = req.path.startsWith("/assets/") ? next : () => sendPage(req, res, next);
-    assets(req, res, (error?: unknown) => (error ? next(error) : fallback()));
+    const plain = () => assets(req, res, (error?: unknown) => (error ? next(error) : fallback()));
+    compressed(req, res, (error?: unknown) => (error ? next(error) : plain()));
   };
 };

@@ -53,7 +53,8 @@ export const Certificates = () => {
       {profiles.data && rows.length === 0 ? <Empty>No certificate profiles in this project.</Empty> : null}
       {rows.length > 0 ? <StackedBars title="Certificates per profile" series={SERIES} rows={rows} /> : null}
       {(profiles.data?.certificateProfiles ?? []).length > 0 ? (
-        <table className="table" aria-label="Certificate profiles">
+        // Nothing in it takes focus: the table itself does, so a keyboard scrolls it when it is wider than a phone.
+        <table className="table" aria-label="Certificate profiles" tabIndex={0}>
           <TableHead columns={["Profile", "Enrollment", "CA", "Total", "Expiring"]} />
           <tbody>
             {profiles.data?.certificateProfiles.map((p) => (
