@@ -15,7 +15,8 @@ export const spawnServer = (storage: Storage, extraEnv: Record<string, string> =
     {
       DATA_DIR: storage.dataDir,
       ENCRYPTION_KEY: storage.encryptionKey,
-      LOG_LEVEL: "error",
+      // Warnings too: a start-up that waits (on the database, on its port) says so in the log a timeout shows.
+      LOG_LEVEL: "warn",
       ALLOW_PRIVATE_OUTBOUND: "loopback",
       LEASE_REVOCATION_INTERVAL_MS: "500",
       // Claims and the creating grace (twice this) lapse in 6 s instead of 20: the crash test waits them out.

@@ -88,7 +88,9 @@ export const spawnKeyward = async (
     60_000,
   ).catch((error: unknown) => {
     child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}; stderr: ${stderr}`);
+    // Where start-up stood: its last log lines (a wait on the database is logged as a warning).
+    const lastLogs = lines.slice(-10).join("\n");
+    throw new Error(`${(error as Error).message}; stderr: ${stderr}; last log lines:\n${lastLogs}`);
   });
   if (!bootstrap) return { ...spawned, rootToken: "", orgId: "" };
   const boot = await client().system.bootstrap({
