@@ -17,10 +17,12 @@ const Groups = lazy(() => import("./screens/groups").then((m) => ({ default: m.G
 const Organization = lazy(() => import("./screens/organization").then((m) => ({ default: m.Organization })));
 const AppConnections = lazy(() => import("./screens/app-connections").then((m) => ({ default: m.AppConnections })));
 const AuditStreams = lazy(() => import("./screens/audit-streams").then((m) => ({ default: m.AuditStreams })));
+const ApprovalsInbox = lazy(() => import("./screens/approvals-inbox").then((m) => ({ default: m.ApprovalsInbox })));
 const CliLogin = lazy(() => import("./screens/cli-login").then((m) => ({ default: m.CliLogin })));
 
 const NAV = [
   { href: "/", label: "Projects" },
+  { href: "/approvals", label: "Approvals" },
   { href: "/identities", label: "Identities" },
   { href: "/certificates", label: "Certificates" },
   { href: "/groups", label: "Groups & templates" },
@@ -35,6 +37,7 @@ const route = (pathname: string): ReactNode => {
   if (pathname === "/" || pathname === "/projects" || pathname === "/login") return <Projects />;
   const organization = /^\/organization(?:\/([a-z-]+))?\/?$/.exec(pathname);
   if (organization) return <Organization tab={organization[1] ?? "people"} />;
+  if (pathname === "/approvals") return <ApprovalsInbox />;
   if (pathname === "/identities") return <Identities />;
   if (pathname === "/audit-log") return <AuditLog />;
   if (pathname === "/app-connections") return <AppConnections />;

@@ -32,6 +32,7 @@ const pages = (kmsProjectId: string, sshProjectId: string) => {
     ].map((tab) => `${project}/${tab}`),
     `/projects/${kmsProjectId}/keys`,
     `/projects/${sshProjectId}/ssh`,
+    "/approvals",
     "/organization",
     "/organization/sso",
     "/identities",

@@ -21,5 +21,5 @@ export const projectMemberToken = async (
       body: { role },
     }),
   );
-  return { name: identity.name, token: accessToken };
+  return { id: identity.id, name: identity.name, token: accessToken };
 };

@@ -295,6 +295,8 @@ export const accessApprovalRequestsContract = c.router({
       projectSlug: ProjectSlug,
       authorProjectMembershipId: Id.optional(),
       envSlug: EnvironmentSlugInput.optional(),
+      /** Only the requests whose policy names the caller as an approver (whatever they may read). */
+      reviewable: z.enum(["true", "false"]).optional(),
     }),
     responses: { 200: z.object({ requests: z.array(AccessRequestSchema) }) },
     summary: "The project's access requests the caller may see",

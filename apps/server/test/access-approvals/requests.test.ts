@@ -2,8 +2,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createIdentity, expectOk } from "../helpers/tenant";
 import {
+  createFixture,
   createPolicy,
   fixturesInOneTenant,
+  type Fixture,
   listed,
   privilegeCount,
   readSecret,
@@ -203,5 +205,35 @@ describe("access requests", () => {
     expect(await privilegeCount(f, approval.id)).toBe(1);
     expect((await listed(f, approval.id))?.status).toBe("approved");
     expect(await readSecret(f.requester, f)).toBe(200);
+  });
+});
+
+describe("the inbox of access requests (reviewable)", () => {
+  it("lists only the requests whose policy names the caller as an approver, even for one who reads every request", async () => {
+    const f = await createFixture();
+    await createPolicy(f, { approvers: [{ type: "identity", id: f.approvers[0].id }] });
+    const asked = expectOk(await requestAccess(f.requester, f)).approval;
+    const inbox = async (who: { client: Fixture["tenant"]["admin"] }) =>
+      expectOk(
+        await who.client.accessApprovalRequests.list({ query: { projectSlug: f.project.slug, reviewable: "true" } }),
+      ).requests.map((r) => r.id);
+    expect(await inbox(f.approvers[0])).toEqual([asked.id]);
+    // An admin who is not an approver sees the request in the list, not in their inbox.
+    expect(await inbox(f.approvers[1])).toEqual([]);
+    expect(await listed(f, asked.id)).toBeDefined();
+    // The requester sees their own request, but it waits for no review of theirs.
+    expect(await inbox(f.requester)).toEqual([]);
+    expect(
+      expectOk(
+        await f.requester.client.accessApprovalRequests.list({ query: { projectSlug: f.project.slug } }),
+      ).requests.map((r) => r.id),
+    ).toEqual([asked.id]);
+    expect(
+      (
+        await f.requester.client.accessApprovalRequests.list({
+          query: { projectSlug: f.project.slug, reviewable: "yes" as "true" },
+        })
+      ).status,
+    ).toBe(422);
   });
 });

@@ -89,7 +89,7 @@ export const spawnKeyward = async (
   ).catch((error: unknown) => {
     child.kill("SIGKILL");
     // Where start-up stood: its last log lines (a wait on the database is logged as a warning).
-    const lastLogs = lines.slice(-10).join("\n");
+    const lastLogs = lines.slice(-20).join("\n");
     throw new Error(`${(error as Error).message}; stderr: ${stderr}; last log lines:\n${lastLogs}`);
   });
   if (!bootstrap) return { ...spawned, rootToken: "", orgId: "" };

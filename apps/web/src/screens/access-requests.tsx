@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { contract, type AccessRequest } from "@keyward/contract";
 import { ok } from "@keyward/client";
@@ -20,11 +20,11 @@ import type { Project } from "./types";
 
 const TONE = { pending: "warn", approved: "ok", rejected: "bad", expired: "neutral", revoked: "neutral" } as const;
 
-const requesterOf = (r: AccessRequest) =>
+export const requesterOf = (r: AccessRequest) =>
   r.requestedByUser?.email ?? r.requestedByIdentity?.name ?? r.requestedByUserId ?? r.requestedByIdentityId ?? "—";
 
 /** What was asked: read access to an environment and path, for a while or for good. */
-const askedFor = (r: AccessRequest) =>
+export const askedFor = (r: AccessRequest) =>
   `${r.environment} ${r.secretPath}${r.isTemporary ? ` for ${r.temporaryRange}` : ""}`;
 
 /**
@@ -84,7 +84,16 @@ const RequestAccess = ({ project }: { project: Project }) => {
   );
 };
 
-const RequestRow = ({ request, projectId }: { request: AccessRequest; projectId: string }) => {
+/** One access request with approve and reject; `project` adds a leading cell naming it (the approvals inbox). */
+export const RequestRow = ({
+  request,
+  projectId,
+  project,
+}: {
+  request: AccessRequest;
+  projectId: string;
+  project?: ReactNode;
+}) => {
   const client = useClient();
   const queryClient = useQueryClient();
   const review = useMutation({
@@ -95,6 +104,7 @@ const RequestRow = ({ request, projectId }: { request: AccessRequest; projectId:
   const approvals = request.reviewers.filter((r) => r.status === "approved").length;
   return (
     <tr>
+      {project !== undefined ? <td>{project}</td> : null}
       <th scope="row">{requesterOf(request)}</th>
       <td>
         <code>{askedFor(request)}</code>

@@ -258,11 +258,14 @@ export const createAccessRequest = async (
 
 // ---- reads ----
 
-/** Those who may read the project's approvals see every request; others their own and those they approve. */
+/**
+ * Those who may read the project's approvals see every request; others their own and those they approve.
+ * `reviewable` keeps only the requests whose policy names the caller as an approver (their inbox).
+ */
 const visibleRequests = async (
   ctx: RequestContext,
   projectSlug: string,
-  filter: { authorProjectMembershipId?: string; envSlug?: string },
+  filter: { authorProjectMembershipId?: string; envSlug?: string; reviewable?: "true" | "false" },
 ) => {
   const { project, ability } = await getProjectPermissionBySlug(ctx, projectSlug, SECRET_MANAGER);
   let requester: Holder | undefined;
@@ -273,7 +276,8 @@ const visibleRequests = async (
     if (!requester) return [];
   }
   const rows = await listRequests(ctx.deps.db, project.id, { requester, envSlug: filter.envSlug });
-  if (ability.can("read", "secret-approval")) return rows;
+  const reviewable = filter.reviewable === "true";
+  if (ability.can("read", "secret-approval") && !reviewable) return rows;
   const me = holderOf(ctx);
   const groupIds = await groupIdsOf(ctx.deps.db, me);
   const policies = await loadPolicyDetails(
@@ -282,14 +286,13 @@ const visibleRequests = async (
       [...new Set(rows.map((r) => r.policy_id))].map(async (id) => (await findPolicy(ctx.deps.db, id))!),
     ),
   );
-  return rows.filter(
-    (row) => sameHolder(requesterOf(row), me) || isNamed(policies.get(row.policy_id)!, "approvers", me, groupIds),
-  );
+  const approves = (row: RequestRow) => isNamed(policies.get(row.policy_id)!, "approvers", me, groupIds);
+  return rows.filter((row) => approves(row) || (!reviewable && sameHolder(requesterOf(row), me)));
 };
 
 export const listAccessRequests = async (
   ctx: RequestContext,
-  query: { projectSlug: string; authorProjectMembershipId?: string; envSlug?: string },
+  query: { projectSlug: string; authorProjectMembershipId?: string; envSlug?: string; reviewable?: "true" | "false" },
 ) => buildDtos(ctx, await visibleRequests(ctx, query.projectSlug, query));
 
 export const countAccessRequests = async (ctx: RequestContext, query: { projectSlug: string; envSlug?: string }) => {
