@@ -25,7 +25,7 @@ const NAV = [
   { href: "/approvals", label: "Approvals" },
   { href: "/identities", label: "Identities" },
   { href: "/certificates", label: "Certificates" },
-  { href: "/groups", label: "Groups & templates" },
+  { href: "/groups", label: "Groups" },
   { href: "/app-connections", label: "App connections" },
   { href: "/audit-log", label: "Audit log" },
   { href: "/organization", label: "Organization" },

@@ -56,7 +56,6 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
   if (project.error) return <ErrorBanner error={project.error} />;
   if (!project.data) return <Loading what="project" />;
   const p = project.data.project;
-  const ssh = p.type === "ssh";
   const tabs = TABS_OF[p.type] ?? TABS;
   // A link to a tab this type has not (the projects list's secrets tab) opens its first.
   const shown = tabs.some((t) => t.tab === tab) ? tab : tabs[0]!.tab;
@@ -66,11 +65,6 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         <Link href="/">Projects</Link> / <span>{p.name}</span>
       </p>
       <h1>{p.name}</h1>
-      {ssh || p.type === "kms" ? null : (
-        <Suspense fallback={null}>
-          <SecretSearch project={p} />
-        </Suspense>
-      )}
       <nav className="tabs" aria-label="Project sections">
         {tabs.map((t) => (
           <Link
@@ -82,6 +76,12 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
           </Link>
         ))}
       </nav>
+      {/* Searching keys belongs with the secrets: under their tabs, above the folder, results first. */}
+      {shown === "secrets" || shown === "overview" ? (
+        <Suspense fallback={null}>
+          <SecretSearch project={p} />
+        </Suspense>
+      ) : null}
       <Suspense fallback={<Loading what="section" />}>
         {shown === "ssh" ? <Ssh project={p} /> : null}
         {shown === "keys" ? <KmsKeys project={p} /> : null}
