@@ -85,7 +85,9 @@ export const webConsole = (configured: string | undefined, logger: Logger): Requ
     if (NOT_CONSOLE.test(req.path) || (req.method !== "GET" && req.method !== "HEAD")) return next();
     // A missing hashed asset is a 404, not the page: a stale tab then reloads instead of running HTML as script.
     const fallback = req.path.startsWith("/assets/") ? next : () => sendPage(req, res, next);
-    const plain = () => assets(req, res, (error?: unknown) => (error ? next(error) : fallback()));
-    compressed(req, res, (error?: unknown) => (error ? next(error) : plain()));
+    const plain = () => {
+      void assets(req, res, (error?: unknown) => (error ? next(error) : fallback()));
+    };
+    void compressed(req, res, (error?: unknown) => (error ? next(error) : plain()));
   };
 };

@@ -6,6 +6,7 @@ import { Link } from "../router";
 import { Empty, ErrorBanner, Loading, PageHeader, TableHead, formatDateTime } from "../ui/components";
 import { RequestRow } from "./access-requests";
 import { changeRequestHref } from "./change-request-notice";
+import { waitingForMyReview } from "./change-requests";
 
 /** How many projects the inbox asks (two small reads each); past it the note says so. */
 const MAX_PROJECTS = 100;
@@ -48,17 +49,7 @@ export const ApprovalsInbox = () => {
   const projects = useQuery({ queryKey: ["projects"], queryFn: () => ok(client.projects.list({ query: {} })) });
   const all = (projects.data?.projects ?? []).filter((p) => p.type === "secret-manager");
   const asked = all.slice(0, MAX_PROJECTS);
-  const changes = useQueries({
-    queries: asked.map((p) => ({
-      queryKey: ["change-requests", p.id, "reviewable"],
-      queryFn: () =>
-        ok(
-          client.secretApprovalRequests.list({
-            query: { projectId: p.id, status: "open", reviewable: "true", limit: 100 },
-          }),
-        ),
-    })),
-  });
+  const changes = useQueries({ queries: asked.map((p) => waitingForMyReview(client, p.id)) });
   const access = useQueries({
     queries: asked.map((p) => ({
       queryKey: ["access-requests", p.id, "reviewable"],

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ChangeRequestDetail } from "@keyward/contract";
-import { ok } from "@keyward/client";
+import { ok, type KeywardClient } from "@keyward/client";
 import { useClient } from "../session";
 import { Link, setSearch, useLocation } from "../router";
 import {
@@ -100,20 +100,23 @@ const RequestTable = ({
   </table>
 );
 
+/** The project's open change requests whose policy names the caller (the project's tab and the inbox share it). */
+export const waitingForMyReview = (client: KeywardClient, projectId: string) => ({
+  queryKey: ["change-requests", projectId, "reviewable"],
+  queryFn: () =>
+    ok(
+      client.secretApprovalRequests.list({
+        query: { projectId, status: "open", reviewable: "true", limit: 100 },
+      }),
+    ),
+});
+
 const RequestList = ({ project }: { project: Project }) => {
   const client = useClient();
   const { search } = useLocation();
   const names = useNames(project.id);
   const status = search.get("status") === "close" ? "close" : "open";
-  const waiting = useQuery({
-    queryKey: ["change-requests", project.id, "reviewable"],
-    queryFn: () =>
-      ok(
-        client.secretApprovalRequests.list({
-          query: { projectId: project.id, status: "open", reviewable: "true", limit: 100 },
-        }),
-      ),
-  });
+  const waiting = useQuery(waitingForMyReview(client, project.id));
   const all = useQuery({
     queryKey: ["change-requests", project.id, status],
     queryFn: () => ok(client.secretApprovalRequests.list({ query: { projectId: project.id, status, limit: 100 } })),
