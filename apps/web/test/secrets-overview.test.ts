@@ -78,7 +78,7 @@ describe("a folder across every environment", () => {
     expect(ui.watcher.unexpected()).toEqual([]);
   });
 
-  it("shows a reader only what they may read, and the server's refusal of an edit or an addition", async () => {
+  it("shows a reader only what they may read, says where they may not see, and offers only what they may do", async () => {
     const project = await projectWith("Overview limited", {
       dev: { TOKEN: "dev-token" },
       prod: { TOKEN: "prod-token" },
@@ -102,21 +102,51 @@ describe("a folder across every environment", () => {
     const token = table.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: /TOKEN/ }) });
     await token.getByRole("button", { name: "Reveal TOKEN in Development" }).click();
     await token.getByText("dev-token").waitFor();
-    // Prod's TOKEN is not listed to this reader: the cell cannot tell it from an absent one, and says so.
-    await ui.page.getByText("not visible to you there").waitFor();
+    // Prod's TOKEN is not listed to this reader, whose rules say they could not see it there: not "missing".
+    const cells = token.getByRole("cell");
+    await cells.nth(2).getByText("not allowed", { exact: true }).waitFor();
+    // Staging (absent there) is outside the rules too; only dev is theirs.
+    expect(await cells.getByText("not allowed", { exact: true }).count()).toBe(2);
+    expect(await token.getByText("missing").count()).toBe(0);
     expect(await table.textContent()).not.toContain("prod-token");
-    await token.getByRole("button", { name: "Add TOKEN in Production" }).click();
-    await token.getByLabel("Value of TOKEN in prod").fill("overwrite-attempt");
-    await token.getByRole("button", { name: "Save" }).click();
-    await token.getByRole("alert").filter({ hasText: "Not allowed" }).waitFor();
-    await token.getByRole("button", { name: "Cancel" }).click();
-    await token.getByRole("button", { name: "Edit TOKEN in Development" }).click();
-    await token.getByLabel("Value of TOKEN in dev").fill("changed");
-    await token.getByRole("button", { name: "Save" }).click();
-    await token.getByRole("alert").filter({ hasText: "Not allowed" }).waitFor();
+    // Only what the rules allow is offered: this reader may neither add, edit nor delete.
+    expect(await token.getByRole("button", { name: /^(Add|Edit|Delete) TOKEN/ }).count()).toBe(0);
     expect(await valueIn(project.id, "dev", "TOKEN")).toBe("dev-token");
     expect(await valueIn(project.id, "prod", "TOKEN")).toBe("prod-token");
     expect(ui.watcher.unexpected([403])).toEqual([]);
+  });
+
+  it("offers adding only where the caller may create, and adds in place", async () => {
+    const project = await projectWith("Overview writer", { dev: { TOKEN: "dev-token" } });
+    const { role } = await ok(
+      admin.roles.create({
+        params: { projectId: project.id },
+        body: {
+          slug: "writer",
+          name: "Writer",
+          permissions: [
+            { subject: "secrets", action: ["describeSecret", "readValue", "create", "edit"] },
+            { subject: "secrets", action: ["create"], inverted: true, conditions: { environment: "prod" } },
+          ],
+        },
+      }),
+    );
+    const { token: accessToken } = await projectMemberToken(admin, project, "writer", role.slug);
+    await signInWithToken(ui.page, baseUrl, accessToken);
+    await ui.page.goto(`${baseUrl}/projects/${project.id}/overview`);
+    const table = ui.page.getByRole("table", { name: "Secrets across environments" });
+    const token = table.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: /TOKEN/ }) });
+    await token.getByRole("button", { name: "Edit TOKEN in Development" }).waitFor();
+    // Staging may be added to; prod may not, and offers nothing.
+    await token.getByRole("button", { name: "Add TOKEN in Staging" }).waitFor();
+    expect(await token.getByRole("button", { name: "Add TOKEN in Production" }).count()).toBe(0);
+    expect(await token.getByRole("button", { name: /^Delete TOKEN/ }).count()).toBe(0);
+    await token.getByRole("button", { name: "Add TOKEN in Staging" }).click();
+    await token.getByLabel("Value of TOKEN in staging").fill("staging-token");
+    await token.getByRole("button", { name: "Save" }).click();
+    await token.getByRole("button", { name: "Edit TOKEN in Staging" }).waitFor();
+    expect(await valueIn(project.id, "staging", "TOKEN")).toBe("staging-token");
+    expect(ui.watcher.unexpected()).toEqual([]);
   });
 });
 

@@ -98,6 +98,7 @@ export * from "./pit.contract";
 export * from "./ssh.contract";
 export * from "./secret-approvals.contract";
 export * from "./access-approvals.contract";
+export * from "./permission-conditions";
 
 // Annotated so declaration files can name it (its inferred type uses a symbol ts-rest does not export).
 const c: ReturnType<typeof initContract> = initContract();

@@ -135,6 +135,25 @@ export const projectsContract = c.router({
     responses: { 200: z.object({ workspace: ProjectSchema }) },
     summary: "Read a project by id (legacy path)",
   },
+  /**
+   * The caller's own rules in a project, packed as CASL packs them (`[actions, subject, conditions?,
+   * inverted?]`, actions joined by commas, inverted as 1): what a console evaluates to show only what
+   * the caller may do. Templated rules come filled in for the caller.
+   */
+  myPermissions: {
+    method: "GET",
+    path: "/api/v1/workspace/:projectId/permissions",
+    pathParams: ProjectParams,
+    responses: {
+      200: z.object({
+        data: z.object({
+          permissions: z.array(z.array(z.unknown())),
+          membership: z.object({ id: z.string(), projectId: z.string() }),
+        }),
+      }),
+    },
+    summary: "The caller's own permissions in a project (packed rules)",
+  },
   createEnvironment: {
     method: "POST",
     path: "/api/v1/workspace/:projectId/environments",

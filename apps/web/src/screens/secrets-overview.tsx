@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from "react";
-import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ChangeRequest } from "@keyward/contract";
 import { KeywardError, ok } from "@keyward/client";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import { Badge, Button, Empty, ErrorBanner, Loading } from "../ui/components";
 import { SecretValue } from "../ui/secret-value";
+import { permissionsOf, type Permissions } from "../ui/permissions";
 import { PathCrumbs } from "./folders";
 import { listFolderSecrets } from "./secret-list";
 import { ChangeRequestOpened } from "./change-request-notice";
@@ -18,6 +19,22 @@ const refusalOf = (error: unknown) => {
   if (error instanceof KeywardError && error.status === 404) return "no such folder";
   if (error instanceof KeywardError && error.status === 403) return "not allowed";
   return error ? "could not load" : undefined;
+};
+
+/**
+ * What the caller may do with a key in one environment, from their own rules (every action allowed
+ * while those are unknown: the server decides anyway). `see` false on a key the list lacks means the
+ * caller could not see it there, not that it is missing.
+ */
+const rightsAt = (may: Permissions | undefined, scope: Scope, secretKey: string, secret?: Secret) => {
+  const object = {
+    environment: scope.environment,
+    secretPath: scope.path,
+    secretName: secretKey,
+    secretTags: secret?.tags.map((t) => t.slug) ?? [],
+  };
+  const can = (action: string) => may?.can(action, "secrets", object) ?? true;
+  return { see: can("describeSecret") || can("read"), create: can("create"), edit: can("edit"), delete: can("delete") };
 };
 
 /** One cell edited in place: the value typed, saved as an update (or a create where the key is missing). */
@@ -81,11 +98,13 @@ const Cell = ({
   scope,
   secretKey,
   column,
+  may,
   onChangeRequest,
 }: {
   scope: Scope;
   secretKey: string;
   column: Column;
+  may: Permissions | undefined;
   onChangeRequest: (request: ChangeRequest) => void;
 }) => {
   const client = useClient();
@@ -119,6 +138,8 @@ const Cell = ({
       </td>
     );
   const where = `${secretKey} in ${column.name}`;
+  const rights = rightsAt(may, scope, secretKey, secret);
+  if (!secret && !rights.see) return <td className="muted small">not allowed</td>;
   return (
     <td>
       {secret ? (
@@ -126,11 +147,13 @@ const Cell = ({
       ) : (
         <Badge tone="warn">missing</Badge>
       )}{" "}
-      <Button variant="secondary" onClick={() => setEditing(true)}>
-        {secret ? "Edit" : "Add"}
-        <span className="sr-only"> {where}</span>
-      </Button>
-      {secret ? (
+      {(secret ? rights.edit : rights.create) ? (
+        <Button variant="secondary" onClick={() => setEditing(true)}>
+          {secret ? "Edit" : "Add"}
+          <span className="sr-only"> {where}</span>
+        </Button>
+      ) : null}
+      {secret && rights.delete ? (
         <Button
           variant="ghost"
           disabled={remove.isPending}
@@ -149,8 +172,9 @@ const Cell = ({
 /**
  * One folder across every environment of a project: a row per key, a column per environment, a key an
  * environment lacks marked missing. Each cell reveals, copies, edits, adds or deletes in place with the
- * same rules as the API: a value the caller may not read says so, a column the server refused says why, and
- * since a list shows only the keys the caller may see, "missing" says it may also mean "not visible to you".
+ * same rules as the API: a value the caller may not read says so, a column the server refused says why, a
+ * key the caller's rules would not let them see there says "not allowed" (a list shows only what one may
+ * see), and only the actions those rules allow are offered.
  */
 export const SecretsOverview = ({ project }: { project: Project }) => {
   const client = useClient();
@@ -166,6 +190,14 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
       retry: false,
     })),
   });
+  // The caller's own rules say which absent keys they could not see, and which actions to offer.
+  const permissions = useQuery({
+    queryKey: ["my-permissions", project.id],
+    queryFn: async () =>
+      permissionsOf((await ok(client.projects.myPermissions({ params: { projectId: project.id } }))).data.permissions),
+    retry: false,
+  });
+  const may = permissions.data;
   const folderLists = useQueries({
     queries: environments.map((env) => ({
       queryKey: ["folders", { projectId: project.id, environment: env.slug, path }],
@@ -206,8 +238,8 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
       {!loading && keys.length === 0 ? <Empty>No secrets in this folder in any environment.</Empty> : null}
       {keys.length > 0 ? (
         <p className="muted small">
-          A key marked missing is not in that environment, or not visible to you there: listing shows only the secrets
-          you may see.
+          A key marked missing is not in that environment; &ldquo;not allowed&rdquo; marks one your permissions do not
+          let you see there.
         </p>
       ) : null}
       {keys.length > 0 ? (
@@ -225,7 +257,12 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
             </thead>
             <tbody>
               {keys.map((key) => {
-                const missing = columns.filter((c) => c.secrets && !c.secrets.has(key)).length;
+                const missing = columns.filter(
+                  (c) =>
+                    c.secrets &&
+                    !c.secrets.has(key) &&
+                    rightsAt(may, { projectId: project.id, environment: c.slug, path }, key).see,
+                ).length;
                 return (
                   <tr key={key}>
                     <th scope="row">
@@ -237,6 +274,7 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
                         scope={{ projectId: project.id, environment: c.slug, path }}
                         secretKey={key}
                         column={c}
+                        may={may}
                         onChangeRequest={setOpened}
                       />
                     ))}

@@ -4,6 +4,7 @@ import type { CreateProjectBody } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import { BadRequestError } from "../../errors";
+import { packRules } from "../../permissions";
 import { orgAbilityOf } from "../authz/org-access";
 import { getProjectPermission, getProjectPermissionBySlug } from "../authz/project-access";
 import { assertCan } from "../authz/guard";
@@ -77,6 +78,12 @@ export const createProject = async (ctx: RequestContext, body: CreateProjectBody
 export const getProjectDto = async (ctx: RequestContext, projectId: string) => {
   const { project } = await getProjectPermission(ctx, projectId);
   return toProjectDto(project, await listEnvironments(ctx.deps.db, [project.id]));
+};
+
+/** The caller's own rules in a project they belong to, packed; a project of another organization is 404. */
+export const getMyProjectPermissions = async (ctx: RequestContext, projectId: string) => {
+  const { project, membershipId, ability } = await getProjectPermission(ctx, projectId);
+  return { permissions: packRules(ability.rules), membership: { id: membershipId, projectId: project.id } };
 };
 
 /** A member of the project reads it; anyone else gets 403, and a slug of another organization 404. */

@@ -16,7 +16,14 @@ import {
   listIdentityMemberships,
   updateIdentityMembership,
 } from "./membership.service";
-import { createProject, deleteProject, getProjectDto, getProjectDtoBySlug, listProjects } from "./project.service";
+import {
+  createProject,
+  deleteProject,
+  getMyProjectPermissions,
+  getProjectDto,
+  getProjectDtoBySlug,
+  listProjects,
+} from "./project.service";
 
 const s = initServer();
 
@@ -37,6 +44,8 @@ export const projectsRouter = (deps: AppDeps) =>
       ok({ project: await deleteProject(contextOf(deps, req, res), params.projectId) }),
     getWorkspace: async ({ params, req, res }) =>
       ok({ workspace: await getProjectDto(contextOf(deps, req, res), params.projectId) }),
+    myPermissions: async ({ params, req, res }) =>
+      ok({ data: await getMyProjectPermissions(contextOf(deps, req, res), params.projectId) }),
     createEnvironment: async ({ params, body, req, res }) =>
       ok(await createEnvironment(contextOf(deps, req, res), params.projectId, body)),
     listEnvironments: async ({ params, req, res }) =>
