@@ -5,8 +5,7 @@ import { useClient } from "../session";
 import { Link } from "../router";
 import { Empty, ErrorBanner, Loading, PageHeader, TableHead, formatDateTime } from "../ui/components";
 import { RequestRow } from "./access-requests";
-import { changeRequestHref } from "./change-request-notice";
-import { waitingForMyReview } from "./change-requests";
+import { Approvals, RequestCells, waitingForMyReview } from "./change-requests";
 
 /** How many projects the inbox asks (two small reads each); past it the note says so. */
 const MAX_PROJECTS = 100;
@@ -21,18 +20,9 @@ const ChangeRequestRows = ({ project, requests }: { project: ProjectRef; request
   requests.map((r) => (
     <tr key={r.id}>
       <td>{projectLink(project, "change-requests")}</td>
-      <th scope="row">
-        <Link href={changeRequestHref(project.id, r.id)}>
-          {r.commits.map((c) => c.newSecretName ?? c.secretKey).join(", ") || r.slug}
-        </Link>
-      </th>
+      <RequestCells request={r} projectId={project.id} />
       <td>
-        <code>
-          {r.environment} {r.secretPath}
-        </code>
-      </td>
-      <td>
-        {r.approvalCount} of {r.policy.approvals} approvals
+        <Approvals request={r} />
       </td>
       <td className="small">{formatDateTime(r.createdAt)}</td>
     </tr>

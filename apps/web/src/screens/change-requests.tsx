@@ -54,7 +54,23 @@ const StatusBadge = ({ request }: { request: ChangeRequestDetail }) =>
     <Badge tone="bad">closed</Badge>
   );
 
-const Approvals = ({ request }: { request: ChangeRequestDetail }) => (
+/** A request's first cells in a list: the keys it changes (linking to its diff) and its folder. */
+export const RequestCells = ({ request, projectId }: { request: ChangeRequestDetail; projectId: string }) => (
+  <>
+    <th scope="row">
+      <Link href={changeRequestHref(projectId, request.id)}>
+        {request.commits.map((c) => c.newSecretName ?? c.secretKey).join(", ") || request.slug}
+      </Link>
+    </th>
+    <td>
+      <code>
+        {request.environment} {request.secretPath}
+      </code>
+    </td>
+  </>
+);
+
+export const Approvals = ({ request }: { request: ChangeRequestDetail }) => (
   <span data-testid="approvals">
     {request.approvalCount} of {request.policy.approvals} approvals
   </span>
@@ -76,16 +92,7 @@ const RequestTable = ({
     <tbody>
       {requests.map((r) => (
         <tr key={r.id}>
-          <th scope="row">
-            <Link href={changeRequestHref(projectId, r.id)}>
-              {r.commits.map((c) => c.newSecretName ?? c.secretKey).join(", ") || r.slug}
-            </Link>
-          </th>
-          <td>
-            <code>
-              {r.environment} {r.secretPath}
-            </code>
-          </td>
+          <RequestCells request={r} projectId={projectId} />
           <td>{committer(names, r)}</td>
           <td>
             <Approvals request={r} />
