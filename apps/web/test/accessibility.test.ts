@@ -97,6 +97,7 @@ describe("accessibility (axe-core)", () => {
     { width: 1280, colorScheme: "light" },
     { width: 375, colorScheme: "light" },
     { width: 1280, colorScheme: "dark" },
+    { width: 375, colorScheme: "dark" },
   ] as const)(
     "finds no serious or critical violation and no sideways scroll on any page $width px wide, $colorScheme",
     async ({ width, colorScheme }) => {

@@ -150,6 +150,45 @@ describe("a folder across every environment", () => {
   });
 });
 
+describe("one environment's table", () => {
+  it("edits a value in place (Enter saves), and offers editing and deleting only where the caller's rules allow", async () => {
+    const project = await projectWith("Inline edit", { dev: { DB_HOST: "db-1.internal", LOCKED: "fixed" } });
+    const { role } = await ok(
+      admin.roles.create({
+        params: { projectId: project.id },
+        body: {
+          slug: "host-editor",
+          name: "Host editor",
+          permissions: [
+            { subject: "secrets", action: ["describeSecret", "readValue"] },
+            { subject: "secrets", action: ["edit"], conditions: { secretName: "DB_HOST" } },
+            { subject: "secret-imports", action: ["read"] },
+          ],
+        },
+      }),
+    );
+    const { token: accessToken } = await projectMemberToken(admin, project, "host-editor", role.slug);
+    await signInWithToken(ui.page, baseUrl, accessToken);
+    await ui.page.goto(`${baseUrl}/projects/${project.id}/secrets?env=dev&path=/`);
+    const table = ui.page.getByRole("table", { name: "Secrets" });
+    const row = (key: string) =>
+      table.getByRole("row").filter({ has: ui.page.getByRole("rowheader", { name: new RegExp(key) }) });
+    await row("DB_HOST").getByRole("button", { name: "Edit value of DB_HOST" }).click();
+    const input = row("DB_HOST").getByLabel("Value of DB_HOST in dev");
+    expect(await input.inputValue()).toBe("db-1.internal");
+    await input.fill("db-2.internal");
+    await input.press("Enter");
+    await row("DB_HOST").getByText("v2").waitFor();
+    expect(await valueIn(project.id, "dev", "DB_HOST")).toBe("db-2.internal");
+    // LOCKED may be read, not edited; neither key may be deleted: nothing of the kind is offered.
+    await row("LOCKED").getByRole("button", { name: "Versions" }).waitFor();
+    expect(await row("LOCKED").getByRole("button", { name: /^Edit/ }).count()).toBe(0);
+    expect(await table.getByRole("button", { name: "Delete" }).count()).toBe(0);
+    await row("DB_HOST").getByRole("button", { name: "Edit", exact: true }).waitFor();
+    expect(ui.watcher.unexpected()).toEqual([]);
+  });
+});
+
 describe("moving secrets in and out as text", () => {
   it("previews a pasted .env (create, overwrite, unchanged), imports it in one batch, and downloads the folder", async () => {
     const project = await projectWith("Import service", { dev: { KEEP: "same", CHANGE: "old" } });

@@ -108,7 +108,7 @@ describe("audit log: reading it", () => {
     expect((await tenant.anonymous.auditLogs.list({ query: {} })).status).toBe(401);
   });
 
-  it("lists every event type the routes record, sorted, for whoever may read the organization's log", async () => {
+  it("lists every event type the routes and background work record, sorted, for whoever may read the organization's log", async () => {
     const tenant = await createTenant();
     const project = await createProject(tenant);
     const { eventTypes: types } = expectOk(await tenant.admin.auditLogs.eventTypes());
@@ -120,6 +120,10 @@ describe("audit log: reading it", () => {
         "login-identity-universal-auth",
         "login-identity-universal-auth-failed",
         "secret-sync-sync-secrets",
+        // recorded only by background work, with no route of their own
+        "automated-renew-certificate",
+        "complete-root-key-rotation",
+        "revoke-dynamic-secret-lease",
       ]),
     );
     const orgNoAccess = await createIdentity(tenant, {

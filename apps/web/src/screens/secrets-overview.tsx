@@ -1,15 +1,16 @@
-import { useState, type FormEvent } from "react";
-import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
 import type { ChangeRequest } from "@keyward/contract";
 import { KeywardError, ok } from "@keyward/client";
 import { useClient } from "../session";
 import { setSearch, useLocation } from "../router";
 import { Badge, Button, Empty, ErrorBanner, Loading } from "../ui/components";
 import { SecretValue } from "../ui/secret-value";
-import { permissionsOf, type Permissions } from "../ui/permissions";
+import type { Permissions } from "../ui/permissions";
 import { PathCrumbs } from "./folders";
 import { listFolderSecrets } from "./secret-list";
 import { ChangeRequestOpened } from "./change-request-notice";
+import { CellEditor, rightsAt, useMyPermissions } from "./secret-cell";
 import { joinPath, type Project, type Scope, type Secret } from "./types";
 
 type Column = { slug: string; name: string; secrets?: Map<string, Secret>; folders: string[]; refusal?: string };
@@ -19,79 +20,6 @@ const refusalOf = (error: unknown) => {
   if (error instanceof KeywardError && error.status === 404) return "no such folder";
   if (error instanceof KeywardError && error.status === 403) return "not allowed";
   return error ? "could not load" : undefined;
-};
-
-/**
- * What the caller may do with a key in one environment, from their own rules (every action allowed
- * while those are unknown: the server decides anyway). `see` false on a key the list lacks means the
- * caller could not see it there, not that it is missing.
- */
-const rightsAt = (may: Permissions | undefined, scope: Scope, secretKey: string, secret?: Secret) => {
-  const object = {
-    environment: scope.environment,
-    secretPath: scope.path,
-    secretName: secretKey,
-    secretTags: secret?.tags.map((t) => t.slug) ?? [],
-  };
-  const can = (action: string) => may?.can(action, "secrets", object) ?? true;
-  return { see: can("describeSecret") || can("read"), create: can("create"), edit: can("edit"), delete: can("delete") };
-};
-
-/** One cell edited in place: the value typed, saved as an update (or a create where the key is missing). */
-const CellEditor = ({
-  scope,
-  secretKey,
-  secret,
-  onDone,
-  onChangeRequest,
-}: {
-  scope: Scope;
-  secretKey: string;
-  secret?: Secret;
-  onDone: () => void;
-  onChangeRequest: (request: ChangeRequest) => void;
-}) => {
-  const client = useClient();
-  const queryClient = useQueryClient();
-  const [value, setValue] = useState(secret && !secret.secretValueHidden ? secret.secretValue : "");
-  const save = useMutation({
-    mutationFn: () => {
-      const body = {
-        workspaceId: scope.projectId,
-        environment: scope.environment,
-        secretPath: scope.path,
-        secretValue: value,
-      };
-      const params = { secretName: secretKey };
-      return ok(secret ? client.secretsV3.update({ params, body }) : client.secretsV3.create({ params, body }));
-    },
-    onSuccess: async (result) => {
-      if ("approval" in result) onChangeRequest(result.approval);
-      await queryClient.invalidateQueries({ queryKey: ["secrets"] });
-      onDone();
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
-  return (
-    <form className="cell-editor" onSubmit={submit}>
-      <input
-        aria-label={`Value of ${secretKey} in ${scope.environment}`}
-        value={value}
-        onChange={(e) => setValue(e.target.value)}
-        autoFocus
-      />
-      <Button type="submit" disabled={save.isPending}>
-        Save
-      </Button>
-      <Button variant="ghost" onClick={onDone}>
-        Cancel
-      </Button>
-      <ErrorBanner error={save.error} />
-    </form>
-  );
 };
 
 const Cell = ({
@@ -191,13 +119,7 @@ export const SecretsOverview = ({ project }: { project: Project }) => {
     })),
   });
   // The caller's own rules say which absent keys they could not see, and which actions to offer.
-  const permissions = useQuery({
-    queryKey: ["my-permissions", project.id],
-    queryFn: async () =>
-      permissionsOf((await ok(client.projects.myPermissions({ params: { projectId: project.id } }))).data.permissions),
-    retry: false,
-  });
-  const may = permissions.data;
+  const may = useMyPermissions(project.id);
   const folderLists = useQueries({
     queries: environments.map((env) => ({
       queryKey: ["folders", { projectId: project.id, environment: env.slug, path }],

@@ -12,23 +12,34 @@ import { FolderBar } from "./folders";
 import { SecretEditor, SecretVersions } from "./secret-dialogs";
 import { SecretImports } from "./secret-imports";
 import { PasteImport, downloadDotenv } from "./secret-paste-import";
+import { CellEditor, rightsAt, useMyPermissions } from "./secret-cell";
+import type { Permissions } from "../ui/permissions";
 import type { Project, Scope, Secret } from "./types";
 
+/**
+ * One secret of the folder: its value revealed, copied or edited in place (Enter saves, Cancel leaves it),
+ * the full editor for value and comment, its versions, and delete. Edit and Delete are offered only where
+ * the caller's own rules allow them; the server still decides.
+ */
 const SecretRow = ({
   secret,
   scope,
+  may,
   onEdit,
   onVersions,
   onChangeRequest,
 }: {
   secret: Secret;
   scope: Scope;
+  may: Permissions | undefined;
   onEdit: () => void;
   onVersions: () => void;
   onChangeRequest: (request: ChangeRequest) => void;
 }) => {
   const client = useClient();
   const queryClient = useQueryClient();
+  const [inline, setInline] = useState(false);
+  const rights = rightsAt(may, scope, secret.secretKey, secret);
   const remove = useMutation({
     mutationFn: () =>
       ok(
@@ -51,7 +62,24 @@ const SecretRow = ({
         <code>{secret.secretKey}</code>
       </th>
       <td>
-        <SecretValue value={secret.secretValue} hidden={secret.secretValueHidden} name={secret.secretKey} />
+        {inline ? (
+          <CellEditor
+            scope={scope}
+            secretKey={secret.secretKey}
+            secret={secret}
+            onDone={() => setInline(false)}
+            onChangeRequest={onChangeRequest}
+          />
+        ) : (
+          <>
+            <SecretValue value={secret.secretValue} hidden={secret.secretValueHidden} name={secret.secretKey} />
+            {rights.edit && !secret.secretValueHidden ? (
+              <Button variant="ghost" onClick={() => setInline(true)}>
+                Edit value<span className="sr-only"> of {secret.secretKey}</span>
+              </Button>
+            ) : null}
+          </>
+        )}
         {secret.secretValueHidden ? (
           <>
             {" "}
@@ -66,21 +94,25 @@ const SecretRow = ({
       <td className="muted small">{secret.secretComment}</td>
       <td>v{secret.version}</td>
       <td className="actions">
-        <Button variant="secondary" onClick={onEdit}>
-          Edit
-        </Button>
+        {rights.edit ? (
+          <Button variant="secondary" onClick={onEdit}>
+            Edit
+          </Button>
+        ) : null}
         <Button variant="secondary" onClick={onVersions}>
           Versions
         </Button>
-        <Button
-          variant="danger"
-          disabled={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Delete ${secret.secretKey}?`)) remove.mutate();
-          }}
-        >
-          Delete
-        </Button>
+        {rights.delete ? (
+          <Button
+            variant="danger"
+            disabled={remove.isPending}
+            onClick={() => {
+              if (window.confirm(`Delete ${secret.secretKey}?`)) remove.mutate();
+            }}
+          >
+            Delete
+          </Button>
+        ) : null}
         {remove.error ? <ErrorBanner error={remove.error} /> : null}
       </td>
     </tr>
@@ -126,6 +158,7 @@ export const Secrets = ({ project }: { project: Project }) => {
   const path = search.get("path") ?? "/";
   const scope: Scope = { projectId: project.id, environment, path };
   const [editing, setEditing] = useState<Editing>(null);
+  const may = useMyPermissions(project.id);
   const [opened, setOpened] = useState<ChangeRequest | null>(null);
   // The page belongs to the folder it was chosen in: another environment or folder starts at page one.
   const scopeKey = `${environment}\u0000${path}`;
@@ -178,6 +211,7 @@ export const Secrets = ({ project }: { project: Project }) => {
                 key={secret.id}
                 secret={secret}
                 scope={scope}
+                may={may}
                 onEdit={() => setEditing({ mode: "edit", secret })}
                 onVersions={() => setEditing({ mode: "versions", secret })}
                 onChangeRequest={setOpened}

@@ -323,5 +323,20 @@ export const routeEventTypes = (): string[] => {
   const types = specs.flatMap((spec) =>
     spec.mode === "login" ? [spec.type, failedLoginType(spec.type)] : [spec.type],
   );
-  return [...new Set(types)].sort();
+  return [...new Set([...types, ...PLATFORM_EVENT_TYPES])].sort();
 };
+
+/**
+ * The events background work records with no caller (the platform actor): a schedule's rotation or
+ * renewal, a lease's expiry, a sync the events start, the end of a root-key rotation. A platform change
+ * can name only one of these, so the console's event-type picker offers every type that can appear.
+ */
+export const PLATFORM_EVENT_TYPES = [
+  "automated-renew-certificate",
+  "complete-root-key-rotation",
+  "revoke-dynamic-secret-lease",
+  "secret-rotation-rotate-secrets",
+  "secret-sync-import-secrets",
+  "secret-sync-sync-secrets",
+] as const;
+export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];

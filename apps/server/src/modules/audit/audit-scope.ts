@@ -12,7 +12,7 @@ import { afterCommit, inTransaction, type Tx } from "../../db/transaction";
 import { toWellFormedText } from "../../http/well-formed";
 import { attachScope } from "../../http/authenticate";
 import { auditOriginOf } from "./audit-protocol";
-import { failedLoginType, type AuditSpec } from "./audit-events";
+import { failedLoginType, type AuditSpec, type PlatformEventType } from "./audit-events";
 import type { AuditActor, AuditEventInput } from "./audit-writer";
 import { actorText, reducedAuditEvent, writeAuditEvents } from "./audit-writer";
 import { requestMetadata } from "./audit-request";
@@ -262,7 +262,7 @@ export const currentAuditScope = (target: ChangeTarget): AuditScope | undefined 
 export const recordPlatformChange = async (
   trx: Tx,
   deps: AppDeps,
-  event: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
+  event: PlatformChange,
 ) => {
   if (currentAuditScope(trx)) return;
   await writePlatformEvent(trx, deps, event);
@@ -272,7 +272,7 @@ export const recordPlatformChange = async (
 export const recordPlatformChanges = async (
   trx: Tx,
   deps: AppDeps,
-  events: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> }[],
+  events: PlatformChange[],
 ) => {
   if (events.length === 0) return;
   if (currentAuditScope(trx)) return;
@@ -294,7 +294,7 @@ export const recordPlatformChanges = async (
 const writePlatformEvent = (
   trx: Tx,
   deps: AppDeps,
-  change: { orgId: string | null; projectId: string | null; type: string; metadata: Record<string, unknown> },
+  change: PlatformChange,
 ) =>
   writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, [
     {
@@ -309,7 +309,7 @@ const writePlatformEvent = (
 type PlatformChange = {
   orgId: string | null;
   projectId: string | null;
-  type: string;
+  type: PlatformEventType;
   metadata: Record<string, unknown>;
 };
 
