@@ -259,21 +259,13 @@ export const currentAuditScope = (target: ChangeTarget): AuditScope | undefined 
  * A change made by the platform itself (a background job), written in the change's transaction. In a
  * transaction a request opened, the request's own event covers the change, so nothing is added there.
  */
-export const recordPlatformChange = async (
-  trx: Tx,
-  deps: AppDeps,
-  event: PlatformChange,
-) => {
+export const recordPlatformChange = async (trx: Tx, deps: AppDeps, event: PlatformChange) => {
   if (currentAuditScope(trx)) return;
   await writePlatformEvent(trx, deps, event);
 };
 
 /** Several platform changes committed together (a batch of a job's work), one event each. */
-export const recordPlatformChanges = async (
-  trx: Tx,
-  deps: AppDeps,
-  events: PlatformChange[],
-) => {
+export const recordPlatformChanges = async (trx: Tx, deps: AppDeps, events: PlatformChange[]) => {
   if (events.length === 0) return;
   if (currentAuditScope(trx)) return;
   const createdAt = new Date(deps.clock.now());
@@ -291,11 +283,7 @@ export const recordPlatformChanges = async (
 };
 
 /** A platform change's event: no caller, no client address. */
-const writePlatformEvent = (
-  trx: Tx,
-  deps: AppDeps,
-  change: PlatformChange,
-) =>
+const writePlatformEvent = (trx: Tx, deps: AppDeps, change: PlatformChange) =>
   writeAuditEvents(trx, deps.env.AUDIT_LOG_RETENTION_DAYS, [
     {
       ...change,
