@@ -21,6 +21,7 @@ const pages = (kmsProjectId: string, sshProjectId: string) => {
     ...[
       "secrets?env=dev&path=/",
       "overview",
+      "history?env=dev&path=/",
       "change-requests",
       "access-requests",
       "access",

@@ -17,11 +17,13 @@ const Environments = lazy(() => import("./environments").then((m) => ({ default:
 const SecretSyncs = lazy(() => import("./secret-syncs").then((m) => ({ default: m.SecretSyncs })));
 const Rotations = lazy(() => import("./rotations").then((m) => ({ default: m.Rotations })));
 const KmsKeys = lazy(() => import("./kms-keys").then((m) => ({ default: m.KmsKeys })));
+const History = lazy(() => import("./history").then((m) => ({ default: m.History })));
 const Ssh = lazy(() => import("./ssh").then((m) => ({ default: m.Ssh })));
 
 const TABS = [
   { tab: "secrets", label: "Secrets" },
   { tab: "overview", label: "All environments" },
+  { tab: "history", label: "History" },
   { tab: "change-requests", label: "Change requests" },
   { tab: "access-requests", label: "Access requests" },
   { tab: "access", label: "Roles & privileges" },
@@ -87,6 +89,7 @@ export const ProjectPage = ({ projectId, tab }: { projectId: string; tab: string
         {shown === "keys" ? <KmsKeys project={p} /> : null}
         {shown === "secrets" ? <Secrets project={p} /> : null}
         {shown === "overview" ? <SecretsOverview project={p} /> : null}
+        {shown === "history" ? <History project={p} /> : null}
         {shown === "change-requests" ? <ChangeRequests project={p} /> : null}
         {shown === "access-requests" ? <AccessRequests project={p} /> : null}
         {shown === "access" ? <Access project={p} /> : null}
