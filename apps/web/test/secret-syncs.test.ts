@@ -55,7 +55,13 @@ beforeAll(async () => {
   browser = await launchBrowser(chromium);
   // GitHub Enterprise Server's Actions secrets on loopback, served with the CA the server trusts;
   // LEGACY_TOKEN was put there by someone else, so a sync must leave it alone.
-  github = await startGitHubFake(peerCa, { token: PAT, repositories: [{ owner: "acme", repo: "storefront" }] });
+  github = await startGitHubFake(peerCa, {
+    token: PAT,
+    repositories: [
+      { owner: "acme", repo: "storefront" },
+      { owner: "acme", repo: "checkout" },
+    ],
+  });
   github.seed(repoScope("acme", "storefront"), "LEGACY_TOKEN", "set by hand");
   const empty = await ok(admin.projects.create({ body: { projectName: "Billing jobs", type: "secret-manager" } }));
   emptyProjectId = empty.project.id;
@@ -202,5 +208,54 @@ describe("secret syncs in the console (Chromium)", () => {
     expect(await alert.textContent()).toBe(`Not allowed: ${reason}`);
     expect((await statusOf(row).textContent()) ?? "").not.toMatch(/pending|running/);
     expect(watcher.unexpected([403])).toEqual([]);
+  });
+
+  it("creates a sync from the console (settings checked first, the first run previewed), and deletes it with what it wrote", async () => {
+    const checkout = () => github.repoSecrets("acme", "checkout");
+    github.seed(repoScope("acme", "checkout"), "DEPLOY_KEY", "set by hand");
+    await signInWithToken(page, baseUrl, seeded.token);
+    await page.goto(syncsUrl(projectId));
+    await syncRow();
+    await page.getByRole("button", { name: "New sync" }).click();
+    const dialog = page.getByRole("dialog", { name: "New sync" });
+    await dialog.getByLabel("Name").fill("checkout-actions");
+    await dialog.getByLabel("Destination", { exact: true }).selectOption("github");
+    expect(await dialog.getByLabel("App connection").inputValue()).not.toBe("");
+    await dialog.getByLabel("Folder path").fill("/app");
+    // A setting the destination needs is named before anything is sent.
+    const settings = dialog.getByLabel("Destination settings (JSON)");
+    await settings.fill(JSON.stringify({ scope: "repository", owner: "acme" }));
+    await dialog.getByRole("button", { name: "Preview first run" }).click();
+    await dialog.getByText("repo: Required").waitFor();
+    await settings.fill(JSON.stringify({ scope: "repository", owner: "acme", repo: "checkout" }));
+    await dialog.getByRole("button", { name: "Preview first run" }).click();
+    await dialog.getByRole("heading", { name: "Will create (2)" }).waitFor();
+    expect(await dialog.getByRole("region", { name: "Skipped" }).getByRole("listitem").allTextContents()).toEqual([
+      "feature-flag — not a valid name there",
+    ]);
+    expect(checkout().has("API_URL")).toBe(false);
+    await dialog.getByRole("button", { name: "Create sync" }).click();
+    await dialog.waitFor({ state: "detached" });
+
+    // Auto-sync is on: the first run is queued at once and pushes the folder; the hand-set secret stays.
+    const row = page
+      .getByRole("table", { name: "Secret syncs" })
+      .getByRole("row")
+      .filter({ hasText: "checkout-actions" });
+    await statusOf(row).getByText("succeeded").waitFor();
+    expect([...checkout().keys()].sort()).toEqual(["API_URL", "DEPLOY_KEY", "LEGACY_TOKEN"]);
+    // GitHub cannot show values: nothing to import from it.
+    expect(await row.getByRole("button", { name: "Import" }).count()).toBe(0);
+
+    await row.getByRole("button", { name: "Delete" }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete sync checkout-actions?" });
+    await confirm.getByLabel("Also remove the secrets this sync wrote (only those)").check();
+    await confirm.getByRole("button", { name: "Delete sync" }).click();
+    await confirm.waitFor({ state: "detached" });
+    await row.waitFor({ state: "detached" });
+    expect([...checkout().keys()]).toEqual(["DEPLOY_KEY"]);
+    const left = await ok(admin.secretSyncs.listAll({ query: { projectId } }));
+    expect(left.secretSyncs.map((sync) => sync.name)).toEqual([SYNC]);
+    expect(watcher.unexpected()).toEqual([]);
   });
 });

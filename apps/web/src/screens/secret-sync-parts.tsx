@@ -1,5 +1,7 @@
+import { useState } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import {
+  contract,
   SECRET_SYNC_DESTINATIONS,
   type SecretSync,
   type SecretSyncDestination,
@@ -7,7 +9,7 @@ import {
 } from "@keyward/contract";
 import { ok, type KeywardClient } from "@keyward/client";
 import { useClient } from "../session";
-import { Badge, Button, Dialog, Empty, ErrorBanner, Loading } from "../ui/components";
+import { Badge, Button, Dialog, Empty, ErrorBanner, Loading, SelectField } from "../ui/components";
 
 /** The typed client's route group of each destination: the sync actions live under it. */
 const ROUTE_GROUPS = {
@@ -26,15 +28,40 @@ export const isKnownDestination = (destination: string): destination is SecretSy
 export const destinationName = (destination: string) =>
   isKnownDestination(destination) ? SECRET_SYNC_DESTINATIONS[destination].name : destination;
 
-/** The three things the console does with a sync, whatever its destination, each answering the server's body. */
+/** The destinations' contract route groups, by destination (the body schemas the console checks first). */
+export const syncContractOf = (destination: SecretSyncDestination) => contract.secretSyncs[ROUTE_GROUPS[destination]];
+
+type AwsRoutes = KeywardClient["secretSyncs"]["awsSecretsManager"];
+/**
+ * The routes every destination has, called with a body already checked against that destination's own
+ * schema (`syncContractOf`); import exists only where the destination can show values.
+ */
+type CommonRoutes = Pick<AwsRoutes, "plan" | "syncSecrets" | "removeSecrets" | "delete"> & {
+  create: (args: { body: unknown }) => ReturnType<AwsRoutes["create"]>;
+  planNew: (args: { body: unknown }) => ReturnType<AwsRoutes["planNew"]>;
+  importSecrets?: AwsRoutes["importSecrets"];
+};
+
+/** What the console does with a sync, whatever its destination, each answering the server's body. */
 export const syncActions = (client: KeywardClient, destination: SecretSyncDestination) => {
-  const routes = client.secretSyncs[ROUTE_GROUPS[destination]];
+  const routes = client.secretSyncs[ROUTE_GROUPS[destination]] as unknown as CommonRoutes;
+  const { importSecrets } = routes;
   return {
     plan: async (syncId: string): Promise<SecretSyncPlan> => (await ok(routes.plan({ params: { syncId } }))).plan,
     syncNow: async (syncId: string): Promise<SecretSync> =>
       (await ok(routes.syncSecrets({ params: { syncId } }))).secretSync,
     removeSecrets: async (syncId: string): Promise<SecretSync> =>
       (await ok(routes.removeSecrets({ params: { syncId } }))).secretSync,
+    /** A new sync's first run, planned without creating it. */
+    planNew: async (body: unknown): Promise<SecretSyncPlan> => (await ok(routes.planNew({ body }))).plan,
+    create: async (body: unknown): Promise<SecretSync> => (await ok(routes.create({ body }))).secretSync,
+    delete: async (syncId: string, removeSecrets: boolean): Promise<SecretSync> =>
+      (await ok(routes.delete({ params: { syncId }, query: { removeSecrets: removeSecrets ? "true" : "false" } })))
+        .secretSync,
+    importSecrets: importSecrets
+      ? async (syncId: string, importBehavior: "prioritize-source" | "prioritize-destination"): Promise<SecretSync> =>
+          (await ok(importSecrets({ params: { syncId }, query: { importBehavior } }))).secretSync
+      : undefined,
   };
 };
 
@@ -185,3 +212,96 @@ export const NoSyncs = () => (
     changes. It never touches destination secrets it did not write.
   </Empty>
 );
+
+/**
+ * Deleting a sync: by default the destination keeps what the sync wrote; ticked, exactly those secrets
+ * are removed first (never any other), and the sync goes only once they are.
+ */
+export const DeleteSyncDialog = ({
+  sync,
+  destination,
+  onDeleted,
+  onClose,
+}: {
+  sync: SecretSync;
+  destination: SecretSyncDestination;
+  onDeleted: () => void;
+  onClose: () => void;
+}) => {
+  const client = useClient();
+  const [removeSecrets, setRemoveSecrets] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => syncActions(client, destination).delete(sync.id, removeSecrets),
+    onSuccess: () => {
+      onDeleted();
+      onClose();
+    },
+  });
+  return (
+    <Dialog title={`Delete sync ${sync.name}?`} onClose={onClose}>
+      <p>The sync stops. What it wrote to {destinationName(sync.destination)} stays there unless you tick:</p>
+      <label className="check">
+        <input type="checkbox" checked={removeSecrets} onChange={(e) => setRemoveSecrets(e.target.checked)} /> Also
+        remove the secrets this sync wrote (only those)
+      </label>
+      <ErrorBanner error={remove.error} />
+      <div className="form-actions">
+        <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+          Delete sync
+        </Button>
+        <Button variant="secondary" onClick={onClose}>
+          Cancel
+        </Button>
+      </div>
+    </Dialog>
+  );
+};
+
+/** Copying the destination's secrets into the folder: the names it lacks, or differing values too. */
+export const ImportDialog = ({
+  sync,
+  destination,
+  onImported,
+  onClose,
+}: {
+  sync: SecretSync;
+  destination: SecretSyncDestination;
+  onImported: (sync: SecretSync) => void;
+  onClose: () => void;
+}) => {
+  const client = useClient();
+  const [behavior, setBehavior] = useState<"prioritize-source" | "prioritize-destination">("prioritize-source");
+  const importSecrets = syncActions(client, destination).importSecrets;
+  const run = useMutation({
+    mutationFn: () => importSecrets!(sync.id, behavior),
+    onSuccess: (answer) => {
+      onImported(answer);
+      onClose();
+    },
+  });
+  return (
+    <Dialog
+      title={`Import into ${sync.folder?.path ?? "the folder"} from ${destinationName(sync.destination)}`}
+      onClose={onClose}
+    >
+      <SelectField
+        label="Which secrets"
+        value={behavior}
+        onChange={(value) => setBehavior(value as typeof behavior)}
+        options={[
+          { value: "prioritize-source", label: "Only names the folder lacks" },
+          { value: "prioritize-destination", label: "Also replace values that differ" },
+        ]}
+      />
+      <ErrorBanner error={run.error} />
+      <div className="form-actions">
+        <Button disabled={run.isPending || !importSecrets} onClick={() => run.mutate()}>
+          Import
+        </Button>
+        <Button variant="secondary" onClick={onClose}>
+          Cancel
+        </Button>
+      </div>
+    </Dialog>
+  );
+};

@@ -1,10 +1,12 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { SecretSync, SecretSyncDestination } from "@keyward/contract";
+import { SECRET_SYNC_DESTINATIONS, type SecretSync, type SecretSyncDestination } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
 import { Badge, Button, ErrorBanner, Loading, TableHead, formatDateTime } from "../ui/components";
 import {
+  DeleteSyncDialog,
+  ImportDialog,
   NoSyncs,
   PlanDialog,
   RemoveSyncedDialog,
@@ -13,12 +15,17 @@ import {
   isKnownDestination,
   syncActions,
 } from "./secret-sync-parts";
+import { NewSyncDialog } from "./secret-sync-new";
 import type { Project } from "./types";
 
 const COLUMNS = ["Name", "Destination", "Source", "Connection", "Auto-sync", "Status", "Last synced", "Message"];
 
 type Listed = { secretSyncs: SecretSync[] };
-type Opened = { kind: "plan" | "remove"; sync: SecretSync; destination: SecretSyncDestination } | null;
+type Opened = {
+  kind: "plan" | "remove" | "import" | "delete";
+  sync: SecretSync;
+  destination: SecretSyncDestination;
+} | null;
 
 /**
  * How often the list is asked again: every second while a run is queued or under way (so "Sync now"
@@ -89,8 +96,16 @@ const SyncRow = ({
               <Button disabled={syncNow.isPending} onClick={() => syncNow.mutate(destination)}>
                 Sync now
               </Button>
+              {SECRET_SYNC_DESTINATIONS[destination].canImportSecrets ? (
+                <Button variant="secondary" onClick={() => onOpen({ kind: "import", sync, destination })}>
+                  Import
+                </Button>
+              ) : null}
               <Button variant="danger" onClick={() => onOpen({ kind: "remove", sync, destination })}>
                 Remove synced secrets
+              </Button>
+              <Button variant="danger" onClick={() => onOpen({ kind: "delete", sync, destination })}>
+                Delete
               </Button>
             </div>
           ) : (
@@ -116,6 +131,7 @@ export const SecretSyncs = ({ project }: { project: Project }) => {
   const projectId = project.id;
   const key = ["secret-syncs", projectId];
   const [opened, setOpened] = useState<Opened>(null);
+  const [creating, setCreating] = useState(false);
   const syncs = useQuery({
     queryKey: key,
     queryFn: () => ok(client.secretSyncs.listAll({ query: { projectId } })),
@@ -127,8 +143,13 @@ export const SecretSyncs = ({ project }: { project: Project }) => {
       old ? { secretSyncs: old.secretSyncs.map((sync) => (sync.id === next.id ? next : sync)) } : old,
     );
   const list = [...(syncs.data?.secretSyncs ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  const added = (sync: SecretSync) =>
+    queryClient.setQueryData<Listed>(key, (old) => (old ? { secretSyncs: [...old.secretSyncs, sync] } : old));
   return (
     <div className="stack">
+      <div className="toolbar">
+        <Button onClick={() => setCreating(true)}>New sync</Button>
+      </div>
       <ErrorBanner error={syncs.error} />
       {syncs.isPending ? <Loading what="syncs" /> : null}
       {syncs.data && list.length === 0 ? <NoSyncs /> : null}
@@ -144,6 +165,23 @@ export const SecretSyncs = ({ project }: { project: Project }) => {
       ) : null}
       {opened?.kind === "plan" ? (
         <PlanDialog sync={opened.sync} destination={opened.destination} onClose={() => setOpened(null)} />
+      ) : null}
+      {creating ? <NewSyncDialog project={project} onCreated={added} onClose={() => setCreating(false)} /> : null}
+      {opened?.kind === "import" ? (
+        <ImportDialog
+          sync={opened.sync}
+          destination={opened.destination}
+          onImported={changed}
+          onClose={() => setOpened(null)}
+        />
+      ) : null}
+      {opened?.kind === "delete" ? (
+        <DeleteSyncDialog
+          sync={opened.sync}
+          destination={opened.destination}
+          onDeleted={() => void queryClient.invalidateQueries({ queryKey: key })}
+          onClose={() => setOpened(null)}
+        />
       ) : null}
       {opened?.kind === "remove" ? (
         <RemoveSyncedDialog
