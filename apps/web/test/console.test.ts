@@ -129,7 +129,7 @@ describe("web console in Chromium", () => {
     const row = table.getByRole("row").filter({ hasText: "LONG_297" });
     await row.getByRole("button", { name: "Reveal" }).click();
     await row.getByText("v-LONG_297").waitFor();
-    await row.getByRole("button", { name: "Edit" }).click();
+    await row.getByRole("button", { name: "Edit", exact: true }).click();
     await page.getByRole("dialog", { name: "Edit LONG_297" }).waitFor();
     expect(watcher.unexpected()).toEqual([]);
   });

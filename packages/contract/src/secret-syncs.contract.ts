@@ -292,6 +292,18 @@ const routesOf = <D extends SecretSyncDestination>(destination: D) => {
       responses: { 200: Wrapped },
       summary: `Remove from ${name} exactly the secrets this sync wrote`,
     },
+    checkDestination: {
+      method: "POST",
+      path: `${base}/check-destination`,
+      body: z.object({
+        projectId: ProjectIdInput,
+        destinationConfig,
+        connectionId: z.string().uuid().optional(),
+        excludeSyncId: z.string().uuid().optional(),
+      }),
+      responses: { 200: z.object({ hasDuplicate: z.boolean(), duplicateProjectId: z.string().optional() }) },
+      summary: `Whether another sync of the organization already writes to this ${name} place (another project's is not named)`,
+    },
     plan: {
       method: "POST",
       path: `${base}/:syncId/plan`,

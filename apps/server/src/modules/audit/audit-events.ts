@@ -71,6 +71,8 @@ const syncWrites = {
   // A plan changes nothing: it is recorded as a read.
   planNew: read("plan-secret-sync"),
   plan: read("plan-secret-sync"),
+  // A question about the organization's syncs; nothing changes.
+  checkDestination: read("check-secret-sync-destination"),
   update: change("update-secret-sync"),
   delete: change("delete-secret-sync"),
   // The trigger records who asked (syncStatus "pending"); the run records its outcome, the platform as actor.

@@ -141,7 +141,18 @@ export const checkSource = async (
     source.projectId,
     SECRET_SYNC_DESTINATIONS[destination].connection,
   );
-  const ref = await DRIVERS[destination].refOf(ctx.deps, connection, config).catch((error: unknown) => {
+  const ref = await destinationRefOf(ctx, destination, connection, config);
+  return { env, folder, connection, ref };
+};
+
+/** Where a destination's settings point through a connection, as its driver names it (400 when unreachable). */
+export const destinationRefOf = (
+  ctx: RequestContext,
+  destination: SecretSyncDestination,
+  connection: Awaited<ReturnType<typeof getConnectionForUse>>,
+  config: Record<string, unknown>,
+) =>
+  DRIVERS[destination].refOf(ctx.deps, connection, config).catch((error: unknown) => {
     throw new BadRequestError(
       `Unable to reach the destination with the connection: ${error instanceof Error ? error.message : String(error)}`.slice(
         0,
@@ -149,7 +160,5 @@ export const checkSource = async (
       ),
     );
   });
-  return { env, folder, connection, ref };
-};
 
 export const newJobId = () => randomUUID();

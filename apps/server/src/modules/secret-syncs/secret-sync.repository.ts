@@ -40,6 +40,26 @@ export const listProjectSyncs = (db: Database, projectId: string, destination?: 
   return query.orderBy("s.created_at").orderBy("s.id").execute() as Promise<SyncRow[]>;
 };
 
+/**
+ * One sync of the organization with this destination kind and these settings (jsonb equality: key order
+ * does not matter), at `ref` when it is known, other than `excludeId`; the oldest first.
+ */
+export const findSyncAtDestination = (
+  db: Database,
+  at: { orgId: string; destination: string; config: Record<string, unknown>; ref?: string; excludeId?: string },
+) => {
+  let query = db
+    .selectFrom("secret_syncs as s")
+    .innerJoin("projects as p", "p.id", "s.project_id")
+    .select(["s.id", "s.project_id"])
+    .where("p.org_id", "=", at.orgId)
+    .where("s.destination", "=", at.destination)
+    .where(sql<boolean>`s.destination_config = ${JSON.stringify(at.config)}::jsonb`);
+  if (at.ref !== undefined) query = query.where("s.destination_ref", "=", at.ref);
+  if (at.excludeId !== undefined) query = query.where("s.id", "<>", at.excludeId);
+  return query.orderBy("s.created_at").orderBy("s.id").limit(1).executeTakeFirst();
+};
+
 export const insertSync = (trx: Tx, row: Insertable<SecretSyncsTable>) =>
   trx.insertInto("secret_syncs").values(row).execute();
 

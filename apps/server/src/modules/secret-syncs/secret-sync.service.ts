@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { SECRET_SYNC_OPTIONS, type SecretSyncDestination } from "@keyward/contract";
+import { SECRET_SYNC_DESTINATIONS, SECRET_SYNC_OPTIONS, type SecretSyncDestination } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../context";
 import { inTransaction } from "../../db/transaction";
 import { isUniqueViolation } from "../../db/errors";
@@ -8,9 +8,11 @@ import { assertCan } from "../authz/guard";
 import { getProjectPermission } from "../authz/project-access";
 import { projectEventHead } from "../events/event-places";
 import { SECRET_MANAGER } from "../folders/folder.service";
+import { getConnectionForUse } from "../app-connections/app-connection.service";
 import {
   assertOnSync,
   checkSource,
+  destinationRefOf,
   nameOf,
   placesOf,
   requireSync,
@@ -21,6 +23,7 @@ import {
 import {
   deleteSyncRow,
   findSync,
+  findSyncAtDestination,
   findSyncByName,
   insertSync,
   listProjectSyncs,
@@ -86,6 +89,51 @@ export const getSecretSyncByName = async (
   if (!row || row.destination !== destination)
     throw new NotFoundError(`Could not find ${nameOf(destination)} Sync with name "${name}"`);
   return getSecretSync(ctx, destination, row.id);
+};
+
+/**
+ * Whether another sync of the organization already writes to the place these settings name: the same
+ * destination kind and settings and, given a connection, the same account, repository or vault as its
+ * driver resolves it (without one, the settings alone decide, so a match may be in another account).
+ * The other project's id is answered only when it is the caller's project: another project of the
+ * organization is said to exist, never named.
+ */
+export const checkSecretSyncDestination = async (
+  ctx: RequestContext,
+  destination: SecretSyncDestination,
+  body: {
+    projectId: string;
+    destinationConfig: Record<string, unknown>;
+    connectionId?: string;
+    excludeSyncId?: string;
+  },
+) => {
+  const { ability } = await getProjectPermission(ctx, body.projectId, SECRET_MANAGER);
+  assertCan(ability, "read", "secret-syncs");
+  const ref = body.connectionId
+    ? await destinationRefOf(
+        ctx,
+        destination,
+        await getConnectionForUse(
+          ctx,
+          body.connectionId,
+          body.projectId,
+          SECRET_SYNC_DESTINATIONS[destination].connection,
+        ),
+        body.destinationConfig,
+      )
+    : undefined;
+  const found = await findSyncAtDestination(ctx.deps.db, {
+    orgId: ctx.actor.orgId,
+    destination,
+    config: body.destinationConfig,
+    ref,
+    excludeId: body.excludeSyncId,
+  });
+  if (!found) return { hasDuplicate: false };
+  return found.project_id === body.projectId
+    ? { hasDuplicate: true, duplicateProjectId: found.project_id }
+    : { hasDuplicate: true };
 };
 
 export const secretSyncOptions = () => ({ secretSyncOptions: SECRET_SYNC_OPTIONS });

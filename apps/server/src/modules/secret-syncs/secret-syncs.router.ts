@@ -12,6 +12,7 @@ import {
   triggerSecretSync,
 } from "./secret-sync.actions";
 import {
+  checkSecretSyncDestination,
   createSecretSync,
   getSecretSync,
   getSecretSyncByName,
@@ -44,6 +45,8 @@ const destinationRouter = (deps: AppDeps, destination: SecretSyncDestination) =>
       ok(await importSyncedSecrets(contextOf(deps, req, res), destination, params.syncId, query.importBehavior)),
     removeSecrets: async ({ params, req, res }) =>
       ok(await removeSyncedSecrets(contextOf(deps, req, res), destination, params.syncId)),
+    checkDestination: async ({ body, req, res }) =>
+      ok(await checkSecretSyncDestination(contextOf(deps, req, res), destination, body as never)),
     plan: async ({ params, req, res }) =>
       ok(await planSecretSync(contextOf(deps, req, res), destination, params.syncId)),
   });

@@ -115,6 +115,13 @@ const syncRows = (d: Destination): Record<string, Step> => {
       async (t) => ok(await routes(t, d).planNew({ body: (await bodyOf(t, d)) as never })),
       (t) => ({ projectId: t.projectId }),
     ),
+    [`secretSyncs.${d}.checkDestination`]: onWorld(
+      async (t) =>
+        ok(
+          await routes(t, d).checkDestination({ body: { projectId: t.projectId, ...(await targetOf(t, d)) } as never }),
+        ),
+      (t) => ({ projectId: t.projectId }),
+    ),
     ...onSync(
       "plan",
       async (t, f) => ok(await routes(t, d).plan(params(f))),
