@@ -227,9 +227,15 @@ describe("secret syncs in the console (Chromium)", () => {
     await settings.fill(JSON.stringify({ scope: "repository", owner: "acme" }));
     await dialog.getByRole("button", { name: "Preview first run" }).click();
     await dialog.getByText("repo: Required").waitFor();
+    // The storefront repository already has a sync: the preview says so.
+    await settings.fill(JSON.stringify({ scope: "repository", owner: "acme", repo: "storefront" }));
+    await dialog.getByRole("button", { name: "Preview first run" }).click();
+    await dialog.getByText("Another sync of this organization already writes to this place.").waitFor();
     await settings.fill(JSON.stringify({ scope: "repository", owner: "acme", repo: "checkout" }));
     await dialog.getByRole("button", { name: "Preview first run" }).click();
     await dialog.getByRole("heading", { name: "Will create (2)" }).waitFor();
+    expect(await dialog.getByText("Another sync of this organization").count()).toBe(0);
+    await screenshot(page, "secret-sync-new");
     expect(await dialog.getByRole("region", { name: "Skipped" }).getByRole("listitem").allTextContents()).toEqual([
       "feature-flag — not a valid name there",
     ]);

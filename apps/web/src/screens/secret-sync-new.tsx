@@ -106,7 +106,21 @@ export const NewSyncDialog = ({
   const usable = (connections.data?.appConnections ?? []).filter((c) => c.app === app);
   const connectionId = usable.some((c) => c.id === draft.connectionId) ? draft.connectionId : (usable[0]?.id ?? "");
   const actions = syncActions(client, draft.destination);
-  const preview = useMutation({ mutationFn: (body: unknown) => actions.planNew(body) });
+  // The first run's plan, and whether another sync of the organization already writes to that place.
+  const preview = useMutation({
+    mutationFn: async (body: unknown) => {
+      const { projectId, connectionId, destinationConfig } = body as {
+        projectId: string;
+        connectionId: string;
+        destinationConfig: unknown;
+      };
+      const [plan, duplicate] = await Promise.all([
+        actions.planNew(body),
+        actions.hasDuplicate({ projectId, connectionId, destinationConfig }),
+      ]);
+      return { plan, duplicate };
+    },
+  });
   const create = useMutation({
     mutationFn: (body: unknown) => actions.create(body),
     onSuccess: async (sync) => {
@@ -115,15 +129,17 @@ export const NewSyncDialog = ({
       onClose();
     },
   });
-  const run = (mutation: typeof preview | typeof create) => {
-    const { body, errors: found } = checked(project.id, { ...draft, connectionId });
+  /** The body checked against the destination's schema; the field errors shown when it is not. */
+  const body = () => {
+    const { body: checkedBody, errors: found } = checked(project.id, { ...draft, connectionId });
     setErrors(found);
     preview.reset();
-    if (body) mutation.mutate(body);
+    return checkedBody;
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    run(create);
+    const ready = body();
+    if (ready) create.mutate(ready);
   };
   return (
     <Dialog title="New sync" onClose={onClose}>
@@ -203,11 +219,24 @@ export const NewSyncDialog = ({
         {preview.data ? (
           <section aria-label="First run" className="stack">
             <p className="muted small">What the first run would do. Nothing has been changed.</p>
-            <PlanView plan={preview.data} />
+            {preview.data.duplicate ? (
+              <div className="banner banner-warning" role="status">
+                Another sync of this organization already writes to this place. Each keeps only the names it wrote, but
+                two syncs of one place compete for the same names.
+              </div>
+            ) : null}
+            <PlanView plan={preview.data.plan} />
           </section>
         ) : null}
         <div className="form-actions">
-          <Button variant="secondary" disabled={preview.isPending} onClick={() => run(preview)}>
+          <Button
+            variant="secondary"
+            disabled={preview.isPending}
+            onClick={() => {
+              const ready = body();
+              if (ready) preview.mutate(ready);
+            }}
+          >
             Preview first run
           </Button>
           <Button type="submit" disabled={create.isPending || usable.length === 0}>

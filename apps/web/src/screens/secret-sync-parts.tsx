@@ -38,6 +38,7 @@ type AwsRoutes = KeywardClient["secretSyncs"]["awsSecretsManager"];
  */
 type CommonRoutes = Pick<AwsRoutes, "plan" | "syncSecrets" | "removeSecrets" | "delete"> & {
   create: (args: { body: unknown }) => ReturnType<AwsRoutes["create"]>;
+  checkDestination: (args: { body: unknown }) => ReturnType<AwsRoutes["checkDestination"]>;
   planNew: (args: { body: unknown }) => ReturnType<AwsRoutes["planNew"]>;
   importSecrets?: AwsRoutes["importSecrets"];
 };
@@ -55,6 +56,9 @@ export const syncActions = (client: KeywardClient, destination: SecretSyncDestin
     /** A new sync's first run, planned without creating it. */
     planNew: async (body: unknown): Promise<SecretSyncPlan> => (await ok(routes.planNew({ body }))).plan,
     create: async (body: unknown): Promise<SecretSync> => (await ok(routes.create({ body }))).secretSync,
+    /** Whether another sync of the organization already writes where these settings point. */
+    hasDuplicate: async (body: { projectId: string; connectionId: string; destinationConfig: unknown }) =>
+      (await ok(routes.checkDestination({ body }))).hasDuplicate,
     delete: async (syncId: string, removeSecrets: boolean): Promise<SecretSync> =>
       (await ok(routes.delete({ params: { syncId }, query: { removeSecrets: removeSecrets ? "true" : "false" } })))
         .secretSync,
