@@ -72,6 +72,12 @@ const EnvSchema = z.object({
   GCP_SECRET_MANAGER_BASE_URL: z.string().url().default("https://secretmanager.googleapis.com"),
   /** Base URL of Microsoft Entra's token endpoints (`/<tenantId>/oauth2/v2.0/token`), for Azure Key Vault connections. */
   AZURE_LOGIN_BASE_URL: z.string().url().default("https://login.microsoftonline.com"),
+  /**
+   * Keyward's own AWS access key, with which `assume-role` AWS connections assume their role (the
+   * organization's id as external id). Without it such connections are refused.
+   */
+  APP_CONNECTION_AWS_ACCESS_KEY_ID: z.string().trim().min(1).max(128).optional(),
+  APP_CONNECTION_AWS_SECRET_ACCESS_KEY: z.string().trim().min(1).max(1_024).optional(),
   /** Project events stream: open streams one caller (identity or person) may hold at once. */
   EVENTS_MAX_STREAMS_PER_ACTOR: z.coerce.number().int().min(1).max(1_000).default(10),
   /** Project events stream: open streams one serving process holds at most. */

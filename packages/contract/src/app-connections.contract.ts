@@ -66,6 +66,19 @@ const AwsAccessKeyCredentials = z.object({
 });
 
 /**
+ * An IAM role of the organization's account that Keyward's own AWS identity assumes, with the
+ * organization's id as the external id (so another organization of the instance cannot name the same
+ * role). The ARN is not answered.
+ */
+const AwsAssumeRoleCredentials = z.object({
+  roleArn: z
+    .string()
+    .trim()
+    .max(2_048)
+    .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, "Invalid IAM role ARN"),
+});
+
+/**
  * A GitHub personal access token, for github.com (`cloud`) or a GitHub Enterprise Server (`server`,
  * whose API is at https://<host>/api/v3; the host may carry a port).
  */
@@ -143,7 +156,7 @@ const APPS = {
 export const APP_CONNECTION_OPTIONS = Object.entries(APPS).map(([app, { name, method }]) => ({
   app: app as AppConnectionAppName,
   name,
-  methods: [method],
+  methods: app === "aws" ? [method, "assume-role"] : [method],
 }));
 
 /** A connection as answered: its credentials without the password, never anything secret. */
@@ -254,12 +267,33 @@ const routesOf = <A extends AppConnectionAppName>(app: A) => {
   });
 };
 
+/** AWS signs in with an access key (the default) or by assuming a role of the organization's account. */
+const awsRoutes = () => {
+  const routes = routesOf("aws");
+  return c.router({
+    ...routes,
+    create: {
+      ...routes.create,
+      body: z.union([
+        routes.create.body,
+        routes.create.body.extend({ method: z.literal("assume-role"), credentials: AwsAssumeRoleCredentials }),
+      ]),
+    },
+    update: {
+      ...routes.update,
+      body: routes.update.body.extend({
+        credentials: z.union([AwsAccessKeyCredentials, AwsAssumeRoleCredentials]).optional(),
+      }),
+    },
+  });
+};
+
 export const appConnectionsContract = c.router({
   postgres: routesOf("postgres"),
   mysql: routesOf("mysql"),
   redis: routesOf("redis"),
   ldap: routesOf("ldap"),
-  aws: routesOf("aws"),
+  aws: awsRoutes(),
   github: routesOf("github"),
   gcp: routesOf("gcp"),
   azureKeyVault: routesOf("azure-key-vault"),

@@ -14,6 +14,8 @@ export const REGION = "us-east-1";
 export const ACCOUNT = "111122223333";
 export const AWS_KEY = { accessKeyId: "AKIAKEYWARDSYNC", secretAccessKey: "kw-sync-secret-access-key/abc" };
 export const PAT = "ghp_keywardSyncToken0123456789";
+/** The instance's own AWS key, with which assume-role connections assume their organization's role. */
+export const INSTANCE_AWS_KEY = { accessKeyId: "AKIAKEYWARDINSTANCE", secretAccessKey: "kw-instance-secret/key" };
 export const GCP_PROJECT = "keyward-sync-test";
 export const AZURE = {
   tenantId: "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
@@ -57,6 +59,12 @@ export const startSyncWorldWith = async (
           arn: `arn:aws:iam::${ACCOUNT}:user/keyward`,
           userId: "AIDAKEYWARD",
         },
+        [INSTANCE_AWS_KEY.accessKeyId]: {
+          secretAccessKey: INSTANCE_AWS_KEY.secretAccessKey,
+          account: "999988887777",
+          arn: "arn:aws:iam::999988887777:user/keyward-instance",
+          userId: "AIDAKEYWARDINSTANCE",
+        },
       },
     }),
     startGitHubFake(ca, { token: PAT, repositories: [{ owner: "acme", repo: "app", environments: ["prod"] }] }),
@@ -70,6 +78,8 @@ export const startSyncWorldWith = async (
     GCP_OAUTH2_TOKEN_URL: `${gcp.url}/token`,
     GCP_SECRET_MANAGER_BASE_URL: gcp.url,
     AZURE_LOGIN_BASE_URL: azure.url,
+    APP_CONNECTION_AWS_ACCESS_KEY_ID: INSTANCE_AWS_KEY.accessKeyId,
+    APP_CONNECTION_AWS_SECRET_ACCESS_KEY: INSTANCE_AWS_KEY.secretAccessKey,
     ...overrides,
   });
   return {

@@ -262,8 +262,20 @@ const secretsManagerOperations = (secrets: Map<string, StoredSecret>): Record<st
   };
 };
 
-/** Options of the fake: its region and the access keys it knows, by access key id. */
-export type AwsFakeOptions = { region?: string; callers: Record<string, StsCaller> };
+/**
+ * An IAM role the fake lets be assumed: by the access keys it trusts, with the external id its trust
+ * policy asks for.
+ */
+export type AwsRole = { externalId: string; trusted: string[] };
+
+/**
+ * Options of the fake: its region, the access keys it knows by access key id, and the roles (by ARN)
+ * those keys may assume (an assumed role's key then signs with its session token, as AWS requires).
+ */
+export type AwsFakeOptions = { region?: string; callers: Record<string, StsCaller>; roles?: Record<string, AwsRole> };
+
+/** One AssumeRole the fake granted: the role, the external id and session name it was asked with. */
+export type AssumedRole = { roleArn: string; externalId: string; sessionName: string; accessKeyId: string };
 
 /**
  * Starts the fake. `secrets` and `parameters` hold its state (seed and inspect them), `calls` every
@@ -288,9 +300,51 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
       ? stsError(res, error.status >= 500 ? error.status : 403, STS_CODES[error.code] ?? error.code, error.message)
       : json(res, error.status, { __type: error.code, message: error.message });
 
-  /** STS's GetCallerIdentity, the only STS operation a sync needs. */
-  const sts = (res: ServerResponse, body: string, caller: StsCaller) => {
+  /** The short-lived keys of assumed roles, by access key id, each with its session token. */
+  const sessions = new Map<string, StsCaller & { sessionToken: string }>();
+  const roles = new Map(Object.entries(options.roles ?? {}));
+  const assumed: AssumedRole[] = [];
+  const callers = new Proxy(options.callers, {
+    get: (known, keyId: string) => known[keyId] ?? sessions.get(keyId),
+  });
+
+  /** STS's AssumeRole: the role's trust (the calling key, the external id) checked as IAM checks it. */
+  const assumeRole = (res: ServerResponse, form: URLSearchParams, caller: StsCaller & { accessKeyId: string }) => {
+    const roleArn = form.get("RoleArn") ?? "";
+    const role = roles.get(roleArn);
+    const sessionName = form.get("RoleSessionName") ?? "";
+    if (!role || !role.trusted.includes(caller.accessKeyId) || form.get("ExternalId") !== role.externalId)
+      return stsError(
+        res,
+        403,
+        "AccessDenied",
+        `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
+      );
+    const account = roleArn.split(":")[4] ?? "";
+    const accessKeyId = `ASIA${randomBytes(8).toString("hex").toUpperCase()}`;
+    const session = {
+      secretAccessKey: randomBytes(30).toString("base64"),
+      sessionToken: randomBytes(48).toString("base64"),
+      account,
+      arn: `arn:aws:sts::${account}:assumed-role/${roleArn.split("/").pop()}/${sessionName}`,
+      userId: `AROA${randomBytes(6).toString("hex").toUpperCase()}:${sessionName}`,
+    };
+    sessions.set(accessKeyId, session);
+    assumed.push({ roleArn, externalId: role.externalId, sessionName, accessKeyId });
+    const expiration = new Date(Date.now() + Number(form.get("DurationSeconds") ?? 3_600) * 1_000).toISOString();
+    answer(
+      res,
+      200,
+      "text/xml",
+      `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>${accessKeyId}</AccessKeyId><SecretAccessKey>${session.secretAccessKey}</SecretAccessKey><SessionToken>${session.sessionToken}</SessionToken><Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><Arn>${session.arn}</Arn><AssumedRoleId>${session.userId}</AssumedRoleId></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+    );
+  };
+
+  /** STS's GetCallerIdentity (every connection's check) and AssumeRole (assume-role connections). */
+  const sts = (res: ServerResponse, body: string, caller: StsCaller & { accessKeyId: string }) => {
     const form = new URLSearchParams(body);
+    if (form.get("Action") === "AssumeRole" && form.get("Version") === "2011-06-15")
+      return assumeRole(res, form, caller);
     if (form.get("Action") !== "GetCallerIdentity" || form.get("Version") !== "2011-06-15")
       return stsError(
         res,
@@ -336,7 +390,21 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
     const caller =
       modes.get(service) === "bad-signature"
         ? new AwsError("InvalidSignatureException", SIGNATURE_MISMATCH)
-        : authenticate(req, body, service, region, options.callers);
+        : authenticate(req, body, service, region, callers);
+    // An assumed role's key is valid only with its session token, signed with the request.
+    const session = caller instanceof AwsError ? undefined : sessions.get(caller.accessKeyId);
+    if (
+      session &&
+      (req.headers["x-amz-security-token"] !== session.sessionToken ||
+        !/SignedHeaders=[^,]*x-amz-security-token/.test(req.headers.authorization ?? ""))
+    ) {
+      stats.refused += 1;
+      return fail(
+        res,
+        service,
+        new AwsError("UnrecognizedClientException", "The security token included in the request is invalid."),
+      );
+    }
     if (caller instanceof AwsError) {
       stats.refused += 1;
       return fail(res, service, caller);
@@ -359,6 +427,10 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
     secrets,
     parameters,
     calls,
+    /** Every role assumed, in order. */
+    assumed,
+    /** Lets a role be assumed from now on (its trust policy: the keys it trusts and its external id). */
+    addRole: (roleArn: string, role: AwsRole) => roles.set(roleArn, role),
     /** How many calls were refused for their signature or credentials. */
     get refused() {
       return stats.refused;

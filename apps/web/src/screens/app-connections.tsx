@@ -1,3 +1,4 @@
+import type { ZodTypeAny } from "zod";
 import { useState, type FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { APP_CONNECTION_OPTIONS, contract, type AppConnection } from "@keyward/contract";
@@ -36,6 +37,7 @@ const TEMPLATES: Record<App, Record<string, unknown>> = {
   mysql: { host: "", port: 3306, database: "", username: "", password: "" },
   redis: { host: "", port: 6379, username: "default", password: "" },
   ldap: { provider: "openldap", url: "ldaps://", dn: "", password: "" },
+  // Or { "roleArn": "arn:aws:iam::<account>:role/<name>" }: a role this instance assumes for the organization.
   aws: { accessKeyId: "", secretAccessKey: "" },
   github: { personalAccessToken: "" },
   gcp: { serviceAccountKey: "(paste the key file's JSON)" },
@@ -75,16 +77,22 @@ const CreateConnection = () => {
       setErrors({ credentials: "Credentials must be JSON" });
       return;
     }
-    const checked = validate(contractOf(app).create.body, { name, credentials: parsed });
+    // AWS credentials holding a role ARN sign in by assuming that role.
+    const assumesRole = app === "aws" && typeof parsed === "object" && parsed !== null && "roleArn" in parsed;
+    const body = { name, credentials: parsed, ...(assumesRole ? { method: "assume-role" } : {}) };
+    // AWS's body is one of two shapes: checked against the one its credentials pick, so errors name fields.
+    const schema: ZodTypeAny =
+      app === "aws"
+        ? contract.appConnections.aws.create.body.options[assumesRole ? 1 : 0]
+        : contractOf(app).create.body;
+    const checked = validate(schema, body);
     // A credentials error names the field inside them (database: Required).
-    const inner = contractOf(app)
-      .create.body.safeParse({ name, credentials: parsed })
-      .error?.issues.find((issue) => issue.path[0] === "credentials");
+    const inner = schema.safeParse(body).error?.issues.find((issue) => issue.path[0] === "credentials");
     setErrors({
       ...(checked.errors ?? {}),
       ...(inner ? { credentials: `${inner.path.slice(1).join(".") || "credentials"}: ${inner.message}` } : {}),
     });
-    if (checked.data) create.mutate({ name, credentials: parsed });
+    if (checked.data) create.mutate(body);
   };
   return (
     <form className="card stack" onSubmit={submit} noValidate aria-label="Add a connection">

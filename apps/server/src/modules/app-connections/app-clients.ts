@@ -7,7 +7,8 @@ import { withLdap as connectLdap } from "../connectors/ldap";
 import { withMysql as connectMysql } from "../connectors/mysql";
 import { withPostgres as connectPostgres } from "../connectors/postgres";
 import { withRedis as connectRedis } from "../connectors/redis";
-import type { AwsTarget } from "../connectors/aws";
+import { awsAssumeRole, type AwsTarget } from "../connectors/aws";
+import { BadRequestError } from "../../errors";
 import { withHttp } from "../connectors/http";
 import type { Reach, Tls } from "../connectors/rules";
 import type { PinnedResponse } from "../../lib/outbound";
@@ -96,13 +97,32 @@ export const withLdap = <T>(
     work,
   );
 
-/** An AWS connection's key as a connectors target in `region`, trusting OUTBOUND_EXTRA_CA_FILE. */
-export const awsTargetOf = (deps: AppDeps, creds: AwsConnectionCredentials, region: string): AwsTarget => ({
-  region,
-  accessKeyId: creds.accessKeyId,
-  secretAccessKey: creds.secretAccessKey,
-  ...(deps.outboundCa ? { ca: deps.outboundCa } : {}),
-});
+/**
+ * An AWS connection as a connectors target in `region`, trusting OUTBOUND_EXTRA_CA_FILE: its own key,
+ * or (assume-role) the role's short-lived key, assumed with Keyward's own key and the organization's
+ * id as the external id, so a role trusts one organization of the instance and no other.
+ */
+export const awsTargetOf = async (
+  deps: AppDeps,
+  connection: { orgId: string; credentials: AwsConnectionCredentials },
+  region: string,
+): Promise<AwsTarget> => {
+  const trust = deps.outboundCa ? { ca: deps.outboundCa } : {};
+  const creds = connection.credentials;
+  if (creds.roleArn === undefined)
+    return { region, accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, ...trust };
+  const accessKeyId = deps.env.APP_CONNECTION_AWS_ACCESS_KEY_ID;
+  const secretAccessKey = deps.env.APP_CONNECTION_AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey)
+    throw new BadRequestError(
+      "This instance has no AWS identity to assume roles with: its operator sets APP_CONNECTION_AWS_ACCESS_KEY_ID and APP_CONNECTION_AWS_SECRET_ACCESS_KEY",
+    );
+  return awsAssumeRole(
+    { outbound: deps.env.ALLOW_PRIVATE_OUTBOUND },
+    { region, accessKeyId, secretAccessKey, ...trust },
+    { roleArn: creds.roleArn, externalId: connection.orgId },
+  );
+};
 
 /** GitHub's REST API: api.github.com (or api.<host>) for the cloud, https://<host>/api/v3 for a server. */
 export const gitHubApiUrl = (creds: GitHubConnectionCredentials) =>

@@ -270,6 +270,8 @@ export const updateAppConnection = async (
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
       ...(sealed ? { encrypted_credentials: sealed, credentials_hash: hashOf(sealed) } : {}),
+      // AWS credentials say how they sign in: a role to assume, or an access key.
+      ...(sealed && app === "aws" ? { method: body.credentials?.roleArn ? "assume-role" : "access-key" } : {}),
       ...(body.isPlatformManagedCredentials !== undefined
         ? { is_platform_managed_credentials: body.isPlatformManagedCredentials }
         : {}),

@@ -24,8 +24,13 @@ export type LdapConnectionCredentials = {
   sslCertificate?: string;
 };
 
-/** An AWS IAM user's access key. */
-export type AwsConnectionCredentials = { accessKeyId: string; secretAccessKey: string };
+/**
+ * An AWS IAM user's access key, or (method `assume-role`) a role of the organization's account that
+ * Keyward's own key assumes.
+ */
+export type AwsConnectionCredentials =
+  | { accessKeyId: string; secretAccessKey: string; roleArn?: undefined }
+  | { roleArn: string; accessKeyId?: undefined; secretAccessKey?: undefined };
 
 /** A GitHub personal access token, for github.com or a GitHub Enterprise Server at `host`. */
 export type GitHubConnectionCredentials = {

@@ -35,7 +35,7 @@ export const validateConnection = async (ctx: RequestContext, connection: Usable
     else if (connection.app === "aws")
       await awsCallerIdentity(
         { outbound: deps.env.ALLOW_PRIVATE_OUTBOUND },
-        awsTargetOf(deps, connection.credentials, CHECK_REGION),
+        await awsTargetOf(deps, connection, CHECK_REGION),
       );
     else if (connection.app === "gcp") await gcpAccessToken(deps, connection.credentials);
     else if (connection.app === "azure-key-vault") await azureAccessToken(deps, connection.credentials);

@@ -1,9 +1,16 @@
+import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { requestPinned, type OutboundTarget } from "../../lib/outbound";
 import { vetUrl, type Reach } from "./rules";
 
-/** An AWS account reached with an access key, in one region. */
-export type AwsTarget = { region: string; accessKeyId: string; secretAccessKey: string; ca?: string };
+/** An AWS account reached with an access key (with a session token: an assumed role's), in one region. */
+export type AwsTarget = {
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  ca?: string;
+};
 
 /** How long one AWS request may take; a whole use is bounded by the caller's deadline. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -84,7 +91,11 @@ const outboundHandler = (reach: Reach, ca: string | undefined) => {
  */
 export const awsClientConfig = (reach: Reach, target: AwsTarget) => ({
   region: target.region,
-  credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
+  credentials: {
+    accessKeyId: target.accessKeyId,
+    secretAccessKey: target.secretAccessKey,
+    ...(target.sessionToken ? { sessionToken: target.sessionToken } : {}),
+  },
   requestHandler: outboundHandler(reach, target.ca),
   maxAttempts: 3,
 });
@@ -96,6 +107,44 @@ export const awsCallerIdentity = async (reach: Reach, target: AwsTarget) => {
   try {
     const answer = await client.send(new GetCallerIdentityCommand({}));
     return { account: answer.Account ?? "", arn: answer.Arn ?? "" };
+  } finally {
+    client.destroy();
+  }
+};
+
+/** How long an assumed role's session lasts: AWS's minimum, as one use of a connection is short. */
+const ASSUMED_ROLE_SECONDS = 900;
+
+/**
+ * `target`'s key assumes `roleArn` (STS AssumeRole) with `externalId`; the answer is the role's
+ * short-lived key, in the same region and trust.
+ */
+export const awsAssumeRole = async (
+  reach: Reach,
+  target: AwsTarget,
+  role: { roleArn: string; externalId: string },
+): Promise<AwsTarget> => {
+  const { STSClient, AssumeRoleCommand } = await import("@aws-sdk/client-sts");
+  const client = new STSClient(awsClientConfig(reach, target));
+  try {
+    const answer = await client.send(
+      new AssumeRoleCommand({
+        RoleArn: role.roleArn,
+        ExternalId: role.externalId,
+        RoleSessionName: `keyward-${randomBytes(6).toString("hex")}`,
+        DurationSeconds: ASSUMED_ROLE_SECONDS,
+      }),
+    );
+    const key = answer.Credentials;
+    if (!key?.AccessKeyId || !key.SecretAccessKey || !key.SessionToken)
+      throw new Error("AssumeRole answered without credentials");
+    return {
+      region: target.region,
+      accessKeyId: key.AccessKeyId,
+      secretAccessKey: key.SecretAccessKey,
+      sessionToken: key.SessionToken,
+      ...(target.ca ? { ca: target.ca } : {}),
+    };
   } finally {
     client.destroy();
   }

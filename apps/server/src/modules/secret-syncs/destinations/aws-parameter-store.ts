@@ -13,7 +13,7 @@ const PAGE = 10;
 
 const awsOf = (deps: AppDeps, connection: UsableConnection, region: string) => {
   if (connection.app !== "aws") throw new Error("not an AWS connection");
-  return awsTargetOf(deps, connection.credentials, region);
+  return awsTargetOf(deps, connection, region);
 };
 
 const reachOf = (deps: AppDeps) => ({ outbound: deps.env.ALLOW_PRIVATE_OUTBOUND });
@@ -36,13 +36,13 @@ export const awsParameterStore: DestinationDriver = {
   shape: (_config, values) => values,
   refOf: async (deps, connection, raw) => {
     const config = raw as Config;
-    const { account } = await awsCallerIdentity(reachOf(deps), awsOf(deps, connection, config.region));
+    const { account } = await awsCallerIdentity(reachOf(deps), await awsOf(deps, connection, config.region));
     return `aws:${account}:${config.region}:ssm`;
   },
   use: async (deps, connection, raw, options, work) => {
     const config = raw as Config;
     const sdk = await import("@aws-sdk/client-ssm");
-    const client = new sdk.SSMClient(awsClientConfig(reachOf(deps), awsOf(deps, connection, config.region)));
+    const client = new sdk.SSMClient(awsClientConfig(reachOf(deps), await awsOf(deps, connection, config.region)));
     const keyId = typeof options.keyId === "string" ? options.keyId : undefined;
     // A key schema with a "/" puts parameters below the path: the whole subtree is listed then.
     const recursive = typeof options.keySchema === "string" && options.keySchema.includes("/");

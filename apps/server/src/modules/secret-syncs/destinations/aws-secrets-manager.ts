@@ -14,7 +14,7 @@ const BATCH_GET = 20;
 
 const awsOf = (deps: AppDeps, connection: UsableConnection, region: string) => {
   if (connection.app !== "aws") throw new Error("not an AWS connection");
-  return awsTargetOf(deps, connection.credentials, region);
+  return awsTargetOf(deps, connection, region);
 };
 
 const reachOf = (deps: AppDeps) => ({ outbound: deps.env.ALLOW_PRIVATE_OUTBOUND });
@@ -36,13 +36,15 @@ export const awsSecretsManager: DestinationDriver = {
   },
   refOf: async (deps, connection, raw) => {
     const config = raw as Config;
-    const { account } = await awsCallerIdentity(reachOf(deps), awsOf(deps, connection, config.region));
+    const { account } = await awsCallerIdentity(reachOf(deps), await awsOf(deps, connection, config.region));
     return `aws:${account}:${config.region}:secretsmanager`;
   },
   use: async (deps, connection, raw, options, work) => {
     const config = raw as Config;
     const sdk = await import("@aws-sdk/client-secrets-manager");
-    const client = new sdk.SecretsManagerClient(awsClientConfig(reachOf(deps), awsOf(deps, connection, config.region)));
+    const client = new sdk.SecretsManagerClient(
+      awsClientConfig(reachOf(deps), await awsOf(deps, connection, config.region)),
+    );
     const kmsKeyId = typeof options.keyId === "string" ? options.keyId : undefined;
 
     const values = async (names: string[]) => {
