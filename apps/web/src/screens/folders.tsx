@@ -3,10 +3,35 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { contract } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
-import { setSearch } from "../router";
-import { Button, ErrorBanner, Field } from "../ui/components";
+import { setSearch, useLocation } from "../router";
+import { Button, ErrorBanner, Field, SelectField } from "../ui/components";
 import { validate, type FieldErrors } from "../ui/form";
-import { joinPath, type Scope } from "./types";
+import { joinPath, type Project, type Scope } from "./types";
+
+/**
+ * The environment and folder a project's screen shows, from the address (`env`, `path`): the first
+ * environment's root unless the address names another.
+ */
+export const useFolderScope = (project: Project) => {
+  const { search } = useLocation();
+  const environments = [...project.environments].sort((a, b) => a.position - b.position);
+  const environment = search.get("env") ?? environments[0]?.slug ?? "";
+  const path = search.get("path") ?? "/";
+  const scope: Scope = { projectId: project.id, environment, path };
+  return { environments, environment, path, scope };
+};
+
+/** The environment picker of a folder screen: choosing one opens its root. */
+export const EnvironmentPicker = ({ project, environment }: { project: Project; environment: string }) => (
+  <SelectField
+    label="Environment"
+    value={environment}
+    onChange={(env) => setSearch({ env, path: "/" })}
+    options={[...project.environments]
+      .sort((a, b) => a.position - b.position)
+      .map((env) => ({ value: env.slug, label: env.name }))}
+  />
+);
 
 /** A folder path as a breadcrumb: `root`, then each segment, each one a button that opens that folder. */
 export const PathCrumbs = ({ path, root }: { path: string; root: string }) => {

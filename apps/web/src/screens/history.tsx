@@ -3,10 +3,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ChangeRequest, FolderCommit, ResourceChange } from "@keyward/contract";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
-import { setSearch, useLocation } from "../router";
-import { Badge, Button, Empty, ErrorBanner, Field, Loading, SelectField, formatDateTime } from "../ui/components";
+import { setSearch } from "../router";
+import { Badge, Button, Empty, ErrorBanner, Field, Loading, formatDateTime } from "../ui/components";
 import { SecretValue } from "../ui/secret-value";
-import { PathCrumbs } from "./folders";
+import { EnvironmentPicker, PathCrumbs, useFolderScope } from "./folders";
 import { ChangeRequestOpened } from "./change-request-notice";
 import { joinPath, type Project, type Scope } from "./types";
 
@@ -236,11 +236,7 @@ type Opened = { commit: FolderCommit; view: "changes" | "rollback" } | null;
  */
 export const History = ({ project }: { project: Project }) => {
   const client = useClient();
-  const { search } = useLocation();
-  const environments = [...project.environments].sort((a, b) => a.position - b.position);
-  const environment = search.get("env") ?? environments[0]?.slug ?? "";
-  const path = search.get("path") ?? "/";
-  const scope: Scope = { projectId: project.id, environment, path };
+  const { environments, environment, path, scope } = useFolderScope(project);
   const scopeKey = `${environment}\u0000${path}`;
   const [paging, setPaging] = useState({ scopeKey, offset: 0 });
   const offset = paging.scopeKey === scopeKey ? paging.offset : 0;
@@ -264,12 +260,7 @@ export const History = ({ project }: { project: Project }) => {
   return (
     <div className="stack">
       <div className="toolbar">
-        <SelectField
-          label="Environment"
-          value={environment}
-          onChange={(env) => setSearch({ env, path: "/" })}
-          options={environments.map((env) => ({ value: env.slug, label: env.name }))}
-        />
+        <EnvironmentPicker project={project} environment={environment} />
       </div>
       <SubFolders scope={scope} />
       {request ? <ChangeRequestOpened request={request} onDismiss={() => setRequest(null)} /> : null}

@@ -2,13 +2,13 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ok } from "@keyward/client";
 import { useClient } from "../session";
-import { Link, setSearch, useLocation } from "../router";
-import { Button, Empty, ErrorBanner, Loading, SelectField, TableHead } from "../ui/components";
+import { Link } from "../router";
+import { Button, Empty, ErrorBanner, Loading, TableHead } from "../ui/components";
 import type { ChangeRequest } from "@keyward/contract";
 import { SecretValue } from "../ui/secret-value";
 import { listFolderSecrets } from "./secret-list";
 import { ChangeRequestOpened } from "./change-request-notice";
-import { FolderBar } from "./folders";
+import { EnvironmentPicker, FolderBar, useFolderScope } from "./folders";
 import { SecretEditor, SecretVersions } from "./secret-dialogs";
 import { SecretImports } from "./secret-imports";
 import { PasteImport, downloadDotenv } from "./secret-paste-import";
@@ -152,11 +152,7 @@ type Editing =
 
 export const Secrets = ({ project }: { project: Project }) => {
   const client = useClient();
-  const { search } = useLocation();
-  const environments = [...project.environments].sort((a, b) => a.position - b.position);
-  const environment = search.get("env") ?? environments[0]?.slug ?? "";
-  const path = search.get("path") ?? "/";
-  const scope: Scope = { projectId: project.id, environment, path };
+  const { environments, environment, path, scope } = useFolderScope(project);
   const [editing, setEditing] = useState<Editing>(null);
   const may = useMyPermissions(project.id);
   const [opened, setOpened] = useState<ChangeRequest | null>(null);
@@ -182,12 +178,7 @@ export const Secrets = ({ project }: { project: Project }) => {
   return (
     <div className="stack">
       <div className="toolbar">
-        <SelectField
-          label="Environment"
-          value={environment}
-          onChange={(env) => setSearch({ env, path: "/" })}
-          options={environments.map((env) => ({ value: env.slug, label: env.name }))}
-        />
+        <EnvironmentPicker project={project} environment={environment} />
         <Button onClick={() => setEditing({ mode: "create" })}>Add secret</Button>
         <Button variant="secondary" onClick={() => setEditing({ mode: "import" })}>
           Import
