@@ -107,7 +107,7 @@ export const runRestoreCommand = async (env: Env, file: string) => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     process.stdout.write(
       `restored ${file} into ${env.DATABASE_URL ? "PostgreSQL" : `DATA_DIR ${env.DATA_DIR}`}: ${summary.rows} rows in ${summary.tables} tables; ` +
-        `${summary.dataKeys} data keys and ${summary.sealedValues} sealed secret values opened; ` +
+        `${summary.dataKeys} data keys, ${summary.sealedValues} sealed secret values and ${summary.rootSealedValues} other sealed values opened; ` +
         `${summary.auditEvents} audit events in ${summary.auditChains} chains verified; ${seconds} s\n`,
     );
     process.exit(0);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { KeywardClient } from "@keyward/client";
 import { expectOk, expectWritten } from "../helpers/tenant";
 import type { Spawned } from "../runtime/spawn";
@@ -80,6 +80,22 @@ export const seedInstance = async (server: Spawned): Promise<Seeded> => {
     await admin.projects.addIdentityMembership({
       params: { projectId: project.id, identityId: identity.id },
       body: { role: "viewer" },
+    }),
+  );
+  // A value sealed straight under the root key besides the data keys: a JWT login's static public key.
+  const { identity: signer } = expectOk(
+    await admin.identities.create({ body: { name: "backup-signer", organizationId: server.orgId, role: "no-access" } }),
+  );
+  const { publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  expectOk(
+    await admin.jwtAuth.attach({
+      params: { identityId: signer.id },
+      body: {
+        configurationType: "static",
+        publicKeys: [publicKey.export({ type: "spki", format: "pem" }).toString()],
+        boundIssuer: "https://issuer.backup.test",
+        boundClaims: {},
+      },
     }),
   );
   return { projectId: project.id, secrets, clientId, clientSecret };

@@ -102,7 +102,7 @@ describe("backup and restore of an embedded (PGlite) instance", { timeout: 120_0
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^restored .*: \d+ rows in \d+ tables; [1-9]\d* data keys and [1-9]\d* sealed secret values opened; [1-9]\d* audit events in [1-9]\d* chains verified/,
+      /^restored .*: \d+ rows in \d+ tables; [1-9]\d* data keys, [1-9]\d* sealed secret values and [1-9]\d* other sealed values opened; [1-9]\d* audit events in [1-9]\d* chains verified/,
     );
     const restored = await spawnKeyward({ DATA_DIR: target, ENCRYPTION_KEY: key }, { bootstrap: false });
     try {

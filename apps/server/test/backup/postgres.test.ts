@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFreshDatabase } from "@keyward/test-services";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSecretBox } from "../../src/crypto/envelope";
 import { knownMigrations, migrateInSession, openPostgresSession } from "../../src/db/session";
@@ -118,6 +120,78 @@ describe("an embedded instance moved to PostgreSQL", { timeout: 120_000 }, () =>
         .execute();
       expect(applied.map((row) => (row as { name: string }).name).sort()).toEqual(migrations);
       expect(await target.db.selectFrom("organizations").select("slug").execute()).toEqual([{ slug: "older" }]);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("opens every value sealed under the root key before success, and refuses a file with one that does not open", async () => {
+    const [sourceUrl, goodTarget, badTarget] = await Promise.all([
+      createFreshDatabase(adminUrl(), "keyward_sealed"),
+      createFreshDatabase(adminUrl(), "keyward_sealed"),
+      createFreshDatabase(adminUrl(), "keyward_sealed"),
+    ]);
+    const good = join(dir, "sealed-good.kwb");
+    const bad = join(dir, "sealed-bad.kwb");
+    const secretBox = createSecretBox(Buffer.from(key, "base64"));
+    const session = await openPostgresSession(sourceUrl);
+    let connectionId = "";
+    try {
+      await migrateInSession(session.db);
+      const org = await session.db
+        .insertInto("organizations")
+        .values({ name: "Sealed", slug: "sealed" })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const sealed = await session.db
+        .insertInto("app_connections")
+        .values({
+          org_id: org.id,
+          app: "aws",
+          name: "aws",
+          method: "access-key",
+          encrypted_credentials: "pending",
+          credentials_hash: "h",
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      connectionId = sealed.id;
+      const seal = async (context: string) => {
+        await session.db
+          .updateTable("app_connections")
+          .set({ encrypted_credentials: secretBox.encrypt("{}", context) })
+          .where("id", "=", connectionId)
+          .execute();
+      };
+      const exportTo = (file: string) =>
+        writeFileAtomically(file, (out) =>
+          exportFromSession(session.db, { kind: "postgres", keyward: "test", secretBox }, out),
+        );
+      await seal(`app_connections:${connectionId}:credentials`);
+      await exportTo(good);
+      // The same credentials sealed for another row: they do not open here.
+      await seal(`app_connections:${randomUUID()}:credentials`);
+      await exportTo(bad);
+    } finally {
+      await session.close();
+    }
+    const restored = await runServerCommand(["restore", "--in", good], {
+      DATABASE_URL: goodTarget,
+      ENCRYPTION_KEY: key,
+    });
+    expect(restored.stderr).toBe("");
+    expect(restored.stdout).toMatch(/ and 1 other sealed values opened;/);
+    const refused = await runServerCommand(["restore", "--in", bad], { DATABASE_URL: badTarget, ENCRYPTION_KEY: key });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr.trim()).toBe(
+      `restore refused: app_connections.encrypted_credentials of ${connectionId} does not open under this ENCRYPTION_KEY; nothing was restored`,
+    );
+    const target = await openPostgresSession(badTarget);
+    try {
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_tables where schemaname = 'public'`.execute(target.db);
+      expect(rows[0]!.n).toBe(0);
     } finally {
       await target.close();
     }

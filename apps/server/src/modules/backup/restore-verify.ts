@@ -4,12 +4,24 @@ import type { Database } from "../../db/database";
 import { verifyAllAuditChains } from "../audit/audit.service";
 import { openProjectDataKey } from "../project-keys/project-key.service";
 import { secretAad } from "../secrets/secret-crypto";
-import { projectDataKeysAfter, sealedSecretRowsAfter, type SealedSecretRow } from "./backup.repository";
+import { SEALED_TABLES } from "../root-keys/sealed-columns";
+import {
+  projectDataKeysAfter,
+  rootSealedRowsAfter,
+  sealedSecretRowsAfter,
+  type SealedSecretRow,
+} from "./backup.repository";
 import { BackupRefusal } from "./backup-refusal";
 
 const PAGE = 5_000;
 
-export type Verified = { dataKeys: number; sealedValues: number; auditEvents: number; auditChains: number };
+export type Verified = {
+  dataKeys: number;
+  sealedValues: number;
+  rootSealedValues: number;
+  auditEvents: number;
+  auditChains: number;
+};
 
 const refuse = (what: string) => new BackupRefusal(`restore refused: ${what}; nothing was restored`);
 
@@ -76,17 +88,47 @@ const openSecrets = async (db: Database, keys: Map<string, DataKey>) => {
 };
 
 /**
+ * Every other value sealed straight under the root key (app connection credentials, audit stream
+ * secrets, CA keys, machine-login settings …: the registry a root-key rotation walks), each with the
+ * associated data of its row; project data keys are opened above.
+ */
+const openRootSealed = async (db: Database, secretBox: SecretBox) => {
+  let opened = 0;
+  for (const entry of SEALED_TABLES) {
+    if (entry.table === "project_data_keys") continue;
+    for (let after: string | undefined; ;) {
+      const rows = await rootSealedRowsAfter(db, entry, after, PAGE);
+      for (const row of rows)
+        for (const column of entry.columns) {
+          const stored = row[column.name];
+          if (!stored) continue;
+          try {
+            secretBox.decrypt(stored, column.context(row as Record<string, string>));
+          } catch {
+            throw refuse(`${entry.table}.${column.name} of ${row[entry.key]} does not open under this ENCRYPTION_KEY`);
+          }
+          opened += 1;
+        }
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1]![entry.key]!;
+    }
+  }
+  return opened;
+};
+
+/**
  * What a restored instance must pass before it is handed over: every project data key opens under the
- * root key, every secret's and version's sealed value, comment and metadata opens under its project's
- * key, and every audit chain verifies from its anchor to its head with no event outside a chain.
+ * root key, every other root-sealed value opens under it, every secret's and version's sealed value,
+ * comment and metadata opens under its project's key, and every audit chain verifies from its anchor to its head with no event outside a chain.
  */
 export const verifyRestored = async (db: Database, secretBox: SecretBox): Promise<Verified> => {
   const keys = await openDataKeys(db, secretBox);
   const sealedValues = await openSecrets(db, keys);
+  const rootSealedValues = await openRootSealed(db, secretBox);
   const audit = await verifyAllAuditChains(db);
   if (!audit.valid) {
     const at = "firstInvalidEventId" in audit ? ` at event ${audit.firstInvalidEventId}` : "";
     throw refuse(`the audit log does not verify (${audit.reason}${at})`);
   }
-  return { dataKeys: keys.size, sealedValues, auditEvents: audit.checked, auditChains: audit.chains };
+  return { dataKeys: keys.size, sealedValues, rootSealedValues, auditEvents: audit.checked, auditChains: audit.chains };
 };
