@@ -21,7 +21,9 @@ import {
   ssmOperations,
   tagList,
 } from "./aws-destinations-ssm";
+import { type AwsRole, STS_CODES, answer, stsError, stsOf } from "./aws-destinations-sts";
 import { startPeer, type StsCaller, type TestCa } from "./workload-peers";
+export type { AssumedRole, AwsRole } from "./aws-destinations-sts";
 
 /**
  * AWS as a secret sync's destination, on one HTTPS server: Secrets Manager and Systems Manager
@@ -45,32 +47,9 @@ export type StoredSecret = {
 export type { AwsService, StoredParameter, Tag } from "./aws-destinations-ssm";
 
 const MARKED_FOR_DELETION = "You can't perform this operation on the secret because it was marked for deletion.";
-/** STS's codes for the refusals the JSON services name otherwise. */
-const STS_CODES: Record<string, string> = {
-  UnrecognizedClientException: "InvalidClientTokenId",
-  InvalidSignatureException: "SignatureDoesNotMatch",
-  MissingAuthenticationTokenException: "MissingAuthenticationToken",
-  IncompleteSignatureException: "IncompleteSignature",
-};
-
-/** Writes an answer with a request id, as every AWS answer carries one. */
-const answer = (res: ServerResponse, status: number, type: string, body: string) => {
-  res.writeHead(status, { "content-type": type, "x-amzn-requestid": randomUUID() });
-  res.end(body);
-};
-
 /** A JSON 1.1 answer. */
 const json = (res: ServerResponse, status: number, body: unknown) =>
   answer(res, status, "application/x-amz-json-1.1", JSON.stringify(body));
-
-/** STS's query-protocol error document. */
-const stsError = (res: ServerResponse, status: number, code: string, message: string) =>
-  answer(
-    res,
-    status,
-    "text/xml",
-    `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>${status >= 500 ? "Receiver" : "Sender"}</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
-  );
 
 /** The service and operation a request addresses, by its target header or its form body. */
 const route = (req: IncomingMessage, body: string): { service: AwsService; operation: string } | undefined => {
@@ -263,19 +242,10 @@ const secretsManagerOperations = (secrets: Map<string, StoredSecret>): Record<st
 };
 
 /**
- * An IAM role the fake lets be assumed: by the access keys it trusts, with the external id its trust
- * policy asks for.
- */
-export type AwsRole = { externalId: string; trusted: string[] };
-
-/**
  * Options of the fake: its region, the access keys it knows by access key id, and the roles (by ARN)
  * those keys may assume (an assumed role's key then signs with its session token, as AWS requires).
  */
 export type AwsFakeOptions = { region?: string; callers: Record<string, StsCaller>; roles?: Record<string, AwsRole> };
-
-/** One AssumeRole the fake granted: the role, the external id and session name it was asked with. */
-export type AssumedRole = { roleArn: string; externalId: string; sessionName: string; accessKeyId: string };
 
 /**
  * Starts the fake. `secrets` and `parameters` hold its state (seed and inspect them), `calls` every
@@ -300,65 +270,7 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
       ? stsError(res, error.status >= 500 ? error.status : 403, STS_CODES[error.code] ?? error.code, error.message)
       : json(res, error.status, { __type: error.code, message: error.message });
 
-  /** The short-lived keys of assumed roles, by access key id, each with its session token. */
-  const sessions = new Map<string, StsCaller & { sessionToken: string }>();
-  const roles = new Map(Object.entries(options.roles ?? {}));
-  const assumed: AssumedRole[] = [];
-  const callers = new Proxy(options.callers, {
-    get: (known, keyId: string) => known[keyId] ?? sessions.get(keyId),
-  });
-
-  /** STS's AssumeRole: the role's trust (the calling key, the external id) checked as IAM checks it. */
-  const assumeRole = (res: ServerResponse, form: URLSearchParams, caller: StsCaller & { accessKeyId: string }) => {
-    const roleArn = form.get("RoleArn") ?? "";
-    const role = roles.get(roleArn);
-    const sessionName = form.get("RoleSessionName") ?? "";
-    if (!role || !role.trusted.includes(caller.accessKeyId) || form.get("ExternalId") !== role.externalId)
-      return stsError(
-        res,
-        403,
-        "AccessDenied",
-        `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
-      );
-    const account = roleArn.split(":")[4] ?? "";
-    const accessKeyId = `ASIA${randomBytes(8).toString("hex").toUpperCase()}`;
-    const session = {
-      secretAccessKey: randomBytes(30).toString("base64"),
-      sessionToken: randomBytes(48).toString("base64"),
-      account,
-      arn: `arn:aws:sts::${account}:assumed-role/${roleArn.split("/").pop()}/${sessionName}`,
-      userId: `AROA${randomBytes(6).toString("hex").toUpperCase()}:${sessionName}`,
-    };
-    sessions.set(accessKeyId, session);
-    assumed.push({ roleArn, externalId: role.externalId, sessionName, accessKeyId });
-    const expiration = new Date(Date.now() + Number(form.get("DurationSeconds") ?? 3_600) * 1_000).toISOString();
-    answer(
-      res,
-      200,
-      "text/xml",
-      `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials><AccessKeyId>${accessKeyId}</AccessKeyId><SecretAccessKey>${session.secretAccessKey}</SecretAccessKey><SessionToken>${session.sessionToken}</SessionToken><Expiration>${expiration}</Expiration></Credentials><AssumedRoleUser><Arn>${session.arn}</Arn><AssumedRoleId>${session.userId}</AssumedRoleId></AssumedRoleUser></AssumeRoleResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
-    );
-  };
-
-  /** STS's GetCallerIdentity (every connection's check) and AssumeRole (assume-role connections). */
-  const sts = (res: ServerResponse, body: string, caller: StsCaller & { accessKeyId: string }) => {
-    const form = new URLSearchParams(body);
-    if (form.get("Action") === "AssumeRole" && form.get("Version") === "2011-06-15")
-      return assumeRole(res, form, caller);
-    if (form.get("Action") !== "GetCallerIdentity" || form.get("Version") !== "2011-06-15")
-      return stsError(
-        res,
-        400,
-        "InvalidAction",
-        `Could not find operation ${form.get("Action")} for version ${form.get("Version")}`,
-      );
-    answer(
-      res,
-      200,
-      "text/xml",
-      `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult><Arn>${caller.arn}</Arn><UserId>${caller.userId}</UserId><Account>${caller.account}</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></GetCallerIdentityResponse>`,
-    );
-  };
+  const stsService = stsOf(options.callers, options.roles);
 
   /** One JSON 1.1 call: the body parsed, the operation run, its error worded as AWS does. */
   const jsonCall = (res: ServerResponse, req: IncomingMessage, body: string, call: AwsCall, context: CallContext) => {
@@ -390,14 +302,9 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
     const caller =
       modes.get(service) === "bad-signature"
         ? new AwsError("InvalidSignatureException", SIGNATURE_MISMATCH)
-        : authenticate(req, body, service, region, callers);
+        : authenticate(req, body, service, region, stsService.callers);
     // An assumed role's key is valid only with its session token, signed with the request.
-    const session = caller instanceof AwsError ? undefined : sessions.get(caller.accessKeyId);
-    if (
-      session &&
-      (req.headers["x-amz-security-token"] !== session.sessionToken ||
-        !/SignedHeaders=[^,]*x-amz-security-token/.test(req.headers.authorization ?? ""))
-    ) {
+    if (!(caller instanceof AwsError) && stsService.lacksSessionToken(req, caller.accessKeyId)) {
       stats.refused += 1;
       return fail(
         res,
@@ -417,7 +324,7 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
         service,
         new AwsError("InternalFailure", "The request processing has failed because of an unknown error.", 500),
       );
-    if (service === "sts") return sts(res, body, caller);
+    if (service === "sts") return stsService.sts(res, body, caller);
     jsonCall(res, req, body, call, { account: caller.account, region });
   });
 
@@ -428,9 +335,9 @@ export const startAwsFake = async (ca: TestCa, options: AwsFakeOptions) => {
     parameters,
     calls,
     /** Every role assumed, in order. */
-    assumed,
+    assumed: stsService.assumed,
     /** Lets a role be assumed from now on (its trust policy: the keys it trusts and its external id). */
-    addRole: (roleArn: string, role: AwsRole) => roles.set(roleArn, role),
+    addRole: stsService.addRole,
     /** How many calls were refused for their signature or credentials. */
     get refused() {
       return stats.refused;

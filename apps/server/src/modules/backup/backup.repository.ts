@@ -1,4 +1,3 @@
-import type { SealedTable } from "../root-keys/sealed-columns";
 import { sql, type RawBuilder } from "kysely";
 import type { Database } from "../../db/database";
 import type { StoredSecretMetadata } from "../../db/tables/secrets";
@@ -170,20 +169,3 @@ export const sealedSecretRowsAfter = async (
       where ${after === undefined ? sql`true` : sql`s.id > ${after}::uuid`}
       order by s.id limit ${sql.lit(limit)}`.execute(db)
   ).rows;
-
-/** A page of a root-sealed table's rows (`SEALED_TABLES`): its key, the columns its contexts need and the sealed ones, as text. */
-export const rootSealedRowsAfter = async (
-  db: Database,
-  entry: SealedTable,
-  after: string | undefined,
-  limit: number,
-) => {
-  const columns = [entry.key, ...(entry.extra ?? []), ...entry.columns.map((c) => c.name)];
-  const { rows } = await sql<Record<string, string | null>>`select ${sql.join(
-    columns.map((c) => sql`${sql.ref(c)}::text as ${sql.ref(c)}`),
-  )} from ${sql.table(entry.table)}
-    where ${after === undefined ? sql`true` : sql`${sql.ref(entry.key)}::text > ${after}`}
-    order by ${sql.ref(entry.key)}::text
-    limit ${sql.lit(limit)}`.execute(db);
-  return rows;
-};

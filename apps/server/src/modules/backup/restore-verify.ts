@@ -5,12 +5,8 @@ import { verifyAllAuditChains } from "../audit/audit.service";
 import { openProjectDataKey } from "../project-keys/project-key.service";
 import { secretAad } from "../secrets/secret-crypto";
 import { SEALED_TABLES } from "../root-keys/sealed-columns";
-import {
-  projectDataKeysAfter,
-  rootSealedRowsAfter,
-  sealedSecretRowsAfter,
-  type SealedSecretRow,
-} from "./backup.repository";
+import { sealedRowsAfter } from "../root-keys/root-key.service";
+import { projectDataKeysAfter, sealedSecretRowsAfter, type SealedSecretRow } from "./backup.repository";
 import { BackupRefusal } from "./backup-refusal";
 
 const PAGE = 5_000;
@@ -97,7 +93,7 @@ const openRootSealed = async (db: Database, secretBox: SecretBox) => {
   for (const entry of SEALED_TABLES) {
     if (entry.table === "project_data_keys") continue;
     for (let after: string | undefined; ;) {
-      const rows = await rootSealedRowsAfter(db, entry, after, PAGE);
+      const rows = await sealedRowsAfter(db, entry, after, PAGE);
       for (const row of rows)
         for (const column of entry.columns) {
           const stored = row[column.name];

@@ -100,6 +100,21 @@ export const countNotUnder = async (db: Database | Tx, entry: SealedTable, versi
  * The next rows of a registered table after `after` (by its key), locked for the re-wrap; only rows
  * holding a value not yet under `version` are answered, but `last` is the last key looked at.
  */
+/** A page of a registered table's rows after `after`: its key, the columns its contexts need and the sealed ones, as text. */
+const sealedRowsPage = (entry: SealedTable, after: string | undefined, limit: number) => {
+  const columns = [entry.key, ...(entry.extra ?? []), ...entry.columns.map((c) => c.name)];
+  return sql<Record<string, string | null>>`select ${sql.join(
+    columns.map((c) => sql`${sql.ref(c)}::text as ${sql.ref(c)}`),
+  )} from ${sql.table(entry.table)}
+    where ${after === undefined ? sql`true` : sql`${sql.ref(entry.key)} > ${after}`}
+    order by ${sql.ref(entry.key)}
+    limit ${limit}`;
+};
+
+/** A page of a registered table's rows, read (a restore's check that every value opens). */
+export const sealedRowsAfter = async (db: Database, entry: SealedTable, after: string | undefined, limit: number) =>
+  (await sealedRowsPage(entry, after, limit).execute(db)).rows;
+
 export const lockBatchAfter = async (
   trx: Tx,
   entry: SealedTable,
@@ -107,14 +122,9 @@ export const lockBatchAfter = async (
   version: number,
   limit: number,
 ) => {
-  const columns = [entry.key, ...(entry.extra ?? []), ...entry.columns.map((c) => c.name)];
-  const { rows } = await sql<Record<string, string | null>>`select ${sql.join(
-    columns.map((c) => sql`${sql.ref(c)}::text as ${sql.ref(c)}`),
-  )} from ${sql.table(entry.table)}
-    where ${after === undefined ? sql`true` : sql`${sql.ref(entry.key)} > ${after}`}
-    order by ${sql.ref(entry.key)}
-    limit ${limit}
-    for update`.execute(trx);
+  const { rows } = await sql<Record<string, string | null>>`${sealedRowsPage(entry, after, limit)} for update`.execute(
+    trx,
+  );
   const last = rows.length > 0 ? (rows[rows.length - 1]![entry.key] as string) : undefined;
   return {
     rows: rows.filter((row) => entry.columns.some((c) => isStale(row[c.name], version))),

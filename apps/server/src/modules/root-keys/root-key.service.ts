@@ -6,6 +6,9 @@ import type { SealKind } from "../../crypto/root-seal";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../errors";
 import { freshMaterial, resealRow, rootKeyContext, sealOf } from "./root-key.boot";
 import { insertRootKey, listRootKeys, lockRootKeys, markRootKey } from "./root-key.repository";
+
+/** Pages of a table the rotation walks (`SEALED_TABLES`), for a check that every value opens. */
+export { sealedRowsAfter } from "./root-key.repository";
 import { countAllNotUnder } from "./root-key-rotation";
 import {
   findLatestRotation,
