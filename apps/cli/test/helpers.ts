@@ -7,7 +7,9 @@ import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
 import { createKeywardClient, ok } from "@keyward/client";
 
-export const BIN = fileURLToPath(new URL("../dist/keyward.js", import.meta.url));
+// Built by the test script into a folder of its own: the README quick start (the server's suite, run at
+// the same time) rebuilds dist/ with `pnpm pack:dist`.
+export const BIN = fileURLToPath(new URL("../.test-build/keyward.js", import.meta.url));
 export const url = () => inject("keywardUrl");
 export const admin = () => createKeywardClient({ baseUrl: url(), token: inject("adminToken") });
 export const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString("hex")}`;

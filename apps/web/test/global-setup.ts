@@ -20,6 +20,8 @@ import {
 
 const webDir = fileURLToPath(new URL("..", import.meta.url));
 const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
+/** The console build the tests serve (see setup). */
+const TEST_BUILD = ".test-build";
 
 const waitForServer = async (child: ChildProcess, baseUrl: string, output: () => string) => {
   const deadline = Date.now() + 90_000;
@@ -63,7 +65,7 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
       LEASE_REVOCATION_INTERVAL_MS: "1000",
       // People's access tokens live the shortest time allowed, so the console's renewal happens within a test.
       SESSION_ACCESS_TOKEN_TTL_S: "30",
-      WEB_DIST_DIR: join(webDir, "dist"),
+      WEB_DIST_DIR: join(webDir, TEST_BUILD),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...extraEnv,
     },
@@ -97,7 +99,8 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
 export default async function setup() {
   const chromium = chromiumPath();
   // As `pnpm build` does, in a process of its own: vitest's NODE_ENV=test would give React's development build.
-  execFileSync(join(webDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn"], {
+  // Into a folder of its own: a `pnpm start` run by the server's suite at the same time rebuilds dist/.
+  execFileSync(join(webDir, "node_modules/.bin/vite"), ["build", "--logLevel", "warn", "--outDir", TEST_BUILD], {
     cwd: webDir,
     env: { ...process.env, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "inherit"],
