@@ -82,7 +82,8 @@ describe("the audit streams page", () => {
       }),
     );
     await row.getByText("failing").waitFor({ timeout: 30_000 });
-    await row.getByText(/503/).waitFor();
+    // The status in the error, not a bare /503/: the receiver's port (in the row's URL) may contain it.
+    await row.getByText(/status code 503/).waitFor();
     await screenshot(ui.page, "audit-streams");
     failing = false;
 
