@@ -117,16 +117,21 @@ export const countLeasesOf = async (db: Database, dynamicSecretId: string, optio
     ).count,
   );
 
+/**
+ * Which of `ids` (UUIDs, as leaseIdFromEntityName makes them) still have a lease row. One parameter,
+ * an array literal written here: a target may list more credentials than a statement takes
+ * parameters, and the driver's per-element escaping of a 2,000-id array cost the orphan sweep a
+ * quarter of its CPU.
+ */
 export const leaseIdsAmong = async (db: Database, ids: string[]) =>
   ids.length === 0
     ? new Set<string>()
     : new Set(
-        // One array parameter: a target may list more credentials than a statement takes parameters.
         (
           await db
             .selectFrom("dynamic_secret_leases")
             .select("id")
-            .where(sql<boolean>`id = any(${ids}::uuid[])`)
+            .where(sql<boolean>`id = any(${`{${ids.join(",")}}`}::uuid[])`)
             .execute()
         ).map((r) => r.id),
       );
