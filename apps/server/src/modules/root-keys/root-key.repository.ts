@@ -96,10 +96,6 @@ export const countNotUnder = async (db: Database | Tx, entry: SealedTable, versi
   return Number(rows[0]?.n ?? 0);
 };
 
-/**
- * The next rows of a registered table after `after` (by its key), locked for the re-wrap; only rows
- * holding a value not yet under `version` are answered, but `last` is the last key looked at.
- */
 /** A page of a registered table's rows after `after`: its key, the columns its contexts need and the sealed ones, as text. */
 const sealedRowsPage = (entry: SealedTable, after: string | undefined, limit: number) => {
   const columns = [entry.key, ...(entry.extra ?? []), ...entry.columns.map((c) => c.name)];
@@ -115,6 +111,10 @@ const sealedRowsPage = (entry: SealedTable, after: string | undefined, limit: nu
 export const sealedRowsAfter = async (db: Database, entry: SealedTable, after: string | undefined, limit: number) =>
   (await sealedRowsPage(entry, after, limit).execute(db)).rows;
 
+/**
+ * The next rows of a registered table after `after` (by its key), locked for the re-wrap; only rows
+ * holding a value not yet under `version` are answered, but `last` is the last key looked at.
+ */
 export const lockBatchAfter = async (
   trx: Tx,
   entry: SealedTable,

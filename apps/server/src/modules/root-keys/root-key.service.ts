@@ -6,9 +6,6 @@ import type { SealKind } from "../../crypto/root-seal";
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../errors";
 import { freshMaterial, resealRow, rootKeyContext, sealOf } from "./root-key.boot";
 import { insertRootKey, listRootKeys, lockRootKeys, markRootKey } from "./root-key.repository";
-
-/** Pages of a table the rotation walks (`SEALED_TABLES`), for a check that every value opens. */
-export { sealedRowsAfter } from "./root-key.repository";
 import { countAllNotUnder } from "./root-key-rotation";
 import {
   findLatestRotation,
@@ -17,6 +14,9 @@ import {
   insertRotation,
   type RotationRow,
 } from "./rotation.repository";
+
+/** Pages of a table the rotation walks (`SEALED_TABLES`), for a check that every value opens. */
+export { sealedRowsAfter } from "./root-key.repository";
 
 const requireInstanceAdmin = (ctx: RequestContext) => {
   if (!ctx.actor.isInstanceAdmin) throw new ForbiddenError("Only instance admins can manage the root key");
