@@ -137,6 +137,12 @@ const EnvSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** PostgreSQL connections per process (each cluster worker has its own pool), plus half as many for the kept-plan lookups. */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  /** A secret list of more rows than this is large: only SECRET_LIST_SLOTS of them are built at once per process. */
+  SECRET_LIST_LARGE_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
+  /** Large secret lists built at once per process; the others wait their turn. */
+  SECRET_LIST_SLOTS: z.coerce.number().int().min(1).max(1_000).default(1),
+  /** How long a large secret list waits for its turn before it is answered 503 with Retry-After (0: no waiting). */
+  SECRET_LIST_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   /** How long a request waits for a database connection before it is answered 503. */
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   /** Longest a single SQL statement may run (PostgreSQL statement_timeout); past it the request is a 503. 0: no bound. */

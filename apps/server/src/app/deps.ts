@@ -4,6 +4,7 @@ import { createEventsState } from "../modules/events/events.state";
 import { createSecretSyncsState } from "../modules/secret-syncs/secret-syncs.state";
 import { createSecretWriteGate } from "../modules/approvals/secret-changes/change-request.service";
 import { createUsersState } from "../modules/users/users.state";
+import { createSecretListsState } from "../modules/secrets/secrets.state";
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import type { AppDeps } from "../context";
@@ -103,6 +104,11 @@ export const buildDeps = async (
     ...createSecretSyncsState(),
     ...createSecretWriteGate(),
     ...createUsersState(),
+    ...createSecretListsState({
+      largeRows: env.SECRET_LIST_LARGE_ROWS,
+      slots: env.SECRET_LIST_SLOTS,
+      queueTimeoutMs: env.SECRET_LIST_QUEUE_TIMEOUT_MS,
+    }),
     hooks: { resolveProjectTemplate: resolveTemplate },
     outboundCa: env.OUTBOUND_EXTRA_CA_FILE
       ? [...rootCertificates, readFileSync(env.OUTBOUND_EXTRA_CA_FILE, "utf8")].join("\n")

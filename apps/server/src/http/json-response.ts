@@ -1,16 +1,33 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { Stream } from "node:stream";
 
 type Conditional = { headers: Record<string, string | string[] | undefined> };
 type HeaderSink = { setHeader: (name: string, value: string | number) => unknown };
 
-/** A body encoded in pieces; the ETag and the response share the bytes. */
+/** A body encoded in pieces, with its strong ETag (digested piece by piece as they were encoded). */
 export class EncodedJson {
+  #etag: string | undefined;
+
   constructor(
     readonly chunks: readonly Buffer[],
     readonly length: number,
-  ) {}
+    etag?: string,
+  ) {
+    this.#etag = etag;
+  }
+
+  /** Digested on first use when the writer did not digest it already (a body that carries no tag never is). */
+  get etag() {
+    if (this.#etag === undefined) {
+      const digest = createHash("sha256");
+      for (const chunk of this.chunks) digest.update(chunk);
+      this.#etag = tagOf(digest);
+    }
+    return this.#etag;
+  }
 }
+
+const tagOf = (digest: Hash) => `"${digest.digest("base64url").slice(0, 32)}"`;
 
 /** Pieces of about this many characters: large enough that a piece costs one write, small enough to reuse. */
 const PIECE = 64 * 1024;
@@ -22,6 +39,8 @@ const PIECE = 64 * 1024;
  */
 export class JsonWriter {
   readonly #chunks: Buffer[] = [];
+  // Each piece is digested as it is encoded: a large list's ETag costs no pass of its own.
+  readonly #digest = createHash("sha256");
   #pending = "";
   #length = 0;
 
@@ -37,7 +56,7 @@ export class JsonWriter {
 
   end(): EncodedJson {
     this.#flush();
-    return new EncodedJson(this.#chunks, this.#length);
+    return new EncodedJson(this.#chunks, this.#length, tagOf(this.#digest));
   }
 
   #flush() {
@@ -45,6 +64,7 @@ export class JsonWriter {
     const piece = Buffer.from(this.#pending);
     this.#pending = "";
     this.#chunks.push(piece);
+    this.#digest.update(piece);
     this.#length += piece.length;
   }
 }
@@ -91,11 +111,8 @@ const serialized = <T>(res: HeaderSink, json: EncodedJson) => {
 export const jsonOk = <T>(res: HeaderSink, body: T | EncodedJson) => serialized<T>(res, encode(body));
 
 /** The strong ETag of an encoded body, quoted (the bench's list floor tags its body with it too). */
-export const strongEtag = (json: Buffer | EncodedJson) => {
-  const digest = createHash("sha256");
-  for (const chunk of Buffer.isBuffer(json) ? [json] : json.chunks) digest.update(chunk);
-  return `"${digest.digest("base64url").slice(0, 32)}"`;
-};
+export const strongEtag = (json: Buffer | EncodedJson) =>
+  Buffer.isBuffer(json) ? tagOf(createHash("sha256").update(json)) : json.etag;
 
 /**
  * v4 reads carry a strong ETag of the body; a matching If-None-Match answers 304 with no body.

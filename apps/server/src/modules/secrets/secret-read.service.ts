@@ -1,7 +1,8 @@
 import type { MetadataFilter, SecretImportResult, SecretRead } from "@keyward/contract";
 import type { RequestContext } from "../../context";
 import { JsonWriter, type EncodedJson } from "../../http/json-response";
-import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import { cooperative, type Cooperative } from "../../lib/cooperative";
+import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
 import { createExpander, type Expander } from "./references/expand";
@@ -21,6 +22,7 @@ import { forgetPlaintext, type PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
 import { listFolderTree, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, listVisibleSecretsOfFolders, type SecretSource } from "./secret-source";
+import type { SecretListsState } from "./secrets.state";
 
 export type ListQuery = ProjectRef & {
   environment?: string;
@@ -83,6 +85,7 @@ const expandEach = async <I, T>(
   items: readonly I[],
   build: (item: I) => T | Promise<T>,
   emit: (value: T, item: I) => void,
+  slices?: Cooperative,
 ) => {
   const failures: string[] = [];
   const fail = (error: unknown) => {
@@ -94,13 +97,15 @@ const expandEach = async <I, T>(
     const results = new Array<T>(window.length);
     const done = new Array<boolean>(window.length).fill(false);
     const pending: Promise<void>[] = [];
-    window.forEach((item, i) => {
+    for (let i = 0; i < window.length; i += 1) {
+      // A long list gives other requests the event loop between slices (see cooperative).
+      if (slices?.due()) await slices.pause();
       let out: T | Promise<T>;
       try {
-        out = build(item);
+        out = build(window[i]!);
       } catch (error) {
         fail(error);
-        return;
+        continue;
       }
       if (out instanceof Promise)
         pending.push(
@@ -113,7 +118,7 @@ const expandEach = async <I, T>(
         results[i] = out;
         done[i] = true;
       }
-    });
+    }
     await Promise.all(pending);
     if (failures.length === 0) results.forEach((value, i) => done[i] && emit(value, window[i]!));
   }
@@ -211,39 +216,100 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     { id: rootId, path: query.secretPath },
     ...(query.recursive ? await listFolderTree(ctx.deps.db, rootId, query.secretPath) : []),
   ];
-  const pathOf = new Map(folders.map((f) => [f.id, f.path]));
-  const placeOfFolder = new Map(folders.map((f) => [f.id, { projectId: project.id, environment, secretPath: f.path }]));
   // A page after the first carries no imports: they are not even read.
   const withImports = (query.includeImports ?? query.include_imports ?? false) && (page?.offset ?? 0) === 0;
   const ownerId = personalOwnerOf(ctx.actor, query.includePersonalOverrides);
   const source = createSecretSource(ctx, project.id, ctx.deps.db, ownerId);
 
-  const folderIds = [...pathOf.keys()];
-  const [rows, groups] = await Promise.all([
-    listVisibleSecretsOfFolders(ctx.deps.db, folderIds, ownerId),
-    withImports ? resolveImports(ctx.deps.db, folderIds, ownerId) : Promise.resolve([]),
-  ]);
+  const folderIds = folders.map((f) => f.id);
+  // A list last seen large waits for its turn before its rows are read (see SecretListsState).
+  const lists = ctx.deps.secretLists;
+  const listKey = `${rootId}:${query.recursive}:${page ? "paged" : "whole"}`;
+  let release = (await seenLarge(lists, listKey)) ? await enterLargeList(lists) : undefined;
+  let learnt: ((large: boolean) => void) | undefined;
+  if (!release && !lists.sizing.has(listKey))
+    lists.sizing.set(listKey, new Promise<boolean>((resolve) => (learnt = resolve)));
+  try {
+    const [rows, groups] = await Promise.all([
+      listVisibleSecretsOfFolders(ctx.deps.db, folderIds, ownerId),
+      withImports ? resolveImports(ctx.deps.db, folderIds, ownerId) : Promise.resolve([]),
+    ]);
+    const large = (page ? Math.min(page.limit, rows.length) : rows.length) > lists.largeRows;
+    if (large) lists.knownLarge.set(listKey, true);
+    else lists.knownLarge.delete(listKey);
+    if (learnt) {
+      lists.sizing.delete(listKey);
+      learnt(large);
+      learnt = undefined;
+    }
+    if (large && !release) release = await enterLargeList(lists);
+    const projectId = project.id;
+    return await writeList(query, { page, projectId, rootId, environment, folders, source, rows, groups, ability });
+  } finally {
+    if (learnt) {
+      lists.sizing.delete(listKey);
+      learnt(false);
+    }
+    release?.();
+  }
+};
+
+/** Whether a list was seen large, waiting for the verdict of a request reading its rows right now. */
+const seenLarge = async (lists: SecretListsState, listKey: string) =>
+  lists.knownLarge.get(listKey) === true || ((await lists.sizing.get(listKey)) ?? false);
+
+/** A turn to build a large list, or 503 with Retry-After when none comes within the queue's deadline. */
+const enterLargeList = async (lists: SecretListsState) => {
+  const release = await lists.gate.enter();
+  if (release) return release;
+  throw new ServiceUnavailableError(
+    "Too many large secret lists are being built at once; please retry shortly",
+    lists.gate.retryAfterSeconds(),
+  );
+};
+
+/** The rows of the folders asked for, filtered by the caller's rights, opened, expanded and written. */
+const writeList = async (
+  query: ListQuery,
+  read: {
+    page: Page | undefined;
+    projectId: string;
+    rootId: string;
+    environment: string;
+    folders: readonly { id: string; path: string }[];
+    source: SecretSource;
+    rows: SecretRow[];
+    groups: ImportGroup[];
+    ability: Ability;
+  },
+) => {
+  const { page, projectId, rootId, environment, folders, source, rows, groups, ability } = read;
+  const pathOf = new Map(folders.map((f) => [f.id, f.path]));
+  const placeOfFolder = new Map(folders.map((f) => [f.id, { projectId, environment, secretPath: f.path }]));
   // Rows come by folder: one pass groups them (a recursive list of many folders stays linear).
   const rowsOf = new Map<string, SecretRow[]>(folders.map((f) => [f.id, []]));
   for (const row of rows) rowsOf.get(row.folder_id)?.push(row);
   for (const folder of folders) source.seed(environment, folder.path, rowsOf.get(folder.id)!);
   const tagSlugs = query.tagSlugs ?? [];
-  const selected = rows.filter((row) => {
-    if (tagSlugs.length > 0 && !row.tags.some((t) => tagSlugs.includes(t.slug))) return false;
+  const slices = cooperative();
+  const selected: SecretRow[] = [];
+  for (const row of rows) {
+    if (slices.due()) await slices.pause();
+    if (tagSlugs.length > 0 && !row.tags.some((t) => tagSlugs.includes(t.slug))) continue;
     const object = secretObject(
       environment,
       pathOf.get(row.folder_id)!,
       row.key,
       row.tags.map((t) => t.slug),
     );
-    if (!canDescribe(ability, object)) return false;
+    if (!canDescribe(ability, object)) continue;
     if (query.viewSecretValue && !isPersonal(row) && !canReadValue(ability, object)) {
       // In the folder asked for, an unreadable value fails the request; below it, the secret is left out.
       if (row.folder_id === rootId) throw denied(ability, "readValue");
-      return false;
+      continue;
     }
-    return true;
-  });
+    selected.push(row);
+  }
   // One expander for the whole answer: a secret referenced from many places is expanded once.
   const expander = query.expandSecretReferences ? createExpander(ability, source.load) : undefined;
   // Only a metadata filter needs every selected row opened before the page is cut.
@@ -275,6 +341,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
       first = false;
       forgetPlaintext(secret);
     },
+    slices,
   );
   return close(out, page, await imports, total);
 };

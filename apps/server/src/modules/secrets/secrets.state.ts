@@ -1,0 +1,36 @@
+import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
+import { createWorkGate, type WorkGate } from "../../lib/work-gate";
+
+declare module "../../context" {
+  interface AppDeps {
+    /** Large secret lists (more rows than `largeRows`) in this process: a few at once, the rest queued. */
+    secretLists: SecretListsState;
+  }
+}
+
+export type SecretListsState = {
+  gate: WorkGate;
+  /** A list of more rows than this goes through the gate. */
+  largeRows: number;
+  /**
+   * The lists (root folder, recursive or not) last seen large: such a list enters the gate before its
+   * rows are read, so a queued request holds no rows. Any other list is read first and enters the gate
+   * only if it turns out large.
+   */
+  knownLarge: BoundedCache<true>;
+  /**
+   * Lists whose size is being learnt (read by a request now): a request for the same list meanwhile
+   * waits for the verdict instead of reading the rows too, so a burst of lists of a folder not yet
+   * seen reads its rows once before the gate instead of once per request.
+   */
+  sizing: Map<string, Promise<boolean>>;
+};
+
+export const createSecretListsState = (limits: { largeRows: number; slots: number; queueTimeoutMs: number }) => ({
+  secretLists: {
+    gate: createWorkGate({ slots: limits.slots, queueTimeoutMs: limits.queueTimeoutMs }),
+    largeRows: limits.largeRows,
+    knownLarge: createBoundedCache<true>({ maxEntries: 10_000 }),
+    sizing: new Map<string, Promise<boolean>>(),
+  } satisfies SecretListsState,
+});
