@@ -7,7 +7,7 @@ declare module "../../context" {
   interface AppDeps {
     /** Authenticated tokens by hash: machine tokens until changed, people's sessions for a second. */
     tokenCache: TokenCache<AuthenticatedToken>;
-    /** When this process last wrote each token's last-used time (written at most once a minute), as many tokens as the token cache. */
+    /** When this process last wrote each token's last-used time (written at most once per ten minutes), as many tokens as the token cache. */
     tokenUseWrites: BoundedCache<number>;
     /** Last-used times waiting for the token-use flush job, by token id. */
     tokenUses: TokenUseBuffer;

@@ -5,7 +5,7 @@ import { touchTokensLastUsed } from "./access-token.repository";
 /**
  * Tokens' last-used times noted by requests and written by the token-use job, many per statement:
  * with tokens spread over many identities, a write per use (one UPDATE per request once each token
- * is seen less often than once a minute) cost more than the request's own work. At most one flush
+ * is seen less often than the interval) cost more than the request's own work. At most one flush
  * interval of notes is lost on a hard kill; the time is informational and never authorizes anything.
  */
 export type TokenUseBuffer = { pending: Map<string, number>; dropped: number; flushing?: Promise<void> };
