@@ -225,9 +225,11 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   // A list last seen large waits for its turn before its rows are read (see SecretListsState).
   const lists = ctx.deps.secretLists;
   const listKey = `${rootId}:${query.recursive}:${page ? "paged" : "whole"}`;
-  let release = (await seenLarge(lists, listKey)) ? await enterLargeList(lists) : undefined;
+  const seen = lists.seenLarge.get(listKey) ?? (await lists.sizing.get(listKey));
+  let release = seen ? await enterLargeList(lists) : undefined;
+  // The first request for a list not seen yet learns its size for the others (a promise only then).
   let learnt: ((large: boolean) => void) | undefined;
-  if (!release && !lists.sizing.has(listKey))
+  if (seen === undefined && !lists.sizing.has(listKey))
     lists.sizing.set(listKey, new Promise<boolean>((resolve) => (learnt = resolve)));
   try {
     const [rows, groups] = await Promise.all([
@@ -235,8 +237,7 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
       withImports ? resolveImports(ctx.deps.db, folderIds, ownerId) : Promise.resolve([]),
     ]);
     const large = (page ? Math.min(page.limit, rows.length) : rows.length) > lists.largeRows;
-    if (large) lists.knownLarge.set(listKey, true);
-    else lists.knownLarge.delete(listKey);
+    if (seen !== large) lists.seenLarge.set(listKey, large);
     if (learnt) {
       lists.sizing.delete(listKey);
       learnt(large);
@@ -253,10 +254,6 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     release?.();
   }
 };
-
-/** Whether a list was seen large, waiting for the verdict of a request reading its rows right now. */
-const seenLarge = async (lists: SecretListsState, listKey: string) =>
-  lists.knownLarge.get(listKey) === true || ((await lists.sizing.get(listKey)) ?? false);
 
 /** A turn to build a large list, or 503 with Retry-After when none comes within the queue's deadline. */
 const enterLargeList = async (lists: SecretListsState) => {

@@ -13,15 +13,15 @@ export type SecretListsState = {
   /** A list of more rows than this goes through the gate. */
   largeRows: number;
   /**
-   * The lists (root folder, recursive or not) last seen large: such a list enters the gate before its
-   * rows are read, so a queued request holds no rows. Any other list is read first and enters the gate
-   * only if it turns out large.
+   * Whether each list (root folder, recursive or not, paged or whole) was large when last read. One seen
+   * large enters the gate before its rows are read, so a queued request holds no rows; one seen small
+   * is read at once; only a list not seen yet learns its size (see `sizing`).
    */
-  knownLarge: BoundedCache<true>;
+  seenLarge: BoundedCache<boolean>;
   /**
-   * Lists whose size is being learnt (read by a request now): a request for the same list meanwhile
-   * waits for the verdict instead of reading the rows too, so a burst of lists of a folder not yet
-   * seen reads its rows once before the gate instead of once per request.
+   * Lists not seen yet whose size is being learnt (read by a request now): a request for the same list
+   * meanwhile waits for the verdict instead of reading the rows too, so a burst of lists of a folder not
+   * yet seen reads its rows once before the gate instead of once per request.
    */
   sizing: Map<string, Promise<boolean>>;
 };
@@ -30,7 +30,7 @@ export const createSecretListsState = (limits: { largeRows: number; slots: numbe
   secretLists: {
     gate: createWorkGate({ slots: limits.slots, queueTimeoutMs: limits.queueTimeoutMs }),
     largeRows: limits.largeRows,
-    knownLarge: createBoundedCache<true>({ maxEntries: 10_000 }),
+    seenLarge: createBoundedCache<boolean>({ maxEntries: 10_000 }),
     sizing: new Map<string, Promise<boolean>>(),
   } satisfies SecretListsState,
 });
