@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { inTransaction } from "../../src/db/transaction";
 import { bufferAuditEvent, flushAuditBuffer } from "../../src/modules/audit/audit-buffer";
 import { pruneAuditLogs } from "../../src/modules/audit/audit-retention";
+import { anchorChain, chainEventsAfter } from "../../src/modules/audit/audit.repository";
+import { verifyAllAuditChains } from "../../src/modules/audit/audit.service";
 import { hashChained } from "../../src/modules/audit/audit-chain";
 import { writeAuditEvents, type AuditEventInput } from "../../src/modules/audit/audit-writer";
 import { startTestApp } from "../helpers/app";
@@ -196,6 +198,49 @@ describe("audit log: tamper evidence", () => {
       const [, first] = await listed();
       await sql`delete from audit_logs where id = ${first!.id}`.execute(app.deps.db);
       expect(await verify(tenant, project.id)).toMatchObject({ valid: false, reason: "events-missing" });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("a pruner stopped between moving the anchor and deleting leaves a valid chain, and the next pass deletes the rest", async () => {
+    const app = await startTestApp();
+    try {
+      let offset = 0;
+      app.deps.clock.now = () => Date.now() + offset;
+      const tenant = await createTenant(app);
+      const project = await createProject(tenant);
+      await createSecrets(tenant, project.id, ["OLD_1", "OLD_2", "OLD_3"]);
+      offset = 60 * 86_400_000;
+      await createSecrets(tenant, project.id, ["NEW_1", "NEW_2"]);
+      offset = 91 * 86_400_000;
+      const now = new Date(app.deps.clock.now());
+      // The project's chain: the one holding the NEW_1 event.
+      const { rows } = await sql<{ chain_id: string; pruned_seq: string }>`select c.chain_id, c.pruned_seq::text
+        from audit_log_chains c join audit_logs l on l.chain_id = c.chain_id
+        where l.project_id = ${project.id} limit 1`.execute(app.deps.db);
+      const chain = rows[0]!;
+      const run = await chainEventsAfter(app.deps.db, chain.chain_id, chain.pruned_seq, now, 1_000);
+      const expired = run.filter((row) => row.expired);
+      expect(expired.length).toBeGreaterThanOrEqual(3);
+      const last = expired.at(-1)!;
+      // What a pruner does first, and then stops: the anchor moves, nothing is deleted.
+      await anchorChain(app.deps.db, chain.chain_id, { seq: String(last.seq), hash: last.hash });
+      const below = async () =>
+        Number(
+          (
+            await sql<{ n: string }>`select count(*)::text as n from audit_logs
+              where chain_id = ${chain.chain_id} and seq <= ${String(last.seq)}`.execute(app.deps.db)
+          ).rows[0]!.n,
+        );
+      expect(await below()).toBe(expired.length);
+      expect(await verify(tenant, project.id)).toEqual({ valid: true, checked: 2 });
+      expect(await verifyAllAuditChains(app.deps.db)).toMatchObject({ valid: true });
+
+      expect(await pruneAuditLogs(app.deps)).toBeGreaterThanOrEqual(expired.length);
+      expect(await below()).toBe(0);
+      expect(await verify(tenant, project.id)).toEqual({ valid: true, checked: 2 });
+      expect(await verifyAllAuditChains(app.deps.db)).toMatchObject({ valid: true });
     } finally {
       await app.close();
     }

@@ -100,20 +100,23 @@ export type AuditLogRow = Awaited<ReturnType<typeof listAuditLogs>>[number];
 
 /**
  * The chains with events in a time range, each with the first and last sequence number there: the
- * stretch of the chain to verify. Reads only the range's events, through the created_at indexes.
+ * stretch of the chain to verify. Reads only the range's events, through the created_at indexes, and
+ * only those above their chain's anchor (an event at or below it is pruned, if not yet deleted).
  */
 export const chainStretchesInRange = (
   db: Database,
   range: { orgId: string; projectId?: string; startDate: Date; endDate: Date },
 ) => {
   let query = db
-    .selectFrom("audit_logs")
-    .select(["chain_id", sql<string>`min(seq)::text`.as("first_seq"), sql<string>`max(seq)::text`.as("last_seq")])
-    .where("org_id", "=", range.orgId)
-    .where("created_at", ">=", range.startDate)
-    .where("created_at", "<=", range.endDate);
-  if (range.projectId) query = query.where("project_id", "=", range.projectId);
-  return query.groupBy("chain_id").orderBy("chain_id").execute();
+    .selectFrom("audit_logs as l")
+    .innerJoin("audit_log_chains as c", "c.chain_id", "l.chain_id")
+    .select(["l.chain_id", sql<string>`min(l.seq)::text`.as("first_seq"), sql<string>`max(l.seq)::text`.as("last_seq")])
+    .where("l.org_id", "=", range.orgId)
+    .where("l.created_at", ">=", range.startDate)
+    .where("l.created_at", "<=", range.endDate)
+    .whereRef("l.seq", ">", "c.pruned_seq");
+  if (range.projectId) query = query.where("l.project_id", "=", range.projectId);
+  return query.groupBy("l.chain_id").orderBy("l.chain_id").execute();
 };
 
 /** Up to `limit` events of a chain from sequence number `from` through `through`, in chain order. */
@@ -157,8 +160,15 @@ export const eventExists = async (db: Database, chainId: string, seq: bigint) =>
 export const allChainBounds = (db: Database) =>
   db.selectFrom("audit_log_chains").select(["chain_id", "seq", "pruned_seq"]).orderBy("chain_id").execute();
 
+/**
+ * Events a whole-instance verification must account for: those above their chain's anchor, and any in
+ * no chain. Events at or below an anchor are pruned already (the anchor moves before they are deleted,
+ * see pruneAuditLogs) and are no longer part of the chain.
+ */
 export const countAuditEvents = async (db: Database) => {
-  const { rows } = await sql<{ n: string }>`select count(*)::text as n from audit_logs`.execute(db);
+  const { rows } = await sql<{ n: string }>`select count(*)::text as n from audit_logs l
+    left join audit_log_chains c on c.chain_id = l.chain_id
+    where c.chain_id is null or l.seq > c.pruned_seq`.execute(db);
   return Number(rows[0]!.n);
 };
 
@@ -191,8 +201,8 @@ export const chainsWithExpiredHead = (db: Database, now: Date, limit: number) =>
  * The first `limit` events of a chain after its anchor, oldest first, and whether each expired before
  * `now` (compared in the database, to the microsecond, as `chainsWithExpiredHead` compares).
  */
-export const chainEventsAfter = (trx: Tx, chainId: string, afterSeq: string, now: Date, limit: number) =>
-  trx
+export const chainEventsAfter = (db: Database, chainId: string, afterSeq: string, now: Date, limit: number) =>
+  db
     .selectFrom("audit_logs")
     .select(["seq", "hash", sql<boolean>`coalesce(expires_at < ${now}, false)`.as("expired")])
     .where("chain_id", "=", chainId)
@@ -202,27 +212,36 @@ export const chainEventsAfter = (trx: Tx, chainId: string, afterSeq: string, now
     .execute();
 
 /**
- * Deletes a chain's events after `afterSeq` up to `last.seq` (a bounded run: the caller read them) and
- * anchors the chain on the last one deleted, unless another pruner already moved the anchor further.
- * The chain's head row is locked only by the final update, so appends wait for a commit, not a delete.
+ * Anchors a chain on an event (its sequence and hash), unless the anchor is already at or past it: a
+ * statement of its own, so the chain's head row is locked only for this one-row update and its commit.
  */
-export const pruneChainRun = async (
-  trx: Tx,
-  chainId: string,
-  afterSeq: string,
-  last: { seq: string; hash: string },
-) => {
-  const removed = await trx
-    .deleteFrom("audit_logs")
-    .where("chain_id", "=", chainId)
-    .where("seq", ">", afterSeq)
-    .where("seq", "<=", last.seq)
-    .executeTakeFirst();
-  await trx
+export const anchorChain = (db: Database, chainId: string, last: { seq: string; hash: string }) =>
+  db
     .updateTable("audit_log_chains")
     .set({ pruned_seq: last.seq, pruned_hash: last.hash })
     .where("chain_id", "=", chainId)
     .where("pruned_seq", "<", last.seq)
     .execute();
+
+/** Deletes a chain's events after `afterSeq` up to `lastSeq` (a bounded run the caller anchored past). */
+export const deleteChainRun = async (db: Database, chainId: string, afterSeq: string, lastSeq: string) => {
+  const removed = await db
+    .deleteFrom("audit_logs")
+    .where("chain_id", "=", chainId)
+    .where("seq", ">", afterSeq)
+    .where("seq", "<=", lastSeq)
+    .executeTakeFirst();
   return Number(removed.numDeletedRows);
+};
+
+/**
+ * Deletes events left at or below their chain's anchor (a pruner stopped between anchoring and
+ * deleting), at most `limit`; returns how many.
+ */
+export const deleteBelowAnchors = async (db: Database, limit: number) => {
+  const { numAffectedRows } = await sql`delete from audit_logs where id in (
+      select l.id from audit_log_chains c
+      join audit_logs l on l.chain_id = c.chain_id and l.seq <= c.pruned_seq
+      limit ${limit})`.execute(db);
+  return Number(numAffectedRows ?? 0n);
 };
