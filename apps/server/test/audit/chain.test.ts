@@ -9,7 +9,7 @@ import { anchorChain, chainEventsAfter } from "../../src/modules/audit/audit.rep
 import { verifyAllAuditChains } from "../../src/modules/audit/audit.service";
 import { hashChained } from "../../src/modules/audit/audit-chain";
 import { writeAuditEvents, type AuditEventInput } from "../../src/modules/audit/audit-writer";
-import { startTestApp } from "../helpers/app";
+import { startTestApp, type TestApp } from "../helpers/app";
 import { createProject, createTenant, expectOk, type Tenant } from "../helpers/tenant";
 import { auditEvents } from "./helpers";
 
@@ -37,6 +37,24 @@ describe("audit chain hash", () => {
     );
   });
 });
+
+/**
+ * A project with three secrets written on day 0 and two on day 60 of the app's clock (`setDay` moves
+ * it): past the default 90-day retention, the first three events expire first.
+ */
+const oldAndNewSecrets = async (app: TestApp) => {
+  let offset = 0;
+  app.deps.clock.now = () => Date.now() + offset;
+  const setDay = (day: number) => {
+    offset = day * 86_400_000;
+  };
+  const tenant = await createTenant(app);
+  const project = await createProject(tenant);
+  await createSecrets(tenant, project.id, ["OLD_1", "OLD_2", "OLD_3"]);
+  setDay(60);
+  await createSecrets(tenant, project.id, ["NEW_1", "NEW_2"]);
+  return { tenant, project, setDay };
+};
 
 describe("audit log: tamper evidence", () => {
   it("verifies an untouched chain and points at an edited event", async () => {
@@ -174,13 +192,7 @@ describe("audit log: tamper evidence", () => {
   it("prunes an expired prefix and the rest still verifies from its anchor", async () => {
     const app = await startTestApp();
     try {
-      let offset = 0;
-      app.deps.clock.now = () => Date.now() + offset;
-      const tenant = await createTenant(app);
-      const project = await createProject(tenant);
-      await createSecrets(tenant, project.id, ["OLD_1", "OLD_2", "OLD_3"]);
-      offset = 60 * 86_400_000;
-      await createSecrets(tenant, project.id, ["NEW_1", "NEW_2"]);
+      const { tenant, project, setDay } = await oldAndNewSecrets(app);
       const window = {
         startDate: new Date(Date.now() - 3_600_000).toISOString(),
         endDate: new Date(Date.now() + 61 * 86_400_000).toISOString(),
@@ -190,7 +202,7 @@ describe("audit log: tamper evidence", () => {
           .auditLogs;
       expect((await listed()).length).toBe(6);
 
-      offset = 91 * 86_400_000;
+      setDay(91);
       expect(await pruneAuditLogs(app.deps)).toBeGreaterThanOrEqual(4);
       expect((await listed()).map((e) => e.event.metadata.secretKey)).toEqual(["NEW_2", "NEW_1"]);
       expect(await verify(tenant, project.id)).toEqual({ valid: true, checked: 2 });
@@ -206,14 +218,8 @@ describe("audit log: tamper evidence", () => {
   it("a pruner stopped between moving the anchor and deleting leaves a valid chain, and the next pass deletes the rest", async () => {
     const app = await startTestApp();
     try {
-      let offset = 0;
-      app.deps.clock.now = () => Date.now() + offset;
-      const tenant = await createTenant(app);
-      const project = await createProject(tenant);
-      await createSecrets(tenant, project.id, ["OLD_1", "OLD_2", "OLD_3"]);
-      offset = 60 * 86_400_000;
-      await createSecrets(tenant, project.id, ["NEW_1", "NEW_2"]);
-      offset = 91 * 86_400_000;
+      const { tenant, project, setDay } = await oldAndNewSecrets(app);
+      setDay(91);
       const now = new Date(app.deps.clock.now());
       // The project's chain: the one holding the NEW_1 event.
       const { rows } = await sql<{ chain_id: string; pruned_seq: string }>`select c.chain_id, c.pruned_seq::text
