@@ -236,12 +236,14 @@ export const deleteChainRun = async (db: Database, chainId: string, afterSeq: st
 
 /**
  * Deletes events left at or below their chain's anchor (a pruner stopped between anchoring and
- * deleting), at most `limit`; returns how many.
+ * deleting), at most `limit`; returns how many. Each chain is probed through its (chain_id, seq) key,
+ * so a pass that finds nothing left costs one index probe per chain, never a scan of the events.
  */
 export const deleteBelowAnchors = async (db: Database, limit: number) => {
   const { numAffectedRows } = await sql`delete from audit_logs where id in (
       select l.id from audit_log_chains c
-      join audit_logs l on l.chain_id = c.chain_id and l.seq <= c.pruned_seq
+      cross join lateral (select id from audit_logs
+        where chain_id = c.chain_id and seq <= c.pruned_seq order by seq limit ${limit}) l
       limit ${limit})`.execute(db);
   return Number(numAffectedRows ?? 0n);
 };
