@@ -4,11 +4,11 @@ import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 // The seeded admin identity (console-admin) approves; a member with a role that reads no value asks.
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 /** A project whose prod secrets a policy guards (console-admin approves), and a member who may list but not read them. */
 const guardedProject = async (name: string) => {

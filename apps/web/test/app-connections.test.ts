@@ -5,11 +5,11 @@ import { testContext } from "./context";
 // The server suite's GitHub Enterprise Server stand-in: Keyward connects to it before saving a connection.
 import { startGitHubFake, type GitHubFake } from "../../server/test/services/github-destination";
 
-const { baseUrl, chromium, seeded, peerCa } = testContext();
+const { baseUrl, browserEndpoint, seeded, peerCa } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 const PAT = "ghp_consoleConnectionToken0123456789";
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 let github: GitHubFake;
 
 beforeAll(async () => {

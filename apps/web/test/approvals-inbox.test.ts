@@ -4,10 +4,10 @@ import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 // The console signs in as the seeded admin identity (console-admin); policies name it, or someone else.
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 let consoleAdminId: string;
 

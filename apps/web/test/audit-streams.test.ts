@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 /** A receiver on loopback: records every delivery, and answers 503 while `failing` is set. */
 const deliveries: { headers: IncomingHttpHeaders; body: string }[] = [];

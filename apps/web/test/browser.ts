@@ -1,16 +1,33 @@
 import { mkdirSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { text } from "node:stream/consumers";
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserServer,
+  type Download,
+  type Page,
+} from "playwright-core";
 
-/** Debian's Chromium, headless; no sandbox because CI runs as root. */
-export const launchBrowser = (executablePath: string): Promise<Browser> =>
-  chromium.launch({
+/**
+ * The run's one browser (Debian's Chromium headless shell, launched by the global setup; no sandbox because
+ * CI runs as root), started once per run: each test file connects to it and works in contexts of its own.
+ */
+export const launchBrowserServer = (executablePath: string): Promise<BrowserServer> =>
+  chromium.launchServer({
     executablePath,
     headless: true,
     timeout: 60_000,
     args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
   });
+
+/** A connection to the run's browser; closing it closes the contexts it opened, not the browser. */
+export const connectBrowser = (endpoint: string): Promise<Browser> => chromium.connect(endpoint, { timeout: 60_000 });
+
+/** What the browser downloaded, as text (read through the connection: the file stays on the browser's side). */
+export const downloadedText = async (download: Download) => text(await download.createReadStream());
 
 /**
  * Every console error and uncaught exception of a page. A failed request is logged by Chromium
@@ -86,13 +103,13 @@ export const openPageIn = async (browser: Browser, contexts: BrowserContext[]) =
 };
 
 /**
- * One browser for the file, and for each test a fresh context and page (1280×800, 15 s waits) whose
+ * A connection to the run's browser for the file, and for each test a fresh context and page (1280×800, 15 s waits) whose
  * console errors are watched: read `ui.page` and `ui.watcher` inside a test.
  */
-export const browserPerTest = (executablePath: string) => {
+export const browserPerTest = (endpoint: string) => {
   const ui = {} as { browser: Browser; context: BrowserContext; page: Page; watcher: ReturnType<typeof watchErrors> };
   beforeAll(async () => {
-    ui.browser = await launchBrowser(executablePath);
+    ui.browser = await connectBrowser(endpoint);
   });
   afterAll(async () => {
     await ui.browser?.close();

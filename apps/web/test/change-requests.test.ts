@@ -1,10 +1,10 @@
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { connectBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
 import { testContext } from "./context";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 // The console acts as the seeded admin identity (console-admin): it commits, approves and merges here.
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
@@ -32,7 +32,7 @@ const valueOf = async (key: string) => {
 };
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
   // A project of its own: the protected dev "/" must not change what the other console tests write.
   const { project } = await ok(
     admin.projects.create({ body: { projectName: "Checkout service", type: "secret-manager" } }),

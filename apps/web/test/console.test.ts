@@ -1,11 +1,10 @@
-import { readFileSync } from "node:fs";
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { connectBrowser, downloadedText, screenshot, signInWithToken, watchErrors } from "./browser";
 import { testContext } from "./context";
 
-const { baseUrl, freshBaseUrl, chromium, seeded } = testContext();
+const { baseUrl, freshBaseUrl, browserEndpoint, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 const projectUrl = (tab: string, query = "") => `${baseUrl}/projects/${seeded.projectId}/${tab}${query}`;
 
@@ -15,7 +14,7 @@ let page: Page;
 let watcher: ReturnType<typeof watchErrors>;
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
 });
 afterAll(async () => {
   await browser?.close();
@@ -249,9 +248,7 @@ describe("web console in Chromium", () => {
       page.getByRole("button", { name: "Export as JSON lines" }).click(),
     ]);
     expect(download.suggestedFilename()).toBe("audit-log.jsonl");
-    const lines = readFileSync(await download.path(), "utf8")
-      .trim()
-      .split("\n");
+    const lines = (await downloadedText(download)).trim().split("\n");
     expect(lines.length).toBe(await rows.filter({ has: page.getByRole("button", { name: /^Details/ }) }).count());
     for (const line of lines)
       expect((JSON.parse(line) as { event: { type: string } }).event.type).toBe(

@@ -3,12 +3,13 @@ import type { TestCa } from "./services";
 
 /**
  * What the global setup hands the tests: the seeded server's URL, the URL of a server nobody has set
- * up, the browser binary, the OpenID provider's issuer, the outbound CA and the seeded ids.
+ * up, the run's browser (to connect to), the OpenID provider's issuer, the outbound CA and the seeded ids.
  */
 export type TestContext = {
   baseUrl: string;
   freshBaseUrl: string;
-  chromium: string;
+  /** The run's one Chromium (see launchBrowserServer): test files connect to it. */
+  browserEndpoint: string;
   /** The OpenID provider people sign in at (single sign-on). */
   oidcIssuer: string;
   /** Where the seeded server's mail to @mail.test lands, one JSON file per message. */

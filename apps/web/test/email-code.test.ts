@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPageIn, screenshot, signInAtProvider, signInWithSso, type Person } from "./browser";
+import { connectBrowser, openPageIn, screenshot, signInAtProvider, signInWithSso, type Person } from "./browser";
 import { testContext } from "./context";
 import { organizationWithSso } from "./sso-organization";
 
-const { baseUrl, chromium, oidcIssuer, mailDir, seeded } = testContext();
+const { baseUrl, browserEndpoint, oidcIssuer, mailDir, seeded } = testContext();
 const instanceAdmin = createKeywardClient({ baseUrl, token: seeded.rootToken });
 const target = { baseUrl, oidcIssuer, instanceAdmin };
 
@@ -32,7 +32,7 @@ const mailedCode = (email: string) => {
 };
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
 });
 afterAll(async () => {
   await Promise.all(contexts.map((context) => context.close()));

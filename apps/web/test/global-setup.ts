@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { keywardServerBundle } from "@keyward/test-services";
 import { CONTEXT_VARIABLE, type TestContext } from "./context";
+import { launchBrowserServer } from "./browser";
 import { seed } from "./seed";
 import {
   chromiumPath,
@@ -92,7 +93,7 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
 };
 
 /**
- * Builds the console, then starts an OpenID provider and two servers serving that build: one
+ * Builds the console, then starts the browser, an OpenID provider and two servers serving that build: one
  * seeded through the typed client (trusting a test CA for outbound calls, so a test can serve an
  * outside system such as a secret sync's destination on loopback), and one nobody has set up yet.
  */
@@ -106,6 +107,7 @@ export default async function setup() {
     stdio: ["ignore", "ignore", "inherit"],
     timeout: 180_000,
   });
+  const browser = await launchBrowserServer(chromium);
   const target = await startPostgresTarget();
   const stopProvider = await startOidcProvider();
   const oidcIssuer = process.env.KEYWARD_TEST_OIDC_ISSUER ?? "";
@@ -129,7 +131,7 @@ export default async function setup() {
     const context: TestContext = {
       baseUrl: seededServer.baseUrl,
       freshBaseUrl: freshServer.baseUrl,
-      chromium,
+      browserEndpoint: browser.wsEndpoint(),
       oidcIssuer,
       mailDir,
       peerCa,
@@ -144,6 +146,7 @@ export default async function setup() {
     await mail.close();
     rmSync(caDir, { recursive: true, force: true });
     target.stop();
+    await browser.close();
     throw error;
   }
 
@@ -154,5 +157,6 @@ export default async function setup() {
     rmSync(mailDir, { recursive: true, force: true });
     rmSync(caDir, { recursive: true, force: true });
     target.stop();
+    await browser.close();
   };
 }

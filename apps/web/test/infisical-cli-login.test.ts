@@ -1,12 +1,12 @@
 import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, openPageIn, screenshot, signInAtProvider, type Person } from "./browser";
+import { connectBrowser, openPageIn, screenshot, signInAtProvider, type Person } from "./browser";
 import { testContext } from "./context";
 import { startInfisicalListener } from "./infisical-listener";
 import { organizationWithSso } from "./sso-organization";
 
-const { baseUrl, chromium, oidcIssuer, seeded } = testContext();
+const { baseUrl, browserEndpoint, oidcIssuer, seeded } = testContext();
 const instanceAdmin = createKeywardClient({ baseUrl, token: seeded.rootToken });
 
 const cora: Person = { sub: "sub-cora-cli", email: "cora@infisical-cli.test", givenName: "Cora", familyName: "Cli" };
@@ -56,7 +56,7 @@ const expectWorkingSession = async (session: Record<string, unknown>) => {
 };
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
   orgSlug = (await organizationWithSso({ baseUrl, oidcIssuer, instanceAdmin }, "Infisical CLI people")).slug;
 });
 afterAll(async () => {

@@ -4,10 +4,10 @@ import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 describe("the KMS keys screen", () => {
   it("creates a key, encrypts and decrypts a text with it, rotates it, and a disabled key refuses to encrypt", async () => {

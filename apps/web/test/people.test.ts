@@ -5,7 +5,7 @@ import { createKeywardClient, ok } from "@keyward/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  launchBrowser,
+  connectBrowser,
   openPageIn,
   screenshot,
   signInAtProvider,
@@ -16,7 +16,7 @@ import {
 import { testContext } from "./context";
 import { registerAtProvider } from "./sso-organization";
 
-const { baseUrl, chromium, oidcIssuer, seeded } = testContext();
+const { baseUrl, browserEndpoint, oidcIssuer, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
 const ada: Person = { sub: "sub-ada", email: "ada@people.test", givenName: "Ada", familyName: "Lovelace" };
@@ -34,7 +34,7 @@ const openPage = () => openPageIn(browser, contexts);
 const projectCards = (page: Page) => page.locator("ul.grid > li h2").allTextContents();
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
   const { organizations } = await ok(admin.users.organizations());
   orgSlug = organizations[0]!.slug;
   orgId = organizations[0]!.id;

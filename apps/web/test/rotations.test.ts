@@ -8,10 +8,10 @@ import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded, postgres: target } = testContext();
+const { baseUrl, browserEndpoint, seeded, postgres: target } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 let project: { id: string; orgId: string };
 let connectionId: string;

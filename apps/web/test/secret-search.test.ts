@@ -1,15 +1,15 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, signInWithToken, watchErrors } from "./browser";
+import { connectBrowser, signInWithToken, watchErrors } from "./browser";
 import { testContext } from "./context";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(15_000);
   page = await context.newPage();

@@ -2,12 +2,12 @@ import { createKeywardClient, ok } from "@keyward/client";
 import { SECRET_SYNC_DESTINATIONS } from "@keyward/contract";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { launchBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
+import { connectBrowser, screenshot, signInWithToken, watchErrors } from "./browser";
 import { testContext } from "./context";
 // The server suite's GitHub Enterprise Server stand-in (Actions secrets of repositories, values sealed as GitHub does).
 import { repoScope, startGitHubFake, type GitHubFake } from "../../server/test/services/github-destination";
 
-const { baseUrl, chromium, seeded, peerCa } = testContext();
+const { baseUrl, browserEndpoint, seeded, peerCa } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 const PAT = "ghp_consoleSyncToken0123456789";
 const SYNC = "storefront-actions";
@@ -52,7 +52,7 @@ const syncRow = async () => {
 const statusOf = (row: Locator) => row.getByTestId("sync-status");
 
 beforeAll(async () => {
-  browser = await launchBrowser(chromium);
+  browser = await connectBrowser(browserEndpoint);
   // GitHub Enterprise Server's Actions secrets on loopback, served with the CA the server trusts;
   // LEGACY_TOKEN was put there by someone else, so a sync must leave it alone.
   github = await startGitHubFake(peerCa, {

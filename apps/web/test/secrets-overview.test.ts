@@ -1,14 +1,13 @@
-import { readFileSync } from "node:fs";
 import { createKeywardClient, ok } from "@keyward/client";
 import { describe, expect, it } from "vitest";
-import { browserPerTest, screenshot, signInWithToken } from "./browser";
+import { browserPerTest, downloadedText, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 /** A project of its own with dev, staging and prod, and secrets set per environment at the root. */
 const projectWith = async (name: string, secrets: Record<string, Record<string, string>>) => {
@@ -233,7 +232,7 @@ describe("moving secrets in and out as text", () => {
       ui.page.getByRole("button", { name: "Download .env" }).click(),
     ]);
     expect(download.suggestedFilename()).toBe("dev.env");
-    const text = readFileSync(await download.path(), "utf8");
+    const text = await downloadedText(download);
     expect(text.split("\n").sort()).toEqual(
       ["", 'CHANGE="new # not a comment"', "KEEP=same", 'MULTI="line one\\nline two"', "NEW=fresh"].sort(),
     );

@@ -4,10 +4,10 @@ import { browserPerTest, screenshot, signInWithToken } from "./browser";
 import { testContext } from "./context";
 import { projectMemberToken } from "./members";
 
-const { baseUrl, chromium, seeded } = testContext();
+const { baseUrl, browserEndpoint, seeded } = testContext();
 const admin = createKeywardClient({ baseUrl, token: seeded.token });
 
-const ui = browserPerTest(chromium);
+const ui = browserPerTest(browserEndpoint);
 
 /** An SSH project with a CA, a template, a host that lets alice in as deploy, and one issued certificate. */
 const sshProject = async (name: string) => {
