@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,29 @@ const serverMain = () => {
  * With `wait` false it returns as soon as the process is started (not bootstrapped): for a server
  * that cannot serve yet. `port`: a fixed one (a restart where clients expect the same address).
  */
+/**
+ * Whether `pid` itself holds the socket listening on `port` (Linux: its descriptors against /proc/net/tcp).
+ * A port picked free can be taken by another test's server before ours binds it; that one would answer
+ * the readiness probe while ours exits on EADDRINUSE.
+ */
+const listensOn = (pid: number, port: number) => {
+  const sockets = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith("socket:[")) sockets.add(target.slice(8, -1));
+    } catch {
+      // Closed meanwhile.
+    }
+  }
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .some((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A" && sockets.has(fields[9] ?? ""));
+};
+
 export const spawnKeyward = async (
   env: Record<string, string>,
   { bootstrap = true, wait = true, port: fixedPort }: { bootstrap?: boolean; wait?: boolean; port?: number } = {},
@@ -83,7 +106,7 @@ export const spawnKeyward = async (
     "the spawned server",
     async () => {
       if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-      return (await fetch(`${baseUrl}/api/status`)).ok;
+      return (await fetch(`${baseUrl}/api/status`)).ok && listensOn(child.pid!, port);
     },
     60_000,
   ).catch((error: unknown) => {
