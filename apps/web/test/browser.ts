@@ -12,8 +12,8 @@ import {
 } from "playwright-core";
 
 /**
- * The run's one browser (Debian's Chromium headless shell, launched by the global setup; no sandbox because
- * CI runs as root), started once per run: each test file connects to it and works in contexts of its own.
+ * The run's one browser (Debian's Chromium headless shell; no sandbox because CI runs as root),
+ * launched once by the global setup: each test file connects to it and works in contexts of its own.
  */
 export const launchBrowserServer = (executablePath: string): Promise<BrowserServer> =>
   chromium.launchServer({
@@ -103,8 +103,8 @@ export const openPageIn = async (browser: Browser, contexts: BrowserContext[]) =
 };
 
 /**
- * A connection to the run's browser for the file, and for each test a fresh context and page (1280×800, 15 s waits) whose
- * console errors are watched: read `ui.page` and `ui.watcher` inside a test.
+ * A connection to the run's browser for the file, and for each test a fresh context and page
+ * (1280×800, 15 s waits) whose console errors are watched: read `ui.page` and `ui.watcher` inside a test.
  */
 export const browserPerTest = (endpoint: string) => {
   const ui = {} as { browser: Browser; context: BrowserContext; page: Page; watcher: ReturnType<typeof watchErrors> };

@@ -8,9 +8,9 @@ export { startSmtpSink } from "../../server/test/helpers/smtp-sink";
 export { createTestCa, type TestCa } from "../../server/test/services/workload-peers";
 
 /**
- * Debian's Chromium headless shell: the browser the tests drive (nothing is downloaded by playwright). It is
- * Chromium's engine without the desktop browser around it, as playwright's own headless runs use; the same
- * suites on the full browser (`CHROMIUM_PATH=/usr/bin/chromium`) spend about 40% more CPU.
+ * Debian's Chromium headless shell: the browser the tests drive (nothing is downloaded by playwright).
+ * It is Chromium's engine without the desktop browser around it, as playwright's own headless runs
+ * use; two of the suites on the full browser (`CHROMIUM_PATH=/usr/bin/chromium`) took 45% more CPU.
  */
 export const chromiumPath = () => {
   const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium-headless-shell";

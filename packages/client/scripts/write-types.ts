@@ -1,8 +1,9 @@
 /**
  * The published declarations, one file per entry: TypeScript emits the declarations of the client and
  * of the contract it bundles, then rollup-plugin-dts joins each entry's into one file with the contract
- * inlined (it is not published) and zod and ts-rest left as imports. The same text serves ESM (`.d.ts`) and CommonJS (`.d.cts`). Measured on a quiet machine: the
- * emit takes ~28 s and the join seconds, where tsup's `dts`, bundling from the sources, took ~62 s.
+ * inlined (it is not published) and zod and ts-rest left as imports. The same text serves ESM (`.d.ts`)
+ * and CommonJS (`.d.cts`). Measured on a quiet machine: the emit takes ~28 s and the join seconds,
+ * where tsup's `dts`, bundling from the sources, took ~62 s.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";

@@ -35,15 +35,9 @@ const serverMain = () => {
 };
 
 /**
- * The server as an operator runs it (the built bundle), with its log captured, bootstrapped (unless
- * `bootstrap` is false: another instance on the same database already was; its token is then "").
- * With `wait` false it returns as soon as the process is started (not bootstrapped): for a server
- * that cannot serve yet. `port`: a fixed one (a restart where clients expect the same address).
- */
-/**
- * Whether `pid` itself holds the socket listening on `port` (Linux: its descriptors against /proc/net/tcp).
- * A port picked free can be taken by another test's server before ours binds it; that one would answer
- * the readiness probe while ours exits on EADDRINUSE.
+ * Whether `pid` itself holds the socket listening on `port` (Linux: its descriptors against
+ * /proc/net/tcp). A port picked free can be taken by another test's server before ours binds it; that
+ * one would answer the readiness probe while ours exits on EADDRINUSE.
  */
 const listensOn = (pid: number, port: number) => {
   const sockets = new Set<string>();
@@ -63,6 +57,12 @@ const listensOn = (pid: number, port: number) => {
     .some((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A" && sockets.has(fields[9] ?? ""));
 };
 
+/**
+ * The server as an operator runs it (the built bundle), with its log captured, bootstrapped (unless
+ * `bootstrap` is false: another instance on the same database already was; its token is then "").
+ * With `wait` false it returns as soon as the process is started (not bootstrapped): for a server
+ * that cannot serve yet. `port`: a fixed one (a restart where clients expect the same address).
+ */
 export const spawnKeyward = async (
   env: Record<string, string>,
   { bootstrap = true, wait = true, port: fixedPort }: { bootstrap?: boolean; wait?: boolean; port?: number } = {},
