@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -59,27 +59,60 @@ export const keywardServerBundle = (): Promise<ServerBundle> => {
   return building;
 };
 
+/** How long a suite waits for another process's build of the same sources before giving up. */
+const BUILD_WAIT_MS = 600_000;
+
+/**
+ * Takes the build lock of one source hash: a file created exclusively, holding its owner's pid. A lock
+ * whose owner died (a suite killed mid-build) is taken over; one just created, whose pid is not written
+ * yet, counts as held.
+ */
+const tryLock = (lock: string): boolean => {
+  try {
+    writeFileSync(lock, String(process.pid), { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  let owner: number;
+  try {
+    owner = Number(readFileSync(lock, "utf8") || NaN);
+  } catch {
+    return false; // released meanwhile: the next try takes it
+  }
+  if (Number.isInteger(owner) && !alive(owner)) rmSync(lock, { force: true });
+  return false;
+};
+
 const buildBundle = async (): Promise<ServerBundle> => {
   const name = sourceHash();
   const dir = join(buildsDir, name);
   const bundle = { main: join(dir, "main.js"), template: join(dir, "pglite-template.tar.gz") };
   if (existsSync(bundle.template)) return bundle;
   mkdirSync(buildsDir, { recursive: true });
-  // Builds of other processes may run at the same time: each stages in a folder of its own.
-  const staging = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
-  await run(join(serverDir, "node_modules/.bin/tsup"), ["--out-dir", staging], { cwd: serverDir, timeout: 300_000 });
-  await run(process.execPath, [join(staging, "write-template.js")], { cwd: serverDir, timeout: 300_000 });
-  try {
-    renameSync(staging, dir);
-  } catch (error) {
-    // Another suite finished the same build first.
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(bundle.template)) throw error;
+  // The suites of one run start together and need the same build: one process builds it (~9 s of CPU),
+  // the others wait for its result instead of building it again beside it.
+  const lock = `${dir}.lock`;
+  const waitUntil = Date.now() + BUILD_WAIT_MS;
+  while (!tryLock(lock)) {
+    if (existsSync(bundle.template)) return bundle;
+    if (Date.now() > waitUntil) throw new Error(`the server build locked by ${lock} did not finish in time`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  // Older builds go, and so do the staging folders of processes that died building.
+  try {
+    if (existsSync(bundle.template)) return bundle;
+    const staging = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
+    await run(join(serverDir, "node_modules/.bin/tsup"), ["--out-dir", staging], { cwd: serverDir, timeout: 300_000 });
+    await run(process.execPath, [join(staging, "write-template.js")], { cwd: serverDir, timeout: 300_000 });
+    renameSync(staging, dir);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+  // Older builds go, with their locks, and so do the staging folders of processes that died building.
   for (const old of readdirSync(buildsDir)) {
-    const [hash, pid] = old.split(".");
-    if (pid ? !alive(Number(pid)) : hash !== name) rmSync(join(buildsDir, old), { recursive: true, force: true });
+    const [hash, suffix] = old.split(".");
+    const stale = suffix === "lock" ? hash !== name : suffix ? !alive(Number(suffix)) : hash !== name;
+    if (stale) rmSync(join(buildsDir, old), { recursive: true, force: true });
   }
   return bundle;
 };
