@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { keywardServerBundle } from "@keyward/test-services";
+import { keywardServerBundle, listensOn } from "@keyward/test-services";
 import { CONTEXT_VARIABLE, type TestContext } from "./context";
 import { launchBrowserServer } from "./browser";
 import { seed } from "./seed";
@@ -24,12 +24,13 @@ const serverDir = fileURLToPath(new URL("../../server", import.meta.url));
 /** The console build the tests serve (see setup). */
 const TEST_BUILD = ".test-build";
 
-const waitForServer = async (child: ChildProcess, baseUrl: string, output: () => string) => {
+const waitForServer = async (child: ChildProcess, port: number, output: () => string) => {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`);
     try {
-      if ((await fetch(`${baseUrl}/api/status`)).ok) return;
+      // Ours, not another suite's server that took the port between its pick and our bind.
+      if ((await fetch(`http://127.0.0.1:${port}/api/status`)).ok && listensOn(child.pid!, port)) return;
     } catch {
       // not listening yet
     }
@@ -84,7 +85,7 @@ const startServer = async (extraEnv: Record<string, string> = {}): Promise<Runni
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitForServer(server, baseUrl, () => output);
+    await waitForServer(server, port, () => output);
   } catch (error) {
     server.kill("SIGKILL");
     throw error;

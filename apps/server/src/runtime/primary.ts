@@ -60,14 +60,16 @@ export const runPrimary = async (env: Env & { DATABASE_URL: string }, count: num
     const worker = cluster.fork();
     startedAt.set(worker.id, Date.now());
   };
-  cluster.on("listening", () => {
+  cluster.on("listening", (_worker: Worker, address: { port: number }) => {
     quickDeaths = 0;
     listening += 1;
     if (listening !== count) return;
-    const url = serverUrl(env.HOST, env.PORT);
+    // The port the workers share: the one asked for, or the one the system picked for PORT=0.
+    const port = address.port || env.PORT;
+    const url = serverUrl(env.HOST, port);
     void (async () => {
       const announcing = await openDatabase({ databaseUrl: env.DATABASE_URL, poolSize: 1 });
-      await announceServing(logger, announcing.db, url, { workers: count, port: env.PORT, host: env.HOST });
+      await announceServing(logger, announcing.db, url, { workers: count, port, host: env.HOST });
       await announcing.close();
     })().catch(() => undefined);
   });

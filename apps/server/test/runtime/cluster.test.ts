@@ -123,3 +123,31 @@ describe("WORKERS=2 on PostgreSQL", () => {
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   }, 60_000);
 });
+
+describe("WORKERS=2 on PORT=0", () => {
+  it("the workers share the port the system picked, and the primary names that port", async () => {
+    const databaseUrl = await createFreshDatabase(process.env.KEYWARD_TEST_PG_TARGET_URL!, "keyward_cluster");
+    const picked = await spawnKeyward({ DATABASE_URL: databaseUrl, WORKERS: "2", PORT: "0" }, { wait: false });
+    try {
+      let url = "";
+      await waitFor(
+        "the primary's announcement",
+        () => {
+          if (picked.child.exitCode !== null) throw new Error(`server exited: ${picked.stderr()}`);
+          // Not set up yet: the primary's warning names the URL it serves.
+          const line = picked.logs().find((l) => l.includes("keyward is not set up yet"));
+          url = line ? ((JSON.parse(line) as { url: string }).url ?? "") : "";
+          return url !== "";
+        },
+        60_000,
+      );
+      const port = Number(new URL(url).port);
+      expect(port).toBeGreaterThan(0);
+      for (let i = 0; i < 4; i++)
+        expect((await fetch(`${url}/api/status`, { headers: { connection: "close" } })).status).toBe(200);
+      expect(workerPidsOf(picked)).toHaveLength(2);
+    } finally {
+      await stopKeyward(picked);
+    }
+  }, 60_000);
+});

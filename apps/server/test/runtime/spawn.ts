@@ -1,11 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createKeywardClient } from "@keyward/client";
+import { listensOn } from "@keyward/test-services";
 import { freePort, waitFor } from "../services/debian";
 
 const SERVER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -32,29 +33,6 @@ const serverMain = () => {
   const main = process.env.KEYWARD_TEST_SERVER_MAIN;
   if (!main) throw new Error("KEYWARD_TEST_SERVER_MAIN is not set: the global setup builds the server");
   return main;
-};
-
-/**
- * Whether `pid` itself holds the socket listening on `port` (Linux: its descriptors against
- * /proc/net/tcp). A port picked free can be taken by another test's server before ours binds it; that
- * one would answer the readiness probe while ours exits on EADDRINUSE.
- */
-const listensOn = (pid: number, port: number) => {
-  const sockets = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-      if (target.startsWith("socket:[")) sockets.add(target.slice(8, -1));
-    } catch {
-      // Closed meanwhile.
-    }
-  }
-  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
-  return readFileSync("/proc/net/tcp", "utf8")
-    .split("\n")
-    .slice(1)
-    .map((line) => line.trim().split(/\s+/))
-    .some((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A" && sockets.has(fields[9] ?? ""));
 };
 
 /**

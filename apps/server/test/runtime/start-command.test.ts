@@ -2,21 +2,12 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const { packageManager } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { packageManager: string };
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** `start` exactly as the README runs it, in the repository root, with the caller's environment. */
 const start = (env: Record<string, string>) => {
@@ -53,11 +44,12 @@ afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: t
 // A first start builds the server and the console.
 describe("the start command", { timeout: 180_000 }, () => {
   it("passes the whole environment to the server, keeps a relative DATA_DIR where start runs, and says how to set up", async () => {
-    const port = await freePort();
     const dataDir = `.keyward-start-test-${randomBytes(4).toString("hex")}`;
     dataDirs.push(join(root, dataDir));
+    // Port 0: the server takes one the OS picks and names it (a port picked free here could be taken
+    // by another test's server before this one binds it).
     const server = start({
-      PORT: String(port),
+      PORT: "0",
       HOST: "127.0.0.1",
       DATA_DIR: `./${dataDir}`,
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
@@ -66,8 +58,8 @@ describe("the start command", { timeout: 180_000 }, () => {
     });
     try {
       await server.waitFor(/keyward is not set up yet/);
-      const url = `http://127.0.0.1:${port}`;
-      expect(server.output()).toContain(`keyward serving ${url}`);
+      const url = /keyward serving (http:\/\/127\.0\.0\.1:[1-9]\d*)/.exec(server.output())?.[1];
+      expect(url, server.output()).toBeDefined();
       expect(server.output()).toContain(`POST ${url}/api/v1/admin/bootstrap`);
       const status = await fetch(`${url}/api/status`);
       expect(status.headers.get("keep-alive")).toBe("timeout=7");
@@ -80,11 +72,10 @@ describe("the start command", { timeout: 180_000 }, () => {
   });
 
   it("a variable turbo used to drop reaches the server: a missing OUTBOUND_EXTRA_CA_FILE stops it, naming the file", async () => {
-    const port = await freePort();
     const dataDir = `.keyward-start-test-${randomBytes(4).toString("hex")}`;
     dataDirs.push(join(root, dataDir));
     const missing = `/nonexistent/keyward-ca-${randomBytes(4).toString("hex")}.pem`;
-    const server = start({ PORT: String(port), DATA_DIR: `./${dataDir}`, OUTBOUND_EXTRA_CA_FILE: missing });
+    const server = start({ PORT: "0", DATA_DIR: `./${dataDir}`, OUTBOUND_EXTRA_CA_FILE: missing });
     const [code] = (await once(server.child, "exit")) as [number | null];
     expect(code).not.toBe(0);
     expect(server.output()).toContain(missing);
