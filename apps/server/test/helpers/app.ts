@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -12,7 +12,7 @@ import { buildDeps } from "../../src/app/deps";
 import { loadEnv } from "../../src/env";
 import { createHttpServer } from "../../src/app/server";
 import type { DatabaseHandle } from "../../src/db/database";
-import { createTestDatabaseUrl } from "./database";
+import { createTestDatabaseUrl, seededPgliteDir } from "./database";
 
 export type TestApp = {
   deps: AppDeps;
@@ -68,8 +68,10 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...overrides,
   });
+  // PGlite: a copy of the unpacked template, or (without one) a database in memory from the archive.
+  const seeded = env.DATABASE_URL ? undefined : seededPgliteDir();
   const { deps, handle } = await buildDeps(env, {
-    dataDir: "memory://",
+    dataDir: seeded ?? "memory://",
     pgliteTemplate: process.env.KEYWARD_TEST_PGLITE_TEMPLATE,
   });
   printUnhandledErrors(deps);
@@ -86,6 +88,7 @@ export const startBareTestApp = async (overrides: Record<string, string> = {}): 
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await handle.close();
+      if (seeded) rmSync(seeded, { recursive: true, force: true });
     },
   };
 };

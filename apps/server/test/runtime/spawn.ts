@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createKeywardClient } from "@keyward/client";
 import { listensOn } from "@keyward/test-services";
 import { freePort, waitFor } from "../services/debian";
+import { seededPgliteDir } from "../helpers/database";
 
 const SERVER_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -54,7 +55,10 @@ export const spawnKeyward = async (
       HOME: process.env.HOME ?? "",
       PORT: String(port),
       HOST: "127.0.0.1",
-      DATA_DIR: mkdtempSync(join(tmpdir(), "keyward-runtime-")),
+      // A new embedded database starts as a copy of the migrated template (test/helpers/database.ts).
+      DATA_DIR:
+        (env.DATABASE_URL || env.DATA_DIR ? undefined : seededPgliteDir()) ??
+        mkdtempSync(join(tmpdir(), "keyward-runtime-")),
       // Instances of one PostgreSQL database share its seal, as an operator configures them.
       ENCRYPTION_KEY: env.DATABASE_URL
         ? createHash("sha256").update(env.DATABASE_URL).digest("base64")
