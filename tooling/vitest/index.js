@@ -39,7 +39,8 @@ export const keywardVitestConfig = (name, extra = {}) => {
       pool: "forks",
       // Files in a worker share one app and database (a new PGlite costs ~2 s and 800 MiB).
       isolate: false,
-      maxWorkers: 2,
+      // KEYWARD_TEST_WORKERS: more for a run whose files mostly wait (CI's PostgreSQL pass).
+      maxWorkers: Number(process.env.KEYWARD_TEST_WORKERS ?? 2),
       testTimeout: 30_000,
       hookTimeout: 120_000,
       setupFiles: extra.setupFiles ?? [],
