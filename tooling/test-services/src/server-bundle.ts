@@ -107,9 +107,9 @@ const buildBundle = async (): Promise<ServerBundle> => {
     if (Date.now() > waitUntil) throw new Error(`the server build locked by ${lock} did not finish in time`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  const staging = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
   try {
     if (existsSync(bundle.templateDir)) return bundle;
-    const staging = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
     await run(join(serverDir, "node_modules/.bin/tsup"), ["--out-dir", staging], { cwd: serverDir, timeout: 300_000 });
     await run(process.execPath, [join(staging, "write-template.js")], { cwd: serverDir, timeout: 300_000 });
     // Unpacked once here, a test's new embedded database is a directory copy (~0.1 s) opened as it is,
@@ -119,6 +119,9 @@ const buildBundle = async (): Promise<ServerBundle> => {
     await run("tar", ["-xzf", join(staging, "pglite-template.tar.gz"), "-C", unpacked], { timeout: 60_000 });
     rmSync(dir, { recursive: true, force: true }); // a build of an older layout, without the unpacked template
     renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
   } finally {
     rmSync(lock, { force: true });
   }
