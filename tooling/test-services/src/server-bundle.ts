@@ -117,8 +117,13 @@ const buildBundle = async (): Promise<ServerBundle> => {
     const unpacked = join(staging, "pglite-template");
     mkdirSync(unpacked);
     await run("tar", ["-xzf", join(staging, "pglite-template.tar.gz"), "-C", unpacked], { timeout: 60_000 });
-    rmSync(dir, { recursive: true, force: true }); // a build of an older layout, without the unpacked template
-    renameSync(staging, dir);
+    // A complete build that appeared meanwhile (two waiters taking over one dead owner's lock) is kept:
+    // suites may be running it. Only a build of an older layout, without the unpacked template, goes.
+    if (existsSync(bundle.templateDir)) rmSync(staging, { recursive: true, force: true });
+    else {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(staging, dir);
+    }
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
