@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ok } from "@keyward/client";
-import { freePort } from "../../server/test/services/debian";
+import { ensureDebianPackages, freePort } from "../../server/test/services/debian";
 import { baseSshdConfig, HOST_NAME, LOGIN_USER, runSshd } from "../../server/test/ssh/sshd";
 import { cliSession, configureSso, signInInBrowser } from "./browser";
 import { admin, keyward, unique, url } from "./helpers";
@@ -24,6 +24,7 @@ describe("keyward ssh add-host and connect", () => {
     ({
       project: { id: projectId },
     } = await ok(admin().projects.create({ body: { projectName: unique("hosts"), type: "ssh" } })));
+    ensureDebianPackages("/usr/sbin/sshd", ["openssh-server"]);
     sshDir = mkdtempSync(join(tmpdir(), "keyward-cli-sshd-"));
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", join(sshDir, "ssh_host_ed25519_key")]);
     port = await freePort();

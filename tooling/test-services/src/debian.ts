@@ -2,20 +2,28 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 
-let aptUpdated = false;
+/** One apt run at a time across the run's processes (dpkg refuses a second one instead of waiting). */
+const APT_LOCK = "/tmp/keyward-apt.lock";
 
-/** Install a Debian package when its binary is missing (CI and fresh machines run as root). */
+/**
+ * Install Debian packages when `binary` is missing (CI and fresh machines run as root). The test
+ * packages' processes start their services at once, so installs are serialised under a file lock
+ * (util-linux's flock) and the binary is looked for again once the lock is held: the process that
+ * waited may find it installed by the one before. The package lists are fetched only when an install
+ * fails without them.
+ */
 export const ensureDebianPackage = (binary: string, packages: string[]) => {
   if (existsSync(binary)) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  if (!aptUpdated) {
-    execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env, timeout: 300_000 });
-    aptUpdated = true;
-  }
-  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages], {
+  const install = [
+    `test -e "$1" && exit 0`,
+    "shift",
+    `apt_install() { apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "$@"; }`,
+    `apt_install "$@" || { apt-get update -qq && apt_install "$@"; }`,
+  ].join("\n");
+  execFileSync("flock", [APT_LOCK, "sh", "-ec", install, "sh", binary, ...packages], {
     stdio: "ignore",
-    env,
-    timeout: 600_000,
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    timeout: 900_000,
   });
   if (!existsSync(binary)) throw new Error(`installing ${packages.join(" ")} did not provide ${binary}`);
 };
