@@ -2,18 +2,20 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 
-/** One apt run at a time across the run's processes (dpkg refuses a second one instead of waiting). */
+/**
+ * One apt run at a time across the run's processes: apt-get fails at once when another holds the
+ * package lists' lock, and a process that waited should find its binary rather than install again.
+ */
 const APT_LOCK = "/tmp/keyward-apt.lock";
 
 /**
- * Install Debian packages when `binary` is missing (CI and fresh machines run as root). The test
- * packages' processes start their services at once, so installs are serialised under a file lock
- * (util-linux's flock) and the binary is looked for again once the lock is held: the process that
- * waited may find it installed by the one before. The package lists are fetched only when an install
- * fails without them.
+ * Install Debian packages when `binary` is missing (CI and fresh machines run as root): one install at
+ * a time under APT_LOCK, the binary looked for again once it is held, the package lists fetched only
+ * when an install fails without them.
  */
 export const ensureDebianPackage = (binary: string, packages: string[]) => {
   if (existsSync(binary)) return;
+  // DPkg::Lock::Timeout makes an install wait for dpkg run by anything else on the machine.
   const install = [
     `test -e "$1" && exit 0`,
     "shift",
