@@ -14,7 +14,8 @@ import { summariseProfile } from "./lib/profile";
  * list above the idle process, beside the targets:
  * - CPU per listed secret flat: the 10,000 row within 1.3x the 100 row;
  * - the 10,000-secret list at one connection within 400 ms (p50);
- * - the peak memory of one 10,000-secret list under 3x its response size.
+ * - the peak memory of one 10,000-secret list at most 2x its response size, in a fresh process and
+ *   asked again in a warm one (a large list is streamed: the body itself is never whole in memory).
  *
  * Memory: Linux keeps a process's peak resident size (VmHWM) and resets it to the current size when
  * "5" is written to /proc/<pid>/clear_refs. A fresh server process is started for the memory phase,
@@ -352,7 +353,9 @@ try {
         console.log(
           `  list of ${String(size).padStart(6)}: response ${mb(first.bytes).padStart(8)}, peak above idle ${mb(first.peak).padStart(8)} = ${ratio.toFixed(2)}x` +
             ` (the same list again: ${mb(again.peak)})` +
-            (size === large ? ` (target < 3x): ${verdict(ratio < 3)}` : ""),
+            (size === large
+              ? ` (target <= 2x): fresh ${verdict(ratio <= 2)}, again ${verdict(again.peak / first.bytes <= 2)}`
+              : ""),
         );
       }
     }

@@ -1,12 +1,12 @@
 import type { MetadataFilter, SecretImportResult, SecretRead } from "@keyward/contract";
 import type { RequestContext } from "../../context";
-import { JsonWriter, type EncodedJson } from "../../http/json-response";
-import { cooperative, type Cooperative } from "../../lib/cooperative";
-import { BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from "../../errors";
+import { EncodedJson, JsonWriter, StreamedJson } from "../../http/json-response";
+import { cooperative } from "../../lib/cooperative";
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../../errors";
 import type { Ability } from "../../permissions";
 import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
 import { createExpander, type Expander } from "./references/expand";
-import { hasReference } from "./references/reference-syntax";
+import { expandAll, expandEach, visibleValue, withValue } from "./list-expansion";
 import {
   assertMayDescribeSomeSecrets,
   canDescribe,
@@ -22,6 +22,7 @@ import { forgetPlaintext, type PlainSecret } from "./secret-crypto";
 import { toImportedSecret, toSecretRead } from "./secret.dto";
 import { listFolderTree, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, listVisibleSecretsOfFolders, type SecretSource } from "./secret-source";
+import { prepareListStream } from "./secret-list-stream";
 import type { SecretListsState } from "./secrets.state";
 
 export type ListQuery = ProjectRef & {
@@ -71,82 +72,6 @@ const matchesMetadata = (secret: PlainSecret, filters: readonly MetadataFilter[]
       (m) => (f.key === undefined || m.key === f.key) && (f.value === undefined || m.value === f.value),
     ),
   );
-
-/** How many secrets of a list are built at once: their expansions run together, then they are written. */
-const WINDOW = 256;
-
-/**
- * `build` over `items` in order, each result handed to `emit` as soon as its window is complete, so a
- * list's objects live no longer than their window. A build answers at once when its value needs no
- * expansion (most do): only the others cost promises. Expansion failures of a list are gathered into
- * one 403 after every item has been tried.
- */
-const expandEach = async <I, T>(
-  items: readonly I[],
-  build: (item: I) => T | Promise<T>,
-  emit: (value: T, item: I) => void,
-  slices?: Cooperative,
-) => {
-  const failures: string[] = [];
-  const fail = (error: unknown) => {
-    if (!(error instanceof ForbiddenError)) throw error;
-    failures.push(`Failed to expand secret reference: ${error.message}`);
-  };
-  for (let start = 0; start < items.length; start += WINDOW) {
-    const window = items.slice(start, start + WINDOW);
-    const results = new Array<T>(window.length);
-    const done = new Array<boolean>(window.length).fill(false);
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < window.length; i += 1) {
-      // A long list gives other requests the event loop between slices (see cooperative).
-      if (slices?.due()) await slices.pause();
-      let out: T | Promise<T>;
-      try {
-        out = build(window[i]!);
-      } catch (error) {
-        fail(error);
-        continue;
-      }
-      if (out instanceof Promise)
-        pending.push(
-          out.then((value) => {
-            results[i] = value;
-            done[i] = true;
-          }, fail),
-        );
-      else {
-        results[i] = out;
-        done[i] = true;
-      }
-    }
-    await Promise.all(pending);
-    if (failures.length === 0) results.forEach((value, i) => done[i] && emit(value, window[i]!));
-  }
-  if (failures.length > 0)
-    throw new ForbiddenError("Failed to expand one or more secret references", "ForbiddenRequestError", failures);
-};
-
-const expandAll = async <I, T>(items: readonly I[], build: (item: I) => T | Promise<T>) => {
-  const out: T[] = [];
-  await expandEach(items, build, (value) => out.push(value));
-  return out;
-};
-
-/** A visible value, expanded in its own environment and path when asked (a promise only then). */
-const visibleValue = (
-  secret: PlainSecret,
-  place: { environment: string; secretPath: string },
-  expander: Expander | undefined,
-): string | Promise<string> => {
-  const value = secret.value();
-  return expander && hasReference(value)
-    ? expander.expand(value, { ...place, key: secret.key, skipMultilineEncoding: secret.skipMultilineEncoding })
-    : value;
-};
-
-/** `build` with the value, synchronously when it is at hand. */
-const withValue = <T>(value: string | Promise<string>, build: (value: string) => T): T | Promise<T> =>
-  typeof value === "string" ? build(value) : value.then(build);
 
 /**
  * Imported secrets filtered by the caller's permission on their source: describe, and read-value
@@ -199,7 +124,7 @@ const importResults = async (
 };
 
 /** GET /api/v3/secrets/raw and /api/v4/secrets: the body, encoded (a SecretListPage). */
-export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<EncodedJson> => {
+export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promise<EncodedJson | StreamedJson> => {
   const named = query.projectId ?? query.workspaceId ?? query.workspaceSlug;
   if (named === undefined || query.environment === undefined)
     throw new BadRequestError("Missing project id or environment");
@@ -245,7 +170,16 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     }
     if (large && !release) release = await enterLargeList(lists);
     const projectId = project.id;
-    return await writeList(query, { page, projectId, rootId, environment, folders, source, rows, groups, ability });
+    const read = { page, projectId, rootId, environment, folders, source, rows, groups, ability, large };
+    const body = await writeList(query, read);
+    if (body instanceof EncodedJson) return body;
+    // A streamed list keeps its turn until it is written (or cut, or answered 304).
+    const done = release;
+    release = undefined;
+    return new StreamedJson(body.etag, body.produce, {
+      release: () => done?.(),
+      failed: (error) => ctx.deps.logger.error({ err: error }, "a streamed secret list was cut"),
+    });
   } finally {
     if (learnt) {
       lists.sizing.delete(listKey);
@@ -278,6 +212,8 @@ const writeList = async (
     rows: SecretRow[];
     groups: ImportGroup[];
     ability: Ability;
+    /** Streamed (see prepareListStream) rather than encoded whole. */
+    large: boolean;
   },
 ) => {
   const { page, projectId, rootId, environment, folders, source, rows, groups, ability } = read;
@@ -321,6 +257,13 @@ const writeList = async (
   } else opened = await source.open(cut(selected));
 
   const imports = importResults(groups, ability, source, expander, query);
+  // Awaited below; a list refused before that (an expansion's 403) leaves no rejection unheard.
+  imports.catch(() => undefined);
+  if (read.large) {
+    const { viewSecretValue } = query;
+    const placeOf = (secret: PlainSecret) => placeOfFolder.get(secret.folderId)!;
+    return prepareListStream({ opened, placeOf, viewSecretValue, expander, imports, page, total });
+  }
   // Written as they are built: the list's objects and text never exist whole (see JsonWriter).
   const out = new JsonWriter().raw('{"secrets":[');
   let first = true;
