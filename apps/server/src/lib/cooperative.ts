@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
  * I/O and timers run) once `sliceMs` of work has passed since the last pause, and costs a clock read
  * otherwise. One per piece of work; call it between items.
  */
-export const cooperative = (sliceMs = 4) => {
+export const cooperative = (sliceMs = 1) => {
   let since = performance.now();
   return {
     /** True when the slice is used up: the caller should `await pause()`. */
