@@ -39,14 +39,16 @@ export const expandEach = async <I, T>(
         fail(error);
         continue;
       }
-      if (out instanceof Promise)
-        pending.push(
-          out.then((value) => {
-            results[i] = value;
-            done[i] = true;
-          }, fail),
-        );
-      else {
+      if (out instanceof Promise) {
+        const settled = out.then((value) => {
+          results[i] = value;
+          done[i] = true;
+        }, fail);
+        // Heard now, awaited below: a failure other than a 403 while the window is still being built
+        // (or after a later item threw) must not surface as an unhandled rejection meanwhile.
+        settled.catch(() => undefined);
+        pending.push(settled);
+      } else {
         results[i] = out;
         done[i] = true;
       }
