@@ -10,7 +10,7 @@ const later = <T>(settle: () => T) =>
       try {
         resolve(settle());
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     }),
   );
