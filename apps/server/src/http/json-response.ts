@@ -117,9 +117,10 @@ export const SLOW_CLIENT_MS = 100;
 
 type StreamHooks = {
   /**
-   * The turn this work holds, given back exactly once: when the body is written, cut, or not sent (a
-   * 304), or as soon as the client keeps it waiting longer than SLOW_CLIENT_MS — a slow reader then
-   * goes on at its own pace without holding up the next list (its writes are paced by its reading).
+   * Gives back the turn this work holds: as soon as the client keeps it waiting longer than
+   * SLOW_CLIENT_MS (a slow reader then goes on at its own pace without holding up the next list, its
+   * writes paced by its reading), and again when the body is written, cut, or not sent (a 304). It may
+   * therefore be called more than once and must be idempotent, as the work gate's release is.
    */
   release: () => void;
   /** The body was cut by a failure of ours (not by the client leaving). */
