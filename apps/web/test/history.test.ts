@@ -107,4 +107,47 @@ describe("a folder's history", () => {
     expect(await devValues(admin, project.id)).toEqual({ A: "ten", C: "three" });
     expect(ui.watcher.unexpected([403])).toEqual([]);
   });
+
+  it("shows a deleted subfolder in its parent's history and brings it back with its secrets", async () => {
+    const { project } = await ok(
+      admin.projects.create({ body: { projectName: "History folders", type: "secret-manager" } }),
+    );
+    await ok(admin.folders.create({ body: { workspaceId: project.id, environment: "dev", path: "/", name: "app" } }));
+    await ok(
+      admin.secretsV3.create({
+        params: { secretName: "INSIDE" },
+        body: { ...place(project.id), secretPath: "/app", secretValue: "kept" },
+      }),
+    );
+    await ok(
+      admin.folders.delete({
+        params: { folderIdOrName: "app" },
+        body: { workspaceId: project.id, environment: "dev", path: "/" },
+      }),
+    );
+    const listed = await ok(admin.pit.list({ query: { projectId: project.id, environment: "dev", path: "/" } }));
+    const [deletion, creation] = listed.commits;
+    expect([deletion!.message, creation!.message]).toEqual(["Folder Deleted", "Folder Created"]);
+    await signInWithToken(ui.page, baseUrl, seeded.token);
+    await ui.page.goto(`${baseUrl}/projects/${project.id}/history?env=dev&path=/`);
+    await ui.page.getByRole("button", { name: `Changes of commit ${deletion!.commitId}` }).click();
+    const changes = ui.page.getByRole("table", { name: `Changes of commit ${deletion!.commitId}` });
+    await changes.getByText("folder deleted").waitFor();
+    expect(await changes.getByRole("rowheader").textContent()).toBe("app/");
+    await ui.page.getByRole("button", { name: `Roll back to here (commit ${creation!.commitId})` }).click();
+    const preview = ui.page.getByRole("table", { name: `Rollback to commit ${creation!.commitId}` });
+    await preview.getByText("folder restored with its contents").waitFor();
+    await preview.getByRole("rowheader", { name: "INSIDE", exact: true }).waitFor();
+    await ui.page.getByRole("button", { name: `Roll back to commit ${creation!.commitId}` }).click();
+    await ui.page.getByRole("status").filter({ hasText: "2 changes, written as a new commit" }).waitFor();
+    const inside = await ok(
+      admin.secretsV3.get({
+        params: { secretName: "INSIDE" },
+        query: { ...place(project.id), secretPath: "/app", viewSecretValue: "true" },
+      }),
+    );
+    expect(inside.secret.secretValue).toBe("kept");
+    await screenshot(ui.page, "history-folder-restored");
+    expect(ui.watcher.unexpected()).toEqual([]);
+  });
 });

@@ -53,7 +53,7 @@ export const FolderCommitSchema = z.object({
   message: z.string(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
-  /** Keyward: how many secrets the commit changed. */
+  /** Keyward: how many secrets and subfolders the commit changed. */
   changesCount: z.number().int(),
   isLatest: z.boolean(),
 });
@@ -72,41 +72,81 @@ export const CommitSecretContentSchema = z.object({
   metadata: z.array(z.object({ key: z.string(), value: z.string() })),
 });
 
-export const CommitChangeSchema = z.object({
+/** A subfolder's name at one version. */
+export const CommitFolderContentSchema = z.object({ version: z.string(), name: z.string() });
+
+const commitChangeBase = {
   id: z.string(),
   folderCommitId: z.string(),
   changeType: z.enum(["add", "delete"]),
   isUpdate: z.boolean(),
-  resourceType: z.literal("secret"),
-  secretVersionId: z.string(),
-  secretId: z.string(),
-  secretKey: z.string(),
-  secretVersion: z.string(),
   folderId: z.string(),
   actorType: z.string(),
   actorMetadata: CommitActorSchema,
   message: z.string(),
   createdAt: TimestampSchema,
   updatedAt: TimestampSchema,
-  /** The content this change wrote, then (for an update) the content before it. */
-  versions: z.array(CommitSecretContentSchema),
-});
+};
 
-/** What a rollback to a commit would do to one secret, relative to the folder now. */
-export const ResourceChangeSchema = z.object({
-  type: z.literal("secret"),
+/** One change of a commit: a secret's version, or a subfolder added, renamed or deleted. */
+export const CommitChangeSchema = z.discriminatedUnion("resourceType", [
+  z.object({
+    ...commitChangeBase,
+    resourceType: z.literal("secret"),
+    secretVersionId: z.string(),
+    secretId: z.string(),
+    secretKey: z.string(),
+    secretVersion: z.string(),
+    /** The content this change wrote, then (for an update) the content before it. */
+    versions: z.array(CommitSecretContentSchema),
+  }),
+  z.object({
+    ...commitChangeBase,
+    resourceType: z.literal("folder"),
+    folderVersionId: z.string(),
+    /** The subfolder's id. */
+    folderChangeId: z.string(),
+    folderName: z.string(),
+    folderVersion: z.string(),
+    /** The name this change wrote, then (for a rename) the one before it. */
+    versions: z.array(CommitFolderContentSchema),
+  }),
+]);
+export type CommitChange = z.infer<typeof CommitChangeSchema>;
+
+const resourceChangeBase = {
   id: z.string(),
   versionId: z.string(),
   oldVersionId: z.string().optional(),
   changeType: z.enum(["create", "update", "delete"]),
   commitId: z.string(),
-  secretKey: z.string(),
-  secretVersion: z.string(),
   fromVersion: z.string().optional(),
-  secretId: z.string(),
-  /** The content the rollback would write (for a deletion: the content it removes), then the current one. */
-  versions: z.array(CommitSecretContentSchema),
-});
+};
+
+/**
+ * What a rollback to a commit would do to one secret or subfolder, relative to the folder now. A
+ * re-created subfolder comes back with its contents as they were at the commit; a deleted one takes its
+ * subtree with it.
+ */
+export const ResourceChangeSchema = z.discriminatedUnion("type", [
+  z.object({
+    ...resourceChangeBase,
+    type: z.literal("secret"),
+    secretKey: z.string(),
+    secretVersion: z.string(),
+    secretId: z.string(),
+    /** The content the rollback would write (for a deletion: the content it removes), then the current one. */
+    versions: z.array(CommitSecretContentSchema),
+  }),
+  z.object({
+    ...resourceChangeBase,
+    type: z.literal("folder"),
+    folderName: z.string(),
+    folderVersion: z.string(),
+    /** The name the rollback would give (for a deletion: the one it removes), then the current one. */
+    versions: z.array(CommitFolderContentSchema),
+  }),
+]);
 export type ResourceChange = z.infer<typeof ResourceChangeSchema>;
 
 export const FolderDiffSchema = z.object({
@@ -293,15 +333,24 @@ export const pitContract = c.router({
       .refine(hasProjectRef, PROJECT_REF_MESSAGE),
     responses: {
       200: z.array(
-        z.object({
-          type: z.literal("secret"),
-          id: z.string(),
-          versionId: z.string(),
-          secretKey: z.string(),
-          secretVersion: z.number().int(),
-        }),
+        z.discriminatedUnion("type", [
+          z.object({
+            type: z.literal("secret"),
+            id: z.string(),
+            versionId: z.string(),
+            secretKey: z.string(),
+            secretVersion: z.number().int(),
+          }),
+          z.object({
+            type: z.literal("folder"),
+            id: z.string(),
+            versionId: z.string(),
+            folderName: z.string(),
+            folderVersion: z.number().int(),
+          }),
+        ]),
       ),
     },
-    summary: "A folder's secrets as they were at a commit (names and versions)",
+    summary: "A folder's secrets and subfolders as they were at a commit (names and versions)",
   },
 });

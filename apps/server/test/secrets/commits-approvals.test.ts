@@ -56,4 +56,42 @@ describe("rollbacks in folders a change policy protects", () => {
     });
     expect(free.status).toBe(200);
   });
+
+  it("writes folder changes at once and asks approval for the secrets; refuses to refill a protected folder", async () => {
+    const s = await setup();
+    await write(s, "KEPT", "k");
+    const [target] = await commitsOf(s);
+    await write(s, "LATER", "l");
+    await createFolder(s.tenant, s.projectId, "dev", "/", "extra");
+    await protect(s, { approvals: 1 });
+    const body = { projectId: s.projectId, environment: "dev", folderId: target!.folderId, deepRollback: false };
+    const res = await s.committer.client.pit.rollback({ params: { commitId: target!.id }, body });
+    expect(res.status).toBe(200);
+    expect((res.body as { approval?: { id: string } }).approval).toBeDefined();
+    const folders = async (path: string) =>
+      expectOk(await s.tenant.admin.folders.list({ query: { workspaceId: s.projectId, environment: "dev", path } }))
+        .folders;
+    expect(await folders("/")).toEqual([]);
+    expect(await valueOf(s, "LATER")).toBe("l");
+
+    await createFolder(s.tenant, s.projectId, "dev", "/", "app");
+    await write(s, "INSIDE", "i", "/app");
+    const [withApp] = await commitsOf(s);
+    expectOk(
+      await s.tenant.admin.folders.delete({
+        params: { folderIdOrName: "app" },
+        body: { workspaceId: s.projectId, environment: "dev", path: "/" },
+      }),
+    );
+    await protect(s, { secretPath: "/app" });
+    const refill = await s.tenant.admin.pit.rollback({
+      params: { commitId: withApp!.id },
+      body: { ...body, folderId: withApp!.folderId },
+    });
+    expect(refill).toMatchObject({
+      status: 400,
+      body: { message: expect.stringContaining("A change policy protects dev:/app") },
+    });
+    expect(await folders("/")).toEqual([]);
+  });
 });

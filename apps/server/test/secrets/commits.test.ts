@@ -6,6 +6,16 @@ import { createFolder } from "../helpers/structure";
 const RAW = "/api/v3/secrets/raw";
 const MISSING = "6f1c1d2e-8a4b-4c3d-9e2f-1a2b3c4d5e6f";
 
+type SecretOnly<T> = Extract<T, { type: "secret" }>;
+/** The secrets among a state's or a preview's entries. */
+const secretsIn = <T extends { type: string }>(items: readonly T[]) =>
+  items.filter((item): item is SecretOnly<T> => item.type === "secret");
+/** A commit's change, which must be a secret's. */
+const secretChange = <T extends { resourceType: string }>(change: T) => {
+  expect(change.resourceType).toBe("secret");
+  return change as Extract<T, { resourceType: "secret" }>;
+};
+
 const place = (scope: SecretsScope, path = "/") => ({ projectId: scope.projectId, environment: "dev", path });
 
 const commitsOf = async (scope: SecretsScope, path = "/") =>
@@ -58,7 +68,7 @@ describe("folder commits", () => {
     ).changes;
     expect(update.changes).toHaveLength(1);
     expect(update.changes[0]).toMatchObject({ secretId: a.id, secretKey: "A", changeType: "add", isUpdate: true });
-    expect(update.changes[0]!.versions.map((v) => v.secretValue)).toEqual(["a2", "a1"]);
+    expect(secretChange(update.changes[0]!).versions.map((v) => v.secretValue)).toEqual(["a2", "a1"]);
     const deletion = expectOk(
       await scope.tenant.admin.pit.changes({ params: { commitId: deleteB.id }, query: { projectId: scope.projectId } }),
     ).changes;
@@ -69,7 +79,7 @@ describe("folder commits", () => {
         query: { projectId: scope.projectId, folderId: createB.folderId },
       }),
     );
-    expect(state.map((s) => [s.secretKey, s.secretVersion])).toEqual([
+    expect(secretsIn(state).map((s) => [s.secretKey, s.secretVersion])).toEqual([
       ["A", 1],
       ["B", 1],
     ]);
@@ -96,12 +106,20 @@ describe("folder commits", () => {
     await putSecret(scope.http, scope.projectId, "C", "c1");
     const query = { projectId: scope.projectId, environment: "dev", folderId: createB.folderId };
     const [diff] = expectOk(await scope.tenant.admin.pit.compare({ params: { commitId: createB.id }, query }));
-    expect(diff!.changes.map((c) => [c.secretKey, c.changeType]).sort()).toEqual([
+    expect(
+      secretsIn(diff!.changes)
+        .map((c) => [c.secretKey, c.changeType])
+        .sort(),
+    ).toEqual([
       ["A", "update"],
       ["B", "create"],
       ["C", "delete"],
     ]);
-    expect(diff!.changes.find((c) => c.secretKey === "A")!.versions.map((v) => v.secretValue)).toEqual(["a1", "a2"]);
+    expect(
+      secretsIn(diff!.changes)
+        .find((c) => c.secretKey === "A")!
+        .versions.map((v) => v.secretValue),
+    ).toEqual(["a1", "a2"]);
     expect(await valuesOf(scope)).toEqual({ A: "a2", C: "c1" });
 
     const latest = (await commitsOf(scope))[0]!;
@@ -208,7 +226,9 @@ describe("folder commit rights", () => {
     const changes = expectOk(
       await reader.client.pit.changes({ params: { commitId: updateA.id }, query: { projectId: scope.projectId } }),
     ).changes;
-    expect(changes.changes[0]!.versions.every((v) => v.secretValueHidden && v.secretValue !== "a1")).toBe(true);
+    expect(secretChange(changes.changes[0]!).versions.every((v) => v.secretValueHidden && v.secretValue !== "a1")).toBe(
+      true,
+    );
     const body = { projectId: scope.projectId, environment: "dev", folderId: createB.folderId, deepRollback: false };
     const refused = await reader.client.pit.rollback({ params: { commitId: createB.id }, body });
     expect(refused).toMatchObject({

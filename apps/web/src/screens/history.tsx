@@ -57,7 +57,8 @@ const CommitChanges = ({ scope, commit }: { scope: Scope; commit: FolderCommit }
   if (changes.error) return <ErrorBanner error={changes.error} />;
   if (!changes.data) return <Loading what="changes" />;
   const list = changes.data.changes.changes;
-  if (list.length === 0) return <Empty>This commit changed no secret (it starts the folder&rsquo;s history).</Empty>;
+  if (list.length === 0)
+    return <Empty>This commit changed no secret and no subfolder (it starts the folder&rsquo;s history).</Empty>;
   return (
     <table className="table" aria-label={`Changes of commit ${commit.commitId}`}>
       <thead>
@@ -71,6 +72,27 @@ const CommitChanges = ({ scope, commit }: { scope: Scope; commit: FolderCommit }
       <tbody>
         {list.map((change) => {
           const kind = change.changeType === "delete" ? "delete" : change.isUpdate ? "update" : "create";
+          if (change.resourceType === "folder")
+            return (
+              <tr key={change.id}>
+                <th scope="row">
+                  <code>{change.folderName}/</code>
+                </th>
+                <td>
+                  <Badge tone={KIND_TONE[kind]}>
+                    folder {kind === "delete" ? "deleted" : kind === "update" ? "renamed" : "created"}
+                  </Badge>
+                </td>
+                <td>v{change.folderVersion}</td>
+                <td>
+                  {kind === "update" && change.versions[1] ? (
+                    <span className="muted">was {change.versions[1].name}</span>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+              </tr>
+            );
           const written = change.versions[0];
           return (
             <tr key={change.id}>
@@ -104,6 +126,26 @@ const CommitChanges = ({ scope, commit }: { scope: Scope; commit: FolderCommit }
 
 /** One row of a rollback's preview: what would happen to a key, and the value it would hold. */
 const PreviewRow = ({ change }: { change: ResourceChange }) => {
+  if (change.type === "folder")
+    return (
+      <tr>
+        <th scope="row">
+          <code>{change.folderName}/</code>
+        </th>
+        <td>
+          <Badge tone={KIND_TONE[change.changeType]}>
+            {change.changeType === "create"
+              ? "folder restored with its contents"
+              : change.changeType === "update"
+                ? `folder renamed back from ${change.versions[1]?.name ?? ""}`
+                : "folder removed with its contents"}
+          </Badge>
+        </td>
+        <td>
+          <span className="muted">—</span>
+        </td>
+      </tr>
+    );
   const content = change.versions[0];
   return (
     <tr>

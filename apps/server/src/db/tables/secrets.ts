@@ -87,6 +87,23 @@ export interface FolderCommitsTable {
   created_at: CreatedAt;
 }
 
+/** A folder's name, description and parent at one version; a deletion is a version (see migration 0044). */
+export interface SecretFolderVersionsTable {
+  id: Generated<string>;
+  folder_id: string;
+  env_id: string;
+  parent_id: string | null;
+  name: string;
+  description: string | null;
+  version: number;
+  is_deleted: Generated<boolean>;
+  /** The commit of the parent that recorded it; null for roots and reserved folders. */
+  commit_seq: string | null;
+  actor_id: string | null;
+  actor_type: string | null;
+  created_at: CreatedAt;
+}
+
 export interface SecretTables {
   project_data_keys: ProjectDataKeysTable;
   secret_tags: SecretTagsTable;
@@ -94,4 +111,5 @@ export interface SecretTables {
   secret_tag_links: SecretTagLinksTable;
   secret_versions: SecretVersionsTable;
   folder_commits: FolderCommitsTable;
+  secret_folder_versions: SecretFolderVersionsTable;
 }

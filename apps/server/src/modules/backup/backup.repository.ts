@@ -153,7 +153,10 @@ export type SealedSecretRow = {
   metadata: StoredSecretMetadata[];
 };
 
-/** Sealed secret or version rows with their project, a page at a time in id order. */
+/**
+ * Sealed secret or version rows with their project, a page at a time in id order (a deleted folder's
+ * versions are kept: their environment comes from the folder's recorded versions).
+ */
 export const sealedSecretRowsAfter = async (
   db: Database,
   table: "secrets" | "secret_versions",
@@ -164,8 +167,9 @@ export const sealedSecretRowsAfter = async (
     await sql<SealedSecretRow>`
       select s.id, e.project_id, s.encrypted_fields, s.encrypted_value, s.encrypted_comment, s.metadata
       from ${sql.table(table)} s
-      join secret_folders f on f.id = s.folder_id
-      join environments e on e.id = f.env_id
+      left join secret_folders f on f.id = s.folder_id
+      join environments e on e.id = coalesce(f.env_id,
+        (select v.env_id from secret_folder_versions v where v.folder_id = s.folder_id limit 1))
       where ${after === undefined ? sql`true` : sql`s.id > ${after}::uuid`}
       order by s.id limit ${sql.lit(limit)}`.execute(db)
   ).rows;

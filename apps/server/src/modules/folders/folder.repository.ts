@@ -224,3 +224,47 @@ export const findFolderPlaces = async (db: Database, folderIds: readonly string[
     where f.id = any(${[...folderIds]}::uuid[])`.execute(db);
   return rows;
 };
+
+/** The live folders among `ids`, with their parent and name. */
+export const lockLiveFolders = async (trx: Tx, ids: readonly string[]) => {
+  if (ids.length === 0) return new Map<string, { parent_id: string | null; name: string }>();
+  const { rows } = await sql<{ id: string; parent_id: string | null; name: string }>`
+    select id, parent_id, name from secret_folders where id = any(${[...ids]}::uuid[]) for no key update`.execute(trx);
+  return new Map(rows.map((r) => [r.id, r]));
+};
+
+/** Brings a folder back under its old id (the triggers record the version and its first commit). */
+export const reinsertFolder = (
+  trx: Tx,
+  version: { folder_id: string; env_id: string; name: string; description: string | null },
+  parentId: string,
+) =>
+  trx
+    .insertInto("secret_folders")
+    .values({
+      id: version.folder_id,
+      env_id: version.env_id,
+      parent_id: parentId,
+      name: version.name,
+      description: version.description,
+    })
+    .execute();
+
+/** Renames a folder back (the trigger records the version). */
+export const restoreFolderName = (trx: Tx, folderId: string, version: { name: string; description: string | null }) =>
+  trx
+    .updateTable("secret_folders")
+    .set({
+      name: version.name,
+      description: version.description,
+      version: sql<number>`version + 1`,
+      updated_at: new Date(),
+    })
+    .where("id", "=", folderId)
+    .execute();
+
+/** Names the writer of this transaction's folder changes, for the commits the triggers record. */
+export const nameFolderWriter = (trx: Tx, actor: { id: string; type: string }) =>
+  sql`select set_config('keyward.actor_id', ${actor.id}, true), set_config('keyward.actor_type', ${actor.type}, true)`.execute(
+    trx,
+  );

@@ -23,6 +23,7 @@ import {
   listDescendantFolders,
   lockEnvironmentForKeyShare,
   lockFolder,
+  nameFolderWriter,
   pathSegments,
   updateFolderRow,
   type FolderRow,
@@ -69,6 +70,7 @@ export const createFolder = async (
     throw new NotFoundError(`Environment with slug '${body.environment}' in project with ID '${projectId}' not found`);
   try {
     const folder = await inTransaction(ctx, async (trx) => {
+      await nameFolderWriter(trx, ctx.actor);
       // The environment first, as deleting it does (then its folders): otherwise the two deadlock.
       if (!(await lockEnvironmentForKeyShare(trx, env.id))) throw folderPathNotFound("/", body.environment);
       const root = await findRootFolder(trx, env.id);
@@ -157,6 +159,7 @@ export const updateFolder = async (
       if (!folder) throw new NotFoundError(`Folder with ID '${folderId}' not found`);
       if (body.name !== folder.name && (await findChildFolder(trx, parent.id, { name: body.name })))
         throw new BadRequestError(NAME_TAKEN);
+      await nameFolderWriter(trx, ctx.actor);
       return updateFolderRow(trx, folder.id, { name: body.name, description: body.description });
     });
     return toFolderDto(updated);
@@ -179,6 +182,7 @@ export const deleteFolder = async (ctx: RequestContext, idOrName: string, body: 
     await lockFolder(trx, parent.id);
     const folder = await findTarget(trx, parent.id, idOrName);
     if (!folder) throw new NotFoundError(`Folder with ID '${idOrName}' not found`);
+    await nameFolderWriter(trx, ctx.actor);
     await deleteFolderRow(trx, folder.id);
     return folder;
   });
@@ -219,3 +223,12 @@ export const lookupFolderPlaces = (db: Database, folderIds: readonly string[]) =
 
 /** Where a folder is: its project, environment and path (what `lookupFolderPlaces` answers). */
 export type { FolderPlace } from "./folder.repository";
+
+/** A rollback's folder writes: the triggers record each as a version in the parent's commit. */
+export {
+  lockLiveFolders,
+  nameFolderWriter,
+  reinsertFolder,
+  restoreFolderName,
+  deleteFolderRow as removeFolderRow,
+} from "./folder.repository";

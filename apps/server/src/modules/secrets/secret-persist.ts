@@ -226,8 +226,21 @@ export const recordDeletions = (
   deleted: readonly { state: SecretState; version: number }[],
 ) => {
   for (const d of deleted) noteEvent(ctx, trx, "delete", d.state);
+  return recordGone(ctx, trx, key, deleted);
+};
+
+/**
+ * Deletion versions for secrets whose rows are already gone (they went with their folder): history
+ * stops placing them in the folder. No event: the secrets left when the folder did.
+ */
+export function recordGone(
+  ctx: SecretWriter,
+  trx: Tx,
+  key: DataKey,
+  gone: readonly { state: SecretState; version: number }[],
+) {
   return insertVersions(
     trx,
-    deleted.map((d) => sealVersion(key, versionOf(ctx, d.state, d.version + 1, true))),
+    gone.map((d) => sealVersion(key, versionOf(ctx, d.state, d.version + 1, true))),
   );
-};
+}

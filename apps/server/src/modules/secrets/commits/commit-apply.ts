@@ -23,7 +23,7 @@ import type { VersionRow } from "../versions/version.repository";
 export const STALE = "The folder changed since the preview: compare again before rolling back";
 
 /** A recorded version as the state a secret of `folderId` takes again (its tags that still exist). */
-const stateFromVersion = (key: DataKey, target: VersionRow, id: string, folderId: string): SecretState =>
+export const stateFromVersion = (key: DataKey, target: VersionRow, id: string, folderId: string): SecretState =>
   stateWithContentOf({ id, folderId }, openVersionRow(key, target, target.id));
 
 /**

@@ -1,31 +1,37 @@
-import { inTransaction } from "../../../db/transaction";
-import type { ChangeRequest } from "@keyward/contract";
-import { noteAudit, type RequestContext } from "../../../context";
+import type { RequestContext } from "../../../context";
+import { noteAudit } from "../../../context";
 import type { DataKey } from "../../../crypto/data-keys";
 import { BadRequestError, NotFoundError, UnprocessableEntityError } from "../../../errors";
 import type { Ability } from "../../../permissions";
 import { lookupDescendantFolders } from "../../folders/folder.service";
-import { ensureProjectKey, findProjectKey } from "../../project-keys/project-key.service";
-import { asKeyConflict } from "../secret-persist";
+import { findProjectKey } from "../../project-keys/project-key.service";
 import type { ProjectRef } from "../secret-access";
 import { assertCommitAction, commitOf, folderById, type PlaceRef } from "./commit-access";
-import { STALE, applyPlan, assertMayApply, proposedChangesOf } from "./commit-apply";
+import { STALE } from "./commit-apply";
+import { carryOut, type FolderPlan } from "./commit-carry-out";
 import { planBetween, resourceChangeOf, sameContent, type FolderAt, type PlanItem } from "./commit-plan";
 import {
-  commitsOfThisTransaction,
   findCommit,
   findLatestCommit,
   findPreviousCommit,
   folderStateAt,
+  lastMomentOf,
   listCommitVersions,
-  nameNextCommit,
   type CommitRow,
 } from "./commit.repository";
+import {
+  childPath,
+  folderChangeOf,
+  planRestore,
+  planSubfolders,
+  restoredFolders,
+  type FolderItem,
+  type RestoreBudget,
+} from "./folder-plan";
+import { isFolderUpdate, listCommitFolderVersions, subfoldersAt } from "./folder-versions.repository";
 
 /** A deep rollback reaches at most this many folders below its own. */
 const MAX_DEEP_FOLDERS = 200;
-
-type FolderPlan = { at: FolderAt; latestId: string | undefined; plan: PlanItem[] };
 
 const folderNameOf = (path: string) => (path === "/" ? "root" : path.slice(path.lastIndexOf("/") + 1));
 
@@ -40,15 +46,33 @@ const foldersOf = async (ctx: RequestContext, at: FolderAt, deep: boolean): Prom
   return [at, ...below.map((f) => ({ folderId: f.id, environment: at.environment, secretPath: f.path }))];
 };
 
-/** The steps that put one folder back as it was once commit `seq` was written. */
-const planFolder = async (ctx: RequestContext, key: DataKey | undefined, at: FolderAt, seq: string) => {
+/**
+ * The steps that put one folder back as it was once commit `seq` was written: secrets and subfolders,
+ * a re-created subfolder with its contents as they were at `contentSeq`.
+ */
+const planFolder = async (
+  ctx: RequestContext,
+  key: DataKey | undefined,
+  at: FolderAt,
+  { seq, contentSeq }: { seq: string; contentSeq: string },
+  budget: RestoreBudget,
+): Promise<FolderPlan> => {
   const latest = await findLatestCommit(ctx.deps.db, at.folderId);
-  if (!key || !latest) return { at, latestId: latest?.id, plan: [] };
-  const [current, target] = await Promise.all([
-    folderStateAt(ctx.deps.db, at.folderId, latest.seq),
-    folderStateAt(ctx.deps.db, at.folderId, seq),
+  if (!latest) return { at, latestId: undefined, plan: [], folders: [] };
+  const [current, target, folders] = await Promise.all([
+    key ? folderStateAt(ctx.deps.db, at.folderId, latest.seq) : [],
+    key ? folderStateAt(ctx.deps.db, at.folderId, seq) : [],
+    planSubfolders(ctx.deps.db, at, { latestSeq: latest.seq, seq, contentSeq }, budget),
   ]);
-  return { at, latestId: latest.id, plan: planBetween(key, current, target) };
+  return { at, latestId: latest.id, plan: key ? planBetween(key, current, target) : [], folders };
+};
+
+/** A folder below one that the plans delete goes with it: it has nothing left to roll back. */
+const withoutDeleted = (plans: readonly FolderPlan[]) => {
+  const gone = plans.flatMap((p) =>
+    p.folders.flatMap((item) => (item.kind === "delete" ? [childPath(p.at.secretPath, item.current.name)] : [])),
+  );
+  return plans.filter((p) => !gone.some((path) => p.at.secretPath === path || p.at.secretPath.startsWith(`${path}/`)));
 };
 
 /** The commit a compare or rollback names, which must be a commit of the named folder. */
@@ -62,9 +86,14 @@ const targetOf = async (ctx: RequestContext, ref: PlaceRef & { folderId: string 
 const plansFor = async (ctx: RequestContext, projectId: string, at: FolderAt, commit: CommitRow, deep: boolean) => {
   const key = await findProjectKey(ctx.deps, projectId);
   const folders = await foldersOf(ctx, at, deep);
+  const budget: RestoreBudget = { folders: MAX_DEEP_FOLDERS };
+  // Deep, the whole subtree goes back to the commit's moment. Otherwise a re-created subfolder comes
+  // back as it was the last moment the folder was as the commit left it (for a subfolder deleted by the
+  // folder's next commit: as it was when it went).
+  const contentSeq = deep ? commit.seq : await lastMomentOf(ctx.deps.db, at.folderId, commit.seq);
   const plans: FolderPlan[] = [];
-  for (const folder of folders) plans.push(await planFolder(ctx, key, folder, commit.seq));
-  return { key, plans };
+  for (const folder of folders) plans.push(await planFolder(ctx, key, folder, { seq: commit.seq, contentSeq }, budget));
+  return { key, plans: withoutDeleted(plans) };
 };
 
 /** GET /api/v1/pit/commits/:commitId/compare: what a rollback would do, changing nothing. */
@@ -76,14 +105,28 @@ export const compareCommit = async (
   const { project, ability, at, commit } = await targetOf(ctx, query, commitId);
   assertCommitAction(ability, "read", at);
   const { key, plans } = await plansFor(ctx, project.id, at, commit, query.deepRollback);
+  const diffOf = (at: FolderAt, secrets: readonly PlanItem[], folders: readonly FolderItem[]) => ({
+    folderId: at.folderId,
+    folderName: folderNameOf(at.secretPath),
+    folderPath: at.secretPath,
+    changes: [
+      ...(key ? secrets.map((item) => resourceChangeOf(key, item, ability, at, commit.id)) : []),
+      ...folders.map((item) => folderChangeOf(item, commit.id)),
+    ],
+  });
   const diffs = plans
-    .filter((p, i) => i === 0 || p.plan.length > 0)
-    .map((p) => ({
-      folderId: p.at.folderId,
-      folderName: folderNameOf(p.at.secretPath),
-      folderPath: p.at.secretPath,
-      changes: key ? p.plan.map((item) => resourceChangeOf(key, item, ability, p.at, commit.id)) : [],
-    }));
+    .filter((p, i) => i === 0 || p.plan.length + p.folders.length > 0)
+    .flatMap((p) => [
+      diffOf(p.at, p.plan, p.folders),
+      // What each re-created folder gets back.
+      ...restoredFolders(p.folders).map((r) =>
+        diffOf(
+          r.at,
+          r.secrets.map((target) => ({ kind: "create", secretId: target.secret_id, target })),
+          r.children.map((c) => ({ kind: "create", folderId: c.version.folder_id, target: c.version, restore: c })),
+        ),
+      ),
+    ]);
   noteAudit(ctx, {
     metadata: {
       targetCommitId: commit.id,
@@ -95,69 +138,6 @@ export const compareCommit = async (
     },
   });
   return diffs;
-};
-
-type Applied = { approval: ChangeRequest } | { changes: number; commitIds: string[] };
-
-/**
- * Carries out plans as the caller: rights on every step first; one folder a change policy protects
- * becomes a change request; a deep rollback reaching a protected folder is refused whole; otherwise
- * everything is written in one transaction, one new commit per folder named `message`.
- */
-const carryOut = async (
-  ctx: RequestContext,
-  projectId: string,
-  ability: Ability,
-  key: DataKey | undefined,
-  plans: readonly FolderPlan[],
-  message: string,
-  audit: (changes: number, commitIds: string[]) => Record<string, unknown>,
-  mayRollback: (at: FolderAt) => void,
-): Promise<Applied> => {
-  const changing = plans.filter((p) => p.plan.length > 0);
-  if (!key || changing.length === 0) {
-    noteAudit(ctx, { metadata: audit(0, []) });
-    return { changes: 0, commitIds: [] };
-  }
-  for (const p of changing) {
-    mayRollback(p.at);
-    assertMayApply(key, ability, p.at, p.plan);
-  }
-  if (plans.length === 1) {
-    const [{ at, plan }] = changing as [FolderPlan];
-    const approval = await ctx.deps.secretWriteGate.propose(
-      ctx,
-      { ...at, projectId, ability },
-      proposedChangesOf(key, plan),
-    );
-    if (approval) return { approval };
-  } else {
-    const protectedPaths: string[] = [];
-    for (const p of changing)
-      await ctx.deps.secretWriteGate
-        .assertUnprotected(ctx, projectId, p.at, "a deep rollback")
-        .catch((error: unknown) => {
-          if (!(error instanceof BadRequestError)) throw error;
-          protectedPaths.push(`${p.at.environment}:${p.at.secretPath}`);
-        });
-    if (protectedPaths.length > 0)
-      throw new BadRequestError(
-        `A change policy protects ${protectedPaths.join(", ")}: a deep rollback is not allowed there; roll those folders back one by one`,
-      );
-  }
-  return inTransaction(ctx, async (trx) => {
-    await nameNextCommit(trx, message);
-    const dataKey = await ensureProjectKey(ctx.deps, trx, projectId);
-    let changes = 0;
-    for (const p of changing) {
-      const latest = await findLatestCommit(trx, p.at.folderId);
-      if (latest?.id !== p.latestId) throw new BadRequestError(STALE);
-      changes += await applyPlan(ctx, trx, dataKey, p.at, p.plan);
-    }
-    const commitIds = (await commitsOfThisTransaction(trx)).map((c) => c.id);
-    noteAudit(ctx, { metadata: audit(changes, commitIds) });
-    return { changes, commitIds };
-  }).catch(asKeyConflict("The rollback would give two secrets of a folder the same name"));
 };
 
 /** Who may roll a folder back: `commits perform-rollback` where the folder is. */
@@ -206,20 +186,44 @@ export const rollbackToCommit = async (
   if ("approval" in applied) return applied;
   return {
     success: true,
-    secretChangesCount: applied.changes,
-    folderChangesCount: 0,
-    totalChanges: applied.changes,
+    secretChangesCount: applied.secrets,
+    folderChangesCount: applied.folders,
+    totalChanges: applied.secrets + applied.folders,
     commitIds: applied.commitIds,
   };
 };
 
+/** The inverse of one commit's subfolder changes, where they still apply to the folder as it is. */
+const revertFolders = async (ctx: RequestContext, at: FolderAt, latestSeq: string, commit: CommitRow) => {
+  const now = await subfoldersAt(ctx.deps.db, at.folderId, latestSeq);
+  const byId = new Map(now.map((f) => [f.folder_id, f]));
+  const names = new Set(now.map((f) => f.name));
+  const budget: RestoreBudget = { folders: MAX_DEEP_FOLDERS };
+  const items: FolderItem[] = [];
+  for (const { row, before } of await listCommitFolderVersions(ctx.deps.db, at.folderId, commit.seq)) {
+    const current = byId.get(row.folder_id);
+    if (row.is_deleted) {
+      if (current || !before || names.has(before.name)) continue;
+      const restoredAt = { ...at, folderId: row.folder_id, secretPath: childPath(at.secretPath, before.name) };
+      const restore = await planRestore(ctx.deps.db, before, restoredAt, commit.seq, 1, budget);
+      items.push({ kind: "create", folderId: row.folder_id, target: before, restore });
+    } else if (!current) continue;
+    else if (!isFolderUpdate(row, before)) items.push({ kind: "delete", folderId: row.folder_id, current });
+    else if (before && (current.name !== before.name || current.description !== before.description))
+      items.push({ kind: "update", folderId: row.folder_id, current, target: before });
+  }
+  return items;
+};
+
 /** The inverse of one commit's changes, where they still apply to the folder as it is. */
-const revertPlan = async (ctx: RequestContext, key: DataKey, at: FolderAt, commit: CommitRow) => {
+const revertPlan = async (ctx: RequestContext, key: DataKey | undefined, at: FolderAt, commit: CommitRow) => {
   const latest = (await findLatestCommit(ctx.deps.db, at.folderId))!;
+  const folders = await revertFolders(ctx, at, latest.seq, commit);
+  const plan: PlanItem[] = [];
+  if (!key) return { at, latestId: latest.id, plan, folders };
   const now = await folderStateAt(ctx.deps.db, at.folderId, latest.seq);
   const byId = new Map(now.map((r) => [r.secret_id, r]));
   const names = new Set(now.map((r) => r.key));
-  const plan: PlanItem[] = [];
   for (const { row, before } of await listCommitVersions(ctx.deps.db, commit.seq)) {
     if (row.folder_id !== at.folderId) continue;
     const current = byId.get(row.secret_id);
@@ -232,7 +236,7 @@ const revertPlan = async (ctx: RequestContext, key: DataKey, at: FolderAt, commi
     else if (!sameContent(key, current, before))
       plan.push({ kind: "update", secretId: row.secret_id, current, target: before });
   }
-  return { at, latestId: latest.id, plan };
+  return { at, latestId: latest.id, plan, folders };
 };
 
 /** POST /api/v1/pit/commits/:commitId/revert */
@@ -243,8 +247,8 @@ export const revertCommit = async (ctx: RequestContext, ref: ProjectRef, commitI
   if (!(await findPreviousCommit(ctx.deps.db, at.folderId, commit.seq)))
     throw new BadRequestError("Cannot revert the first commit");
   const key = await findProjectKey(ctx.deps, project.id);
-  const folderPlan = key ? await revertPlan(ctx, key, at, commit) : { at, latestId: undefined, plan: [] };
-  if (folderPlan.plan.length === 0) throw new BadRequestError("No changes to revert");
+  const folderPlan = await revertPlan(ctx, key, at, commit);
+  if (folderPlan.plan.length + folderPlan.folders.length === 0) throw new BadRequestError("No changes to revert");
   const applied = await carryOut(
     ctx,
     project.id,
@@ -266,6 +270,6 @@ export const revertCommit = async (ctx: RequestContext, ref: ProjectRef, commitI
     message: "Commit reverted successfully",
     originalCommitId: commit.id,
     ...(revertCommitId ? { revertCommitId } : {}),
-    changesReverted: applied.changes,
+    changesReverted: applied.secrets + applied.folders,
   };
 };

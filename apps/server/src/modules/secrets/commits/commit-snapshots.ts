@@ -12,6 +12,7 @@ import { commitOf, folderByPath } from "./commit-access";
 import type { FolderAt } from "./commit-plan";
 import { rollbackFolder } from "./commit-rollback";
 import { countCommits, folderStateAt, listCommits, type CommitRow } from "./commit.repository";
+import { subfoldersAt } from "./folder-versions.repository";
 
 /**
  * The older snapshot API as views over commits: a snapshot is a commit of a folder, its id the
@@ -62,12 +63,13 @@ export const countSnapshots = async (ctx: RequestContext, projectId: string, que
 const snapshotTarget = (ctx: RequestContext, snapshotId: string) =>
   commitOf(ctx, undefined, snapshotId, `Secret snapshot with ID '${snapshotId}' not found`);
 
-/** GET /api/v1/secret-snapshot/:secretSnapshotId: the folder's secrets at that commit. */
+/** GET /api/v1/secret-snapshot/:secretSnapshotId: the folder's secrets and subfolders at that commit. */
 export const getSnapshot = async (ctx: RequestContext, snapshotId: string) => {
   const { project, ability, commit, at } = await snapshotTarget(ctx, snapshotId);
   mayRead(ability, at);
-  const [rows, key, env] = await Promise.all([
+  const [rows, subfolders, key, env] = await Promise.all([
     folderStateAt(ctx.deps.db, at.folderId, commit.seq),
+    subfoldersAt(ctx.deps.db, at.folderId, commit.seq),
     findProjectKey(ctx.deps, project.id),
     lookupEnvironmentBySlug(ctx.deps.db, project.id, at.environment),
   ]);
@@ -96,7 +98,7 @@ export const getSnapshot = async (ctx: RequestContext, snapshotId: string) => {
       projectId: project.id,
       environment: { id: env!.id, slug: env!.slug, name: env!.name },
       secretVersions,
-      folderVersion: [],
+      folderVersion: subfolders.map((f) => ({ id: f.folder_id, name: f.name })),
     },
   };
 };

@@ -19,11 +19,17 @@ export type CommitRow = {
   adds: number;
   updates: number;
   deletes: number;
+  /** Subfolders added, renamed and deleted. */
+  folder_adds: number;
+  folder_updates: number;
+  folder_deletes: number;
 };
 
 /** A commit's change counts: a version is an update when the one before it was live in the same folder. */
 const COMMIT_COLUMNS = sql`c.id, c.seq, c.folder_id, f.env_id, f.parent_id, c.actor_id, c.actor_type, c.message, c.created_at,
-  coalesce(n.adds, 0)::int as adds, coalesce(n.updates, 0)::int as updates, coalesce(n.deletes, 0)::int as deletes`;
+  coalesce(n.adds, 0)::int as adds, coalesce(n.updates, 0)::int as updates, coalesce(n.deletes, 0)::int as deletes,
+  coalesce(d.adds, 0)::int as folder_adds, coalesce(d.updates, 0)::int as folder_updates,
+  coalesce(d.deletes, 0)::int as folder_deletes`;
 
 const COUNTS = sql`left join lateral (
     select count(*) filter (where not v.is_deleted and not coalesce(p.live, false)) as adds,
@@ -33,7 +39,16 @@ const COUNTS = sql`left join lateral (
     left join lateral (
       select not p.is_deleted and p.folder_id = v.folder_id as live from secret_versions p
       where p.secret_id = v.secret_id and p.version = v.version - 1) p on true
-    where v.commit_seq = c.seq) n on true`;
+    where v.commit_seq = c.seq) n on true
+  left join lateral (
+    select count(*) filter (where not v.is_deleted and not coalesce(p.live, false)) as adds,
+      count(*) filter (where not v.is_deleted and coalesce(p.live, false)) as updates,
+      count(*) filter (where v.is_deleted) as deletes
+    from secret_folder_versions v
+    left join lateral (
+      select not p.is_deleted and p.parent_id = v.parent_id as live from secret_folder_versions p
+      where p.folder_id = v.folder_id and p.version = v.version - 1) p on true
+    where v.commit_seq = c.seq and v.parent_id = c.folder_id) d on true`;
 
 export const findCommit = async (db: Database, id: string) => {
   if (!isUuid(id)) return undefined;
@@ -58,14 +73,27 @@ export const findPreviousCommit = async (db: Database, folderId: string, seq: st
   return rows[0];
 };
 
+/**
+ * The last moment a folder was as commit `seq` left it: just before its next commit (its newest
+ * commit's `seq` when there is none after).
+ */
+export const lastMomentOf = async (db: Database, folderId: string, seq: string) => {
+  const { rows } = await sql<{ seq: string }>`
+    select coalesce((select min(seq) - 1 from folder_commits where folder_id = ${folderId} and seq > ${seq}),
+      (select max(seq) from folder_commits where folder_id = ${folderId}))::text as seq`.execute(db);
+  return rows[0]?.seq ?? seq;
+};
+
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** A search matches the commit's message or the name of a secret it changed. */
+/** A search matches the commit's message or the name of a secret or subfolder it changed. */
 const searchFilter = (search: string | undefined) => {
   if (!search) return sql`true`;
   const pattern = `%${escapeLike(search)}%`;
   return sql`(c.message ilike ${pattern} or exists (
-    select 1 from secret_versions s where s.commit_seq = c.seq and s.key ilike ${pattern}))`;
+    select 1 from secret_versions s where s.commit_seq = c.seq and s.key ilike ${pattern}) or exists (
+    select 1 from secret_folder_versions s where s.commit_seq = c.seq and s.parent_id = c.folder_id
+      and s.name ilike ${pattern}))`;
 };
 
 export const countCommits = async (db: Database, folderId: string, search?: string) => {

@@ -21,8 +21,9 @@ const versionScope = async (ctx: RequestContext, secretId: string) => {
   const latest = isUuid(secretId) ? await findLatestVersion(ctx.deps.db, secretId) : undefined;
   // A personal secret's history is its owner's alone: to anyone else it does not exist.
   if (!latest || (latest.user_id !== null && latest.user_id !== ctx.actor.id)) throw secretNotFound(secretId);
+  // A secret whose folder was deleted keeps its history for a rollback of the folder, not for reads.
   const place = await findFolderPlace(ctx.deps.db, latest.folder_id);
-  if (!place) throw new NotFoundError(`Folder with ID '${latest.folder_id}' not found`);
+  if (!place) throw secretNotFound(secretId);
   const project = await findProjectRow(ctx.deps.db, place.project_id);
   if (!project || project.org_id !== ctx.actor.orgId) throw secretNotFound(secretId);
   const { ability } = await getProjectPermissionForRow(ctx, project, SECRET_MANAGER);
