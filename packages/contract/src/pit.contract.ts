@@ -3,6 +3,7 @@ import { z } from "zod";
 import { TimestampSchema } from "./common";
 import {
   EnvironmentSlugInput,
+  FolderNameSchema,
   PROJECT_REF_MESSAGE,
   ProjectIdInput,
   SecretPathSchema,
@@ -10,6 +11,12 @@ import {
   projectRefFields,
 } from "./folders.contract";
 import { ChangeRequestSchema } from "./secret-approvals.contract";
+import {
+  BatchCreateItemSchema,
+  BatchUpdateItemSchema,
+  MAX_SECRETS_PER_BATCH,
+  SecretNameSchema,
+} from "./secrets.schema";
 import { SecretVersionSchema } from "./secret-versions.contract";
 
 const c = initContract();
@@ -230,7 +237,57 @@ export const secretSnapshotsContract = c.router({
   },
 });
 
+/** A folder changed by a batch commit: a subfolder of the commit's folder. */
+const batchFolderName = z.object({ folderName: FolderNameSchema });
+const batchItems = <T extends z.ZodTypeAny>(item: T) =>
+  z.array(item).max(MAX_SECRETS_PER_BATCH, `At most ${MAX_SECRETS_PER_BATCH} items of a kind per commit`).optional();
+
+/** Secret and subfolder changes written as one commit of one folder. */
+const batchCommitBody = z
+  .object({
+    ...projectRefFields,
+    environment: EnvironmentSlugInput,
+    secretPath: SecretPathSchema.default("/"),
+    message: z.string().trim().max(256).optional(),
+    changes: z.object({
+      secrets: z
+        .object({
+          create: batchItems(BatchCreateItemSchema),
+          update: batchItems(BatchUpdateItemSchema.omit({ secretPath: true })),
+          delete: batchItems(z.object({ secretKey: SecretNameSchema })),
+        })
+        .default({}),
+      folders: z
+        .object({
+          create: batchItems(batchFolderName.extend({ description: z.string().max(1024).optional() })),
+          update: batchItems(
+            batchFolderName.extend({ description: z.string().max(1024).nullable().optional(), id: z.string().trim() }),
+          ),
+          delete: batchItems(batchFolderName.extend({ id: z.string().trim() })),
+        })
+        .default({}),
+    }),
+  })
+  .refine(hasProjectRef, PROJECT_REF_MESSAGE);
+
 export const pitContract = c.router({
+  batchCommit: {
+    method: "POST",
+    path: "/api/v1/pit/batch/commit",
+    body: batchCommitBody,
+    responses: {
+      200: z.union([
+        z.object({ message: z.literal("success"), approval: ChangeRequestSchema }),
+        z.object({
+          message: z.literal("success"),
+          /** Keyward: the commit written (absent when nothing changed). */
+          commitId: z.string().optional(),
+        }),
+      ]),
+    },
+    summary:
+      "Write secret and subfolder changes as one commit; where a change policy applies, the subfolder changes are written and the secret changes become a change request",
+  },
   count: {
     method: "GET",
     path: "/api/v1/pit/commits/count",

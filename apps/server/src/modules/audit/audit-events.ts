@@ -198,6 +198,7 @@ export const MUTATION_EVENTS: Record<MutatingOperation, AuditSpec> = {
   "secretVersions.rollback": change("rollback-secret-version"),
   "pit.rollback": change("pit-rollback-commit"),
   "pit.revert": change("pit-revert-commit"),
+  "pit.batchCommit": change("pit-process-new-commit-raw"),
   "secretSnapshots.rollback": change("pit-rollback-commit"),
   "ssh.createCa": change("create-ssh-certificate-authority"),
   "ssh.updateCa": change("update-ssh-certificate-authority"),

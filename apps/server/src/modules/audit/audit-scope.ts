@@ -64,6 +64,7 @@ const auditActorOf = (deps: AppDeps, actor: Actor): AuditActor => {
  */
 export class AuditScope implements ChangeScope {
   private written = false;
+  private writtenType: string | undefined;
   private projectId: string | null = null;
   private projectName: string | null | undefined;
   private orgId: string | null;
@@ -92,6 +93,9 @@ export class AuditScope implements ChangeScope {
   }
 
   note(details: ChangeNote) {
+    // A request whose later transaction is another kind of change (a batch commit's folders written,
+    // then its secrets proposed for review) records that one too.
+    if (details.eventType && this.written && details.eventType !== this.writtenType) this.written = false;
     if (details.metadata) Object.assign(this.metadata, details.metadata);
     if (details.projectId) this.projectId = details.projectId;
     if (details.projectName !== undefined) this.projectName = details.projectName;
@@ -145,9 +149,11 @@ export class AuditScope implements ChangeScope {
         this.noteActor({ type: "identity", id: subject.id, metadata }, subject.orgId);
       }
     }
-    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [this.event(this.eventType ?? this.spec.type)]);
+    const type = this.eventType ?? this.spec.type;
+    await writeAuditEvents(trx, this.deps.env.AUDIT_LOG_RETENTION_DAYS, [this.event(type)]);
     afterCommit(trx, () => {
       this.written = true;
+      this.writtenType = type;
     });
   }
 
@@ -304,6 +310,7 @@ type PlatformChange = {
 /** A background job's change: its event goes into the first transaction the change commits. */
 class PlatformScope implements ChangeScope {
   private written = false;
+  private writtenType: string | undefined;
 
   constructor(
     private readonly deps: AppDeps,

@@ -117,6 +117,15 @@ export const insertFolder = (
 export const lockFolder = (trx: Tx, folderId: string) =>
   trx.selectFrom("secret_folders").select("id").where("id", "=", folderId).forNoKeyUpdate().executeTakeFirst();
 
+/** The folder's row, locked as `lockFolder` locks it; undefined when it is gone. */
+export const lockFolderRow = (trx: Tx, folderId: string) =>
+  trx
+    .selectFrom("secret_folders")
+    .select(["id", "env_id"])
+    .where("id", "=", folderId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+
 /** Keeps the environment from being deleted until the transaction ends; undefined when it is gone. */
 export const lockEnvironmentForKeyShare = (trx: Tx, envId: string) =>
   trx.selectFrom("environments").select("id").where("id", "=", envId).forKeyShare().executeTakeFirst();

@@ -23,6 +23,7 @@ import {
   listDescendantFolders,
   lockEnvironmentForKeyShare,
   lockFolder,
+  lockFolderRow,
   nameFolderWriter,
   pathSegments,
   updateFolderRow,
@@ -232,3 +233,41 @@ export {
   restoreFolderName,
   deleteFolderRow as removeFolderRow,
 } from "./folder.repository";
+
+/** A batch commit's subfolder changes: `id` names an existing subfolder of the commit's folder. */
+export type SubfolderChanges = {
+  create?: { folderName: string; description?: string }[];
+  update?: { id: string; folderName: string; description?: string | null }[];
+  delete?: { id: string; folderName: string }[];
+};
+
+/**
+ * Writes subfolder changes under `parentId` inside the caller's transaction (the caller has checked the
+ * rights): deletions, then renames, then creations; 404 for an id that is not a subfolder of it, 400
+ * for a name taken. The triggers record each change in the parent's commit of the transaction.
+ */
+export const writeSubfolders = async (ctx: RequestContext, trx: Tx, parentId: string, changes: SubfolderChanges) => {
+  const parent = await lockFolderRow(trx, parentId);
+  if (!parent) throw new NotFoundError(`Folder with ID '${parentId}' not found`);
+  await nameFolderWriter(trx, ctx.actor);
+  const child = async (id: string) => {
+    const found = isUuid(id) ? await findChildFolder(trx, parentId, { id }) : undefined;
+    if (!found) throw new NotFoundError(`Folder with ID '${id}' not found`);
+    return found;
+  };
+  try {
+    for (const item of changes.delete ?? []) await deleteFolderRow(trx, (await child(item.id)).id);
+    for (const item of changes.update ?? [])
+      await updateFolderRow(trx, (await child(item.id)).id, { name: item.folderName, description: item.description });
+    for (const item of changes.create ?? [])
+      await insertFolder(trx, {
+        env_id: parent.env_id,
+        parent_id: parentId,
+        name: item.folderName,
+        description: item.description,
+      });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BadRequestError(NAME_TAKEN);
+    throw error;
+  }
+};

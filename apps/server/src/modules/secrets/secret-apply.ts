@@ -20,6 +20,7 @@ import {
 import type { Database } from "../../db/database";
 import { deleteSecretRows, findSecretByKey, lockSecretsByKeys } from "./secret.repository";
 import { resolveTagIds } from "./tags/tag.service";
+import type { ProposedChange, ProposedTarget } from "./write-gate";
 
 /**
  * The writes of many secrets inside a caller's transaction, each judged against `ability`: the batch
@@ -288,4 +289,30 @@ export const readSecretStamps = async (db: Database, folderId: string, keys: rea
     if (row) out.push(stampOf(row));
   }
   return out;
+};
+
+/**
+ * Runs the changes inside the caller's transaction, judged against `ability`, in the order that lets
+ * one request delete a key and create it again: deletes, then updates, then creates.
+ */
+export const applyChanges = async (
+  ctx: RequestContext,
+  trx: Tx,
+  target: ProposedTarget,
+  changes: readonly ProposedChange[],
+) => {
+  const deletes = changes.flatMap((c) => (c.op === "delete" ? [c.secretKey] : []));
+  const updates = changes.flatMap((c) => (c.op === "update" ? [c.item] : []));
+  const creates = changes.flatMap((c) => (c.op === "create" ? [c.item] : []));
+  if (deletes.length > 0) await applyDeletes(ctx, trx, target, deletes);
+  if (updates.length > 0)
+    await applyUpdates(
+      ctx,
+      trx,
+      target,
+      new Map([[target.secretPath, target.folderId]]),
+      new Map([[target.secretPath, updates]]),
+      "failOnNotFound",
+    );
+  if (creates.length > 0) await applyCreates(ctx, trx, target, creates);
 };

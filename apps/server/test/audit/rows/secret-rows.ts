@@ -323,6 +323,36 @@ export const SECRET_STEPS: Record<SecretOperation, Step> = {
       metadata: { targetCommitId: target.id, message: "Rollback to snapshot", totalChanges: 1 },
     };
   },
+  "pit.batchCommit": async ({ tenant, act }) => {
+    const { project, key } = await projectWithSecret(tenant);
+    const done = ok(
+      await act(() =>
+        tenant.admin.pit.batchCommit({
+          body: {
+            projectId: project.id,
+            environment: "dev",
+            secretPath: "/",
+            message: "Tidy up",
+            changes: {
+              secrets: { delete: [{ secretKey: key }] },
+              folders: { create: [{ folderName: "tidy" }] },
+            },
+          },
+        }),
+      ),
+    );
+    return {
+      projectId: project.id,
+      metadata: {
+        commitId: "commitId" in done ? done.commitId : undefined,
+        environment: "dev",
+        secretPath: "/",
+        message: "Tidy up",
+        secretKeys: [key],
+        folderNames: ["tidy"],
+      },
+    };
+  },
   "pit.revert": async ({ tenant, act }) => {
     const { project, commits } = await changedTwice(tenant);
     const latest = commits[0]!;

@@ -20,7 +20,6 @@ import {
   same,
   iso,
   commitAad,
-  applyChanges,
   toRequestDto,
   requestInScope,
   rolesOf,
@@ -28,6 +27,7 @@ import {
   type Principal,
 } from "./change-request.service";
 import type { ProposedChange } from "../../secrets/write-gate";
+import { applyChanges } from "../../secrets/secret-apply";
 
 const assertPolicyLive = (policy: PolicyRow) => {
   if (policy.deleted_at !== null)

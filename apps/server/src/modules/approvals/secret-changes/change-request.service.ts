@@ -4,12 +4,12 @@ import { type ChangeRequest } from "@keyward/contract";
 import { noteAudit, type Actor, type RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { isUuid } from "../../../db/errors";
-import { inTransaction, type Tx } from "../../../db/transaction";
+import { inTransaction } from "../../../db/transaction";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { getProjectPermission } from "../../authz/project-access";
 import { SECRET_MANAGER } from "../../folders/folder.service";
 import { ensureProjectKey } from "../../project-keys/project-key.service";
-import { applyCreates, applyDeletes, applyUpdates, lockSecretStamps } from "../../secrets/secret-apply";
+import { applyChanges, lockSecretStamps } from "../../secrets/secret-apply";
 import type { ProposedChange, ProposedTarget, SecretWriteGate } from "../../secrets/write-gate";
 import { sameHolder, type Holder } from "../../authz/principals";
 import { rolesIn } from "../approval-policy";
@@ -32,32 +32,6 @@ export const commitAad = (commitId: string, column: string) => `secret_approval_
 
 /** A signal that rolls back a transaction run only to prove a change would apply. */
 class DryRunDone extends Error {}
-
-/**
- * Runs the changes inside the caller's transaction, judged against `ability`, in the order that lets
- * one request delete a key and create it again: deletes, then updates, then creates.
- */
-export const applyChanges = async (
-  ctx: RequestContext,
-  trx: Tx,
-  target: ProposedTarget,
-  changes: readonly ProposedChange[],
-) => {
-  const deletes = changes.flatMap((c) => (c.op === "delete" ? [c.secretKey] : []));
-  const updates = changes.flatMap((c) => (c.op === "update" ? [c.item] : []));
-  const creates = changes.flatMap((c) => (c.op === "create" ? [c.item] : []));
-  if (deletes.length > 0) await applyDeletes(ctx, trx, target, deletes);
-  if (updates.length > 0)
-    await applyUpdates(
-      ctx,
-      trx,
-      target,
-      new Map([[target.secretPath, target.folderId]]),
-      new Map([[target.secretPath, updates]]),
-      "failOnNotFound",
-    );
-  if (creates.length > 0) await applyCreates(ctx, trx, target, creates);
-};
 
 export const policyDto = async (db: Database, row: PolicyRow) => (await toPolicyDtos(db, [row]))[0]!;
 

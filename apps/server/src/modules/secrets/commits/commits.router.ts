@@ -6,12 +6,18 @@ import { ok } from "../../../http/respond";
 import { countFolderCommits, getCommitChanges, getFolderStateAt, listFolderCommits } from "./commit.service";
 import { compareCommit, revertCommit, rollbackToCommit } from "./commit-rollback";
 import { written } from "../secrets.router";
+import { batchCommit } from "./commit-batch";
 import { countSnapshots, getSnapshot, listSnapshots, rollbackToSnapshot } from "./commit-snapshots";
 
 const s = initServer();
 
 export const pitRouter = (deps: AppDeps) =>
   s.router(contract.pit, {
+    batchCommit: async ({ body, req, res }) => {
+      const done = await batchCommit(contextOf(deps, req, res), body);
+      if ("approval" in done && done.approval) res.setHeader("X-Keyward-Change-Request", done.approval.id);
+      return ok(done);
+    },
     count: async ({ query, req, res }) => ok(await countFolderCommits(contextOf(deps, req, res), query)),
     list: async ({ query, req, res }) => ok(await listFolderCommits(contextOf(deps, req, res), query)),
     changes: async ({ params, query, req, res }) =>
