@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { auditEvents } from "../audit/helpers";
 import { createTenant } from "../helpers/tenant";
 import { merge, protect, review, setup, valueOf } from "../secret-approvals/helpers";
-import { createFolder, createSecretsScope, expectOk, identityWithRules, putSecret, type SecretsScope } from "./helpers";
+import {
+  createFolder,
+  createSecretsScope,
+  expectOk,
+  identityWithRules,
+  putSecret,
+  type SecretsScope,
+  valuesAt,
+} from "./helpers";
 
 type Changes = Parameters<SecretsScope["tenant"]["admin"]["pit"]["batchCommit"]>[0]["body"]["changes"];
 
@@ -15,20 +23,10 @@ const body = (projectId: string, changes: Changes, secretPath = "/") => ({
 });
 
 const namesAt = async (scope: SecretsScope, path = "/") => {
-  const secrets = await scope.http.get("/api/v3/secrets/raw", {
-    workspaceId: scope.projectId,
-    environment: "dev",
-    secretPath: path,
-  });
   const folders = expectOk(
     await scope.tenant.admin.folders.list({ query: { workspaceId: scope.projectId, environment: "dev", path } }),
   ).folders;
-  return {
-    secrets: Object.fromEntries(
-      (secrets.body.secrets as { secretKey: string; secretValue: string }[]).map((s) => [s.secretKey, s.secretValue]),
-    ),
-    folders: folders.map((f) => f.name).sort(),
-  };
+  return { secrets: await valuesAt(scope, path), folders: folders.map((f) => f.name).sort() };
 };
 
 describe("POST /api/v1/pit/batch/commit", () => {

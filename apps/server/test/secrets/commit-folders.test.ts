@@ -2,7 +2,15 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { sealedSecretRowsAfter } from "../../src/modules/backup/backup.repository";
 import { createTenant } from "../helpers/tenant";
-import { createFolder, createSecretsScope, expectOk, identityWithRules, putSecret, type SecretsScope } from "./helpers";
+import {
+  createFolder,
+  createSecretsScope,
+  expectOk,
+  identityWithRules,
+  putSecret,
+  type SecretsScope,
+  valuesAt,
+} from "./helpers";
 
 const RAW = "/api/v3/secrets/raw";
 
@@ -11,13 +19,7 @@ const place = (scope: SecretsScope, path = "/") => ({ projectId: scope.projectId
 const commitsOf = async (scope: SecretsScope, path = "/") =>
   expectOk(await scope.tenant.admin.pit.list({ query: place(scope, path) })).commits;
 
-const valuesOf = async (scope: SecretsScope, path = "/") => {
-  const res = await scope.http.get(RAW, { workspaceId: scope.projectId, environment: "dev", secretPath: path });
-  expect(res.status).toBe(200);
-  return Object.fromEntries(
-    (res.body.secrets as { secretKey: string; secretValue: string }[]).map((s) => [s.secretKey, s.secretValue]),
-  );
-};
+const valuesOf = valuesAt;
 
 const idsOf = async (scope: SecretsScope, path: string) => {
   const res = await scope.http.get(RAW, { workspaceId: scope.projectId, environment: "dev", secretPath: path });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createTenant } from "../helpers/tenant";
-import { createSecretsScope, expectOk, identityWithRules, putSecret, type SecretsScope } from "./helpers";
+import { createSecretsScope, expectOk, identityWithRules, putSecret, type SecretsScope, valuesAt } from "./helpers";
 import { createFolder } from "../helpers/structure";
 
 const RAW = "/api/v3/secrets/raw";
@@ -21,13 +21,7 @@ const place = (scope: SecretsScope, path = "/") => ({ projectId: scope.projectId
 const commitsOf = async (scope: SecretsScope, path = "/") =>
   expectOk(await scope.tenant.admin.pit.list({ query: place(scope, path) })).commits;
 
-const valuesOf = async (scope: SecretsScope, path = "/") => {
-  const res = await scope.http.get(RAW, { workspaceId: scope.projectId, environment: "dev", secretPath: path });
-  expect(res.status).toBe(200);
-  return Object.fromEntries(
-    (res.body.secrets as { secretKey: string; secretValue: string }[]).map((s) => [s.secretKey, s.secretValue]),
-  );
-};
+const valuesOf = valuesAt;
 
 /** A then B created, A changed, B deleted: five commits on the root with the environment's own. */
 const history = async (scope: SecretsScope) => {

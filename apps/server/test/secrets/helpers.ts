@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { createIdentity, createProject, createTenant, expectOk, expectWritten, type Tenant } from "../helpers/tenant";
 import { createFolder, insertCustomRole } from "../helpers/structure";
 import type { PermissionRule } from "../../src/permissions";
@@ -9,6 +10,19 @@ export const createSecretsScope = async () => {
   return { tenant, project, projectId: project.id, http: rawHttp(tenant.app.baseUrl, tenant.adminToken) };
 };
 export type SecretsScope = Awaited<ReturnType<typeof createSecretsScope>>;
+
+/** A folder of dev as a name → value map, read through the v3 list. */
+export const valuesAt = async (scope: SecretsScope, path = "/") => {
+  const res = await scope.http.get("/api/v3/secrets/raw", {
+    workspaceId: scope.projectId,
+    environment: "dev",
+    secretPath: path,
+  });
+  expect(res.status).toBe(200);
+  return Object.fromEntries(
+    (res.body.secrets as { secretKey: string; secretValue: string }[]).map((s) => [s.secretKey, s.secretValue]),
+  );
+};
 
 /** Requests exactly as a client sends them (query strings, JSON bodies on GET and DELETE). */
 export const rawHttp = (baseUrl: string, token: string) => {

@@ -8,6 +8,7 @@ import { writeSubfolders, type SubfolderChanges } from "../../folders/folder.ser
 import { applyChanges } from "../secret-apply";
 import type { ProposedChange, ProposedTarget } from "../write-gate";
 import { folderByPath } from "./commit-access";
+import { isProtected } from "./commit-carry-out";
 import type { FolderAt } from "./commit-plan";
 import { commitsOfThisTransaction, nameNextCommit } from "./commit.repository";
 
@@ -36,16 +37,6 @@ const countOf = (folders: SubfolderChanges) =>
 
 /** A signal that rolls back a transaction run only to prove the subfolder changes apply. */
 class DryRunDone extends Error {}
-
-/** Where a change policy holds this caller's secret writes for review. */
-const isProtected = (ctx: RequestContext, projectId: string, at: FolderAt) =>
-  ctx.deps.secretWriteGate.assertUnprotected(ctx, projectId, at, "a batch commit").then(
-    () => false,
-    (error: unknown) => {
-      if (error instanceof BadRequestError) return true;
-      throw error;
-    },
-  );
 
 /** Keys and names only: an audit event never carries a value. */
 const changedNames = (secrets: readonly ProposedChange[], folders: SubfolderChanges) => ({

@@ -24,8 +24,8 @@ type Audit = (changes: number, commitIds: string[]) => Record<string, unknown>;
 const stepsOf = (p: FolderPlan) => p.plan.length + p.folders.length;
 
 /** Where a change policy protects the folder from direct writes by this caller. */
-const isProtected = (ctx: RequestContext, projectId: string, at: FolderAt) =>
-  ctx.deps.secretWriteGate.assertUnprotected(ctx, projectId, at, "a rollback").then(
+export const isProtected = (ctx: RequestContext, projectId: string, at: FolderAt) =>
+  ctx.deps.secretWriteGate.assertUnprotected(ctx, projectId, at, "a direct write").then(
     () => false,
     (error: unknown) => {
       if (error instanceof BadRequestError) return true;
