@@ -8,7 +8,8 @@ import { startKeyward } from "./lib/keyward";
  * What recording folder commits costs writes (the trigger on secret_versions), and how fast the
  * point-in-time reads are on a large folder. Runs on PostgreSQL: the same writes with the trigger
  * enabled and disabled, in alternating rounds; then a commit list, a compare and a rollback on a
- * folder of 1,000 secrets with 200 commits.
+ * folder of 1,000 secrets with 200 commits; then a deleted folder of 1,000 secrets brought back by a
+ * rollback of its parent, and folder creation with the folder-version trigger enabled and disabled.
  */
 const SECRETS = 1_000;
 const SINGLE_WRITES = 200;
@@ -114,6 +115,52 @@ const main = async () => {
     console.log(`  commit list (page of 20): ${median(reads.list).toFixed(1)} ms`);
     console.log(`  compare to its first write (${SECRETS} updates): ${median(reads.compare).toFixed(1)} ms`);
     console.log(`  rollback of ${SECRETS} secrets: ${rollback.toFixed(0)} ms`);
+
+    // A deleted folder brought back: the root's commit before the deletion, compared then rolled back to.
+    setupOk(
+      await admin.folders.delete({
+        params: { folderIdOrName: "f1on" },
+        body: { workspaceId: project.id, environment: "dev", path: "/" },
+      }),
+    );
+    const rootQuery = { projectId: project.id, environment: "dev", path: "/" };
+    const [, before] = setupOk(await admin.pit.list({ query: rootQuery })).commits;
+    const restore = { projectId: project.id, environment: "dev", folderId: before!.folderId };
+    const compareRestore = await timed(async () =>
+      setupOk(await admin.pit.compare({ params: { commitId: before!.id }, query: restore })),
+    );
+    let restored: unknown;
+    const rollbackRestore = await timed(async () => {
+      restored = setupOk(
+        await admin.pit.rollback({ params: { commitId: before!.id }, body: { ...restore, deepRollback: false } }),
+      );
+    });
+    console.log(`a deleted folder of ${SECRETS} secrets brought back by a rollback of its parent:`);
+    console.log(
+      `  compare: ${compareRestore.toFixed(0)} ms, rollback: ${rollbackRestore.toFixed(0)} ms (${JSON.stringify(restored)})`,
+    );
+
+    // What recording folder versions costs a folder's creation (the trigger on secret_folders).
+    const creates = { on: [] as number[], off: [] as number[] };
+    for (let i = 0; i < 40; i += 1) {
+      const mode = i % 2 === 0 ? "on" : "off";
+      await sql.query(
+        `alter table secret_folders ${mode === "on" ? "enable" : "disable"} trigger secret_folders_version`,
+      );
+      creates[mode].push(
+        await timed(async () =>
+          setupOk(
+            await admin.folders.create({
+              body: { workspaceId: project.id, environment: "dev", path: "/", name: `c${i}` },
+            }),
+          ),
+        ),
+      );
+    }
+    await sql.query("alter table secret_folders enable trigger secret_folders_version");
+    console.log(
+      `folder creation (median of 20 each): version trigger on ${median(creates.on).toFixed(1)} ms | off ${median(creates.off).toFixed(1)} ms`,
+    );
   } finally {
     await sql.end();
     await target.stop();
