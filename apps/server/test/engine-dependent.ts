@@ -63,6 +63,8 @@ export const ENGINE_DEPENDENT: Readonly<Record<string, string>> = {
   "test/approvals/principals-migration.test.ts": "the approvers' table moved by a migration on an upgraded database",
   "test/secrets/search.test.ts": "pattern search compiled to SQL",
   "test/secrets/commits.test.ts": "folder commits assigned by a trigger and folder states rebuilt in SQL",
+  "test/secrets/folder-versions-migration.test.ts":
+    "folder versions backfilled and constraints dropped on an upgraded database",
   "test/secrets/commit-folders.test.ts":
     "folder versions recorded by triggers through cascades and an environment's deletion, in SQL",
   "test/audit/paging.test.ts": "keyset paging over timestamps",
