@@ -251,6 +251,15 @@ describe("folder changes in commits", () => {
     expect((await noSecrets.client.pit.rollback({ params: { commitId: target.id }, body })).status).toBe(403);
     expect(await subfolders(scope)).toEqual([]);
 
+    const rootOnly = await identityWithRules(scope, [
+      { subject: "commits", action: ["read", "perform-rollback"], inverted: false, conditions: { secretPath: "/" } },
+      { subject: "secret-folders", action: ["create", "edit", "delete"], inverted: false },
+      { subject: "secrets", action: ["describeSecret", "readValue", "create", "edit", "delete"], inverted: false },
+    ]);
+    const outside = await rootOnly.client.pit.rollback({ params: { commitId: target.id }, body });
+    expect(outside).toMatchObject({ status: 403, body: { message: expect.stringContaining("commits") } });
+    expect(await subfolders(scope)).toEqual([]);
+
     const other = await createTenant();
     const elsewhere = await other.admin.pit.rollback({ params: { commitId: target.id }, body });
     expect(elsewhere.status).toBe(404);

@@ -79,6 +79,8 @@ export const carryOut = async (
     mayRollback(p.at);
     if (key) assertMayApply(key, ability, p.at, p.plan);
     assertMayChangeFolders(key, ability, p.at, p.folders);
+    // Filling a re-created folder rolls that folder back too: the right is judged where it lands.
+    for (const restore of restoredFolders(p.folders)) if (restore.secrets.length > 0) mayRollback(restore.at);
   }
   const refused: string[] = [];
   const filled = changing.flatMap((p) => restoredFolders(p.folders)).filter((r) => r.secrets.length > 0);
