@@ -95,6 +95,7 @@ export * from "./secret-rotations.contract";
 export * from "./app-connections.contract";
 export * from "./secret-syncs.contract";
 export * from "./pit.contract";
+export * from "./pit.schema";
 export * from "./ssh.contract";
 export * from "./secret-approvals.contract";
 export * from "./access-approvals.contract";
