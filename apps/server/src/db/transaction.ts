@@ -68,6 +68,22 @@ export const inTransaction = async <T>(on: Database | ChangeTarget, work: (trx: 
   }
 };
 
+/** The signal that ends a transaction run only to prove its work would apply. */
+class RolledBack extends Error {}
+
+/**
+ * Runs `work` in a transaction that is always rolled back: the proof that a change would apply now,
+ * without making it (nothing of it is kept, its `afterCommit` callbacks are dropped). Its errors reach
+ * the caller.
+ */
+export const inRolledBackTransaction = (db: Database, work: (trx: Tx) => Promise<unknown>) =>
+  inTransaction(db, async (trx) => {
+    await work(trx);
+    throw new RolledBack();
+  }).catch((error: unknown) => {
+    if (!(error instanceof RolledBack)) throw error;
+  });
+
 /** The scope a transaction was opened in (a request's or a job's change), if any. */
 export const scopeOfTransaction = (trx: Tx): CommitScope | undefined => scopes.get(trx);
 

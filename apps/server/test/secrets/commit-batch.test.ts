@@ -84,6 +84,16 @@ describe("POST /api/v1/pit/batch/commit", () => {
       }),
     });
     expect(taken).toMatchObject({ status: 400, body: { message: "Folder with specified name already exists" } });
+    const takenFolder = expectOk(
+      await scope.tenant.admin.folders.list({ query: { workspaceId: scope.projectId, environment: "dev", path: "/" } }),
+    ).folders[0]!;
+    const misnamed = await scope.tenant.admin.pit.batchCommit({
+      body: body(scope.projectId, { folders: { delete: [{ id: takenFolder.id, folderName: "other" }] } }),
+    });
+    expect(misnamed).toMatchObject({
+      status: 400,
+      body: { message: `Folder with ID '${takenFolder.id}' is named 'taken', not 'other'` },
+    });
     const nowhere = await scope.tenant.admin.pit.batchCommit({
       body: body(scope.projectId, { secrets: { create: [{ secretKey: "LOST", secretValue: "l" }] } }, "/absent"),
     });

@@ -256,7 +256,13 @@ export const writeSubfolders = async (ctx: RequestContext, trx: Tx, parentId: st
     return found;
   };
   try {
-    for (const item of changes.delete ?? []) await deleteFolderRow(trx, (await child(item.id)).id);
+    for (const item of changes.delete ?? []) {
+      // The name the caller saw must still be the folder's: a stale view never deletes another folder.
+      const found = await child(item.id);
+      if (found.name !== item.folderName)
+        throw new BadRequestError(`Folder with ID '${item.id}' is named '${found.name}', not '${item.folderName}'`);
+      await deleteFolderRow(trx, found.id);
+    }
     for (const item of changes.update ?? [])
       await updateFolderRow(trx, (await child(item.id)).id, { name: item.folderName, description: item.description });
     for (const item of changes.create ?? [])

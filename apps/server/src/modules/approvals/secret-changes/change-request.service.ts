@@ -4,7 +4,7 @@ import { type ChangeRequest } from "@keyward/contract";
 import { noteAudit, type Actor, type RequestContext } from "../../../context";
 import type { Database } from "../../../db/database";
 import { isUuid } from "../../../db/errors";
-import { inTransaction } from "../../../db/transaction";
+import { inRolledBackTransaction, inTransaction } from "../../../db/transaction";
 import { BadRequestError, NotFoundError } from "../../../errors";
 import { getProjectPermission } from "../../authz/project-access";
 import { SECRET_MANAGER } from "../../folders/folder.service";
@@ -29,9 +29,6 @@ export const principalOf = (actor: Actor): Principal => ({ type: actor.type, id:
 export const same = sameHolder;
 export const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 export const commitAad = (commitId: string, column: string) => `secret_approval_request_commits:${commitId}:${column}`;
-
-/** A signal that rolls back a transaction run only to prove a change would apply. */
-class DryRunDone extends Error {}
 
 export const policyDto = async (db: Database, row: PolicyRow) => (await toPolicyDtos(db, [row]))[0]!;
 
@@ -73,12 +70,7 @@ export const proposeIfProtected = async (
   if (!policy) return undefined;
   if (ctx.actor.type === "identity" && policy.bypass_for_machine_identities) return undefined;
   if (changes.length === 0) throw new BadRequestError("Empty commits");
-  await inTransaction(ctx.deps.db, async (trx) => {
-    await applyChanges({ ...ctx, scope: undefined }, trx, target, changes);
-    throw new DryRunDone();
-  }).catch((error: unknown) => {
-    if (!(error instanceof DryRunDone)) throw error;
-  });
+  await inRolledBackTransaction(ctx.deps.db, (trx) => applyChanges({ ...ctx, scope: undefined }, trx, target, changes));
   const row = await inTransaction(ctx, async (trx) => {
     const keys = changes.map((c) => (c.op === "delete" ? c.secretKey : c.item.secretKey));
     const seen = new Map((await lockSecretStamps(trx, target.folderId, keys)).map((s) => [s.key, s]));

@@ -1,7 +1,7 @@
 import type { ServerInferRequest } from "@ts-rest/core";
 import type { contract } from "@keyward/contract";
 import { noteAudit, type RequestContext } from "../../../context";
-import { inTransaction } from "../../../db/transaction";
+import { inRolledBackTransaction, inTransaction } from "../../../db/transaction";
 import { BadRequestError } from "../../../errors";
 import { assertCan } from "../../authz/guard";
 import { writeSubfolders, type SubfolderChanges } from "../../folders/folder.service";
@@ -34,9 +34,6 @@ const assertMayChangeSubfolders = (ability: ProposedTarget["ability"], at: Folde
 
 const countOf = (folders: SubfolderChanges) =>
   (folders.create?.length ?? 0) + (folders.update?.length ?? 0) + (folders.delete?.length ?? 0);
-
-/** A signal that rolls back a transaction run only to prove the subfolder changes apply. */
-class DryRunDone extends Error {}
 
 /** Keys and names only: an audit event never carries a value. */
 const changedNames = (secrets: readonly ProposedChange[], folders: SubfolderChanges) => ({
@@ -84,12 +81,7 @@ export const batchCommit = async (ctx: RequestContext, body: BatchCommitBody) =>
   if (secrets.length > 0 && (await isProtected(ctx, project.id, at))) {
     // The subfolders are tried first and rolled back, so a change request is opened only when they apply.
     if (countOf(folders) > 0)
-      await inTransaction(ctx.deps.db, async (trx) => {
-        await writeSubfolders(ctx, trx, at.folderId, folders);
-        throw new DryRunDone();
-      }).catch((error: unknown) => {
-        if (!(error instanceof DryRunDone)) throw error;
-      });
+      await inRolledBackTransaction(ctx.deps.db, (trx) => writeSubfolders(ctx, trx, at.folderId, folders));
     const approval = await ctx.deps.secretWriteGate.propose(ctx, target, secrets);
     if (approval) {
       if (countOf(folders) > 0) await write(folders, [], approval.id);

@@ -79,8 +79,6 @@ export const contentOf = (secret: PlainSecret, ability: Ability, at: FolderAt) =
   };
 };
 
-const CHANGE_TYPE = { delete: "delete", update: "update", create: "create" } as const;
-
 /** A plan step as the compare route answers it. */
 export const resourceChangeOf = (
   key: DataKey,
@@ -98,7 +96,7 @@ export const resourceChangeOf = (
     secretId: item.secretId,
     versionId: shown.id,
     ...(item.kind === "update" ? { oldVersionId: item.current.id, fromVersion: String(item.current.version) } : {}),
-    changeType: CHANGE_TYPE[item.kind],
+    changeType: item.kind,
     commitId,
     secretKey: shown.key,
     secretVersion: String(shown.version),

@@ -24,7 +24,9 @@ import {
   folderChangeOf,
   planRestore,
   planSubfolders,
+  restoredChildren,
   restoredFolders,
+  restoredSecrets,
   type FolderItem,
   type RestoreBudget,
 } from "./folder-plan";
@@ -119,13 +121,7 @@ export const compareCommit = async (
     .flatMap((p) => [
       diffOf(p.at, p.plan, p.folders),
       // What each re-created folder gets back.
-      ...restoredFolders(p.folders).map((r) =>
-        diffOf(
-          r.at,
-          r.secrets.map((target) => ({ kind: "create", secretId: target.secret_id, target })),
-          r.children.map((c) => ({ kind: "create", folderId: c.version.folder_id, target: c.version, restore: c })),
-        ),
-      ),
+      ...restoredFolders(p.folders).map((r) => diffOf(r.at, restoredSecrets(r), restoredChildren(r))),
     ]);
   noteAudit(ctx, {
     metadata: {

@@ -118,7 +118,8 @@ export const planSubfolders = async (
   return [...items, ...creates];
 };
 
-const restoredSecrets = (restore: Restore): PlanItem[] =>
+/** The secrets a re-created folder gets back, as plan steps. */
+export const restoredSecrets = (restore: Restore): PlanItem[] =>
   restore.secrets.map((target) => ({ kind: "create", secretId: target.secret_id, target }));
 
 /** Each re-created folder of the steps, with its path, depth first. */
@@ -155,7 +156,9 @@ export const assertMayChangeFolders = (
   }
 };
 
-const CHANGE_TYPE = { delete: "delete", update: "update", create: "create" } as const;
+/** The subfolders a re-created folder gets back, as steps. */
+export const restoredChildren = (restore: Restore): FolderItem[] =>
+  restore.children.map((c) => ({ kind: "create", folderId: c.version.folder_id, target: c.version, restore: c }));
 
 /** A folder step as the compare route answers it. */
 export const folderChangeOf = (item: FolderItem, commitId: string): ResourceChange => {
@@ -165,7 +168,7 @@ export const folderChangeOf = (item: FolderItem, commitId: string): ResourceChan
     id: item.folderId,
     versionId: shown.id,
     ...(item.kind === "update" ? { oldVersionId: item.current.id, fromVersion: String(item.current.version) } : {}),
-    changeType: CHANGE_TYPE[item.kind],
+    changeType: item.kind,
     commitId,
     folderName: shown.name,
     folderVersion: String(shown.version),
