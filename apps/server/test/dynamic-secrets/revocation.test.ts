@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppDeps } from "../../src/context";
@@ -5,6 +6,7 @@ import { openDatabase } from "../../src/db/database";
 import { startLeaseRevocation } from "../../src/modules/dynamic-secrets/lease-revocation.job";
 import { runRevocationPass } from "../../src/modules/dynamic-secrets/revocation-pass";
 import { sweepOrphanCredentials } from "../../src/modules/dynamic-secrets/orphan-sweeper";
+import { ENTITY_PAGE } from "../../src/modules/dynamic-secrets/providers/entity-pages";
 import { getTestApp } from "../helpers/app";
 import { expectOk } from "../helpers/tenant";
 import {
@@ -281,5 +283,53 @@ describe("claims and the orphan sweeper", () => {
     expect(await roleExists(dropped.data.DB_USERNAME!)).toBe(false);
     expect(await roleExists(stray)).toBe(false);
     expect(await canLogin(kept.data.DB_USERNAME!, kept.data.DB_PASSWORD!)).toBe(true);
+  });
+
+  it("sweeps a target of more than a page of credentials, once per period however often it is asked", async () => {
+    const app = await getTestApp();
+    const scope = await createScope();
+    const secret = await createSqlSecret(scope);
+    const prefix = await entityPrefix(app.deps, secret.id);
+    // A page and a half of live leases, seeded in bulk: rows here, roles on the target.
+    const ids = Array.from({ length: ENTITY_PAGE + ENTITY_PAGE / 2 }, () => randomUUID());
+    const nameOf = (id: string) => `${prefix}_${id.replaceAll("-", "")}`;
+    await app.deps.db
+      .insertInto("dynamic_secret_leases")
+      .values(
+        ids.map((id) => ({
+          id,
+          dynamic_secret_id: secret.id,
+          external_entity_id: nameOf(id),
+          expire_at: new Date(Date.now() + 3_600_000),
+          state: "active" as const,
+        })),
+      )
+      .execute();
+    const roles = async (names: string[], statement: "create" | "drop") =>
+      targetQuery(
+        `do $$ declare n text; begin foreach n in array $arr$${`{${names.join(",")}}`}$arr$::text[] loop
+           execute format('${statement} role %I', n); end loop; end $$`,
+      );
+    await roles(ids.map(nameOf), "create");
+    // Strays sorting before every lease and after them all (on the second page).
+    const [first, last, later] = ["0", "f", "e"].map((digit) => `${prefix}_${digit.repeat(32)}`);
+    await roles([first!, last!], "create");
+
+    expect(await sweepOrphanCredentials(app.deps, 60_000)).toBeGreaterThanOrEqual(2);
+    expect(await roleExists(first!)).toBe(false);
+    expect(await roleExists(last!)).toBe(false);
+    const left = await targetQuery<{ n: string }>(
+      "select count(*)::text as n from pg_roles where strpos(rolname, $1) = 1",
+      [`${prefix}_`],
+    );
+    expect(Number(left[0]!.n)).toBe(ids.length);
+
+    // Swept less than a period ago (by this instance or another): not listed again until the period ends.
+    await roles([later!], "create");
+    await sweepOrphanCredentials(app.deps, 60_000);
+    expect(await roleExists(later!)).toBe(true);
+    await sweepOrphanCredentials(app.deps, 0);
+    expect(await roleExists(later!)).toBe(false);
+    await roles(ids.map(nameOf), "drop");
   });
 });

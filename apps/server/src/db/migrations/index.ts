@@ -36,6 +36,7 @@ import * as m0041 from "./0041-ssh";
 import * as m0042 from "./0042-root-keys";
 import * as m0043 from "./0043-ssh-host-groups";
 import * as m0044 from "./0044-folder-versions";
+import * as m0045 from "./0045-orphan-sweep-claims";
 
 /**
  * Static registry: one line per migration, in order. Each issue's tables get their own file so
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   "0042-root-keys": m0042,
   "0043-ssh-host-groups": m0043,
   "0044-folder-versions": m0044,
+  "0045-orphan-sweep-claims": m0045,
 };
 
 export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -22,6 +22,8 @@ export interface DynamicSecretsTable {
   revocation_failures: Generated<number>;
   /** No revocation of this secret is tried before then (backoff after a failure). */
   revocation_paused_until: Date | null;
+  /** When an instance last claimed this secret's orphan sweep (one instance sweeps a target per period). */
+  orphans_swept_at: Date | null;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;

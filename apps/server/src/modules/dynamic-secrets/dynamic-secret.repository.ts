@@ -157,6 +157,24 @@ export const deleteDrainedDynamicSecrets = (db: Database) =>
 export const listSweepableDynamicSecrets = (db: Database, types: string[]) =>
   db.selectFrom("dynamic_secrets").select(["id", "type", "entity_prefix"]).where("type", "in", types).execute();
 
+/**
+ * Claims this secret's orphan sweep unless an instance (this one or another) claimed it less than
+ * `periodMs` ago: true when the caller is to sweep it.
+ */
+export const claimOrphanSweep = async (db: Database, id: string, periodMs: number) =>
+  (await db
+    .updateTable("dynamic_secrets")
+    .set({ orphans_swept_at: sql<Date>`now()` })
+    .where("id", "=", id)
+    .where((eb) =>
+      eb.or([
+        eb("orphans_swept_at", "is", null),
+        eb("orphans_swept_at", "<=", sql<Date>`now() - make_interval(secs => ${periodMs / 1000}::float8)`),
+      ]),
+    )
+    .returning("id")
+    .executeTakeFirst()) !== undefined;
+
 export const DELETING_STATUS = "Deleting";
 
 /**

@@ -20,9 +20,11 @@ export const startLeaseRevocation = (deps: AppDeps, options: { intervalMs?: numb
       deps.logger.error({ err: error }, "lease revocation pass failed");
     },
   );
+  const sweepEveryMs = options.sweepEveryMs ?? SWEEP_EVERY_MS;
+  // A target swept by any instance within most of a period is not swept again by this one.
   const stopSweeping = loop(
-    options.sweepEveryMs ?? SWEEP_EVERY_MS,
-    () => sweepOrphanCredentials(deps),
+    sweepEveryMs,
+    () => sweepOrphanCredentials(deps, sweepEveryMs * 0.9),
     (error) => {
       deps.metrics.jobFailures.inc({ job: "orphan-sweep" });
       deps.logger.error({ err: error }, "orphan credential sweep failed");

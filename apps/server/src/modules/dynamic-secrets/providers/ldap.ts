@@ -8,6 +8,7 @@ import { parseLdif, type LdifRecord } from "./ldif";
 import { listLdapEntities } from "./ldap-entities";
 import { assertTemplate, renderTemplate } from "./templates";
 import type { Provider, ProviderContext } from "./types";
+import { onePage } from "./entity-pages";
 
 export type LdapInputs = z.infer<typeof LdapInputsSchema>;
 
@@ -143,8 +144,10 @@ export const ldapProvider: Provider<LdapInputs> = {
     await withLdap(inputs, ctx, (client) => apply(client, records, { undoing: true }));
   },
   listEntities: (inputs, marker, ctx) =>
-    inputs.credentialType === "static"
-      ? Promise.resolve([])
-      : withLdap(inputs, ctx, (client) => listLdapEntities(client, inputs.creationLdif, marker)),
+    onePage(async () =>
+      inputs.credentialType === "static"
+        ? []
+        : withLdap(inputs, ctx, (client) => listLdapEntities(client, inputs.creationLdif, marker)),
+    ),
   redact: ({ bindpass: _bindpass, ...rest }) => rest,
 };

@@ -7,6 +7,7 @@ import { withMysql } from "../../connectors/mysql";
 import { tlsOfCa } from "../../connectors/rules";
 import { assertTemplate, renderTemplate, splitStatements } from "./templates";
 import type { Provider, ProviderContext } from "./types";
+import { keysetPages } from "./entity-pages";
 
 export type MysqlInputs = z.infer<typeof MysqlInputsSchema>;
 
@@ -119,11 +120,15 @@ export const mysqlProvider: Provider<MysqlInputs> = {
     });
   },
   listEntities: (inputs, marker, ctx) =>
-    withConnection(inputs, ctx, async (connection) => {
-      const [rows] = await connection.query("SELECT DISTINCT User AS name FROM mysql.user WHERE INSTR(User, ?) > 0", [
-        marker,
-      ]);
-      return (rows as { name: string | Buffer }[]).map((r) => r.name.toString());
-    }),
+    keysetPages((after, limit) =>
+      withConnection(inputs, ctx, async (connection) => {
+        // User names compare as binary strings (the column's collation), the order the page follows.
+        const [rows] = await connection.query(
+          "SELECT DISTINCT User AS name FROM mysql.user WHERE INSTR(User, ?) > 0 AND User > ? ORDER BY User LIMIT ?",
+          [marker, after, limit],
+        );
+        return (rows as { name: string | Buffer }[]).map((r) => r.name.toString());
+      }),
+    ),
   redact: ({ password: _password, ...rest }) => rest,
 };

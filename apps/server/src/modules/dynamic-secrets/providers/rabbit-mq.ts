@@ -4,6 +4,7 @@ import { BadRequestError } from "../../../errors";
 import { generatePassword } from "../../connectors/credentials";
 import { withRabbitMq, type RabbitMqApi } from "../../connectors/rabbitmq";
 import type { Provider, ProviderContext } from "./types";
+import { onePage } from "./entity-pages";
 
 export type RabbitMqInputs = z.infer<typeof RabbitMqInputsSchema>;
 
@@ -105,14 +106,16 @@ export const rabbitMqProvider: Provider<RabbitMqInputs> = {
     await withApi(inputs, ctx, (api) => deleteUser(api, username));
   },
   listEntities: (inputs, marker, ctx) =>
-    withApi(inputs, ctx, async (api) => {
-      const res = await api("GET", "users?columns=name");
-      if (res.status !== 200) throw failure("user listing", res.status, res.body);
-      const users = JSON.parse(res.body) as { name: string }[];
-      return users
-        .slice(0, MAX_LISTED_USERS)
-        .map((u) => u.name)
-        .filter((name) => name.includes(marker));
-    }),
+    onePage(() =>
+      withApi(inputs, ctx, async (api) => {
+        const res = await api("GET", "users?columns=name");
+        if (res.status !== 200) throw failure("user listing", res.status, res.body);
+        const users = JSON.parse(res.body) as { name: string }[];
+        return users
+          .slice(0, MAX_LISTED_USERS)
+          .map((u) => u.name)
+          .filter((name) => name.includes(marker));
+      }),
+    ),
   redact: ({ password: _password, ...rest }) => rest,
 };

@@ -7,6 +7,7 @@ import { withRedis } from "../../connectors/redis";
 import { tlsOfCa } from "../../connectors/rules";
 import { assertTemplate, renderTemplate, splitStatements } from "./templates";
 import type { Provider, ProviderContext } from "./types";
+import { onePage } from "./entity-pages";
 
 export type RedisInputs = z.infer<typeof RedisInputsSchema>;
 
@@ -87,8 +88,10 @@ export const redisProvider: Provider<RedisInputs> = {
     });
   },
   listEntities: (inputs, marker, ctx) =>
-    withClient(inputs, ctx, async (client) =>
-      ((await client.call("ACL", "USERS")) as string[]).filter((name) => name.includes(marker)),
+    onePage(() =>
+      withClient(inputs, ctx, async (client) =>
+        ((await client.call("ACL", "USERS")) as string[]).filter((name) => name.includes(marker)),
+      ),
     ),
   redact: ({ password: _password, ...rest }) => rest,
 };

@@ -4,6 +4,7 @@ import { BadRequestError } from "../../../errors";
 import { mysqlProvider, type MysqlInputs } from "./mysql";
 import { sqlDatabaseProvider as postgresProvider, type SqlDatabaseInputs as PostgresInputs } from "./sql-database";
 import type { Provider } from "./types";
+import { onePage } from "./entity-pages";
 
 export type SqlInputs = z.infer<typeof SqlDatabaseInputsSchema>;
 
@@ -48,9 +49,11 @@ export const sqlClientsProvider: Provider<SqlInputs> = {
     const chosen = pick(inputs);
     return chosen.provider.revoke(chosen.inputs, username, ctx);
   },
-  listEntities: async (inputs, marker, ctx) => {
+  listEntities: (inputs, marker, ctx) => {
     const chosen = pick(inputs);
-    return chosen.provider.listEntities ? chosen.provider.listEntities(chosen.inputs, marker, ctx) : [];
+    return chosen.provider.listEntities
+      ? chosen.provider.listEntities(chosen.inputs, marker, ctx)
+      : onePage(async () => []);
   },
   redact: (inputs) => {
     const chosen = pick(inputs);

@@ -8,6 +8,7 @@ import { withPooledPostgres } from "../../connectors/postgres-pool";
 import { tlsOfCa } from "../../connectors/rules";
 import { assertTemplate, renderTemplate, splitStatements } from "./templates";
 import type { Provider, ProviderContext } from "./types";
+import { keysetPages } from "./entity-pages";
 
 export type SqlDatabaseInputs = z.infer<typeof PostgresInputsSchema>;
 
@@ -132,10 +133,15 @@ export const sqlDatabaseProvider: Provider<SqlDatabaseInputs> = {
     );
   },
   listEntities: (inputs, marker, ctx) =>
-    withClient(inputs, ctx, async (client) =>
-      (
-        await client.query<{ rolname: string }>("select rolname from pg_roles where strpos(rolname, $1) > 0", [marker])
-      ).rows.map((r) => r.rolname),
+    keysetPages((after, limit) =>
+      withClient(inputs, ctx, async (client) =>
+        (
+          await client.query<{ rolname: string }>(
+            "select rolname from pg_roles where strpos(rolname, $1) > 0 and rolname > $2::name order by rolname limit $3",
+            [marker, after, limit],
+          )
+        ).rows.map((r) => r.rolname),
+      ),
     ),
   redact: ({ password: _password, ...rest }) => rest,
 };

@@ -27,8 +27,11 @@ export type Provider<I> = {
   ) => Promise<{ data: Record<string, string>; password?: string }>;
   renew: (inputs: I, username: string, expireAt: Date, ctx: ProviderContext) => Promise<void>;
   revoke: (inputs: I, username: string, ctx: ProviderContext) => Promise<void>;
-  /** Names of the credentials on the target that contain `marker` (for the orphan sweeper). */
-  listEntities?: (inputs: I, marker: string, ctx: ProviderContext) => Promise<string[]>;
+  /**
+   * Names of the credentials on the target that contain `marker` (for the orphan sweeper), a page at
+   * a time (see entity-pages.ts); each page is asked for when the previous one has been dealt with.
+   */
+  listEntities?: (inputs: I, marker: string, ctx: ProviderContext) => AsyncIterable<string[]>;
   /** The inputs as they may be shown: root secrets removed. */
   redact: (inputs: I) => Record<string, unknown>;
   /** Longest credential name the target accepts. */
