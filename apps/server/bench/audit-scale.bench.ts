@@ -304,6 +304,9 @@ try {
   await sqlClient.query("select pg_reload_conf()");
   const logFrom = statSync(pgServer.log).size;
   const deps = { db: handle.db, clock: { now: () => Date.now() } } as unknown as AppDeps;
+  const walAt = async () =>
+    BigInt((await sqlClient.query<{ lsn: string }>("select (pg_current_wal_lsn() - '0/0')::text as lsn")).rows[0]!.lsn);
+  const walBefore = await walAt();
   const pruneStart = performance.now();
   let pruned = 0;
   let pruning = true;
@@ -319,6 +322,7 @@ try {
   }
   await pruner;
   const pruneSeconds = (performance.now() - pruneStart) / 1000;
+  const walMiB = Number((await walAt()) - walBefore) / 2 ** 20;
   const idleStats = stats(idle);
   const duringStats = stats(during);
   console.log(`\nappend p99 while pruning (target: <= 100 ms blocked)`);
@@ -327,7 +331,7 @@ try {
   );
   console.log(
     `while pruning   ${String(during.length).padStart(6)} appends  p50 ${ms(duringStats.p50)}  p99 ${ms(duringStats.p99)}  max ${ms(duringStats.max)}` +
-      `   (${pruned} events pruned in ${pruneSeconds.toFixed(1)} s)`,
+      `   (${pruned} events pruned in ${pruneSeconds.toFixed(1)} s; WAL written ${walMiB.toFixed(0)} MiB, ${(walMiB / pruneSeconds).toFixed(1)} MiB/s)`,
   );
   const waits = [
     ...readFileSync(pgServer.log, "utf8")
