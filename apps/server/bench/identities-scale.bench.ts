@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { createKeywardClient } from "@keyward/client";
 import { abilityOfGrants, type Grant } from "../src/modules/authz/grants";
 import { secretObject } from "../src/modules/secrets/secret-access";
@@ -229,6 +230,27 @@ const measureRules = async (target: BenchTarget) => {
   if (sink < 0) console.log(sink);
 };
 
+/**
+ * BENCH_STATEMENTS=1 (with BENCH_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements"): each
+ * scale's statements by total time since its database started, to attribute its PostgreSQL CPU.
+ */
+const printStatements = async (s: Scale) => {
+  const client = new pg.Client({ connectionString: s.target.databaseUrl! });
+  await client.connect();
+  try {
+    await client.query("create extension if not exists pg_stat_statements");
+    const { rows } = await client.query<{ calls: string; total: number; rows: string; query: string }>(
+      `select calls::text, total_exec_time as total, rows::text, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as query
+         from pg_stat_statements order by total_exec_time desc limit 15`,
+    );
+    console.log(`\nstatements at ${s.size} identities (calls, total ms, rows)`);
+    for (const r of rows)
+      console.log(`  ${r.calls.padStart(9)} ${r.total.toFixed(0).padStart(8)} ${r.rows.padStart(9)}  ${r.query}`);
+  } finally {
+    await client.end();
+  }
+};
+
 ensureWrk();
 console.log(`${settings.seconds}s x ${settings.rounds} rounds (median), wrk -t1, PostgreSQL, servers in turn`);
 const scales: Scale[] = [];
@@ -269,6 +291,7 @@ try {
     );
   }
 
+  if (process.env.BENCH_STATEMENTS === "1") for (const s of scales) await printStatements(s);
   if (PHASES.has("rules")) await measureRules(scales[0]!.target);
 } finally {
   await Promise.all(scales.map((s) => s.target.stop()));

@@ -107,7 +107,8 @@ export const startPostgres = async (): Promise<{ url: string; log: string; pid: 
     `${dir}/log`,
     "-w",
     "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    // BENCH_PG_OPTIONS: more server settings, e.g. "-c shared_preload_libraries=pg_stat_statements".
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${process.env.BENCH_PG_OPTIONS ?? ""}`,
     "start",
   ]);
   return {
