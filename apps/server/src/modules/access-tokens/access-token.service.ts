@@ -1,6 +1,7 @@
 import { generateToken, hashToken, tokenHashText } from "../../crypto/tokens";
 import { ForbiddenError, UnauthorizedError } from "../../errors";
 import { bearerToken } from "../../http/bearer";
+import { createInterner } from "../../lib/intern";
 import { isIpTrusted, trustedIpListOf } from "../../lib/ip";
 import type { Database } from "../../db/database";
 import { inTransaction } from "../../db/transaction";
@@ -44,6 +45,9 @@ const noteTokenUse = (deps: AppDeps, tokenId: string) => {
   bufferTokenUse(deps.tokenUses, tokenId, now);
 };
 
+/** What cached tokens share: their organization, its role, the project an identity belongs to, the method. */
+const shared = createInterner();
+
 const lookupToken = async (deps: AppDeps, hashKey: string): Promise<AuthenticatedToken> => {
   const row = await findTokenForAuth(deps.db, hashKey);
   if (!row || row.is_revoked) throw new UnauthorizedError("No identity access token found");
@@ -52,11 +56,11 @@ const lookupToken = async (deps: AppDeps, hashKey: string): Promise<Authenticate
       type: "identity",
       id: row.identity_id,
       name: row.name,
-      orgId: row.org_id,
-      orgRole: row.org_role,
-      identityProjectId: row.project_id,
+      orgId: shared(row.org_id),
+      orgRole: shared(row.org_role),
+      identityProjectId: shared(row.project_id),
       tokenId: row.id,
-      authMethod: row.auth_method,
+      authMethod: shared(row.auth_method),
       isInstanceAdmin: row.is_instance_admin,
     }),
     ttl: row.access_token_ttl,

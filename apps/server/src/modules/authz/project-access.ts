@@ -3,6 +3,7 @@ import type { ProjectType } from "@keyward/contract";
 import type { Database } from "../../db/database";
 import { isUuid } from "../../db/errors";
 import { BadRequestError, ForbiddenError, NotFoundError } from "../../errors";
+import { createInterner } from "../../lib/intern";
 import {
   renderRules,
   rulesUseAuthTemplates,
@@ -79,6 +80,9 @@ const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
 };
 
 /** A shared ability still current at `now`, rebuilt (for every holder) once a temporary grant starts or ends. */
+/** What cached (holder, project) entries share: the project's permission version, the grants' fingerprint. */
+const sharedText = createInterner();
+
 const currentAbility = (deps: ActorContext["deps"], abilityKey: string, now: number) => {
   const shared = deps.abilityCache.getAbility(abilityKey);
   if (!shared || now < shared.validUntil) return shared;
@@ -125,7 +129,12 @@ const freshAbility = async <P extends ProjectKey>(
       deps.abilityCache.setAbility(abilityKey, shared);
     }
   }
-  deps.abilityCache.set(actor.id, project.id, { version, membershipId, abilityKey, tokenId });
+  deps.abilityCache.set(actor.id, project.id, {
+    version: sharedText(version),
+    membershipId,
+    abilityKey: sharedText(abilityKey),
+    tokenId,
+  });
   return { project, membershipId, ability: shared.ability };
 };
 
