@@ -79,10 +79,10 @@ const assertType = (project: ProjectKey, requiredType?: ProjectType) => {
   }
 };
 
-/** A shared ability still current at `now`, rebuilt (for every holder) once a temporary grant starts or ends. */
 /** What cached (holder, project) entries share: the project's permission version, the grants' fingerprint. */
 const sharedText = createInterner();
 
+/** A shared ability still current at `now`, rebuilt (for every holder) once a temporary grant starts or ends. */
 const currentAbility = (deps: ActorContext["deps"], abilityKey: string, now: number) => {
   const shared = deps.abilityCache.getAbility(abilityKey);
   if (!shared || now < shared.validUntil) return shared;
