@@ -1,19 +1,10 @@
-import { sql } from "kysely";
+import { sql, type Selectable } from "kysely";
 import type { Database } from "../../../db/database";
+import type { SecretFolderVersionsTable } from "../../../db/tables/secrets";
 import type { Tx } from "../../../db/transaction";
 
 /** A subfolder's name and description at one version (a deletion is a version). */
-export type FolderVersionRow = {
-  id: string;
-  folder_id: string;
-  env_id: string;
-  parent_id: string | null;
-  name: string;
-  description: string | null;
-  version: number;
-  is_deleted: boolean;
-  created_at: Date | string;
-};
+export type FolderVersionRow = Omit<Selectable<SecretFolderVersionsTable>, "commit_seq" | "actor_id" | "actor_type">;
 
 const COLUMNS = sql`v.id, v.folder_id, v.env_id, v.parent_id, v.name, v.description, v.version, v.is_deleted, v.created_at`;
 
