@@ -211,8 +211,11 @@ const procStatus = (pid: number, field: "VmRSS" | "VmHWM") => {
   return Number(match?.[1] ?? Number.NaN) * 1024;
 };
 
+/** BENCH_NODE_ARGS: extra node options for the server (e.g. "--trace-gc"), space-separated. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 const start = async (env: Record<string, string>, nodeArgs: readonly string[] = []) =>
-  spawnCompiledServer({ ...env, WORKERS: "1" }, nodeArgs);
+  spawnCompiledServer({ ...env, WORKERS: "1" }, [...NODE_ARGS, ...nodeArgs]);
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");

@@ -129,13 +129,6 @@ class OpenedSecret implements PlainSecret {
     return this.#value ?? this.#open("value");
   }
 
-  /** The stored value, comment and metadata, sealed, as text: what a streamed list's tag digests (never plaintext). */
-  sealedText() {
-    const row = this.#row;
-    const fields = row.encrypted_fields ?? `${row.encrypted_value}\u0000${row.encrypted_comment}`;
-    return `${fields}\u0000${JSON.stringify(row.metadata)}`;
-  }
-
   /** Drops the opened value and comment; they open again if asked. */
   forget() {
     this.#value = undefined;
@@ -162,12 +155,6 @@ class OpenedSecret implements PlainSecret {
  */
 export const forgetPlaintext = (secret: PlainSecret) => {
   if (secret instanceof OpenedSecret) secret.forget();
-};
-
-/** See OpenedSecret.sealedText; every secret a list opens is a stored row. */
-export const sealedTextOf = (secret: PlainSecret) => {
-  if (!(secret instanceof OpenedSecret)) throw new Error(`secret ${secret.id} was not opened from a stored row`);
-  return secret.sealedText();
 };
 
 export const openSecretRow = (key: DataKey, row: SecretRow): PlainSecret =>

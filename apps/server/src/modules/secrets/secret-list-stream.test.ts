@@ -26,8 +26,7 @@ const rowOf = (change: Partial<SecretRow> = {}, fields = { value: "v", comment: 
   tags: [],
   ...change,
 });
-const lineOf = (row: SecretRow, at: Place = place, expanded?: string) =>
-  tagLineOf(openSecretRow(key, row), at, expanded);
+const lineOf = (row: SecretRow, at: Place = place, expanded?: string) => tagLineOf(row, at, expanded);
 
 describe("a streamed list's tag line", () => {
   it("covers every field of the secret a list writes", () => {

@@ -5,27 +5,34 @@ import { cooperative } from "../../lib/cooperative";
 import { expandEach, visibleValue } from "./list-expansion";
 import type { Expander } from "./references/expand";
 import { isPersonal } from "./secret-access";
-import { forgetPlaintext, sealedTextOf, type PlainSecret } from "./secret-crypto";
+import type { PlainSecret } from "./secret-crypto";
 import { toSecretRead, type Place } from "./secret.dto";
+import type { SecretRow } from "./secret.repository";
 
 const NONE = "\u0001";
 const stamp = (value: Date | string) => (typeof value === "string" ? value : value.toISOString());
 
+/** A row's value, comment and metadata as stored (sealed), as text. */
+const sealedTextOf = (row: SecretRow) =>
+  `${row.encrypted_fields ?? `${row.encrypted_value}\u0000${row.encrypted_comment}`}\u0000${JSON.stringify(row.metadata)}`;
+
 /**
  * One secret's part of a streamed list's tag: every input of toSecretRead (the test of this file keeps
- * the two in step), with the value, comment and metadata as stored (sealed, so a tag never digests a
- * value the caller may not read) and the expanded value when the list expands one.
+ * the two in step), from the row as stored — the value, comment and metadata sealed, so a tag never
+ * digests a value the caller may not read — and the expanded value when the list expands one.
  */
-export const tagLineOf = (secret: PlainSecret, place: Place, expanded: string | undefined) =>
-  `${secret.id}\u0000${secret.version}\u0000${secret.type}\u0000${secret.key}\u0000${place.projectId}\u0000${place.environment}\u0000${place.secretPath}\u0000${secret.skipMultilineEncoding}\u0000${secret.reminderNote ?? NONE}\u0000${secret.reminderRepeatDays ?? NONE}\u0000${secret.actorId ?? NONE}\u0000${secret.actorType ?? NONE}\u0000${stamp(secret.createdAt)}\u0000${stamp(secret.updatedAt)}\u0000${JSON.stringify(secret.tags)}\u0000${sealedTextOf(secret)}\u0000${expanded ?? NONE}\n`;
+export const tagLineOf = (row: SecretRow, place: Place, expanded: string | undefined) =>
+  `${row.id}\u0000${row.version}\u0000${row.type}\u0000${row.key}\u0000${place.projectId}\u0000${place.environment}\u0000${place.secretPath}\u0000${row.skip_multiline_encoding}\u0000${row.reminder_note ?? NONE}\u0000${row.reminder_repeat_days ?? NONE}\u0000${row.actor_id ?? NONE}\u0000${row.actor_type ?? NONE}\u0000${stamp(row.created_at)}\u0000${stamp(row.updated_at)}\u0000${JSON.stringify(row.tags)}\u0000${sealedTextOf(row)}\u0000${expanded ?? NONE}\n`;
 
 /** The tag's text is digested in pieces of about this many characters (one digest call per row costs more). */
 const DIGEST_PIECE = 64 * 1024;
 
 export type ListToStream = {
-  /** The secrets to write, in order, opened but not yet read. */
-  opened: PlainSecret[];
-  placeOf: (secret: PlainSecret) => Place;
+  /** The rows to write, in order (filtered and cut to the page). */
+  rows: SecretRow[];
+  /** Opens a row for one use: the list keeps no opened secret (see SecretSource.opener). */
+  open: (row: SecretRow) => PlainSecret;
+  placeOf: (row: SecretRow) => Place;
   viewSecretValue: boolean;
   expander: Expander | undefined;
   imports: Promise<SecretImportResult[]>;
@@ -37,40 +44,41 @@ export type ListToStream = {
 /**
  * A large list, made ready to stream: what can still refuse is done first — each value with a
  * reference is expanded now (a failure is the list's 403, before any byte), the imports are built —
- * and the tag is digested from the rows as stored, the expansions and the imports. Each secret is
- * let go once written (its plaintext forgotten, its row free for the collector), so the body is
- * never whole in memory.
+ * and the tag is digested from the rows as stored, the expansions and the imports. Only the rows and
+ * the expansions are held until written: a row is opened for the reference check and again when it
+ * is written, and let go each time, so no list holds 10,000 opened secrets or plaintexts; each row is
+ * let go once written, so the body is never whole in memory.
  */
 export const prepareListStream = async (list: ListToStream) => {
-  const { opened, viewSecretValue, expander, page, total } = list;
+  const { rows, open, viewSecretValue, expander, page, total } = list;
   // Rows come folder by folder: the last folder's place answers most lookups.
   let lastFolder: string | undefined;
   let lastPlace: Place | undefined;
-  const placeOf = (secret: PlainSecret) => {
-    if (secret.folderId !== lastFolder) [lastFolder, lastPlace] = [secret.folderId, list.placeOf(secret)];
+  const placeOf = (row: SecretRow) => {
+    if (row.folder_id !== lastFolder) [lastFolder, lastPlace] = [row.folder_id, list.placeOf(row)];
     return lastPlace!;
   };
-  const hidden = (secret: PlainSecret) => !viewSecretValue && !isPersonal(secret);
+  const hidden = (row: SecretRow) => !viewSecretValue && !isPersonal(row);
   const slices = cooperative();
-  const expanded = new Map<PlainSecret, string>();
+  const expanded = new Map<SecretRow, string>();
   if (expander)
     await expandEach(
-      opened,
-      (secret) => {
-        if (hidden(secret)) return undefined;
-        // A value with no reference stays open until it is written: opening it twice would cost a
-        // quarter more CPU than the list saves by streaming.
-        const value = visibleValue(secret, placeOf(secret), expander);
+      rows,
+      (row) => {
+        if (hidden(row)) return undefined;
+        // Opened to look for a reference and dropped: held until written, the plaintexts of a large
+        // list would cost more memory than opening each again costs CPU.
+        const value = visibleValue(open(row), placeOf(row), expander);
         return typeof value === "string" ? undefined : value;
       },
-      (value, secret) => value !== undefined && expanded.set(secret, value),
+      (value, row) => value !== undefined && expanded.set(row, value),
       slices,
     );
   const digest = createHash("sha256").update(JSON.stringify([viewSecretValue, expander !== undefined, page, total]));
   let text = "";
-  for (const secret of opened) {
+  for (const row of rows) {
     if (slices.due()) await slices.pause();
-    text += tagLineOf(secret, placeOf(secret), expanded.get(secret));
+    text += tagLineOf(row, placeOf(row), expanded.get(row));
     if (text.length >= DIGEST_PIECE) {
       digest.update(text);
       text = "";
@@ -80,19 +88,19 @@ export const prepareListStream = async (list: ListToStream) => {
   const importsText = JSON.stringify(await list.imports);
   digest.update(importsText);
 
-  const pending: (PlainSecret | undefined)[] = opened;
+  const pending: (SecretRow | undefined)[] = rows;
   const produce = async ({ out, keepUp }: StreamSink) => {
     out.raw('{"secrets":[');
     for (let i = 0; i < pending.length; i += 1) {
-      const secret = pending[i]!;
+      const row = pending[i]!;
       pending[i] = undefined;
-      const place = placeOf(secret);
-      const read = hidden(secret)
+      const place = placeOf(row);
+      const secret = open(row);
+      const read = hidden(row)
         ? toSecretRead(secret, place, { hidden: true })
-        : toSecretRead(secret, place, { hidden: false, value: expanded.get(secret) ?? secret.value() });
+        : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });
       out.raw(i === 0 ? "" : ",").value(read);
-      forgetPlaintext(secret);
-      expanded.delete(secret);
+      expanded.delete(row);
       const waiting = keepUp();
       if (waiting) await waiting;
       else if (slices.due()) await slices.pause();

@@ -248,22 +248,24 @@ const writeList = async (
   // Only a metadata filter needs every selected row opened before the page is cut.
   const cut = <T>(items: T[]) => (page ? items.slice(page.offset, page.offset + page.limit) : items);
   const filters = query.metadataFilter ?? [];
-  let opened: PlainSecret[];
-  let total = selected.length;
+  let listed = selected;
   if (filters.length > 0) {
-    const matching = (await source.open(selected)).filter((s) => matchesMetadata(s, filters));
-    total = matching.length;
-    opened = cut(matching);
-  } else opened = await source.open(cut(selected));
+    const all = await source.open(selected);
+    listed = selected.filter((_, i) => matchesMetadata(all[i]!, filters));
+  }
+  const total = listed.length;
+  listed = cut(listed);
 
   const imports = importResults(groups, ability, source, expander, query);
   // Awaited below; a list refused before that (an expansion's 403) leaves no rejection unheard.
   imports.catch(() => undefined);
   if (read.large) {
     const { viewSecretValue } = query;
-    const placeOf = (secret: PlainSecret) => placeOfFolder.get(secret.folderId)!;
-    return prepareListStream({ opened, placeOf, viewSecretValue, expander, imports, page, total });
+    const placeOf = (row: SecretRow) => placeOfFolder.get(row.folder_id)!;
+    const open = await source.opener();
+    return prepareListStream({ rows: listed, open, placeOf, viewSecretValue, expander, imports, page, total });
   }
+  const opened = await source.open(listed);
   // Written as they are built: the list's objects and text never exist whole (see JsonWriter).
   const out = new JsonWriter().raw('{"secrets":[');
   let first = true;

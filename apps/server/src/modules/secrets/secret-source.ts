@@ -2,7 +2,7 @@ import type { RequestContext } from "../../context";
 import type { DataKey } from "../../crypto/data-keys";
 import type { Database } from "../../db/database";
 import { findProjectKey } from "../project-keys/project-key.service";
-import type { FolderLoader } from "./references/expand";
+import type { FolderLoader, FolderSecrets } from "./references/expand";
 import { openSecretRow, type PlainSecret } from "./secret-crypto";
 import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 
@@ -45,25 +45,41 @@ export const createSecretSource = (
 ) => {
   let key: Promise<DataKey | undefined> | undefined;
   const dataKey = () => (key ??= findProjectKey(ctx.deps, projectId, db));
-  const folders = new Map<string, Promise<Map<string, PlainSecret> | undefined>>();
+  const folders = new Map<string, Promise<FolderSecrets | undefined>>();
   const memoKey = (environment: string, secretPath: string) => `${environment}\u0000${secretPath}`;
 
   // A row opened once per request: a folder listed and then named by a reference (or imported and
   // referenced) is neither opened nor decrypted twice. Keyed by the row object, so it lives no longer
   // than the request's rows.
   const openedRows = new WeakMap<SecretRow, PlainSecret>();
-  const open = async (rows: readonly SecretRow[]): Promise<PlainSecret[]> => {
-    if (rows.length === 0) return [];
+  const openWith = (k: DataKey, row: SecretRow) => {
+    let secret = openedRows.get(row);
+    if (!secret) openedRows.set(row, (secret = openSecretRow(k, row)));
+    return secret;
+  };
+  const requireKey = async () => {
     const k = await dataKey();
     if (!k) throw new Error(`secrets of project ${projectId} have no data key`);
-    return rows.map((row) => {
-      let secret = openedRows.get(row);
-      if (!secret) openedRows.set(row, (secret = openSecretRow(k, row)));
-      return secret;
-    });
+    return k;
+  };
+  const open = async (rows: readonly SecretRow[]): Promise<PlainSecret[]> => {
+    if (rows.length === 0) return [];
+    const k = await requireKey();
+    return rows.map((row) => openWith(k, row));
   };
 
-  const byKey = async (rows: readonly SecretRow[]) => new Map((await open(rows)).map((s) => [s.key, s]));
+  // A folder looked up by references is indexed, not opened: a reference names a few keys of it, and
+  // a listed folder of 10,000 secrets would otherwise be held opened for the rest of the request.
+  const byKey = async (rows: readonly SecretRow[]): Promise<FolderSecrets> => {
+    const k = await requireKey();
+    const index = new Map(rows.map((row) => [row.key, row]));
+    return {
+      get: (key) => {
+        const row = index.get(key);
+        return row && openWith(k, row);
+      },
+    };
+  };
 
   /** Rows already fetched for a folder serve later lookups of it (opened only if one comes). */
   const seeded = new Map<string, readonly SecretRow[]>();
@@ -86,7 +102,16 @@ export const createSecretSource = (
     return pending;
   };
 
-  return { open, seed, load, dataKey };
+  /**
+   * Opens rows its caller lets go as soon as each is used (a streamed list writes 10,000 and keeps
+   * none): nothing is kept for later lookups, which open the row again if they come.
+   */
+  const opener = async () => {
+    const k = await requireKey();
+    return (row: SecretRow) => openSecretRow(k, row);
+  };
+
+  return { open, opener, seed, load, dataKey };
 };
 
 export type SecretSource = ReturnType<typeof createSecretSource>;

@@ -5,8 +5,11 @@ import { canReadValue, secretObject } from "../secret-access";
 import type { PlainSecret } from "../secret-crypto";
 import { MAX_REFERENCE_DEPTH, REFERENCE, hasReference, parseReference } from "./reference-syntax";
 
+/** A folder's secrets by key. */
+export type FolderSecrets = { get: (key: string) => PlainSecret | undefined };
+
 /** The secrets of a folder by key, or undefined when the environment or folder does not exist. */
-export type FolderLoader = (environment: string, secretPath: string) => Promise<Map<string, PlainSecret> | undefined>;
+export type FolderLoader = (environment: string, secretPath: string) => Promise<FolderSecrets | undefined>;
 
 export type Origin = { environment: string; secretPath: string; key: string };
 
