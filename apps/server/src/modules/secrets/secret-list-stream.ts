@@ -2,10 +2,11 @@ import { createHash } from "node:crypto";
 import type { SecretImportResult } from "@keyward/contract";
 import { digestTag, type StreamSink } from "../../http/json-response";
 import { cooperative } from "../../lib/cooperative";
-import { expandEach, visibleValue } from "./list-expansion";
+import { expandEach } from "./list-expansion";
+import { hasReference } from "./references/reference-syntax";
 import type { Expander } from "./references/expand";
 import { isPersonal } from "./secret-access";
-import type { PlainSecret } from "./secret-crypto";
+import type { RowOpener } from "./secret-source";
 import { toSecretRead, type Place } from "./secret.dto";
 import type { SecretRow } from "./secret.repository";
 
@@ -31,7 +32,7 @@ export type ListToStream = {
   /** The rows to write, in order (filtered and cut to the page). */
   rows: SecretRow[];
   /** Opens a row for one use: the list keeps no opened secret (see SecretSource.opener). */
-  open: (row: SecretRow) => PlainSecret;
+  open: RowOpener;
   placeOf: (row: SecretRow) => Place;
   viewSecretValue: boolean;
   expander: Expander | undefined;
@@ -66,10 +67,13 @@ export const prepareListStream = async (list: ListToStream) => {
       rows,
       (row) => {
         if (hidden(row)) return undefined;
-        // Opened to look for a reference and dropped: held until written, the plaintexts of a large
-        // list would cost more memory than opening each again costs CPU.
-        const value = visibleValue(open(row), placeOf(row), expander);
-        return typeof value === "string" ? undefined : value;
+        // The value alone is opened to look for a reference, and dropped: held until written, the
+        // plaintexts of a large list would take a third of its body's size again (opening each
+        // twice costs ~4 µs a row instead).
+        const value = open.value(row);
+        if (!hasReference(value)) return undefined;
+        const origin = { ...placeOf(row), key: row.key, skipMultilineEncoding: row.skip_multiline_encoding };
+        return expander.expand(value, origin);
       },
       (value, row) => value !== undefined && expanded.set(row, value),
       slices,
@@ -95,7 +99,7 @@ export const prepareListStream = async (list: ListToStream) => {
       const row = pending[i]!;
       pending[i] = undefined;
       const place = placeOf(row);
-      const secret = open(row);
+      const secret = open.secret(row);
       const read = hidden(row)
         ? toSecretRead(secret, place, { hidden: true })
         : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });

@@ -3,7 +3,7 @@ import type { DataKey } from "../../crypto/data-keys";
 import type { Database } from "../../db/database";
 import { findProjectKey } from "../project-keys/project-key.service";
 import type { FolderLoader, FolderSecrets } from "./references/expand";
-import { openSecretRow, type PlainSecret } from "./secret-crypto";
+import { openSecretRow, openSecretValue, type PlainSecret } from "./secret-crypto";
 import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
 
 /**
@@ -108,10 +108,11 @@ export const createSecretSource = (
    */
   const opener = async () => {
     const k = await requireKey();
-    return (row: SecretRow) => openSecretRow(k, row);
+    return { secret: (row: SecretRow) => openSecretRow(k, row), value: (row: SecretRow) => openSecretValue(k, row) };
   };
 
   return { open, opener, seed, load, dataKey };
 };
 
 export type SecretSource = ReturnType<typeof createSecretSource>;
+export type RowOpener = Awaited<ReturnType<SecretSource["opener"]>>;
