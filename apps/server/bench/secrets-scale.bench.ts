@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +29,7 @@ import { summariseProfile } from "./lib/profile";
  * Settings: BENCH_LISTED (secrets listed per row, 60,000), BENCH_SIZES (100,1000,10000),
  * BENCH_CONNECTIONS (32), BENCH_PROFILE=<dir> (profile only the largest v4 list at one connection),
  * BENCH_MEMORY_ONLY=1 (only the memory phase), BENCH_BESIDE_ONLY=1 (only the parallel lists with a small
- * read beside them).
+ * read beside them), BENCH_NODE_ARGS and BENCH_SERVER_CPUS (below).
  */
 const SIZES = (process.env.BENCH_SIZES ?? "100,1000,10000").split(",").map(Number);
 const MANY = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -175,6 +176,7 @@ const smallReadBesideLargeLists = async (
   const idle: number[] = [];
   for (let i = 0; i < 300; i += 1) idle.push(await read());
   const idleLag = await loopLagMaxMs();
+  const before = mainThreadMs(server.pid);
   let listing = true;
   const listUrl = `${server.url}${pathOf("v4", projectId, large)}`;
   const started = performance.now();
@@ -188,6 +190,7 @@ const smallReadBesideLargeLists = async (
   const loaded: number[] = [];
   while (listing) loaded.push(await read());
   const answers = await lists;
+  const after = mainThreadMs(server.pid);
   const loadedLag = await loopLagMaxMs();
   const counts = new Map<number, number>();
   for (const { status } of answers) counts.set(status, (counts.get(status) ?? 0) + 1);
@@ -203,6 +206,8 @@ const smallReadBesideLargeLists = async (
     loadedP50: percentile(loaded, 50),
     idleLag,
     loadedLag,
+    runMs: after.run - before.run,
+    waitMs: after.wait - before.wait,
   };
 };
 
@@ -213,9 +218,26 @@ const procStatus = (pid: number, field: "VmRSS" | "VmHWM") => {
 
 /** BENCH_NODE_ARGS: extra node options for the server (e.g. "--trace-gc"), space-separated. */
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+/**
+ * BENCH_SERVER_CPUS: the CPUs the server's threads may run on (taskset's list, e.g. "0"); run the
+ * bench itself under `taskset -c 1` too, and PostgreSQL and the clients keep off the server's core.
+ */
+const SERVER_CPUS = process.env.BENCH_SERVER_CPUS;
 
-const start = async (env: Record<string, string>, nodeArgs: readonly string[] = []) =>
-  spawnCompiledServer({ ...env, WORKERS: "1" }, [...NODE_ARGS, ...nodeArgs]);
+const start = async (env: Record<string, string>, nodeArgs: readonly string[] = []) => {
+  const spawned = await spawnCompiledServer({ ...env, WORKERS: "1" }, [...NODE_ARGS, ...nodeArgs]);
+  if (SERVER_CPUS) execFileSync("taskset", ["-a", "-p", "-c", SERVER_CPUS, String(spawned.pid)], { stdio: "ignore" });
+  return spawned;
+};
+
+/**
+ * The server's main thread so far: ms on a CPU and ms runnable but waiting for one (schedstat), so a
+ * slow read can be told apart from a busy event loop when the machine's cores are all taken.
+ */
+const mainThreadMs = (pid: number) => {
+  const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ").map(Number);
+  return { run: run! / 1e6, wait: wait! / 1e6 };
+};
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
@@ -329,7 +351,8 @@ try {
         `\n${MANY} parallel v4 lists of ${large}, with a single-secret read of /f${small} in a loop beside them:` +
           `\n  lists answered: ${beside.statuses}; slowest list ${beside.slowest.toFixed(0)} ms` +
           `\n  small read p50 ${beside.loadedP50.toFixed(1)} ms, p99 ${beside.loadedP99.toFixed(1)} ms beside them (${beside.loadedCount} reads), p99 ${beside.idleP99.toFixed(1)} ms idle` +
-          `\n  the event loop held at most ${beside.loadedLag.toFixed(1)} ms beside them, ${beside.idleLag.toFixed(1)} ms idle`,
+          `\n  the event loop held at most ${beside.loadedLag.toFixed(1)} ms beside them, ${beside.idleLag.toFixed(1)} ms idle` +
+          `\n  the server's main thread beside them: ${(beside.runMs / 1000).toFixed(1)} s on a CPU, ${(beside.waitMs / 1000).toFixed(1)} s runnable but waiting for one (${((100 * beside.waitMs) / (beside.runMs + beside.waitMs)).toFixed(0)} % of its busy time)`,
       );
       const ratio = beside.loadedP99 / beside.idleP99;
       console.log(
