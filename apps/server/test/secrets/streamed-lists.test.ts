@@ -185,4 +185,31 @@ describe("large secret lists are streamed", () => {
     expect(plain.headers.get("content-length")).toBeNull();
     expect(plain.body.secrets).toHaveLength(8);
   });
+
+  it("expands a value rewritten to name a reference, though the value it replaced was found to hold none", async () => {
+    const lists = streamed();
+    await expectOk(
+      await scope.tenant.admin.secretsV4.batchCreate({
+        body: {
+          projectId: scope.projectId,
+          environment: "dev",
+          secretPath: "/big",
+          secrets: [{ secretKey: "LATER", secretValue: "plain for now" }],
+        },
+      }),
+    );
+    const valueOf = async () => {
+      const res = await v4();
+      expect(res.status).toBe(200);
+      return res.body.secrets.find((s: { secretKey: string }) => s.secretKey === "LATER").secretValue;
+    };
+    expect(await valueOf()).toBe("plain for now");
+    const remembered = lists.referenceFree.size();
+    expect(remembered).toBeGreaterThan(0);
+    // Asked again, the values already looked at are not looked at again.
+    expect(await valueOf()).toBe("plain for now");
+    expect(lists.referenceFree.size()).toBe(remembered);
+    await patch("LATER", { secretValue: "${dev.shared.HOST}" });
+    expect(await valueOf()).toBe("db.internal");
+  });
 });

@@ -6,6 +6,7 @@ import { expandEach } from "./list-expansion";
 import { hasReference } from "./references/reference-syntax";
 import type { Expander } from "./references/expand";
 import { isPersonal } from "./secret-access";
+import type { ReferenceFreeMemo } from "./reference-free";
 import type { RowOpener } from "./secret-source";
 import { toSecretRead, type Place } from "./secret.dto";
 import type { SecretRow } from "./secret.repository";
@@ -33,6 +34,7 @@ export type ListToStream = {
   rows: SecretRow[];
   /** Opens a row for one use: the list keeps no opened secret (see SecretSource.opener). */
   open: RowOpener;
+  referenceFree: ReferenceFreeMemo;
   placeOf: (row: SecretRow) => Place;
   viewSecretValue: boolean;
   expander: Expander | undefined;
@@ -51,7 +53,7 @@ export type ListToStream = {
  * let go once written, so the body is never whole in memory.
  */
 export const prepareListStream = async (list: ListToStream) => {
-  const { rows, open, viewSecretValue, expander, page, total } = list;
+  const { rows, open, referenceFree, viewSecretValue, expander, page, total } = list;
   // Rows come folder by folder: the last folder's place answers most lookups.
   let lastFolder: string | undefined;
   let lastPlace: Place | undefined;
@@ -66,12 +68,10 @@ export const prepareListStream = async (list: ListToStream) => {
     await expandEach(
       rows,
       (row) => {
-        if (hidden(row)) return undefined;
-        // The value alone is opened to look for a reference, and dropped: held until written, the
-        // plaintexts of a large list would take a third of its body's size again (opening each
-        // twice costs ~4 µs a row instead).
+        if (hidden(row) || referenceFree.has(row)) return undefined;
+        // The value alone is opened to look for a reference, and dropped (see createReferenceFreeMemo).
         const value = open.value(row);
-        if (!hasReference(value)) return undefined;
+        if (!hasReference(value)) return void referenceFree.add(row);
         const origin = { ...placeOf(row), key: row.key, skipMultilineEncoding: row.skip_multiline_encoding };
         return expander.expand(value, origin);
       },

@@ -23,6 +23,7 @@ import { toImportedSecret, toSecretRead } from "./secret.dto";
 import { listFolderTree, resolveFolder, type SecretRow } from "./secret.repository";
 import { createSecretSource, listVisibleSecretsOfFolders, type SecretSource } from "./secret-source";
 import { prepareListStream } from "./secret-list-stream";
+import type { ReferenceFreeMemo } from "./reference-free";
 import type { SecretListsState } from "./secrets.state";
 
 export type ListQuery = ProjectRef & {
@@ -170,7 +171,8 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
     }
     if (large && !release) release = await enterLargeList(lists);
     const projectId = project.id;
-    const read = { page, projectId, rootId, environment, folders, source, rows, groups, ability, large };
+    const { referenceFree } = lists;
+    const read = { page, projectId, rootId, environment, folders, source, rows, groups, ability, large, referenceFree };
     const body = await writeList(query, read);
     if (body instanceof EncodedJson) return body;
     // A streamed list keeps its turn until it is written (or cut, or answered 304).
@@ -214,6 +216,7 @@ const writeList = async (
     ability: Ability;
     /** Streamed (see prepareListStream) rather than encoded whole. */
     large: boolean;
+    referenceFree: ReferenceFreeMemo;
   },
 ) => {
   const { page, projectId, rootId, environment, folders, source, rows, groups, ability } = read;
@@ -263,7 +266,18 @@ const writeList = async (
     const { viewSecretValue } = query;
     const placeOf = (row: SecretRow) => placeOfFolder.get(row.folder_id)!;
     const open = await source.opener();
-    return prepareListStream({ rows: listed, open, placeOf, viewSecretValue, expander, imports, page, total });
+    const { referenceFree } = read;
+    return prepareListStream({
+      rows: listed,
+      open,
+      referenceFree,
+      placeOf,
+      viewSecretValue,
+      expander,
+      imports,
+      page,
+      total,
+    });
   }
   const opened = await source.open(listed);
   // Written as they are built: the list's objects and text never exist whole (see JsonWriter).

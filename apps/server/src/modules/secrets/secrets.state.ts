@@ -1,5 +1,6 @@
 import { createBoundedCache, type BoundedCache } from "../../lib/bounded-cache";
 import { createWorkGate, type WorkGate } from "../../lib/work-gate";
+import { createReferenceFreeMemo, type ReferenceFreeMemo } from "./reference-free";
 
 declare module "../../context" {
   interface AppDeps {
@@ -24,6 +25,8 @@ export type SecretListsState = {
    * yet seen reads its rows once before the gate instead of once per request.
    */
   sizing: Map<string, Promise<boolean>>;
+  /** Values a streamed list found to hold no reference (see createReferenceFreeMemo). */
+  referenceFree: ReferenceFreeMemo;
 };
 
 export const createSecretListsState = (limits: { largeRows: number; slots: number; queueTimeoutMs: number }) => ({
@@ -32,5 +35,6 @@ export const createSecretListsState = (limits: { largeRows: number; slots: numbe
     largeRows: limits.largeRows,
     seenLarge: createBoundedCache<boolean>({ maxEntries: 10_000 }),
     sizing: new Map<string, Promise<boolean>>(),
+    referenceFree: createReferenceFreeMemo(),
   } satisfies SecretListsState,
 });
