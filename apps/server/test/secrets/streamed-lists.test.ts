@@ -188,7 +188,7 @@ describe("large secret lists are streamed", () => {
 
   it("expands a value rewritten to name a reference, though the value it replaced was found to hold none", async () => {
     const lists = streamed();
-    await expectOk(
+    expectOk(
       await scope.tenant.admin.secretsV4.batchCreate({
         body: {
           projectId: scope.projectId,
@@ -201,7 +201,8 @@ describe("large secret lists are streamed", () => {
     const valueOf = async () => {
       const res = await v4();
       expect(res.status).toBe(200);
-      return res.body.secrets.find((s: { secretKey: string }) => s.secretKey === "LATER").secretValue;
+      const secrets = (res.body as { secrets: { secretKey: string; secretValue: string }[] }).secrets;
+      return secrets.find((s) => s.secretKey === "LATER")?.secretValue;
     };
     expect(await valueOf()).toBe("plain for now");
     const remembered = lists.referenceFree.size();
