@@ -71,6 +71,7 @@ export const createSecretSource = (
   // A folder looked up by references is indexed, not opened: a reference names a few keys of it, and
   // a listed folder of 10,000 secrets would otherwise be held opened for the rest of the request.
   const byKey = async (rows: readonly SecretRow[]): Promise<FolderSecrets> => {
+    if (rows.length === 0) return { get: () => undefined };
     const k = await requireKey();
     const index = new Map(rows.map((row) => [row.key, row]));
     return {
