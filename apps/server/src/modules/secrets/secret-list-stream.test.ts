@@ -1,7 +1,13 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { dataKeyOf, generateDataKey } from "../../crypto/data-keys";
+import { JsonWriter } from "../../http/json-response";
+import { buildAbility } from "../../permissions";
+import { createReferenceFreeMemo } from "./reference-free";
+import { createExpander } from "./references/expand";
 import { openSecretRow, sealFields } from "./secret-crypto";
-import { tagLineOf } from "./secret-list-stream";
+import { prepareListStream, tagLineOf } from "./secret-list-stream";
 import { toSecretRead, type Place } from "./secret.dto";
 import type { SecretRow } from "./secret.repository";
 
@@ -85,5 +91,65 @@ describe("a streamed list's tag line", () => {
     const line = lineOf(rowOf({}, { value: "plain-value-123", comment: "plain-comment-456" }));
     expect(line).not.toContain("plain-value-123");
     expect(line).not.toContain("plain-comment-456");
+  });
+});
+
+/** The collector, on demand: the one way to see that nothing holds a row any more. */
+const collectGarbage = () => {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+};
+
+// Made out here, as the server's is (see rowOpener): a closure made inside streamOf would keep its scope.
+const opener = {
+  secret: (row: SecretRow) => openSecretRow(key, row),
+  value: (row: SecretRow) => openSecretRow(key, row).value(),
+};
+
+describe("a streamed list's memory", () => {
+  /**
+   * A list of `count` rows made ready to stream, with an expander whose folder loader holds every row (as
+   * a request's source does); only the stream and weak references to the rows leave this function.
+   */
+  const streamOf = async (count: number) => {
+    // One id for all (the sealed fields are bound to it); the keys tell the rows apart.
+    const rows = Array.from({ length: count }, (_, i) => rowOf({ key: `K_${i}` }));
+    const index = new Map(rows.map((row) => [row.key, row]));
+    const ability = buildAbility([{ subject: "secrets", action: ["describeSecret", "readValue"], inverted: false }]);
+    const expander = createExpander(ability, () =>
+      Promise.resolve({ get: (k) => index.get(k) && openSecretRow(key, index.get(k)!) }),
+    );
+    const stream = await prepareListStream({
+      rows,
+      open: opener,
+      referenceFree: createReferenceFreeMemo(),
+      places: new Map([["f1", place]]),
+      viewSecretValue: true,
+      expander,
+      imports: Promise.resolve([]),
+      page: undefined,
+      total: count,
+    });
+    return { stream, rows: rows.map((row) => new WeakRef(row)) };
+  };
+
+  it("lets each row go once written, though the list's expander holds every row", async () => {
+    const gc = collectGarbage();
+    const { stream, rows } = await streamOf(40);
+    let writes = 0;
+    let resume: (() => void) | undefined;
+    const written = stream.produce({
+      out: new JsonWriter(() => undefined),
+      keepUp: () => ((writes += 1) === 20 ? new Promise<void>((done) => (resume = done)) : undefined),
+    });
+    while (!resume) await new Promise(setImmediate);
+    // A weak reference keeps its target through the job that made it: collect in a later one.
+    await new Promise(setImmediate);
+    gc();
+    // Paused after writing the 20th: the writer's own frame still holds that one.
+    expect(rows.slice(0, 19).filter((row) => row.deref() !== undefined)).toHaveLength(0);
+    expect(rows.slice(20).filter((row) => row.deref() === undefined)).toHaveLength(0);
+    resume();
+    await written;
   });
 });

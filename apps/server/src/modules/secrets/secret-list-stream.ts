@@ -35,7 +35,8 @@ export type ListToStream = {
   /** Opens a row for one use: the list keeps no opened secret (see SecretSource.opener). */
   open: RowOpener;
   referenceFree: ReferenceFreeMemo;
-  placeOf: (row: SecretRow) => Place;
+  /** Each folder's place by folder id: a map, not a function of the caller's, whose scope would keep every row. */
+  places: ReadonlyMap<string, Place>;
   viewSecretValue: boolean;
   expander: Expander | undefined;
   imports: Promise<SecretImportResult[]>;
@@ -43,6 +44,58 @@ export type ListToStream = {
   page: { offset: number; limit: number } | undefined;
   total: number;
 };
+
+/** A row's place: rows come folder by folder, so the last folder's answers most lookups. */
+const placeLookup = (places: ReadonlyMap<string, Place>) => {
+  let lastFolder: string | undefined;
+  let lastPlace: Place | undefined;
+  return (row: SecretRow) => {
+    if (row.folder_id !== lastFolder) [lastFolder, lastPlace] = [row.folder_id, places.get(row.folder_id)!];
+    return lastPlace!;
+  };
+};
+
+type Body = {
+  /** The rows not yet written; each is cleared from here as it is written. */
+  pending: (SecretRow | undefined)[];
+  placeOf: (row: SecretRow) => Place;
+  open: RowOpener;
+  viewSecretValue: boolean;
+  expanded: Map<SecretRow, string>;
+  importsText: string;
+  page: ListToStream["page"];
+  total: number;
+};
+
+/**
+ * Writes the body. Built at module level from data alone: a producer made inside prepareListStream
+ * would keep its whole scope — the expander, and through it the request's source and every row it
+ * read — until the last byte, so a slow reader's list would hold all its rows, not the unwritten ones.
+ */
+const producerOf =
+  ({ pending, placeOf, open, viewSecretValue, expanded, importsText, page, total }: Body) =>
+  async ({ out, keepUp }: StreamSink) => {
+    const slices = cooperative();
+    out.raw('{"secrets":[');
+    for (let i = 0; i < pending.length; i += 1) {
+      const row = pending[i]!;
+      pending[i] = undefined;
+      const place = placeOf(row);
+      const secret = open.secret(row);
+      const read =
+        !viewSecretValue && !isPersonal(row)
+          ? toSecretRead(secret, place, { hidden: true })
+          : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });
+      out.raw(i === 0 ? "" : ",").value(read);
+      expanded.delete(row);
+      const waiting = keepUp();
+      if (waiting) await waiting;
+      else if (slices.due()) await slices.pause();
+    }
+    out.raw('],"imports":').raw(importsText);
+    if (page) out.raw(',"totalCount":').value(total);
+    out.raw("}");
+  };
 
 /**
  * A large list, made ready to stream: what can still refuse is done first — each value with a
@@ -54,21 +107,14 @@ export type ListToStream = {
  */
 export const prepareListStream = async (list: ListToStream) => {
   const { rows, open, referenceFree, viewSecretValue, expander, page, total } = list;
-  // Rows come folder by folder: the last folder's place answers most lookups.
-  let lastFolder: string | undefined;
-  let lastPlace: Place | undefined;
-  const placeOf = (row: SecretRow) => {
-    if (row.folder_id !== lastFolder) [lastFolder, lastPlace] = [row.folder_id, list.placeOf(row)];
-    return lastPlace!;
-  };
-  const hidden = (row: SecretRow) => !viewSecretValue && !isPersonal(row);
+  const placeOf = placeLookup(list.places);
   const slices = cooperative();
   const expanded = new Map<SecretRow, string>();
   if (expander)
     await expandEach(
       rows,
       (row) => {
-        if (hidden(row) || referenceFree.has(row)) return undefined;
+        if ((!viewSecretValue && !isPersonal(row)) || referenceFree.has(row)) return undefined;
         // The value alone is opened to look for a reference, and dropped (see createReferenceFreeMemo).
         const value = open.value(row);
         if (!hasReference(value)) return void referenceFree.add(row);
@@ -91,29 +137,8 @@ export const prepareListStream = async (list: ListToStream) => {
   digest.update(text);
   const importsText = JSON.stringify(await list.imports);
   digest.update(importsText);
-
-  const pending: (SecretRow | undefined)[] = rows;
-  const produce = async ({ out, keepUp }: StreamSink) => {
-    out.raw('{"secrets":[');
-    for (let i = 0; i < pending.length; i += 1) {
-      const row = pending[i]!;
-      pending[i] = undefined;
-      const place = placeOf(row);
-      const secret = open.secret(row);
-      const read = hidden(row)
-        ? toSecretRead(secret, place, { hidden: true })
-        : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });
-      out.raw(i === 0 ? "" : ",").value(read);
-      expanded.delete(row);
-      const waiting = keepUp();
-      if (waiting) await waiting;
-      else if (slices.due()) await slices.pause();
-    }
-    out.raw('],"imports":').raw(importsText);
-    if (page) out.raw(',"totalCount":').value(total);
-    out.raw("}");
-  };
-  return { etag: digestTag(digest), produce };
+  const body = { pending: rows, placeOf, open, viewSecretValue, expanded, importsText, page, total };
+  return { etag: digestTag(digest), produce: producerOf(body) };
 };
 
 export type ListStream = Awaited<ReturnType<typeof prepareListStream>>;

@@ -264,14 +264,13 @@ const writeList = async (
   imports.catch(() => undefined);
   if (read.large) {
     const { viewSecretValue } = query;
-    const placeOf = (row: SecretRow) => placeOfFolder.get(row.folder_id)!;
     const open = await source.opener();
     const { referenceFree } = read;
     return prepareListStream({
       rows: listed,
       open,
       referenceFree,
-      placeOf,
+      places: placeOfFolder,
       viewSecretValue,
       expander,
       imports,

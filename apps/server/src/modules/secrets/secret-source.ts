@@ -31,6 +31,18 @@ export const listVisibleSecretsOfFolders = async (db: Database, folderIds: reado
     : overlayPersonal(await listSecretsOfFolders(db, folderIds, ownerId));
 
 /**
+ * Opens rows one at a time under a project's key, keeping nothing. Made here, outside any source: it
+ * closes over the key alone, so what holds it (a streamed list, until its last byte) does not hold the
+ * source's rows too.
+ */
+const rowOpener = (k: DataKey) => ({
+  secret: (row: SecretRow) => openSecretRow(k, row),
+  value: (row: SecretRow) => openSecretValue(k, row),
+});
+
+export type RowOpener = ReturnType<typeof rowOpener>;
+
+/**
  * The secrets one read request sees, folder by folder: each folder is fetched and decrypted at most
  * once per request (the listed folder, its imports and every folder a reference names), each row opened
  * at most once, with the
@@ -107,13 +119,9 @@ export const createSecretSource = (
    * Opens rows its caller lets go as soon as each is used (a streamed list writes 10,000 and keeps
    * none): nothing is kept for later lookups, which open the row again if they come.
    */
-  const opener = async () => {
-    const k = await requireKey();
-    return { secret: (row: SecretRow) => openSecretRow(k, row), value: (row: SecretRow) => openSecretValue(k, row) };
-  };
+  const opener = async () => rowOpener(await requireKey());
 
   return { open, opener, seed, load, dataKey };
 };
 
 export type SecretSource = ReturnType<typeof createSecretSource>;
-export type RowOpener = Awaited<ReturnType<SecretSource["opener"]>>;
