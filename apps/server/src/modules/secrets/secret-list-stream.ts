@@ -55,6 +55,9 @@ const placeLookup = (places: ReadonlyMap<string, Place>) => {
   };
 };
 
+/** A shared value a list asked without values shows as the mask (a personal one is its owner's own). */
+const masked = (row: SecretRow, viewSecretValue: boolean) => !viewSecretValue && !isPersonal(row);
+
 type Body = {
   /** The rows not yet written; each is cleared from here as it is written. */
   pending: (SecretRow | undefined)[];
@@ -82,10 +85,9 @@ const producerOf =
       pending[i] = undefined;
       const place = placeOf(row);
       const secret = open.secret(row);
-      const read =
-        !viewSecretValue && !isPersonal(row)
-          ? toSecretRead(secret, place, { hidden: true })
-          : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });
+      const read = masked(row, viewSecretValue)
+        ? toSecretRead(secret, place, { hidden: true })
+        : toSecretRead(secret, place, { hidden: false, value: expanded.get(row) ?? secret.value() });
       out.raw(i === 0 ? "" : ",").value(read);
       expanded.delete(row);
       const waiting = keepUp();
@@ -114,7 +116,7 @@ export const prepareListStream = async (list: ListToStream) => {
     await expandEach(
       rows,
       (row) => {
-        if ((!viewSecretValue && !isPersonal(row)) || referenceFree.has(row)) return undefined;
+        if (masked(row, viewSecretValue) || referenceFree.has(row)) return undefined;
         // The value alone is opened to look for a reference, and dropped (see createReferenceFreeMemo).
         const value = open.value(row);
         if (!hasReference(value)) return void referenceFree.add(row);
