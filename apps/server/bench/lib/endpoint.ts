@@ -28,6 +28,9 @@ const stopBaselines = (baselines: readonly ExtraBaseline[]) =>
 
 type Prepared = string[] | { paths: string[]; postBodies?: string[]; baselines?: ExtraBaseline[] };
 
+/** What `prepare` may need of the Keyward it prepares: the database it runs on (PostgreSQL only). */
+type PrepareTarget = { databaseUrl?: string };
+
 /**
  * One authenticated Keyward endpoint under wrk, on PostgreSQL and on PGlite, beside a bare
  * node:http server and the express + ts-rest ceiling (and any baselines of the endpoint's own). All
@@ -38,7 +41,10 @@ type Prepared = string[] | { paths: string[]; postBodies?: string[]; baselines?:
  * creates what the endpoint reads and returns its paths: requests go to each in turn, so concurrent
  * requests read different rows.
  */
-export const benchEndpoint = async (label: string, prepare: (admin: KeywardClient) => Promise<Prepared>) => {
+export const benchEndpoint = async (
+  label: string,
+  prepare: (admin: KeywardClient, target: PrepareTarget) => Promise<Prepared>,
+) => {
   ensureWrk();
   const settings = benchSettings();
   const profileDir = process.env.BENCH_PROFILE;
@@ -55,7 +61,8 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
     for (const database of settings.databases) {
       const target = await startKeyward(database);
       try {
-        const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+        const admin = createKeywardClient({ baseUrl: target.url, token: target.adminToken });
+        const prepared = await prepare(admin, { databaseUrl: target.databaseUrl });
         const { baselines = [], ...requests } = Array.isArray(prepared) ? { paths: prepared } : prepared;
         const load = { connections: settings.connections, seconds: settings.seconds };
         const [bareRuns, ceilingRuns, keywardRuns, ...extraRuns] = await measureInterleaved(
@@ -106,7 +113,8 @@ export const benchEndpoint = async (label: string, prepare: (admin: KeywardClien
         }
         baselines.forEach(({ label: name }, i) =>
           console.log(
-            `  keyward / ${name}: ${percent(paired((r) => keywardRuns![r]!.rps / extraRuns[i]![r]!.rps))} by req/s`,
+            `  keyward / ${name}: ${percent(paired((r) => keywardRuns![r]!.rps / extraRuns[i]![r]!.rps))} by req/s, ` +
+              `${paired((r) => (keywardRuns![r]!.cpuUs ?? Number.NaN) / (extraRuns[i]![r]!.cpuUs ?? Number.NaN)).toFixed(2)}x its CPU per request`,
           ),
         );
         if ([bareRuns!, ceilingRuns!, keywardRuns!, ...extraRuns].some((runs) => runs.some((r) => r.errors > 0))) {
@@ -136,7 +144,8 @@ const profileEndpoint = async (label: string, prepare: Parameters<typeof benchEn
     compiled: true,
   });
   try {
-    const prepared = await prepare(createKeywardClient({ baseUrl: target.url, token: target.adminToken }));
+    const admin = createKeywardClient({ baseUrl: target.url, token: target.adminToken });
+    const prepared = await prepare(admin, { databaseUrl: target.databaseUrl });
     const { baselines = [], ...requests } = Array.isArray(prepared) ? { paths: prepared } : prepared;
     await stopBaselines(baselines);
     const result = await measure({

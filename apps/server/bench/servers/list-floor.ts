@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import { openPartsWithDataKey, sealPartsWithDataKey } from "../../src/crypto/data-keys";
+import { openDatabase } from "../../src/db/database";
 import { strongEtag } from "../../src/http/json-response";
 import { secretAad } from "../../src/modules/secrets/secret-crypto";
+import { listSecretsOfFolders } from "../../src/modules/secrets/secret.repository";
 import { listenForBench } from "./announce";
 
 /**
@@ -17,6 +19,10 @@ import { listenForBench } from "./announce";
  *   any list that keeps values encrypted at rest, per row, and caches no plaintext.
  * - `/plain`: the same without opening anything (values held in clear): what the list would cost
  *   if decryption were free.
+ * - `/sealed-read` (with FLOOR_DATABASE_URL and FLOOR_FOLDERS, `{"folder":id,"imports":[id…]}`): as
+ *   `/sealed`, after reading the folder's rows and its imports' rows from the database with the
+ *   list's own statements (in parallel, as the list does): the floor of a list that reads its rows
+ *   on every request. The rows only have to arrive (their count is checked); the body is the held one.
  */
 type Secret = Record<string, unknown> & { id: string; secretValue: string; secretComment: string };
 type ListBody = { secrets: Secret[]; imports: (Record<string, unknown> & { secrets: Secret[] })[] };
@@ -44,17 +50,35 @@ const build = (each: (item: Sealed) => Secret): ListBody => ({
   imports: imports.map(({ group, secrets }) => ({ ...group, secrets: secrets.map(each) })),
 });
 
-const server = createServer((req, res) => {
-  if (req.url !== "/sealed" && req.url !== "/plain") {
+const database = process.env.FLOOR_DATABASE_URL
+  ? (await openDatabase({ databaseUrl: process.env.FLOOR_DATABASE_URL })).db
+  : undefined;
+const folders = JSON.parse(process.env.FLOOR_FOLDERS ?? "null") as { folder: string; imports: string[] } | null;
+const rowCount = folder.length + imports.reduce((sum, { secrets }) => sum + secrets.length, 0);
+
+/** The list's two reads of rows; false when they did not bring every secret of the body. */
+const readRows = async () => {
+  if (!database || !folders) return false;
+  const [own, imported] = await Promise.all([
+    listSecretsOfFolders(database, [folders.folder]),
+    listSecretsOfFolders(database, folders.imports),
+  ]);
+  return own.length + imported.length === rowCount;
+};
+
+const respond = async (url: string | undefined, res: ServerResponse) => {
+  if (url === "/sealed-read" ? !(await readRows()) : url !== "/sealed" && url !== "/plain") {
     res.writeHead(404).end();
     return;
   }
-  const json = Buffer.from(JSON.stringify(build(req.url === "/sealed" ? open : copy)));
+  const json = Buffer.from(JSON.stringify(build(url === "/plain" ? copy : open)));
   res.writeHead(200, {
     "content-type": "application/json; charset=utf-8",
     "content-length": json.length,
     etag: strongEtag(json),
   });
   res.end(json);
-});
+};
+
+const server = createServer((req, res) => void respond(req.url, res).catch(() => res.writeHead(500).end()));
 listenForBench(server);
