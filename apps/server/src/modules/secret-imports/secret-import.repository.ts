@@ -137,15 +137,30 @@ export type ImportLink = {
   source_folder_id: string | null;
 };
 
-/** The (non-replication) imports held by some folders, each with its source folder resolved, in stored order. */
-export const listImportsOfFolders = async (db: Database, folderIds: readonly string[]) => {
+/**
+ * The (non-replication) imports held by some folders and, in the same statement, those held by the
+ * folders they import, and so on while a link is fewer than `depth` imports away from a listed folder;
+ * each link once, with its source folder resolved (null when the source path does not exist), by
+ * holding folder then position. A level that finds nothing new ends the walk.
+ */
+export const listImportGraphOfFolders = async (db: Database, folderIds: readonly string[], depth: number) => {
   if (folderIds.length === 0) return [];
   const { rows } = await sql<ImportLink>`
-    select i.folder_id, i.position, i.import_env, e.slug as env_slug, i.import_path,
-      secret_folder_at(i.import_env, i.import_path) as source_folder_id
-    from secret_imports i join environments e on e.id = i.import_env
-    where i.folder_id = any(${[...folderIds]}::uuid[]) and i.is_replication = false
-    order by i.folder_id, i.position`.execute(db);
+    with recursive graph as (
+      select i.folder_id, i.position, i.import_env, i.import_path,
+        secret_folder_at(i.import_env, i.import_path) as source_folder_id, 0 as depth
+      from secret_imports i
+      where i.folder_id = any(${[...folderIds]}::uuid[]) and i.is_replication = false
+      union
+      select i.folder_id, i.position, i.import_env, i.import_path,
+        secret_folder_at(i.import_env, i.import_path), g.depth + 1
+      from graph g join secret_imports i on i.folder_id = g.source_folder_id and i.is_replication = false
+      where g.depth + 1 < ${depth}
+    )
+    select distinct on (g.folder_id, g.position)
+      g.folder_id, g.position, g.import_env, e.slug as env_slug, g.import_path, g.source_folder_id
+    from graph g join environments e on e.id = g.import_env
+    order by g.folder_id, g.position`.execute(db);
   return rows;
 };
 

@@ -24,7 +24,7 @@ import {
   insertImport,
   listImports,
   listImportersOfSources,
-  listImportsOfFolders,
+  listImportGraphOfFolders,
   listProjectImportEdges,
   lockProjectImports,
   moveImport,
@@ -186,11 +186,12 @@ export const deleteSecretImport = async (
 };
 
 /**
- * The imports some folders hold (replications left out), each with its source folder resolved or
- * null when the source path does not exist, in stored order: what secret reads follow.
+ * The imports some folders hold (replications left out) and the imports of their sources, up to
+ * `depth` imports away, in one statement: each with its source folder resolved or null when the
+ * source path does not exist, by holding folder and position. What secret reads follow.
  */
-export const listImportLinksOfFolders = (db: Database, folderIds: readonly string[]) =>
-  listImportsOfFolders(db, folderIds);
+export const listImportGraph = (db: Database, folderIds: readonly string[], depth: number) =>
+  listImportGraphOfFolders(db, folderIds, depth);
 
 /** The folders that import any of these folders (named by environment id and path): they see their changes. */
 export const listImportingFolders = (db: Database, sources: readonly { envId: string; path: string }[]) =>

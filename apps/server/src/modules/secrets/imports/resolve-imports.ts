@@ -1,5 +1,5 @@
 import type { Database } from "../../../db/database";
-import { listImportLinksOfFolders } from "../../secret-imports/secret-import.service";
+import { listImportGraph } from "../../secret-imports/secret-import.service";
 import type { SecretRow } from "../secret.repository";
 import { listVisibleSecretsOfFolders } from "../secret-source";
 
@@ -27,59 +27,62 @@ const groupBy = <T>(items: readonly T[], keyOf: (item: T) => string) => {
   return out;
 };
 
-type ImportLink = Awaited<ReturnType<typeof listImportLinksOfFolders>>[number];
+type ImportLink = Awaited<ReturnType<typeof listImportGraph>>[number];
 
 const placeKey = (envId: string, path: string) => `${envId}\u0000${path}`;
 
-/** Imports of `folderIds`, in the order of `folderIds`, then by position. */
-const importsInOrder = async (db: Database, folderIds: readonly string[]) => {
-  const rows = await listImportLinksOfFolders(db, folderIds);
-  const order = new Map(folderIds.map((id, i) => [id, i]));
-  return rows.sort((a, b) => order.get(a.folder_id)! - order.get(b.folder_id)! || a.position - b.position);
+/**
+ * The links one direct import leads to, breadth-first, itself first: each (environment, path) once,
+ * a link whose source folder does not exist left out, no deeper than MAX_IMPORT_DEPTH.
+ */
+const walkFrom = (top: ImportLink, linksOf: ReadonlyMap<string, ImportLink[]>) => {
+  const visited = new Set([placeKey(top.import_env, top.import_path)]);
+  const walked: ImportLink[] = [];
+  let frontier = top.source_folder_id === null ? [] : [top];
+  for (let depth = 0; depth < MAX_IMPORT_DEPTH && frontier.length > 0; depth += 1) {
+    const next: ImportLink[] = [];
+    for (const link of frontier) {
+      walked.push(link);
+      if (depth + 1 >= MAX_IMPORT_DEPTH) continue;
+      for (const nested of linksOf.get(link.source_folder_id!) ?? []) {
+        const key = placeKey(nested.import_env, nested.import_path);
+        if (visited.has(key) || nested.source_folder_id === null) continue;
+        visited.add(key);
+        next.push(nested);
+      }
+    }
+    frontier = next;
+  }
+  return walked;
 };
 
 /**
  * The imports of some folders resolved on read: one group per direct import, in stored order; the
  * secrets of nested imports are folded into the group that led to them, up to depth 10, each
- * (environment, path) once per group. Two queries per level, whatever the number of imports. With
- * `ownerId`, that person's personal secrets stand in for the shared ones of their keys.
+ * (environment, path) once per group. Two statements whatever the depth and the number of imports:
+ * the import graph, then the rows of every folder it reaches. With `ownerId`, that person's personal
+ * secrets stand in for the shared ones of their keys.
  */
 export const resolveImports = async (
   db: Database,
   folderIds: readonly string[],
   ownerId?: string,
 ): Promise<ImportGroup[]> => {
-  const tops = await importsInOrder(db, folderIds);
-  const groups: ImportGroup[] = tops.map((t) => ({
-    environment: t.env_slug,
-    secretPath: t.import_path,
-    folderId: t.source_folder_id,
-    secrets: [],
+  const linksOf = groupBy(await listImportGraph(db, folderIds, MAX_IMPORT_DEPTH), (link) => link.folder_id);
+  const tops = folderIds.flatMap((id) => linksOf.get(id) ?? []);
+  const walks = tops.map((top) => walkFrom(top, linksOf));
+  const sources = new Set(walks.flatMap((walked) => walked.map((link) => link.source_folder_id!)));
+  const rowsOf = groupBy(await listVisibleSecretsOfFolders(db, [...sources], ownerId), (row) => row.folder_id);
+  return tops.map((top, i) => ({
+    environment: top.env_slug,
+    secretPath: top.import_path,
+    folderId: top.source_folder_id,
+    secrets: walks[i]!.flatMap((link) =>
+      (rowsOf.get(link.source_folder_id!) ?? []).map((row) => ({
+        row,
+        environment: link.env_slug,
+        secretPath: link.import_path,
+      })),
+    ),
   }));
-  const visited = tops.map((t) => new Set([placeKey(t.import_env, t.import_path)]));
-  type Step = { group: number; link: ImportLink };
-  let frontier: Step[] = tops.map((link, group) => ({ group, link })).filter((s) => s.link.source_folder_id !== null);
-  for (let depth = 0; depth < MAX_IMPORT_DEPTH && frontier.length > 0; depth += 1) {
-    const ids = [...new Set(frontier.map((s) => s.link.source_folder_id!))];
-    const [rows, nested] = await Promise.all([
-      listVisibleSecretsOfFolders(db, ids, ownerId),
-      depth + 1 < MAX_IMPORT_DEPTH ? importsInOrder(db, ids) : Promise.resolve([]),
-    ]);
-    const rowsOf = groupBy(rows, (r) => r.folder_id);
-    const nestedOf = groupBy(nested, (n) => n.folder_id);
-    const next: Step[] = [];
-    for (const step of frontier) {
-      const folderId = step.link.source_folder_id!;
-      for (const row of rowsOf.get(folderId) ?? [])
-        groups[step.group]!.secrets.push({ row, environment: step.link.env_slug, secretPath: step.link.import_path });
-      for (const link of nestedOf.get(folderId) ?? []) {
-        const key = placeKey(link.import_env, link.import_path);
-        if (visited[step.group]!.has(key) || link.source_folder_id === null) continue;
-        visited[step.group]!.add(key);
-        next.push({ group: step.group, link });
-      }
-    }
-    frontier = next;
-  }
-  return groups;
 };
