@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createKeywardClient } from "@keyward/client";
@@ -42,6 +42,7 @@ export const startKeyward = async (
     stop: async () => {
       await server.stop();
       pg?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 };
