@@ -157,10 +157,10 @@ export const listImportGraphOfFolders = async (db: Database, folderIds: readonly
       from graph g join secret_imports i on i.folder_id = g.source_folder_id and i.is_replication = false
       where g.depth + 1 < ${depth}
     )
-    select distinct on (g.folder_id, g.position)
+    select distinct on (g.folder_id, g.position, g.import_env, g.import_path)
       g.folder_id, g.position, g.import_env, e.slug as env_slug, g.import_path, g.source_folder_id
     from graph g join environments e on e.id = g.import_env
-    order by g.folder_id, g.position`.execute(db);
+    order by g.folder_id, g.position, g.import_env, g.import_path`.execute(db);
   return rows;
 };
 
