@@ -28,6 +28,9 @@ const stopBaselines = (baselines: readonly ExtraBaseline[]) =>
 
 type Prepared = string[] | { paths: string[]; postBodies?: string[]; baselines?: ExtraBaseline[] };
 
+/** BENCH_NODE_ARGS: extra node options for the Keyward server (not the baselines), space-separated. */
+const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** What `prepare` may need of the Keyward it prepares: the database it runs on (PostgreSQL only). */
 type PrepareTarget = { databaseUrl?: string };
 
@@ -59,7 +62,7 @@ export const benchEndpoint = async (
   );
   try {
     for (const database of settings.databases) {
-      const target = await startKeyward(database);
+      const target = await startKeyward(database, { nodeArgs: SERVER_NODE_ARGS });
       try {
         const admin = createKeywardClient({ baseUrl: target.url, token: target.adminToken });
         const prepared = await prepare(admin, { databaseUrl: target.databaseUrl });
