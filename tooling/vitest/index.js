@@ -1,5 +1,8 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer } from "vitest/node";
+
+const RUN_TMPDIR = fileURLToPath(new URL("./run-tmpdir.js", import.meta.url));
 
 /**
  * Vitest's order (unknown and larger files first), except that the files named in `slowFirst` start
@@ -44,7 +47,8 @@ export const keywardVitestConfig = (name, extra = {}) => {
       testTimeout: 30_000,
       hookTimeout: 120_000,
       setupFiles: extra.setupFiles ?? [],
-      globalSetup: extra.globalSetup ?? [],
+      // First, so the run's own setup (servers it starts) already has the run's TMPDIR, and is torn down before it.
+      globalSetup: [RUN_TMPDIR, ...(extra.globalSetup ?? [])],
       sequence: { sequencer: slowFirstSequencer(extra.slowFirst ?? []) },
       reporters: reportDir ? ["default", "json"] : ["default"],
       outputFile: reportDir ? { json: `${reportDir}/${name}.json` } : undefined,
