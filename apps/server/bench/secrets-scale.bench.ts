@@ -6,6 +6,7 @@ import { createKeywardClient, type KeywardClient } from "@keyward/client";
 import { setupOk } from "./lib/endpoint";
 import { freePort, spawnCompiledServer, startPostgres, type Spawned } from "./lib/processes";
 import { summariseProfile } from "./lib/profile";
+import { serverNodeArgs } from "./lib/keyward";
 
 /**
  * Large folders: folders of 100, 1,000 and 10,000 secrets (values of 20 to 600 bytes, one in ten
@@ -216,8 +217,6 @@ const procStatus = (pid: number, field: "VmRSS" | "VmHWM") => {
   return Number(match?.[1] ?? Number.NaN) * 1024;
 };
 
-/** BENCH_NODE_ARGS: extra node options for the server (e.g. "--trace-gc"), space-separated. */
-const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 /**
  * BENCH_SERVER_CPUS: the CPUs the server's threads may run on (taskset's list, e.g. "0"); run the
  * bench itself under `taskset -c 1` too, and PostgreSQL and the clients keep off the server's core.
@@ -225,7 +224,7 @@ const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
 const SERVER_CPUS = process.env.BENCH_SERVER_CPUS;
 
 const start = async (env: Record<string, string>, nodeArgs: readonly string[] = []) => {
-  const spawned = await spawnCompiledServer({ ...env, WORKERS: "1" }, [...NODE_ARGS, ...nodeArgs]);
+  const spawned = await spawnCompiledServer({ ...env, WORKERS: "1" }, [...serverNodeArgs(), ...nodeArgs]);
   if (SERVER_CPUS) execFileSync("taskset", ["-a", "-p", "-c", SERVER_CPUS, String(spawned.pid)], { stdio: "ignore" });
   return spawned;
 };

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createKeywardClient, type KeywardClient } from "@keyward/client";
-import { benchSettings, formatRow, startKeyward } from "./keyward";
+import { benchSettings, formatRow, serverNodeArgs, startKeyward } from "./keyward";
 import { spawnServer, type Spawned } from "./processes";
 import { ensureWrk, measure, measureInterleaved, median, type LoadResult } from "./wrk";
 import { summariseProfile } from "./profile";
@@ -27,9 +27,6 @@ const stopBaselines = (baselines: readonly ExtraBaseline[]) =>
   Promise.all([...new Set(baselines.map(({ server }) => server))].map((server) => server.stop()));
 
 type Prepared = string[] | { paths: string[]; postBodies?: string[]; baselines?: ExtraBaseline[] };
-
-/** BENCH_NODE_ARGS: extra node options for the Keyward server (not the baselines), space-separated. */
-const SERVER_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 /** What `prepare` may need of the Keyward it prepares: the database it runs on (PostgreSQL only). */
 type PrepareTarget = { databaseUrl?: string };
@@ -62,7 +59,7 @@ export const benchEndpoint = async (
   );
   try {
     for (const database of settings.databases) {
-      const target = await startKeyward(database, { nodeArgs: SERVER_NODE_ARGS });
+      const target = await startKeyward(database, { nodeArgs: serverNodeArgs() });
       try {
         const admin = createKeywardClient({ baseUrl: target.url, token: target.adminToken });
         const prepared = await prepare(admin, { databaseUrl: target.databaseUrl });

@@ -47,6 +47,9 @@ export const startKeyward = async (
   };
 };
 
+/** BENCH_NODE_ARGS: extra node options for the Keyward server alone (e.g. "--trace-gc"), space-separated. */
+export const serverNodeArgs = () => (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** Figures from the environment so a quick run is possible: BENCH_DURATION (s), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_DATABASES, BENCH_WARMUP (s). */
 export const benchSettings = () => ({
   /** BENCH_DATABASES: which of postgres and pglite to run (both by default). */

@@ -56,21 +56,24 @@ const database = process.env.FLOOR_DATABASE_URL
 const folders = JSON.parse(process.env.FLOOR_FOLDERS ?? "null") as { folder: string; imports: string[] } | null;
 const rowCount = folder.length + imports.reduce((sum, { secrets }) => sum + secrets.length, 0);
 
-/** The list's two reads of rows; false when they did not bring every secret of the body. */
+/** The list's two reads of rows; a read that does not bring every secret of the body fails the request. */
 const readRows = async () => {
-  if (!database || !folders) return false;
+  if (!database || !folders) throw new Error("/sealed-read needs FLOOR_DATABASE_URL and FLOOR_FOLDERS");
   const [own, imported] = await Promise.all([
     listSecretsOfFolders(database, [folders.folder]),
     listSecretsOfFolders(database, folders.imports),
   ]);
-  return own.length + imported.length === rowCount;
+  if (own.length + imported.length !== rowCount) throw new Error("the rows read are not the body's secrets");
 };
 
+const ROUTES = new Set(["/sealed", "/plain", "/sealed-read"]);
+
 const respond = async (url: string | undefined, res: ServerResponse) => {
-  if (url === "/sealed-read" ? !(await readRows()) : url !== "/sealed" && url !== "/plain") {
+  if (!url || !ROUTES.has(url)) {
     res.writeHead(404).end();
     return;
   }
+  if (url === "/sealed-read") await readRows();
   const json = Buffer.from(JSON.stringify(build(url === "/plain" ? copy : open)));
   res.writeHead(200, {
     "content-type": "application/json; charset=utf-8",
