@@ -5,7 +5,7 @@ import { openPartsWithDataKey, sealPartsWithDataKey } from "../../src/crypto/dat
 import { openDatabase } from "../../src/db/database";
 import { strongEtag } from "../../src/http/json-response";
 import { secretAad } from "../../src/modules/secrets/secret-crypto";
-import { listSecretsOfFolders } from "../../src/modules/secrets/secret.repository";
+import { listSecretsOfFolders } from "../../src/modules/secrets/secret-list.repository";
 import { listenForBench } from "./announce";
 
 /**

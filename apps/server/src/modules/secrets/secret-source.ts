@@ -4,7 +4,8 @@ import type { Database } from "../../db/database";
 import { findProjectKey } from "../project-keys/project-key.service";
 import type { FolderLoader, FolderSecrets } from "./references/expand";
 import { openSecretRow, openSecretValue, type PlainSecret } from "./secret-crypto";
-import { listSecretsOfFolders, resolveFolder, type SecretRow } from "./secret.repository";
+import { listSecretsOfFolders } from "./secret-list.repository";
+import { resolveFolder, type SecretRow } from "./secret.repository";
 
 /**
  * Rows as listSecretsOfFolders returns them for an owner (by folder, then key, the shared row before

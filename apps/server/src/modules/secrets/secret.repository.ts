@@ -46,38 +46,6 @@ export const resolveFolder = async (db: Database, projectId: string, environment
   return rows[0];
 };
 
-/** Timestamps leave as the ISO strings the API sends (milliseconds, UTC), not as Dates to format again. */
-const isoColumn = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-const PLAIN_COLUMNS = sql.raw(`s.id, s.folder_id, s.key, s.type, s.user_id, s.version, s.encrypted_fields,
-  s.encrypted_value, s.encrypted_comment, s.skip_multiline_encoding, s.reminder_note, s.reminder_repeat_days, s.metadata, s.actor_id,
-  s.actor_type, ${isoColumn("s.created_at")} as created_at, ${isoColumn("s.updated_at")} as updated_at`);
-
-/**
- * The shared secrets of some folders (with their tags), by folder then key; with `ownerId`, that
- * person's personal secrets there too (each beside the shared one of its key). The tags of all the
- * rows are aggregated once (a hash join), not by a sub-query per row.
- */
-export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[], ownerId?: string) => {
-  if (folderIds.length === 0) return [];
-  const personal = ownerId === undefined ? sql`` : sql`or (s.type = 'personal' and s.user_id = ${ownerId})`;
-  const { rows } = await sql<SecretRow>`
-    with listed as (
-      select ${PLAIN_COLUMNS} from secrets s
-      where s.folder_id = any(${[...folderIds]}::uuid[]) and (s.type = 'shared' ${personal})
-    ), tagged as (
-      select l.secret_id,
-        json_agg(json_build_object('id', t.id, 'slug', t.slug, 'color', t.color) order by t.slug) as tags
-      from secret_tag_links l join secret_tags t on t.id = l.tag_id
-      where l.secret_id in (select id from listed)
-      group by l.secret_id
-    )
-    select listed.*, coalesce(tagged.tags, '[]'::json) as tags
-    from listed left join tagged on tagged.secret_id = listed.id
-    order by listed.folder_id, listed.key, listed.type desc`.execute(db);
-  return rows;
-};
-
 export type FolderAndSecret = { env_id: string; env_slug: string; folder_id: string | null; secret?: SecretRow };
 
 /** What the permission lookup needs of the project (authz's ProjectKey). */

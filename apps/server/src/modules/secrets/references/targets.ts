@@ -1,5 +1,6 @@
 import type { Database } from "../../../db/database";
-import { findEnvironmentsBySlugs, listSecretsOfFolders, resolveFolder } from "../secret.repository";
+import { listSecretsOfFolders } from "../secret-list.repository";
+import { findEnvironmentsBySlugs, resolveFolder } from "../secret.repository";
 import type { ReferenceTargets } from "./validate";
 
 /** Reference validation reads (keys and tag slugs only, never values) through the writer's transaction. */
