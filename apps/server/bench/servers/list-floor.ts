@@ -20,9 +20,9 @@ import { listenForBench } from "./announce";
  * - `/plain`: the same without opening anything (values held in clear): what the list would cost
  *   if decryption were free.
  * - `/sealed-read` (with FLOOR_DATABASE_URL and FLOOR_FOLDERS, `{"folder":id,"imports":[id…]}`): as
- *   `/sealed`, after reading the folder's rows and its imports' rows from the database with the
- *   list's own statements (in parallel, as the list does): the floor of a list that reads its rows
- *   on every request. The rows only have to arrive (their count is checked); the body is the held one.
+ *   `/sealed`, after reading the rows of the folder and of its imports from the database with the
+ *   list's own statement (one, as the list reads them): the floor of a list that reads its rows on
+ *   every request. The rows only have to arrive (their count is checked); the body is the held one.
  */
 type Secret = Record<string, unknown> & { id: string; secretValue: string; secretComment: string };
 type ListBody = { secrets: Secret[]; imports: (Record<string, unknown> & { secrets: Secret[] })[] };
@@ -56,14 +56,11 @@ const database = process.env.FLOOR_DATABASE_URL
 const folders = JSON.parse(process.env.FLOOR_FOLDERS ?? "null") as { folder: string; imports: string[] } | null;
 const rowCount = folder.length + imports.reduce((sum, { secrets }) => sum + secrets.length, 0);
 
-/** The list's two reads of rows; a read that does not bring every secret of the body fails the request. */
+/** The list's read of rows; a read that does not bring every secret of the body fails the request. */
 const readRows = async () => {
   if (!database || !folders) throw new Error("/sealed-read needs FLOOR_DATABASE_URL and FLOOR_FOLDERS");
-  const [own, imported] = await Promise.all([
-    listSecretsOfFolders(database, [folders.folder]),
-    listSecretsOfFolders(database, folders.imports),
-  ]);
-  if (own.length + imported.length !== rowCount) throw new Error("the rows read are not the body's secrets");
+  const rows = await listSecretsOfFolders(database, [folders.folder, ...folders.imports]);
+  if (rows.length !== rowCount) throw new Error("the rows read are not the body's secrets");
 };
 
 const ROUTES = new Set(["/sealed", "/plain", "/sealed-read"]);

@@ -4,7 +4,7 @@ import { EncodedJson, JsonWriter, StreamedJson } from "../../http/json-response"
 import { cooperative } from "../../lib/cooperative";
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from "../../errors";
 import type { Ability } from "../../permissions";
-import { resolveImports, type ImportGroup } from "./imports/resolve-imports";
+import { readFoldersWithImports, type ImportGroup } from "./imports/resolve-imports";
 import { createExpander, type Expander } from "./references/expand";
 import { expandAll, expandEach, visibleValue, withValue } from "./list-expansion";
 import {
@@ -158,10 +158,9 @@ export const listSecrets = async (ctx: RequestContext, query: ListQuery): Promis
   if (seen === undefined && !lists.sizing.has(listKey))
     lists.sizing.set(listKey, new Promise<boolean>((resolve) => (learnt = resolve)));
   try {
-    const [rows, groups] = await Promise.all([
-      listVisibleSecretsOfFolders(ctx.deps.db, folderIds, ownerId),
-      withImports ? resolveImports(ctx.deps.db, folderIds, ownerId) : Promise.resolve([]),
-    ]);
+    const { rows, groups } = withImports
+      ? await readFoldersWithImports(ctx.deps.db, folderIds, ownerId)
+      : { rows: await listVisibleSecretsOfFolders(ctx.deps.db, folderIds, ownerId), groups: [] };
     const large = (page ? Math.min(page.limit, rows.length) : rows.length) > lists.largeRows;
     if (seen !== large) lists.seenLarge.set(listKey, large);
     if (learnt) {

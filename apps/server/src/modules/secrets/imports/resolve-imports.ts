@@ -56,23 +56,21 @@ const walkFrom = (top: ImportLink, linksOf: ReadonlyMap<string, ImportLink[]>) =
   return walked;
 };
 
-/**
- * The imports of some folders resolved on read: one group per direct import, in stored order; the
- * secrets of nested imports are folded into the group that led to them, up to depth 10, each
- * (environment, path) once per group. Two statements whatever the depth and the number of imports:
- * the import graph, then the rows of every folder it reaches. With `ownerId`, that person's personal
- * secrets stand in for the shared ones of their keys.
- */
-export const resolveImports = async (
-  db: Database,
-  folderIds: readonly string[],
-  ownerId?: string,
-): Promise<ImportGroup[]> => {
+/** The import links of some folders walked (see walkFrom), and every folder whose rows they bring. */
+type ImportPlan = { tops: ImportLink[]; walks: ImportLink[][]; sources: Set<string> };
+
+/** The first of resolveImports' two statements: the import graph of these folders, walked. */
+const planImports = async (db: Database, folderIds: readonly string[]): Promise<ImportPlan> => {
   const linksOf = groupBy(await listImportGraph(db, folderIds, MAX_IMPORT_DEPTH), (link) => link.folder_id);
   const tops = folderIds.flatMap((id) => linksOf.get(id) ?? []);
   const walks = tops.map((top) => walkFrom(top, linksOf));
   const sources = new Set(walks.flatMap((walked) => walked.map((link) => link.source_folder_id!)));
-  const rowsOf = groupBy(await listVisibleSecretsOfFolders(db, [...sources], ownerId), (row) => row.folder_id);
+  return { tops, walks, sources };
+};
+
+/** The groups of a plan, from the rows of (at least) its sources. */
+const groupImports = ({ tops, walks }: ImportPlan, rows: readonly SecretRow[]): ImportGroup[] => {
+  const rowsOf = groupBy(rows, (row) => row.folder_id);
   return tops.map((top, i) => ({
     environment: top.env_slug,
     secretPath: top.import_path,
@@ -85,4 +83,33 @@ export const resolveImports = async (
       })),
     ),
   }));
+};
+
+/**
+ * The imports of some folders resolved on read: one group per direct import, in stored order; the
+ * secrets of nested imports are folded into the group that led to them, up to depth 10, each
+ * (environment, path) once per group. Two statements whatever the depth and the number of imports:
+ * the import graph, then the rows of every folder it reaches. With `ownerId`, that person's personal
+ * secrets stand in for the shared ones of their keys.
+ */
+export const resolveImports = async (
+  db: Database,
+  folderIds: readonly string[],
+  ownerId?: string,
+): Promise<ImportGroup[]> => {
+  const plan = await planImports(db, folderIds);
+  return groupImports(plan, await listVisibleSecretsOfFolders(db, [...plan.sources], ownerId));
+};
+
+/**
+ * The rows of some folders and their imports' groups, in two statements: the import graph, then the
+ * rows of the folders and of every source in one read (a source that is also one of the folders is
+ * read once; its rows are then shared by the two).
+ */
+export const readFoldersWithImports = async (db: Database, folderIds: readonly string[], ownerId?: string) => {
+  const plan = await planImports(db, folderIds);
+  const own = new Set(folderIds);
+  const all = await listVisibleSecretsOfFolders(db, [...new Set([...folderIds, ...plan.sources])], ownerId);
+  const rows = plan.sources.size === 0 ? all : all.filter((row) => own.has(row.folder_id));
+  return { rows, groups: groupImports(plan, all) };
 };
