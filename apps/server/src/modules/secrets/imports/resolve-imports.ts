@@ -59,7 +59,7 @@ const walkFrom = (top: ImportLink, linksOf: ReadonlyMap<string, ImportLink[]>) =
 /** The import links of some folders walked (see walkFrom), and every folder whose rows they bring. */
 type ImportPlan = { tops: ImportLink[]; walks: ImportLink[][]; sources: Set<string> };
 
-/** The first of resolveImports' two statements: the import graph of these folders, walked. */
+/** The first of the two statements of an import read: the import graph of these folders, walked. */
 const planImports = async (db: Database, folderIds: readonly string[]): Promise<ImportPlan> => {
   const linksOf = groupBy(await listImportGraph(db, folderIds, MAX_IMPORT_DEPTH), (link) => link.folder_id);
   const tops = folderIds.flatMap((id) => linksOf.get(id) ?? []);
