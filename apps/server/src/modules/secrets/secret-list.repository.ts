@@ -30,8 +30,9 @@ const NONE_STORED: never[] = Object.freeze([]) as never[];
  *
  * A large list holds its rows until written, so the rows are kept small: what repeats from one row
  * to the next is sent once and shared — the folder's id and the actor only when they change, the
- * type as one character (a cached string; the table holds only the two), empty metadata and tags as null — and filled in here
- * (about a fifth of a row's memory: 1,080 -> 860 bytes with its ciphertext, measured with 10,000).
+ * type as one character (a cached string; the table holds only the two), empty metadata and tags
+ * as null — and filled in here (about a fifth of a row's memory: 1,080 -> 860 bytes with its
+ * ciphertext, measured with 10,000).
  */
 export const listSecretsOfFolders = async (db: Database, folderIds: readonly string[], ownerId?: string) => {
   if (folderIds.length === 0) return [];

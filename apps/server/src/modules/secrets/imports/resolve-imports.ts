@@ -103,13 +103,14 @@ export const resolveImports = async (
 
 /**
  * The rows of some folders and their imports' groups, in two statements: the import graph, then the
- * rows of the folders and of every source in one read (a source that is also one of the folders is
- * read once; its rows are then shared by the two).
+ * rows of the folders and of every other source in one read (a source that is also one of the folders
+ * is read once; its rows then serve both).
  */
 export const readFoldersWithImports = async (db: Database, folderIds: readonly string[], ownerId?: string) => {
   const plan = await planImports(db, folderIds);
   const own = new Set(folderIds);
-  const all = await listVisibleSecretsOfFolders(db, [...new Set([...folderIds, ...plan.sources])], ownerId);
-  const rows = plan.sources.size === 0 ? all : all.filter((row) => own.has(row.folder_id));
+  const others = [...plan.sources].filter((id) => !own.has(id));
+  const all = await listVisibleSecretsOfFolders(db, [...folderIds, ...others], ownerId);
+  const rows = others.length === 0 ? all : all.filter((row) => own.has(row.folder_id));
   return { rows, groups: groupImports(plan, all) };
 };
